@@ -1,0 +1,20 @@
+// One jest config for every package. Sources are ESM TypeScript; ts-jest compiles them to
+// CommonJS for jest (jest's ESM mode is still experimental), so no source may use import.meta.
+/** @type {import('jest').Config} */
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/packages', '<rootDir>/examples'],
+  testMatch: ['**/test/**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node', verbatimModuleSyntax: false }, diagnostics: { warnOnly: false } }],
+  },
+  moduleNameMapper: {
+    '^@surf/core$': '<rootDir>/packages/core/src/index.ts',
+    '^@surf/core/(.*)$': '<rootDir>/packages/core/src/$1',
+    '^@surf/webgpu$': '<rootDir>/packages/webgpu-backend/src/index.ts',
+    '^@surf/autograd$': '<rootDir>/packages/autograd/src/index.ts',
+    '^@surf/nn$': '<rootDir>/packages/nn/src/index.ts',
+  },
+  testTimeout: 120000,
+  maxWorkers: 2,
+};

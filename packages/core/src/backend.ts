@@ -1,0 +1,93 @@
+/**
+ * The backend contract: everything a backend implements, in one file. It is deliberately
+ * small (tinygrad's lesson): elementwise expressions, two reductions, matmul, a row gather,
+ * and moving bytes in and out. Movement ops (reshape, permute, expand, pad, crop, flip) never
+ * reach a backend: they are View changes in core, and kernels read inputs through the view.
+ * Softmax, mean, losses, activations and every backward rule are built from these in the
+ * frontend.
+ */
+import { DType, TypedArray } from './dtype';
+import { Expr } from './expr';
+import { View } from './view';
+
+/** A backend-owned flat buffer of `size` elements of `dtype`. Opaque to everyone else. */
+export interface Storage {
+  readonly backend: Backend;
+  readonly size: number;
+  readonly dtype: DType;
+}
+
+/** An operand: a storage read through a view. */
+export interface Strided {
+  readonly storage: Storage;
+  readonly view: View;
+}
+
+export type ReduceOp = 'sum' | 'max';
+
+export interface MemoryInfo {
+  /** Buffers holding live data. */
+  buffers: number;
+  /** Bytes in those buffers. */
+  bytes: number;
+  /** Buffers kept for reuse (GPU pool); not live data. */
+  pooledBuffers?: number;
+  pooledBytes?: number;
+}
+
+export interface Backend {
+  /** 'cpu' or 'webgpu'. */
+  readonly name: string;
+  /** Human-readable device, e.g. the adapter's name. */
+  readonly description: string;
+
+  /** Copies a typed array into a new storage (bool data is 0/1 bytes). */
+  fromData(data: TypedArray, dtype: DType): Storage;
+
+  /**
+   * Evaluates each expression of `outs` at every index of `shape` and returns one new
+   * contiguous storage per expression. `inputs[i]` is read through its view, which has
+   * exactly `shape` (the caller has broadcast it: stride 0) and may have negative strides,
+   * an offset and a mask (elements outside the mask read as 0). All outputs are written in
+   * one pass, so a multi-output expression (an optimizer update) is one kernel.
+   */
+  elementwise(outs: readonly Expr[], inputs: readonly Strided[], shape: readonly number[]): Storage[];
+
+  /**
+   * Reduces `x` over `axes` (sorted, unique). The result is contiguous with the input's shape
+   * where reduced axes have size 1. `x`'s view has no mask. Sum of an empty set is 0; max of
+   * an empty set is -Infinity (float32) or the minimum int32.
+   */
+  reduce(op: ReduceOp, x: Strided, axes: readonly number[]): Storage;
+
+  /**
+   * Batched float32 matrix product as a fused multiply-add: a is [...batch, m, k], b is
+   * [...batch, k, n] with identical batch dims (broadcast batches have stride 0), no masks;
+   * the result is contiguous [...batch, m, n]. Transposed operands arrive as strides.
+   */
+  matmul(a: Strided, b: Strided): Storage;
+
+  /**
+   * Rows of `x` picked along `axis` by `idx` (int32, 1-d, no mask): the result is contiguous
+   * with x's shape where dim `axis` becomes idx's length. Indices outside [0, size) give 0 in
+   * every element of that slice (the frontend validates indices it knows on the host).
+   */
+  gather(x: Strided, axis: number, idx: Strided): Storage;
+
+  /** Reads a storage back. Waits for all queued work that writes it. */
+  read(s: Storage): Promise<TypedArray>;
+
+  /** Frees a storage (GPU: returns its buffer to the pool). Idempotent. */
+  dispose(s: Storage): void;
+
+  /** Submits queued work (GPU); a no-op on synchronous backends. */
+  flush(): void;
+
+  /** Resolves once all submitted work has finished. */
+  sync(): Promise<void>;
+
+  memory(): MemoryInfo;
+
+  /** Releases the device. Using the backend afterwards raises a DisposedError/DeviceLostError. */
+  destroy(): void;
+}

@@ -1,0 +1,122 @@
+import { DType, castScalar } from '../dtype';
+import { BinaryOp, Expr, UnaryOp, exprDType, exprKey } from '../expr';
+import { View } from '../view';
+
+/**
+ * Compiles an elementwise expression into a JS loop with `new Function` (the CPU twin of the
+ * WGSL code generator): one function per (expression structure, dtypes, rank, masks), cached.
+ * The loop walks the output in row-major order, keeping each input's buffer offset with an
+ * odometer over the outer dims and a stride step along the last dim, so strided, broadcast,
+ * flipped and padded inputs cost no index division.
+ */
+type Kernel = (outs: unknown[], ins: unknown[], offs: number[], strides: number[][], masks: (number[][] | null)[], shape: number[], consts: number[]) => void;
+
+const cache = new Map<string, Kernel>();
+
+// Per-dtype JS for each op. Float math runs in doubles and is rounded once on store
+// (Float32Array does it); int32 math wraps like the GPU's i32 (|0, Math.imul).
+function emit(e: Expr, inDT: readonly DType[], vals: string[], consts: { value: number; dtype: DType }[]): string {
+  const dt = (x: Expr) => exprDType(x, inDT);
+  switch (e.kind) {
+    case 'input': return vals[e.index];
+    case 'const': consts.push({ value: e.value, dtype: e.dtype }); return `C[${consts.length - 1}]`;
+    case 'cast': {
+      const a = emit(e.a, inDT, vals, consts);
+      const from = dt(e.a);
+      if (e.dtype === from) return a;
+      if (e.dtype === 'bool') return `((${a}) !== 0 ? 1 : 0)`;
+      if (e.dtype === 'int32') return from === 'float32' ? `toI32(${a})` : `(${a})`;
+      return `Math.fround(${a})`;
+    }
+    case 'unary': return unaryJs(e.op, emit(e.a, inDT, vals, consts), dt(e.a) === 'int32');
+    case 'binary': {
+      const a = emit(e.a, inDT, vals, consts);
+      return binaryJs(e.op, a, emit(e.b, inDT, vals, consts), dt(e.a) === 'int32');
+    }
+    case 'where': {
+      const c = emit(e.c, inDT, vals, consts);
+      const a = emit(e.a, inDT, vals, consts);
+      return `((${c})!==0?(${a}):(${emit(e.b, inDT, vals, consts)}))`;
+    }
+  }
+}
+
+function unaryJs(op: UnaryOp, a: string, isInt: boolean): string {
+  switch (op) {
+    case 'neg': return isInt ? `((-(${a}))|0)` : `(-(${a}))`;
+    case 'exp': return `Math.exp(${a})`;
+    case 'log': return `Math.log(${a})`;
+    case 'sqrt': return `Math.sqrt(${a})`;
+    case 'recip': return `(1/(${a}))`;
+    case 'sin': return `Math.sin(${a})`;
+  }
+}
+
+function binaryJs(op: BinaryOp, a: string, b: string, isInt: boolean): string {
+  switch (op) {
+    case 'add': return isInt ? `((${a}+${b})|0)` : `(${a}+${b})`;
+    case 'sub': return isInt ? `((${a}-${b})|0)` : `(${a}-${b})`;
+    case 'mul': return isInt ? `Math.imul(${a},${b})` : `(${a}*${b})`;
+    case 'div': return isInt ? `idiv(${a},${b})` : `(${a}/${b})`;
+    case 'pow': return `Math.pow(${a},${b})`;
+    case 'max': return `Math.max(${a},${b})`;
+    case 'eq': return `((${a})===(${b})?1:0)`;
+    case 'lt': return `((${a})<(${b})?1:0)`;
+  }
+}
+
+function compile(outs: readonly Expr[], inDT: readonly DType[], nd: number, masked: boolean[]): Kernel {
+  const n = inDT.length;
+  const last = nd - 1;
+  const lines: string[] = [];
+  lines.push(`const I = ins, O = outs;`);
+  for (let i = 0; i < n; i++) {
+    lines.push(`const in${i} = I[${i}], st${i} = strides[${i}], s${i} = st${i}[${last}];`);
+    if (masked[i]) lines.push(`const m${i} = masks[${i}], lo${i} = m${i}[${last}][0], hi${i} = m${i}[${last}][1];`);
+  }
+  outs.forEach((_, k) => lines.push(`const out${k} = O[${k}];`));
+  lines.push(`const inner = shape[${last}]; let total = 1; for (let d = 0; d < ${nd}; d++) total *= shape[d];`);
+  lines.push(`const rows = inner === 0 ? 0 : total / inner; const idx = new Int32Array(${Math.max(nd - 1, 1)}); let o = 0;`);
+  lines.push(`for (let r = 0; r < rows; r++) {`);
+  for (let i = 0; i < n; i++) {
+    lines.push(`  let b${i} = offs[${i}];${masked[i] ? ` let ok${i} = true;` : ''}`);
+    lines.push(`  for (let d = 0; d < ${last}; d++) { b${i} += idx[d] * st${i}[d];${masked[i] ? ` if (idx[d] < m${i}[d][0] || idx[d] >= m${i}[d][1]) ok${i} = false;` : ''} }`);
+  }
+  lines.push(`  for (let j = 0; j < inner; j++, o++) {`);
+  const vals: string[] = [];
+  for (let i = 0; i < n; i++) {
+    lines.push(masked[i]
+      ? `    const v${i} = (ok${i} && j >= lo${i} && j < hi${i}) ? in${i}[b${i} + j * s${i}] : 0;`
+      : `    const v${i} = in${i}[b${i} + j * s${i}];`);
+    vals.push(`v${i}`);
+  }
+  const consts: { value: number; dtype: DType }[] = [];
+  outs.forEach((e, k) => lines.push(`    out${k}[o] = ${emit(e, inDT, vals, consts)};`));
+  lines.push(`  }`);
+  lines.push(`  for (let d = ${last - 1}; d >= 0; d--) { if (++idx[d] < shape[d]) break; idx[d] = 0; }`);
+  lines.push(`}`);
+  const body = lines.join('\n');
+  const make = new Function('toI32', 'idiv', `return function kernel(outs, ins, offs, strides, masks, shape, C) {\n${body}\n};`);
+  return make(toI32, idiv) as Kernel;
+}
+
+function toI32(v: number): number { return castScalar(v, 'int32'); }
+// Integer division truncates toward zero; division by zero gives 0 on every backend.
+function idiv(a: number, b: number): number { return b === 0 ? 0 : (a / b) | 0; }
+
+export function runElementwise(outs: readonly Expr[], outArrays: unknown[], inputs: { data: unknown; dtype: DType; view: View }[], shape: readonly number[]): void {
+  const inDT = inputs.map((x) => x.dtype);
+  // A 0-d tensor runs as one element of a 1-d loop.
+  const sh = shape.length === 0 ? [1] : shape.slice();
+  const views = inputs.map((x) => (shape.length === 0 ? new View([1], [0], x.view.offset, null) : x.view));
+  const masked = views.map((v) => v.mask !== null);
+  const consts: { value: number; dtype: DType }[] = [];
+  const key = `${outs.map((e) => exprKey(e, consts)).join(';')}|${inDT.join(',')}|${sh.length}|${masked.map(Number).join('')}`;
+  let k = cache.get(key);
+  if (!k) {
+    k = compile(outs, inDT, sh.length, masked);
+    cache.set(key, k);
+  }
+  k(outArrays, inputs.map((x) => x.data), views.map((v) => v.offset), views.map((v) => v.strides as number[]),
+    views.map((v) => (v.mask ? v.mask.map((m) => [m[0], m[1]]) : null)), sh, consts.map((c) => castScalar(c.value, c.dtype)));
+}

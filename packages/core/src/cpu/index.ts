@@ -1,0 +1,106 @@
+import type { Backend, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
+import { DType, TypedArray, arrayFor } from '../dtype';
+import { DisposedError } from '../errors';
+import { Expr, exprDType } from '../expr';
+import { numel } from '../shape';
+import { runElementwise } from './elementwise';
+import { gatherInto } from './gather';
+import { matmulInto } from './matmul';
+import { reduceInto } from './reduce';
+import { CpuStorage } from './storage';
+
+/** The embedded default backend: the whole contract on typed arrays, synchronously. */
+export class CpuBackend implements Backend {
+  readonly name = 'cpu';
+  readonly description = 'CPU (JavaScript typed arrays)';
+  private live = new Set<CpuStorage>();
+  private destroyed = false;
+
+  private check(): void {
+    if (this.destroyed) throw new DisposedError('cpu: backend was destroyed; call init() again');
+  }
+
+  private make(dtype: DType, data: TypedArray): CpuStorage {
+    const s = new CpuStorage(this, dtype, data);
+    this.live.add(s);
+    return s;
+  }
+
+  private arr(s: Storage): TypedArray {
+    return (s as CpuStorage).data;
+  }
+
+  fromData(data: TypedArray, dtype: DType): Storage {
+    this.check();
+    const copy = arrayFor(dtype, data.length);
+    copy.set(data);
+    return this.make(dtype, copy);
+  }
+
+  elementwise(outs: readonly Expr[], inputs: readonly Strided[], shape: readonly number[]): Storage[] {
+    this.check();
+    const dts = inputs.map((x) => x.storage.dtype);
+    const outDT = outs.map((e) => exprDType(e, dts));
+    const size = numel(shape);
+    const arrays = outDT.map((d) => arrayFor(d, size));
+    if (size > 0) runElementwise(outs, arrays, inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })), shape);
+    return arrays.map((a, i) => this.make(outDT[i], a));
+  }
+
+  reduce(op: ReduceOp, x: Strided, axes: readonly number[]): Storage {
+    this.check();
+    const outShape = x.view.shape.map((d, i) => (axes.includes(i) ? 1 : d));
+    const dt = x.storage.dtype;
+    const out = arrayFor(dt, numel(outShape));
+    reduceInto(op, this.arr(x.storage), x.view, axes, out, dt === 'float32' ? -Infinity : -2147483648);
+    return this.make(dt, out);
+  }
+
+  matmul(a: Strided, b: Strided): Storage {
+    this.check();
+    const nd = a.view.ndim;
+    const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
+    const out = new Float32Array(numel(shape));
+    if (out.length > 0) matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out);
+    return this.make('float32', out);
+  }
+
+  gather(x: Strided, axis: number, idx: Strided): Storage {
+    this.check();
+    const shape = x.view.shape.slice();
+    shape[axis] = idx.view.shape[0];
+    const out = arrayFor(x.storage.dtype, numel(shape));
+    if (out.length > 0) gatherInto(this.arr(x.storage), x.view, axis, this.arr(idx.storage) as Int32Array, idx.view, out);
+    return this.make(x.storage.dtype, out);
+  }
+
+  async read(s: Storage): Promise<TypedArray> {
+    return this.readSync(s);
+  }
+
+  /** Synchronous readback: only the CPU backend can offer it. */
+  readSync(s: Storage): TypedArray {
+    this.check();
+    return this.arr(s).slice();
+  }
+
+  dispose(s: Storage): void {
+    const c = s as CpuStorage;
+    if (this.live.delete(c)) c.free();
+  }
+
+  flush(): void {}
+  async sync(): Promise<void> {}
+
+  memory(): MemoryInfo {
+    let bytes = 0;
+    for (const s of this.live) bytes += s.data.byteLength;
+    return { buffers: this.live.size, bytes };
+  }
+
+  destroy(): void {
+    for (const s of this.live) s.free();
+    this.live.clear();
+    this.destroyed = true;
+  }
+}

@@ -1,0 +1,21 @@
+import type { Backend, Storage } from '../backend';
+import { DType, TypedArray } from '../dtype';
+import { DisposedError } from '../errors';
+
+export class CpuStorage implements Storage {
+  private _data: TypedArray | null;
+  constructor(readonly backend: Backend, readonly dtype: DType, data: TypedArray) {
+    this._data = data;
+  }
+  get size(): number { return this._data ? this._data.length : 0; }
+  get disposed(): boolean { return this._data === null; }
+  get data(): TypedArray {
+    if (!this._data) throw new DisposedError('cpu: storage was used after dispose()');
+    return this._data;
+  }
+  free(): number {
+    const bytes = this._data ? this._data.byteLength : 0;
+    this._data = null;
+    return bytes;
+  }
+}

@@ -1,0 +1,10 @@
+export * from './errors';
+export * from './dtype';
+export * from './shape';
+export { View } from './view';
+export * from './expr';
+export type { Backend, Storage, Strided, ReduceOp, MemoryInfo } from './backend';
+export { NDArray } from './ndarray';
+export { CpuBackend } from './cpu';
+export * from './random';
+export * from './registry';

@@ -1,0 +1,227 @@
+import type { Backend, ReduceOp, Storage, Strided } from './backend';
+import { DType, TypedArray, arrayFor, assertDType, dtypeOfArray } from './dtype';
+import { BackendError, DTypeError, DisposedError, ShapeError, ValueError, fmtShape } from './errors';
+import { E, Expr, exprDType } from './expr';
+import { Shape, assertShape, broadcastShapes, normAxes, normAxis, numel, shapesEqual } from './shape';
+import { View } from './view';
+
+/** Shared ownership of one storage by every view of it; the last release frees it. */
+class StorageRef {
+  private refs = 1;
+  constructor(readonly storage: Storage) {}
+  retain(): this { this.refs++; return this; }
+  release(): void {
+    if (--this.refs === 0) this.storage.backend.dispose(this.storage);
+  }
+}
+
+// The safety net for arrays nobody disposed: when one is collected, its share is released.
+const collected = new FinalizationRegistry<StorageRef>((ref) => ref.release());
+
+/**
+ * core's eager n-d array: a storage on one backend, read through a View. Movement ops make
+ * new views of the same storage (a copy only when strides cannot express the result);
+ * compute ops call the backend's raw ops and return fresh contiguous arrays. Autograd's
+ * Tensor wraps this; apps normally use that instead.
+ */
+export class NDArray {
+  private ref: StorageRef | null;
+
+  private constructor(ref: StorageRef, readonly view: View, readonly dtype: DType) {
+    this.ref = ref;
+    collected.register(this, ref, this);
+  }
+
+  /** Takes ownership of a fresh storage. */
+  static fromStorage(storage: Storage, shape: Shape): NDArray {
+    if (storage.size !== numel(shape)) throw new ShapeError(`fromStorage: storage of ${storage.size} elements does not fit shape ${fmtShape(shape)}`);
+    return new NDArray(new StorageRef(storage), View.contiguous(shape), storage.dtype);
+  }
+
+  static fromData(backend: Backend, data: TypedArray | readonly number[], shape: Shape, dtype?: DType): NDArray {
+    const sh = assertShape('fromData', shape);
+    const dt = dtype ? assertDType('fromData', dtype) : Array.isArray(data) ? 'float32' : dtypeOfArray(data as TypedArray);
+    if (data.length !== numel(sh)) throw new ShapeError(`fromData: ${data.length} values do not fill shape ${fmtShape(sh)} (${numel(sh)} elements)`);
+    let arr: TypedArray;
+    if (!Array.isArray(data) && dtypeOfArray(data as TypedArray) === dt) arr = data as TypedArray;
+    else {
+      arr = arrayFor(dt, data.length);
+      for (let i = 0; i < data.length; i++) arr[i] = dt === 'bool' ? (data[i] ? 1 : 0) : (data[i] as number);
+    }
+    return NDArray.fromStorage(backend.fromData(arr, dt), sh);
+  }
+
+  /** A constant tensor, computed by the backend (an elementwise expression with no inputs). */
+  static full(backend: Backend, shape: Shape, value: number, dtype: DType = 'float32'): NDArray {
+    const sh = assertShape('full', shape);
+    assertDType('full', dtype);
+    const [s] = backend.elementwise([E.c(value, dtype)], [], sh);
+    return NDArray.fromStorage(s, sh);
+  }
+
+  get backend(): Backend { return this.storage.backend; }
+  get shape(): readonly number[] { return this.view.shape; }
+  get ndim(): number { return this.view.ndim; }
+  get size(): number { return this.view.size; }
+  get disposed(): boolean { return this.ref === null; }
+
+  get storage(): Storage {
+    if (!this.ref) throw new DisposedError(`NDArray of shape ${fmtShape(this.view.shape)} was used after dispose()`);
+    return this.ref.storage;
+  }
+
+  get strided(): Strided { return { storage: this.storage, view: this.view }; }
+
+  dispose(): void {
+    if (!this.ref) return;
+    collected.unregister(this);
+    this.ref.release();
+    this.ref = null;
+  }
+
+  private withView(view: View): NDArray {
+    if (!this.ref) throw new DisposedError(`NDArray of shape ${fmtShape(this.view.shape)} was used after dispose()`);
+    return new NDArray(this.ref.retain(), view, this.dtype);
+  }
+
+  // ---- movement: views where possible ----
+
+  reshape(shape: Shape): NDArray {
+    const sh = assertShape('reshape', shape);
+    const v = this.view.reshape(sh);
+    if (v) return this.withView(v);
+    const c = this.contiguous();
+    const out = c.withView(c.view.reshape(sh)!);
+    c.dispose();
+    return out;
+  }
+
+  permute(order: readonly number[]): NDArray {
+    return this.withView(this.view.permute(order.map((a) => normAxis('permute', a, this.ndim))));
+  }
+
+  expand(shape: Shape): NDArray {
+    return this.withView(this.view.expand(assertShape('expand', shape)));
+  }
+
+  pad(widths: readonly (readonly [number, number])[]): NDArray {
+    return this.withView(this.view.pad(widths));
+  }
+
+  crop(ranges: readonly (readonly [number, number])[]): NDArray {
+    return this.withView(this.view.crop(ranges));
+  }
+
+  flip(axes: number | readonly number[]): NDArray {
+    return this.withView(this.view.flip(normAxes('flip', axes, this.ndim)));
+  }
+
+  /** This array if it is already a plain contiguous buffer; otherwise a contiguous copy. */
+  contiguous(): NDArray {
+    if (this.view.isPlain && this.storage.size === this.size) return this.withView(this.view);
+    return NDArray.elementwise([E.in(0)], [this])[0];
+  }
+
+  // ---- compute ----
+
+  /**
+   * Runs expressions over inputs broadcast to one shape (NumPy rules) and returns one new
+   * array per expression: the single entry point to the backend's elementwise kernel.
+   */
+  static elementwise(outs: readonly Expr[], inputs: readonly NDArray[], op = 'elementwise'): NDArray[] {
+    if (inputs.length === 0) throw new ValueError(`${op}: needs at least one input (use NDArray.full for constants)`);
+    const backend = inputs[0].backend;
+    for (const x of inputs) {
+      if (x.backend !== backend) throw new BackendError(`${op}: inputs live on different backends (${backend.name} and ${x.backend.name}); move them to one first`);
+    }
+    const dts = inputs.map((x) => x.dtype);
+    outs.forEach((e) => exprDType(e, dts, op));
+    const shape = broadcastShapes(op, ...inputs.map((x) => x.shape));
+    const strided = inputs.map((x) => ({ storage: x.storage, view: shapesEqual(x.shape, shape) ? x.view : x.view.expand(shape) }));
+    return backend.elementwise(outs, strided, shape).map((s) => NDArray.fromStorage(s, shape));
+  }
+
+  map(expr: Expr, ...others: NDArray[]): NDArray {
+    return NDArray.elementwise([expr], [this, ...others])[0];
+  }
+
+  cast(dtype: DType): NDArray {
+    assertDType('cast', dtype);
+    return this.map(E.cast(E.in(0), dtype));
+  }
+
+  private reduce(op: ReduceOp, axes: number | readonly number[] | undefined, keepdim: boolean): NDArray {
+    const name = op === 'sum' ? 'sum' : 'max';
+    if (this.dtype === 'bool') throw new DTypeError(`${name}: got dtype bool; expected float32 or int32 (cast first)`);
+    const ax = normAxes(name, axes, this.ndim);
+    const keptShape = this.shape.map((d, i) => (ax.includes(i) ? 1 : d));
+    const outShape = keepdim ? keptShape : this.shape.filter((_, i) => !ax.includes(i));
+    if (ax.length === 0) return this.contiguous().reshape(outShape);
+    const src = this.view.mask ? this.contiguous() : this;
+    const s = this.backend.reduce(op, src.strided, ax);
+    if (src !== this) src.dispose();
+    const r = NDArray.fromStorage(s, keptShape);
+    if (keepdim) return r;
+    const out = r.reshape(outShape);
+    r.dispose();
+    return out;
+  }
+
+  sum(axes?: number | readonly number[], keepdim = false): NDArray { return this.reduce('sum', axes, keepdim); }
+  max(axes?: number | readonly number[], keepdim = false): NDArray { return this.reduce('max', axes, keepdim); }
+
+  /** Batched matmul with NumPy broadcasting of batch dims; both operands at least 2-d. */
+  matmul(other: NDArray): NDArray {
+    const a = this;
+    const b = other;
+    if (a.dtype !== 'float32' || b.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${a.dtype} and ${b.dtype}; expected float32`);
+    if (a.ndim < 2 || b.ndim < 2) throw new ShapeError(`matmul: got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}; expected both at least 2-d`);
+    if (a.backend !== b.backend) throw new BackendError(`matmul: operands live on different backends (${a.backend.name} and ${b.backend.name})`);
+    const [m, k] = a.shape.slice(-2);
+    const [k2, n] = b.shape.slice(-2);
+    if (k !== k2) throw new ShapeError(`matmul: inner dimensions differ: a ${fmtShape(a.shape)} and b ${fmtShape(b.shape)} (expected a's last dim ${k} to equal b's second-to-last ${k2})`);
+    const batch = broadcastShapes('matmul', a.shape.slice(0, -2), b.shape.slice(0, -2));
+    const av = a.view.mask ? null : a.view.expand([...batch, m, k]);
+    const bv = b.view.mask ? null : b.view.expand([...batch, k, n]);
+    const ac = av ? null : a.contiguous();
+    const bc = bv ? null : b.contiguous();
+    const s = a.backend.matmul(
+      { storage: (ac ?? a).storage, view: av ?? ac!.view.expand([...batch, m, k]) },
+      { storage: (bc ?? b).storage, view: bv ?? bc!.view.expand([...batch, k, n]) },
+    );
+    ac?.dispose();
+    bc?.dispose();
+    return NDArray.fromStorage(s, [...batch, m, n]);
+  }
+
+  /** Rows along `axis` picked by a 1-d int32 index array (indexSelect). */
+  gather(axis: number, idx: NDArray): NDArray {
+    const ax = normAxis('gather', axis, this.ndim);
+    if (idx.dtype !== 'int32') throw new DTypeError(`gather: index has dtype ${idx.dtype}; expected int32`);
+    if (idx.ndim !== 1) throw new ShapeError(`gather: index has shape ${fmtShape(idx.shape)}; expected a 1-d index`);
+    if (idx.backend !== this.backend) throw new BackendError(`gather: index and source live on different backends`);
+    const x = this.view.mask ? this.contiguous() : this;
+    const i = idx.view.mask ? idx.contiguous() : idx;
+    const s = this.backend.gather(x.strided, ax, i.strided);
+    if (x !== this) x.dispose();
+    if (i !== idx) i.dispose();
+    const shape = this.shape.slice();
+    shape[ax] = idx.shape[0];
+    return NDArray.fromStorage(s, shape);
+  }
+
+  /** Reads the elements back in row-major order. */
+  async data(): Promise<TypedArray> {
+    if (this.view.isPlain && this.storage.size === this.size) return this.backend.read(this.storage);
+    const c = this.contiguous();
+    try {
+      return await this.backend.read(c.storage);
+    } finally {
+      c.dispose();
+    }
+  }
+
+  toString(): string {
+    return `NDArray(${this.dtype}, ${fmtShape(this.shape)}, ${this.disposed ? 'disposed' : this.backend.name})`;
+  }
+}

@@ -1,0 +1,64 @@
+import { ShapeError, fmtShape } from './errors';
+
+export type Shape = readonly number[];
+
+export function numel(shape: Shape): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+export function contiguousStrides(shape: Shape): number[] {
+  const s = new Array<number>(shape.length);
+  let acc = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    s[i] = acc;
+    acc *= shape[i];
+  }
+  return s;
+}
+
+export function shapesEqual(a: Shape, b: Shape): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+export function assertShape(op: string, shape: unknown): number[] {
+  if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
+    throw new ShapeError(`${op}: invalid shape ${JSON.stringify(shape)}; expected an array of non-negative integers`);
+  }
+  return shape.slice();
+}
+
+/** NumPy broadcasting: align on the right; each pair of dims must be equal or one of them 1. */
+export function broadcastShapes(op: string, ...shapes: Shape[]): number[] {
+  const n = Math.max(0, ...shapes.map((s) => s.length));
+  const out = new Array<number>(n).fill(1);
+  for (const s of shapes) {
+    for (let i = 0; i < s.length; i++) {
+      const j = n - s.length + i;
+      const d = s[i];
+      if (out[j] === 1) out[j] = d;
+      else if (d !== 1 && d !== out[j]) {
+        throw new ShapeError(`${op}: shapes ${shapes.map(fmtShape).join(' and ')} cannot broadcast (dim ${j - n} is ${out[j]} vs ${d}; expected equal sizes or 1)`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Resolves a possibly negative axis against ndim. */
+export function normAxis(op: string, axis: number, ndim: number): number {
+  if (!Number.isInteger(axis) || axis < -ndim || axis >= Math.max(ndim, 0)) {
+    throw new ShapeError(`${op}: axis ${axis} is out of range for a ${ndim}-d tensor (expected -${ndim} <= axis < ${ndim})`);
+  }
+  return axis < 0 ? axis + ndim : axis;
+}
+
+/** Resolves a list of axes (or all axes when undefined), sorted and without repeats. */
+export function normAxes(op: string, axes: number | readonly number[] | undefined, ndim: number): number[] {
+  if (axes === undefined) return Array.from({ length: ndim }, (_, i) => i);
+  const list = typeof axes === 'number' ? [axes] : axes;
+  const out = list.map((a) => normAxis(op, a, ndim));
+  if (new Set(out).size !== out.length) throw new ShapeError(`${op}: repeated axis in ${JSON.stringify(list)}`);
+  return out.sort((a, b) => a - b);
+}
