@@ -1,0 +1,173 @@
+import { DType, TypedArray, ValueError } from '@surf/core';
+
+/**
+ * The safetensors byte format, with no tensors involved: an 8-byte little-endian u64 header
+ * length N, N bytes of JSON header ({ name: { dtype, shape, data_offsets: [begin, end] },
+ * optional "__metadata__": { string: string } }), then the tensors' little-endian bytes.
+ * Offsets are relative to the end of the header and must tile the data area exactly (no gap,
+ * no overlap, nothing left over), which is what the reference implementation checks too.
+ */
+
+export type SafeDType = 'F32' | 'I32' | 'BOOL';
+
+const TO_SAFE: Record<DType, SafeDType> = { float32: 'F32', int32: 'I32', bool: 'BOOL' };
+const FROM_SAFE: Record<SafeDType, DType> = { F32: 'float32', I32: 'int32', BOOL: 'bool' };
+const ITEM_BYTES: Record<SafeDType, number> = { F32: 4, I32: 4, BOOL: 1 };
+
+// The reference implementation refuses headers over 100 MB; so do we, before parsing.
+const MAX_HEADER = 100_000_000;
+
+export interface RawTensor {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  /** Elements in row-major order. */
+  readonly data: TypedArray;
+}
+
+export interface DecodedFile {
+  readonly tensors: Map<string, RawTensor>;
+  readonly metadata: Record<string, string> | undefined;
+}
+
+const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+function bytesOf(t: RawTensor): Uint8Array {
+  if (t.dtype === 'bool') {
+    // Bool is stored 0/1 in one byte, as torch.bool is.
+    const out = new Uint8Array(t.data.length);
+    for (let i = 0; i < out.length; i++) out[i] = t.data[i] ? 1 : 0;
+    return out;
+  }
+  const out = new Uint8Array(t.data.length * 4);
+  const dv = new DataView(out.buffer);
+  if (t.dtype === 'float32') for (let i = 0; i < t.data.length; i++) dv.setFloat32(i * 4, t.data[i], true);
+  else for (let i = 0; i < t.data.length; i++) dv.setInt32(i * 4, t.data[i], true);
+  return out;
+}
+
+/** Writes tensors (in the given order) and optional string metadata as one safetensors buffer. */
+export function encodeSafetensors(tensors: Iterable<[string, RawTensor]>, metadata?: Record<string, string>): Uint8Array {
+  const header: Record<string, unknown> = {};
+  if (metadata !== undefined) {
+    for (const [k, v] of Object.entries(metadata)) {
+      if (typeof v !== 'string') throw new ValueError(`save: metadata value for '${k}' is ${typeof v}; expected a string (safetensors metadata is string to string)`);
+    }
+    header.__metadata__ = metadata;
+  }
+  const chunks: Uint8Array[] = [];
+  let offset = 0;
+  for (const [name, t] of tensors) {
+    if (name === '__metadata__') throw new ValueError(`save: '__metadata__' is reserved by the safetensors format and cannot name a tensor`);
+    if (name in header) throw new ValueError(`save: tensor name '${name}' appears twice`);
+    const n = t.shape.reduce((a, b) => a * b, 1);
+    if (n !== t.data.length) throw new ValueError(`save: tensor '${name}' has ${t.data.length} values for shape [${t.shape.join(',')}] (${n} elements)`);
+    const b = bytesOf(t);
+    header[name] = { dtype: TO_SAFE[t.dtype], shape: t.shape.slice(), data_offsets: [offset, offset + b.length] };
+    chunks.push(b);
+    offset += b.length;
+  }
+  let json = JSON.stringify(header);
+  // Pad with spaces so the data starts 8-aligned (what the reference writer does); the
+  // length is in UTF-8 bytes, which differs from the string length for non-ASCII names.
+  let jsonBytes = new TextEncoder().encode(json);
+  const pad = (8 - (jsonBytes.length % 8)) % 8;
+  if (pad) {
+    json += ' '.repeat(pad);
+    jsonBytes = new TextEncoder().encode(json);
+  }
+  const out = new Uint8Array(8 + jsonBytes.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(jsonBytes.length), true);
+  out.set(jsonBytes, 8);
+  let pos = 8 + jsonBytes.length;
+  for (const c of chunks) {
+    out.set(c, pos);
+    pos += c.length;
+  }
+  return out;
+}
+
+function fail(msg: string): never {
+  throw new ValueError(`load: not a valid safetensors file: ${msg}`);
+}
+
+function isSafeDType(d: unknown): d is SafeDType {
+  return d === 'F32' || d === 'I32' || d === 'BOOL';
+}
+
+/** Parses and validates a safetensors buffer; every inconsistency is a ValueError naming it. */
+export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
+  if (!(bytes instanceof Uint8Array)) throw new ValueError(`load: got ${Object.prototype.toString.call(bytes)}; expected a Uint8Array of safetensors bytes`);
+  if (bytes.length < 8) fail(`${bytes.length} bytes is too short for the 8-byte header length`);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n64 = dv.getBigUint64(0, true);
+  if (n64 > BigInt(MAX_HEADER)) fail(`header length ${n64} exceeds the ${MAX_HEADER}-byte limit`);
+  const n = Number(n64);
+  if (n < 2) fail(`header length ${n} is too small for a JSON object`);
+  if (8 + n > bytes.length) fail(`header length ${n} runs past the end of the ${bytes.length}-byte buffer`);
+  let header: unknown;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n)));
+  } catch (e) {
+    fail(`header is not UTF-8 JSON (${(e as Error).message})`);
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) fail('header is not a JSON object');
+
+  let metadata: Record<string, string> | undefined;
+  const entries: { name: string; dtype: SafeDType; shape: number[]; begin: number; end: number }[] = [];
+  for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
+    if (name === '__metadata__') {
+      if (info === null || typeof info !== 'object' || Array.isArray(info) || !Object.values(info).every((v) => typeof v === 'string')) {
+        fail('__metadata__ must map strings to strings');
+      }
+      metadata = { ...(info as Record<string, string>) };
+      continue;
+    }
+    if (info === null || typeof info !== 'object') fail(`entry '${name}' is not an object`);
+    const { dtype, shape, data_offsets: offs } = info as Record<string, unknown>;
+    if (typeof dtype !== 'string') fail(`tensor '${name}' has no dtype`);
+    if (!isSafeDType(dtype)) {
+      throw new ValueError(`load: tensor '${name}' has dtype ${dtype}, which Surf cannot hold; expected F32, I32 or BOOL (convert it, e.g. tensor.float() in PyTorch, before saving)`);
+    }
+    if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) fail(`tensor '${name}' has shape ${JSON.stringify(shape)}; expected an array of non-negative integers`);
+    if (!Array.isArray(offs) || offs.length !== 2 || !offs.every((o) => Number.isSafeInteger(o) && o >= 0)) fail(`tensor '${name}' has data_offsets ${JSON.stringify(offs)}; expected [begin, end] non-negative integers`);
+    const [begin, end] = offs as number[];
+    if (end < begin) fail(`tensor '${name}' has data_offsets [${begin}, ${end}] with end before begin`);
+    const want = (shape as number[]).reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype];
+    if (end - begin !== want) fail(`tensor '${name}' (${dtype}, shape [${shape.join(',')}]) needs ${want} bytes but data_offsets [${begin}, ${end}] span ${end - begin}`);
+    entries.push({ name, dtype, shape: shape as number[], begin, end });
+  }
+
+  const dataStart = 8 + n;
+  const dataLen = bytes.length - dataStart;
+  // The data area must be tiled exactly: sorted by begin, each starts where the last ended.
+  const sorted = entries.slice().sort((a, b) => a.begin - b.begin || a.end - b.end);
+  let pos = 0;
+  for (const e of sorted) {
+    if (e.end > dataLen) fail(`tensor '${e.name}' has data_offsets [${e.begin}, ${e.end}] beyond the ${dataLen}-byte data area`);
+    if (e.begin < pos) fail(`tensor '${e.name}' at [${e.begin}, ${e.end}] overlaps the tensor before it (which ends at ${pos})`);
+    if (e.begin > pos) fail(`gap in the data area: bytes [${pos}, ${e.begin}) belong to no tensor (before '${e.name}')`);
+    pos = e.end;
+  }
+  if (pos !== dataLen) fail(`the data area holds ${dataLen} bytes but the tensors cover ${pos}`);
+
+  const tensors = new Map<string, RawTensor>();
+  for (const e of entries) {
+    const raw = bytes.subarray(dataStart + e.begin, dataStart + e.end);
+    const count = raw.length / ITEM_BYTES[e.dtype];
+    let data: TypedArray;
+    if (e.dtype === 'BOOL') {
+      data = new Uint8Array(count);
+      for (let i = 0; i < count; i++) data[i] = raw[i] ? 1 : 0;
+    } else if (littleEndian) {
+      // Fast path: a byte copy is 4-aligned and detached from the caller's buffer.
+      const copy = raw.slice();
+      data = e.dtype === 'F32' ? new Float32Array(copy.buffer) : new Int32Array(copy.buffer);
+    } else {
+      const rdv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+      data = e.dtype === 'F32' ? new Float32Array(count) : new Int32Array(count);
+      for (let i = 0; i < count; i++) data[i] = e.dtype === 'F32' ? rdv.getFloat32(i * 4, true) : rdv.getInt32(i * 4, true);
+    }
+    tensors.set(e.name, { dtype: FROM_SAFE[e.dtype], shape: e.shape, data });
+  }
+  return { tensors, metadata };
+}
