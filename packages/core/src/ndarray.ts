@@ -156,7 +156,12 @@ export class NDArray {
     const ax = normAxes(name, axes, this.ndim);
     const keptShape = this.shape.map((d, i) => (ax.includes(i) ? 1 : d));
     const outShape = keepdim ? keptShape : this.shape.filter((_, i) => !ax.includes(i));
-    if (ax.length === 0) return this.contiguous().reshape(outShape);
+    if (ax.length === 0) {
+      const c = this.contiguous();
+      const out = c.reshape(outShape);
+      c.dispose();
+      return out;
+    }
     const src = this.view.mask ? this.contiguous() : this;
     const s = this.backend.reduce(op, src.strided, ax);
     if (src !== this) src.dispose();

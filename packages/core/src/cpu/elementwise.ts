@@ -13,8 +13,9 @@ type Kernel = (outs: unknown[], ins: unknown[], offs: number[], strides: number[
 
 const cache = new Map<string, Kernel>();
 
-// Per-dtype JS for each op. Float math runs in doubles and is rounded once on store
-// (Float32Array does it); int32 math wraps like the GPU's i32 (|0, Math.imul).
+// Per-dtype JS for each op. Float math is IEEE f32 as on the GPU: every float node is
+// rounded with Math.fround (JS computes in doubles, and rounding only on store would make
+// eq/lt/casts of intermediates disagree with the GPU). int32 math wraps like i32 (|0, imul).
 function emit(e: Expr, inDT: readonly DType[], vals: string[], consts: { value: number; dtype: DType }[]): string {
   const dt = (x: Expr) => exprDType(x, inDT);
   switch (e.kind) {
@@ -44,21 +45,21 @@ function emit(e: Expr, inDT: readonly DType[], vals: string[], consts: { value: 
 function unaryJs(op: UnaryOp, a: string, isInt: boolean): string {
   switch (op) {
     case 'neg': return isInt ? `((-(${a}))|0)` : `(-(${a}))`;
-    case 'exp': return `Math.exp(${a})`;
-    case 'log': return `Math.log(${a})`;
-    case 'sqrt': return `Math.sqrt(${a})`;
-    case 'recip': return `(1/(${a}))`;
-    case 'sin': return `Math.sin(${a})`;
+    case 'exp': return `F(Math.exp(${a}))`;
+    case 'log': return `F(Math.log(${a}))`;
+    case 'sqrt': return `F(Math.sqrt(${a}))`;
+    case 'recip': return `F(1/(${a}))`;
+    case 'sin': return `F(Math.sin(${a}))`;
   }
 }
 
 function binaryJs(op: BinaryOp, a: string, b: string, isInt: boolean): string {
   switch (op) {
-    case 'add': return isInt ? `((${a}+${b})|0)` : `(${a}+${b})`;
-    case 'sub': return isInt ? `((${a}-${b})|0)` : `(${a}-${b})`;
-    case 'mul': return isInt ? `Math.imul(${a},${b})` : `(${a}*${b})`;
-    case 'div': return isInt ? `idiv(${a},${b})` : `(${a}/${b})`;
-    case 'pow': return `Math.pow(${a},${b})`;
+    case 'add': return isInt ? `((${a}+${b})|0)` : `F(${a}+${b})`;
+    case 'sub': return isInt ? `((${a}-${b})|0)` : `F(${a}-${b})`;
+    case 'mul': return isInt ? `Math.imul(${a},${b})` : `F(${a}*${b})`;
+    case 'div': return isInt ? `idiv(${a},${b})` : `F(${a}/${b})`;
+    case 'pow': return `F(Math.pow(${a},${b}))`;
     case 'max': return `Math.max(${a},${b})`;
     case 'eq': return `((${a})===(${b})?1:0)`;
     case 'lt': return `((${a})<(${b})?1:0)`;
@@ -69,7 +70,7 @@ function compile(outs: readonly Expr[], inDT: readonly DType[], nd: number, mask
   const n = inDT.length;
   const last = nd - 1;
   const lines: string[] = [];
-  lines.push(`const I = ins, O = outs;`);
+  lines.push(`const I = ins, O = outs, F = Math.fround;`);
   for (let i = 0; i < n; i++) {
     lines.push(`const in${i} = I[${i}], st${i} = strides[${i}], s${i} = st${i}[${last}];`);
     if (masked[i]) lines.push(`const m${i} = masks[${i}], lo${i} = m${i}[${last}][0], hi${i} = m${i}[${last}][1];`);

@@ -1,0 +1,100 @@
+import type { Strided } from '../../backend';
+import { E } from '../../expr';
+import { View } from '../../view';
+import { OpCase, defineCase } from '../case';
+import { TOL } from '../compare';
+import { iota, randF32, randI32 } from '../inputs';
+import { refElementwise } from '../ref-expr';
+import { RefArray, forEachIndex, refArray, refGather, refMatmul, refReduce } from '../reference';
+
+/**
+ * Cases that call the backend contract directly with hand-built views (offsets, negative
+ * strides, stride 0, masks), bypassing NDArray, so a backend is tested on exactly what the
+ * contract allows and not only on what today's frontend happens to produce.
+ */
+type Mask = [number, number][] | null;
+
+/** What a raw view reads, by the contract's definition, written out naively. */
+function readView(buf: RefArray, shape: number[], strides: number[], offset: number, mask: Mask): RefArray {
+  const out: number[] = [];
+  forEachIndex(shape, (idx) => {
+    let o = offset;
+    let hidden = false;
+    for (let d = 0; d < shape.length; d++) {
+      if (mask && (idx[d] < mask[d][0] || idx[d] >= mask[d][1])) hidden = true;
+      o += idx[d] * strides[d];
+    }
+    out.push(hidden ? 0 : buf.data[o]);
+  });
+  return refArray(out, shape, buf.dtype);
+}
+
+export function backendCases(): OpCase[] {
+  return [
+    defineCase('backend/elementwise on raw views: offset, negative strides, stride 0, mask', async (t) => {
+      const buf = randF32([60], 1);
+      const s = t.storage(buf);
+      // shape [3,4,5]: dim 0 reversed, dim 1 broadcast, dim 2 stride 2; masked on dims 0 and 2.
+      const shape = [3, 4, 5], strides = [-20, 0, 2], offset = 41;
+      const mask: Mask = [[1, 3], [0, 4], [0, 4]];
+      const x: Strided = { storage: s, view: new View(shape, strides, offset, mask) };
+      const y: Strided = { storage: s, view: new View(shape, [1, 5, 0], 3, null) };
+      const outs = [E.add(E.in(0), E.in(1)), E.neg(E.in(0))];
+      const got = t.keepStorage(t.backend.elementwise(outs, [x, y], shape));
+      const want = refElementwise(outs, [readView(buf, shape, strides, offset, mask), readView(buf, shape, [1, 5, 0], 3, null)]);
+      await t.checkStorage('x + y', got[0], shape, want[0], TOL.f32);
+      await t.checkStorage('-x', got[1], shape, want[1]);
+    }, { quick: true }),
+    defineCase('backend/elementwise 0-d views at an offset, and no inputs', async (t) => {
+      const buf = iota([5], 'int32', 10);
+      const s = t.storage(buf);
+      const [got] = t.backend.elementwise([E.mul(E.in(0), E.i(3))], [{ storage: s, view: new View([], [], 4) }], []);
+      await t.checkStorage('0-d', got, [], refArray([42], [], 'int32'));
+      const [c] = t.backend.elementwise([E.f(1.25)], [], [2, 3]);
+      await t.checkStorage('const', c, [2, 3], refArray([1.25, 1.25, 1.25, 1.25, 1.25, 1.25], [2, 3]));
+      const [z] = t.backend.elementwise([E.in(0)], [{ storage: s, view: new View([0, 3], [3, 1], 0) }], [0, 3]);
+      await t.checkStorage('size 0', z, [0, 3], refArray([], [0, 3], 'int32'));
+    }, { quick: true }),
+    defineCase('backend/reduce on raw views: offset, negative and zero strides', async (t) => {
+      const buf = randF32([40], 2);
+      const s = t.storage(buf);
+      const shape = [4, 3, 5], strides = [-10, 0, 2], offset = 31;
+      const x = readView(buf, shape, strides, offset, null);
+      for (const axes of [[0], [1], [2], [0, 2], [0, 1, 2]]) {
+        const got = t.backend.reduce('sum', { storage: s, view: new View(shape, strides, offset) }, axes);
+        const r = refReduce('sum', x, axes);
+        await t.checkStorage(`sum[${axes}]`, got, r.out.shape, r.out, TOL.accumulate, r.mag);
+        const gm = t.backend.reduce('max', { storage: s, view: new View(shape, strides, offset) }, axes);
+        await t.checkStorage(`max[${axes}]`, gm, r.out.shape, refReduce('max', x, axes).out);
+      }
+    }, { quick: true }),
+    defineCase('backend/matmul on raw views: transposed strides, stride-0 batch, offsets', async (t) => {
+      const abuf = randF32([80], 3);
+      const bbuf = randF32([60], 4);
+      const sa = t.storage(abuf), sb = t.storage(bbuf);
+      // a: batch 2 broadcast (stride 0), [5,7] read transposed from a [7,5] block at offset 3.
+      const av = { shape: [2, 5, 7], strides: [0, 1, 5], offset: 3 };
+      // b: batch 2, [7,4] with rows reversed.
+      const bv = { shape: [2, 7, 4], strides: [28, -4, 1], offset: 24 };
+      const got = t.backend.matmul({ storage: sa, view: new View(av.shape, av.strides, av.offset) }, { storage: sb, view: new View(bv.shape, bv.strides, bv.offset) });
+      const r = refMatmul(readView(abuf, av.shape, av.strides, av.offset, null), readView(bbuf, bv.shape, bv.strides, bv.offset, null));
+      await t.checkStorage('a^T-ish @ flipped b', got, [2, 5, 4], r.out, TOL.accumulate, r.mag);
+    }, { quick: true }),
+    defineCase('backend/gather on raw views: strided index with offset, out-of-range rows', async (t) => {
+      const xbuf = randF32([24], 5);
+      const ibuf = randI32([9], 6, -2, 8);
+      const sx = t.storage(xbuf), si = t.storage(ibuf);
+      const xs = { shape: [6, 4], strides: [-4, 1], offset: 20 };
+      const is = { shape: [4], strides: [2], offset: 1 };
+      const got = t.backend.gather({ storage: sx, view: new View(xs.shape, xs.strides, xs.offset) }, 0, { storage: si, view: new View(is.shape, is.strides, is.offset) });
+      const want = refGather(readView(xbuf, xs.shape, xs.strides, xs.offset, null), 0, Array.from(readView(ibuf, is.shape, is.strides, is.offset, null).data));
+      await t.checkStorage('gather', got, [4, 4], want);
+    }),
+    defineCase('backend/fromData and read round-trip every dtype exactly', async (t) => {
+      const vals = [0, -0, 1.5, -2.25, 3.4028234663852886e38, -Infinity, NaN, 1.1754943508222875e-38];
+      for (const r of [refArray(vals.map(Math.fround), [vals.length]), refArray([0, -1, 2147483647, -2147483648], [4], 'int32'), refArray([1, 0, 1], [3], 'bool')]) {
+        await t.checkStorage(`round-trip ${r.dtype}`, t.storage(r), r.shape, r);
+      }
+    }, { quick: true }),
+  ];
+}
