@@ -1,5 +1,5 @@
-import { DType } from './dtype';
-import { DTypeError } from './errors';
+import { DType, assertDType } from './dtype';
+import { DTypeError, ValueError } from './errors';
 
 /**
  * The elementwise half of the raw-op contract is one small expression language: a backend
@@ -50,19 +50,25 @@ const FLOAT_ONLY = new Set<string>(['exp', 'log', 'sqrt', 'recip', 'sin', 'pow']
 
 /** The dtype an expression produces, checking every node's operand dtypes on the way. */
 export function exprDType(e: Expr, inputs: readonly DType[], op = 'elementwise'): DType {
+  // Expressions come from user code too: a malformed node must not compile to NaN.
+  if (e === null || typeof e !== 'object') throw new ValueError(`${op}: expression node ${String(e)} is not an object; expected an Expr (build it with E)`);
   switch (e.kind) {
     case 'input':
-      if (!(e.index >= 0 && e.index < inputs.length)) throw new DTypeError(`${op}: expression reads input ${e.index} but only ${inputs.length} inputs were given`);
+      if (!(Number.isInteger(e.index) && e.index >= 0 && e.index < inputs.length)) throw new DTypeError(`${op}: expression reads input ${e.index} but only ${inputs.length} inputs were given`);
       return inputs[e.index];
-    case 'const': return e.dtype;
-    case 'cast': exprDType(e.a, inputs, op); return e.dtype;
+    case 'const':
+      if (typeof e.value !== 'number') throw new ValueError(`${op}: const value ${JSON.stringify(e.value)}; expected a number`);
+      return assertDType(`${op}: const`, e.dtype);
+    case 'cast': exprDType(e.a, inputs, op); return assertDType(`${op}: cast`, e.dtype);
     case 'unary': {
+      if (!(UNARY_OPS as readonly string[]).includes(e.op)) throw new ValueError(`${op}: unknown unary op '${e.op}'; expected one of ${UNARY_OPS.join(', ')}`);
       const a = exprDType(e.a, inputs, op);
       if (a === 'bool') throw new DTypeError(`${e.op}: got dtype bool; expected float32${FLOAT_ONLY.has(e.op) ? '' : ' or int32'} (cast first)`);
       if (a === 'int32' && FLOAT_ONLY.has(e.op)) throw new DTypeError(`${e.op}: got dtype int32; expected float32 (cast first)`);
       return a;
     }
     case 'binary': {
+      if (!(BINARY_OPS as readonly string[]).includes(e.op)) throw new ValueError(`${op}: unknown binary op '${e.op}'; expected one of ${BINARY_OPS.join(', ')}`);
       const a = exprDType(e.a, inputs, op);
       const b = exprDType(e.b, inputs, op);
       if (a !== b) throw new DTypeError(`${e.op}: operand dtypes differ: ${a} and ${b}; expected the same dtype (cast one)`);
@@ -79,6 +85,8 @@ export function exprDType(e: Expr, inputs: readonly DType[], op = 'elementwise')
       if (a !== b) throw new DTypeError(`where: branch dtypes differ: ${a} and ${b}; expected the same dtype`);
       return a;
     }
+    default:
+      throw new ValueError(`${op}: unknown expression node ${JSON.stringify(e)}; expected kind input, const, unary, binary, where or cast`);
   }
 }
 

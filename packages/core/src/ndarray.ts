@@ -42,6 +42,10 @@ export class NDArray {
     const sh = assertShape('fromData', shape);
     const dt = dtype ? assertDType('fromData', dtype) : Array.isArray(data) ? 'float32' : dtypeOfArray(data as TypedArray);
     if (data.length !== numel(sh)) throw new ShapeError(`fromData: ${data.length} values do not fill shape ${fmtShape(sh)} (${numel(sh)} elements)`);
+    if (Array.isArray(data)) {
+      const bad = data.findIndex((v) => typeof v !== 'number' && typeof v !== 'boolean');
+      if (bad >= 0) throw new ValueError(`fromData: value ${JSON.stringify(data[bad])} at index ${bad}; expected numbers (or booleans)`);
+    }
     let arr: TypedArray;
     if (!Array.isArray(data) && dtypeOfArray(data as TypedArray) === dt) arr = data as TypedArray;
     else {
@@ -55,6 +59,7 @@ export class NDArray {
   static full(backend: Backend, shape: Shape, value: number, dtype: DType = 'float32'): NDArray {
     const sh = assertShape('full', shape);
     assertDType('full', dtype);
+    if (typeof value !== 'number') throw new ValueError(`full: fill value ${JSON.stringify(value)}; expected a number`);
     const [s] = backend.elementwise([E.c(value, dtype)], [], sh);
     return NDArray.fromStorage(s, sh);
   }

@@ -80,7 +80,7 @@ export class View {
 
   /** Keeps [begin, end) of each dim (a slice without step). */
   crop(ranges: readonly (readonly [number, number])[]): View {
-    if (ranges.length !== this.ndim || !ranges.every(([b, e], d) => Number.isInteger(b) && Number.isInteger(e) && 0 <= b && b <= e && e <= this.shape[d])) {
+    if (!isPairs(ranges) || ranges.length !== this.ndim || !ranges.every(([b, e], d) => Number.isInteger(b) && Number.isInteger(e) && 0 <= b && b <= e && e <= this.shape[d])) {
       throw new ShapeError(`crop: ranges ${JSON.stringify(ranges)} do not fit shape ${fmtShape(this.shape)} (expected 0 <= begin <= end <= size for each dim)`);
     }
     let offset = this.offset;
@@ -97,7 +97,7 @@ export class View {
 
   /** Adds `before`/`after` zeros on each dim: a mask, no copy. */
   pad(widths: readonly (readonly [number, number])[]): View {
-    if (widths.length !== this.ndim || !widths.every(([a, b]) => Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0)) {
+    if (!isPairs(widths) || widths.length !== this.ndim || !widths.every(([a, b]) => Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0)) {
       throw new ValueError(`pad: widths ${JSON.stringify(widths)} do not fit shape ${fmtShape(this.shape)} (expected ${this.ndim} pairs of non-negative integers)`);
     }
     const shape = this.shape.map((d, i) => d + widths[i][0] + widths[i][1]);
@@ -111,6 +111,9 @@ export class View {
   }
 
   flip(axes: readonly number[]): View {
+    if (!Array.isArray(axes) || new Set(axes).size !== axes.length || !axes.every((a) => Number.isInteger(a) && a >= 0 && a < this.ndim)) {
+      throw new ShapeError(`flip: axes ${JSON.stringify(axes)} do not fit shape ${fmtShape(this.shape)} (expected unique axes in 0..${this.ndim - 1})`);
+    }
     const strides = this.strides.slice();
     let offset = this.offset;
     const mask = this.mask ? this.mask.map((m) => [m[0], m[1]] as [number, number]) : null;
@@ -168,4 +171,9 @@ export class View {
   toString(): string {
     return `View(shape=${fmtShape(this.shape)}, strides=${fmtShape(this.strides)}, offset=${this.offset}${this.mask ? `, mask=${JSON.stringify(this.mask)}` : ''})`;
   }
+}
+
+/** An array of [a, b] pairs (user input to crop/pad is checked before it is destructured). */
+function isPairs(x: unknown): x is readonly (readonly [number, number])[] {
+  return Array.isArray(x) && x.every((p) => Array.isArray(p) && p.length === 2);
 }
