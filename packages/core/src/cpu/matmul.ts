@@ -1,54 +1,41 @@
 import { View } from '../view';
+import { gemmJs } from './matmul-js';
+import { WasmGemm } from './wasm/gemm';
 
 /**
- * Cache-blocked f32 matmul. Each batch's operands are first packed into contiguous row-major
- * blocks (so any strides, transposes included, cost one copy, not a strided inner loop), then
- * C is built row by row from an i-k-j loop over column blocks that keep a slab of B hot in
- * cache, accumulating in float64 rows.
+ * Batched f32 matmul on the CPU: out[b] = a[b] · b[b] for every batch index, operands read
+ * through their views (any strides: transposes, broadcast batches with stride 0). Each batch
+ * runs on the WebAssembly SIMD kernels (f32 accumulation) where the engine has SIMD, else
+ * on the plain-JS loop (f64 accumulation). NaN and Inf propagate: no term is skipped.
  */
-const NB = 256; // columns of B per block: 256 f32 × KB rows stay in L2
-const KB = 128;
+export type MatmulImpl = 'auto' | 'wasm' | 'js';
 
-function pack(src: Float32Array, view: View, batchBase: number, rows: number, cols: number, rs: number, cs: number, dst: Float32Array): void {
-  let o = 0;
-  for (let i = 0; i < rows; i++) {
-    let p = batchBase + i * rs;
-    for (let j = 0; j < cols; j++, p += cs) dst[o++] = src[p];
-  }
+let wasm: WasmGemm | null | undefined;
+
+/** The WebAssembly kernels, compiled on first use; null where SIMD is unavailable. */
+export function wasmGemm(): WasmGemm | null {
+  if (wasm === undefined) wasm = WasmGemm.create();
+  return wasm;
 }
 
-export function matmulInto(a: Float32Array, av: View, b: Float32Array, bv: View, out: Float32Array): void {
+export function matmulInto(a: Float32Array, av: View, b: Float32Array, bv: View, out: Float32Array, impl: MatmulImpl = 'auto'): void {
   const nd = av.ndim;
   const m = av.shape[nd - 2], k = av.shape[nd - 1], n = bv.shape[nd - 1];
   const batchShape = av.shape.slice(0, -2);
   const batches = batchShape.reduce((x, y) => x * y, 1);
-  const A = new Float32Array(m * k);
-  const B = new Float32Array(k * n);
-  const acc = new Float64Array(Math.min(n, NB));
+  if (m === 0 || n === 0) return;
+  if (k === 0) { out.fill(0); return; }
+  const w = impl === 'js' ? null : wasmGemm();
+  if (impl === 'wasm' && !w) throw new Error('matmul: WebAssembly SIMD is not available in this engine');
+  w?.reset();
   const bIdx = new Int32Array(batchShape.length);
   for (let bt = 0; bt < batches; bt++) {
     let ab = av.offset, bb = bv.offset;
     for (let d = 0; d < batchShape.length; d++) { ab += bIdx[d] * av.strides[d]; bb += bIdx[d] * bv.strides[d]; }
-    pack(a, av, ab, m, k, av.strides[nd - 2], av.strides[nd - 1], A);
-    pack(b, bv, bb, k, n, bv.strides[nd - 2], bv.strides[nd - 1], B);
-    const cBase = bt * m * n;
-    for (let j0 = 0; j0 < n; j0 += NB) {
-      const jn = Math.min(NB, n - j0);
-      for (let i = 0; i < m; i++) {
-        acc.fill(0, 0, jn);
-        const aRow = i * k;
-        for (let k0 = 0; k0 < k; k0 += KB) {
-          const kn = Math.min(k0 + KB, k);
-          for (let p = k0; p < kn; p++) {
-            const x = A[aRow + p];
-            const bRow = p * n + j0;
-            for (let j = 0; j < jn; j++) acc[j] += x * B[bRow + j];
-          }
-        }
-        const cRow = cBase + i * n + j0;
-        for (let j = 0; j < jn; j++) out[cRow + j] = acc[j];
-      }
-    }
+    const A = { data: a, off: ab, rs: av.strides[nd - 2], cs: av.strides[nd - 1] };
+    const B = { data: b, off: bb, rs: bv.strides[nd - 2], cs: bv.strides[nd - 1] };
+    if (w) w.gemm(A, B, m, n, k, out, bt * m * n);
+    else gemmJs(A, B, m, n, k, out, bt * m * n);
     for (let d = batchShape.length - 1; d >= 0; d--) { if (++bIdx[d] < batchShape[d]) break; bIdx[d] = 0; }
   }
 }

@@ -1,0 +1,62 @@
+// CPU matmul throughput: the plain-JS loop against the WebAssembly SIMD kernels, on the shapes
+// an MLP 784-128-10 training step runs plus square sizes. Prints a table and writes JSON that
+// names the machine. Usage: node scripts/run-ts.mjs bench/src/cpu-matmul.ts [--quick] [--out file]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname } from 'node:path';
+import { MatmulImpl, matmulInto } from '../../packages/core/src/cpu/matmul';
+import { View } from '../../packages/core/src/view';
+
+interface Case { name: string; m: number; k: number; n: number; transA?: boolean; transB?: boolean }
+
+const quick = process.argv.includes('--quick');
+const outIdx = process.argv.indexOf('--out');
+const outFile = outIdx > 0 ? process.argv[outIdx + 1] : 'bench/results/cpu-matmul.json';
+
+const cases: Case[] = [
+  { name: 'fwd layer 1 (64x784 @ 784x128)', m: 64, k: 784, n: 128 },
+  { name: 'fwd layer 2 (64x128 @ 128x10)', m: 64, k: 128, n: 10 },
+  { name: 'grad W1 (784x64 @ 64x128, A^T)', m: 784, k: 64, n: 128, transA: true },
+  { name: 'grad h (64x10 @ 10x128, B^T)', m: 64, k: 10, n: 128, transB: true },
+  { name: '128^3', m: 128, k: 128, n: 128 },
+  { name: '512^3', m: 512, k: 512, n: 512 },
+  ...(quick ? [] : [{ name: '1024^3', m: 1024, k: 1024, n: 1024 }]),
+];
+
+function operand(rows: number, cols: number, trans: boolean): { data: Float32Array; view: View } {
+  const data = new Float32Array(rows * cols);
+  for (let i = 0; i < data.length; i++) data[i] = Math.sin(i * 0.37);
+  // A transposed operand is the permuted view of a contiguous [cols, rows] buffer.
+  const view = trans ? View.contiguous([cols, rows]).permute([1, 0]) : View.contiguous([rows, cols]);
+  return { data, view };
+}
+
+function time(c: Case, impl: MatmulImpl): number {
+  const a = operand(c.m, c.k, !!c.transA);
+  const b = operand(c.k, c.n, !!c.transB);
+  const out = new Float32Array(c.m * c.n);
+  const flop = 2 * c.m * c.n * c.k;
+  const run = () => matmulInto(a.data, a.view, b.data, b.view, out, impl);
+  // Warm up (lets V8 tier the kernels up), then time batches until ~0.5 s has passed.
+  const warm = performance.now();
+  while (performance.now() - warm < 200) run();
+  let reps = 0;
+  const t0 = performance.now();
+  let t = t0;
+  while (t - t0 < (quick ? 250 : 600)) { run(); reps++; t = performance.now(); }
+  return (flop * reps) / ((t - t0) / 1000) / 1e9;
+}
+
+const rows = cases.map((c) => {
+  const js = time(c, 'js');
+  const wasm = time(c, 'wasm');
+  return { ...c, jsGflops: +js.toFixed(2), wasmGflops: +wasm.toFixed(2), speedup: +(wasm / js).toFixed(1) };
+});
+
+const machine = { cpu: cpus()[0].model, cores: cpus().length, node: process.version, date: new Date().toISOString().slice(0, 10) };
+console.log(`CPU matmul GFLOP/s on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, ${machine.date}, one thread`);
+console.log('| shape | JS | WASM SIMD | speedup |');
+console.log('|---|---:|---:|---:|');
+for (const r of rows) console.log(`| ${r.name} | ${r.jsGflops} | ${r.wasmGflops} | ${r.speedup}x |`);
+mkdirSync(dirname(outFile), { recursive: true });
+writeFileSync(outFile, JSON.stringify({ machine, results: rows }, null, 2));

@@ -1,0 +1,129 @@
+import { Code } from './code';
+import { I32, ModuleBuilder, V128, ValType } from './module';
+
+/**
+ * Generates the matmul kernels as a WebAssembly module (SIMD, f32 accumulation).
+ *
+ * The micro-kernel `micro(mr, nv)` computes an mr × 4·nv block of C held in v128 locals:
+ * for each k step it loads one row of a packed B panel (nv vectors), broadcasts one A value
+ * per row (`v128.load32_splat`) and does acc += a·b. A is read in place through per-row
+ * pointers advanced by a byte stride, so row-major and column-major (transposed) A cost the
+ * same and need no packing. B must be packed in panels: panel rows are contiguous, 16·nv
+ * bytes apart, so the k loop streams memory and the loads use constant offsets.
+ *
+ * `rows<nv>(a, rsA, csA, b, c, ldc, kc, first, m)` runs the micro-kernel down all m rows of
+ * one B panel: full MR-row blocks, then one smaller kernel for the remainder. With `first`
+ * the block starts from zero, otherwise it accumulates onto C (k blocking).
+ */
+export interface GemmShape {
+  /** Rows of C per micro-kernel. */
+  mr: number;
+  /** v128 vectors (4 columns each) of C per micro-kernel; a B panel is 4·nv columns. */
+  nv: number;
+  /** k steps per loop iteration. */
+  unroll: number;
+  /** Fused multiply-add from relaxed SIMD instead of mul + add. */
+  fma: boolean;
+}
+
+export const DEFAULT_GEMM: GemmShape = { mr: 4, nv: 2, unroll: 2, fma: false };
+
+const P_A = 0, P_RSA = 1, P_CSA = 2, P_B = 3, P_C = 4, P_LDC = 5, P_KC = 6, P_FIRST = 7, P_M = 8;
+const MICRO_PARAMS: ValType[] = [I32, I32, I32, I32, I32, I32, I32, I32];
+
+function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: ValType[]; body: number[] } {
+  const locals: ValType[] = [];
+  const local = (t: ValType) => { locals.push(t); return MICRO_PARAMS.length + locals.length - 1; };
+  const aPtr = [P_A];
+  for (let r = 1; r < mr; r++) aPtr.push(local(I32));
+  const cr = local(I32);
+  const acc: number[][] = [];
+  for (let r = 0; r < mr; r++) acc.push(Array.from({ length: nv }, () => local(V128)));
+  const bv = Array.from({ length: nv }, () => local(V128));
+  const s = local(V128);
+  const rowBytes = 16 * nv;
+  const c = new Code();
+
+  for (let r = 1; r < mr; r++) c.get(aPtr[r - 1]).get(P_RSA).i32Add().set(aPtr[r]);
+  // Accumulators start at zero on the first k block, else from C.
+  c.get(P_FIRST).if_();
+  for (let r = 0; r < mr; r++) for (let v = 0; v < nv; v++) c.v128Const0().set(acc[r][v]);
+  c.else_();
+  c.get(P_C).set(cr);
+  for (let r = 0; r < mr; r++) {
+    for (let v = 0; v < nv; v++) c.get(cr).v128Load(16 * v).set(acc[r][v]);
+    if (r + 1 < mr) c.get(cr).get(P_LDC).i32Add().set(cr);
+  }
+  c.end();
+
+  // One k step at B offset `boff`: bv = B row; acc[r] += splat(A[r][p]) * bv.
+  const step = (boff: number) => {
+    for (let v = 0; v < nv; v++) c.get(P_B).v128Load(boff + 16 * v).set(bv[v]);
+    for (let r = 0; r < mr; r++) {
+      c.get(aPtr[r]).v128Load32Splat().set(s);
+      for (let v = 0; v < nv; v++) {
+        if (fma) c.get(s).get(bv[v]).get(acc[r][v]).f32x4RelaxedMadd().set(acc[r][v]);
+        else c.get(acc[r][v]).get(s).get(bv[v]).f32x4Mul().f32x4Add().set(acc[r][v]);
+      }
+      c.get(aPtr[r]).get(P_CSA).i32Add().set(aPtr[r]);
+    }
+  };
+  // Unrolled main loop over floor(kc / unroll) iterations, then a one-step tail loop.
+  if (unroll > 1) {
+    const iters = local(I32);
+    c.get(P_KC).i32Const(unroll).i32DivU().set(iters);
+    c.block().get(iters).i32Eqz().brIf(0).loop();
+    for (let u = 0; u < unroll; u++) step(u * rowBytes);
+    c.get(P_B).i32Const(unroll * rowBytes).i32Add().set(P_B);
+    c.get(iters).i32Const(1).i32Sub().tee(iters).brIf(0);
+    c.end().end();
+    c.get(P_KC).i32Const(unroll).i32RemU().set(P_KC);
+  }
+  c.block().get(P_KC).i32Eqz().brIf(0).loop();
+  step(0);
+  c.get(P_B).i32Const(rowBytes).i32Add().set(P_B);
+  c.get(P_KC).i32Const(1).i32Sub().tee(P_KC).brIf(0);
+  c.end().end();
+
+  c.get(P_C).set(cr);
+  for (let r = 0; r < mr; r++) {
+    for (let v = 0; v < nv; v++) c.get(cr).get(acc[r][v]).v128Store(16 * v);
+    if (r + 1 < mr) c.get(cr).get(P_LDC).i32Add().set(cr);
+  }
+  return { locals, body: c.bytes };
+}
+
+function rows(shape: GemmShape, microIdx: number[]): { locals: ValType[]; body: number[] } {
+  const { mr } = shape;
+  const c = new Code();
+  const args = (c2: Code) => c2.get(P_A).get(P_RSA).get(P_CSA).get(P_B).get(P_C).get(P_LDC).get(P_KC).get(P_FIRST);
+  // Full blocks of mr rows.
+  c.block().get(P_M).i32Const(mr).i32LtS().brIf(0).loop();
+  args(c).call(microIdx[mr]);
+  c.get(P_A).get(P_RSA).i32Const(mr).i32Mul().i32Add().set(P_A);
+  c.get(P_C).get(P_LDC).i32Const(mr).i32Mul().i32Add().set(P_C);
+  c.get(P_M).i32Const(mr).i32Sub().tee(P_M).i32Const(mr).i32GeS().brIf(0);
+  c.end().end();
+  // The remaining 0 < m < mr rows.
+  for (let r = 1; r < mr; r++) {
+    c.get(P_M).i32Const(r).i32Eq().if_();
+    args(c).call(microIdx[r]);
+    c.end();
+  }
+  return { locals: [], body: c.bytes };
+}
+
+/**
+ * The module for panels of 4·nv columns: exports `rows`. One module per panel width keeps
+ * each one small: browsers refuse synchronous compilation of modules over 4 KB on the main
+ * thread.
+ */
+export function buildGemmModule(shape: GemmShape, nv: number): Uint8Array<ArrayBuffer> {
+  const mb = new ModuleBuilder(1);
+  const microIdx: number[] = [-1];
+  for (let r = 1; r <= shape.mr; r++) {
+    microIdx.push(mb.add({ name: `micro${r}`, params: MICRO_PARAMS, results: [], ...micro(r, nv, shape.unroll, shape.fma), exported: false }));
+  }
+  mb.add({ name: 'rows', params: [...MICRO_PARAMS, I32], results: [], ...rows(shape, microIdx), exported: true });
+  return mb.toBytes();
+}

@@ -1,0 +1,145 @@
+import { DEFAULT_GEMM, GemmShape, buildGemmModule } from './gemm-kernel';
+import { hasRelaxedSimd, hasWasmSimd } from './simd';
+
+type RowsFn = (a: number, rsA: number, csA: number, b: number, c: number, ldc: number, kc: number, first: number, m: number) => void;
+
+/** One f32 matrix operand: element (i, j) is data[off + i·rs + j·cs]. */
+export interface MatRef {
+  data: Float32Array;
+  off: number;
+  rs: number;
+  cs: number;
+}
+
+const align16 = (bytes: number) => (bytes + 15) & ~15;
+const roundUp4 = (n: number) => (n + 3) & ~3;
+
+/**
+ * Runs f32 matmuls with the generated WebAssembly SIMD kernels. Operands are copied into one
+ * linear memory that grows on demand and is reused across calls: A as-is when its rows or
+ * its columns are contiguous (the kernel reads either layout), otherwise packed row-major;
+ * B packed into column panels; C computed there and copied out.
+ */
+export class WasmGemm {
+  private memory: WebAssembly.Memory;
+  private f32: Float32Array;
+  private readonly rows: RowsFn[] = [];
+  /** B panel width in columns. */
+  private readonly nr: number;
+  /** k steps per block: a kc × nr panel of B and an m × kc block of A stay in cache. */
+  private readonly kc: number;
+  // What the A region currently holds, so a broadcast batch is copied once.
+  private lastA = '';
+  private lastB = '';
+  private lastAData: Float32Array | null = null;
+  private lastBData: Float32Array | null = null;
+
+  private constructor(readonly shape: GemmShape, kc: number) {
+    this.memory = new WebAssembly.Memory({ initial: 1 });
+    this.f32 = new Float32Array(this.memory.buffer);
+    this.nr = 4 * shape.nv;
+    this.kc = kc;
+    for (let nv = 1; nv <= shape.nv; nv++) {
+      const inst = new WebAssembly.Instance(new WebAssembly.Module(buildGemmModule(shape, nv)), { env: { memory: this.memory } });
+      this.rows[nv] = inst.exports.rows as RowsFn;
+    }
+  }
+
+  /** The kernels, or null where WebAssembly SIMD is missing or the module does not compile. */
+  static create(shape?: Partial<GemmShape>, kc = 256): WasmGemm | null {
+    if (!hasWasmSimd()) return null;
+    const s = { ...DEFAULT_GEMM, fma: hasRelaxedSimd(), ...shape };
+    try {
+      return new WasmGemm(s, kc);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Forget cached operands: call when a new matmul starts (inputs may be new arrays). */
+  reset(): void {
+    this.lastAData = null;
+    this.lastBData = null;
+  }
+
+  private ensure(bytes: number): void {
+    const have = this.memory.buffer.byteLength;
+    if (bytes > have) {
+      this.memory.grow(Math.ceil((bytes - have) / 65536));
+      this.f32 = new Float32Array(this.memory.buffer);
+    }
+  }
+
+  /** out[outOff + i·n + j] = Σ_p A[i][p]·B[p][j] for an m × k A and a k × n B (k > 0). */
+  gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number): void {
+    const np = roundUp4(n);
+    const aAt = 0;
+    const bAt = align16(aAt + 4 * m * k);
+    const cAt = align16(bAt + 4 * k * np);
+    this.ensure(cAt + 4 * m * np);
+    const [rsA, csA] = this.placeA(A, m, k, aAt);
+    this.placeB(B, k, n, bAt);
+    const ldc = 4 * np;
+    const { nr, kc: KC } = this;
+    for (let p0 = 0; p0 < k; p0 += KC) {
+      const kc = Math.min(KC, k - p0);
+      for (let j0 = 0; j0 < n; j0 += nr) {
+        const wp = Math.min(nr, np - j0);
+        // Panels before this one are all nr wide: panel j0 starts at B + 4·j0·k.
+        const panel = bAt + 4 * (j0 * k + p0 * wp);
+        this.rows[wp >> 2](aAt + p0 * csA, rsA, csA, panel, cAt + 4 * j0, ldc, kc, p0 === 0 ? 1 : 0, m);
+      }
+    }
+    const f = this.f32;
+    const c0 = cAt >> 2;
+    if (np === n) out.set(f.subarray(c0, c0 + m * n), outOff);
+    else for (let i = 0; i < m; i++) out.set(f.subarray(c0 + i * np, c0 + i * np + n), outOff + i * n);
+  }
+
+  /** Copies A to byte address `at`; returns its (row, column) byte strides there. */
+  private placeA(A: MatRef, m: number, k: number, at: number): [number, number] {
+    const { data, off, rs, cs } = A;
+    const f = this.f32;
+    const d0 = at >> 2;
+    const rowMajor = cs === 1 && (rs === k || m === 1);
+    const colMajor = !rowMajor && rs === 1 && (cs === m || k === 1);
+    const strides: [number, number] = colMajor ? [4, 4 * m] : [4 * k, 4];
+    const key = `${at},${off},${rs},${cs},${m},${k}`;
+    if (this.lastAData === data && this.lastA === key) return strides;
+    this.lastAData = data;
+    this.lastA = key;
+    if (rowMajor || colMajor) {
+      f.set(data.subarray(off, off + m * k), d0);
+    } else if (cs === 1) {
+      for (let i = 0; i < m; i++) f.set(data.subarray(off + i * rs, off + i * rs + k), d0 + i * k);
+    } else {
+      for (let i = 0; i < m; i++) {
+        let s = off + i * rs;
+        const d = d0 + i * k;
+        for (let p = 0; p < k; p++, s += cs) f[d + p] = data[s];
+      }
+    }
+    return strides;
+  }
+
+  /** Packs B into column panels of nr (the last one 4·⌈w/4⌉) at byte address `at`, zero-padded. */
+  private placeB(B: MatRef, k: number, n: number, at: number): void {
+    const { data, off, rs, cs } = B;
+    const key = `${at},${off},${rs},${cs},${k},${n}`;
+    if (this.lastBData === data && this.lastB === key) return;
+    this.lastBData = data;
+    this.lastB = key;
+    const f = this.f32;
+    const nr = this.nr;
+    for (let j0 = 0; j0 < n; j0 += nr) {
+      const w = Math.min(nr, n - j0);
+      const wp = roundUp4(w);
+      let d = (at >> 2) + j0 * k;
+      let s = off + j0 * cs;
+      for (let p = 0; p < k; p++, s += rs) {
+        for (let j = 0, t = s; j < w; j++, t += cs) f[d++] = data[t];
+        for (let j = w; j < wp; j++) f[d++] = 0;
+      }
+    }
+  }
+}
