@@ -1,0 +1,18 @@
+/**
+ * @surf/autograd: the user-facing Tensor with reverse-mode autodiff, backend selection,
+ * memory scopes and the gradient-check suite. See docs/api.md.
+ */
+export { Tensor, checkTensor } from './tensor';
+export type { Operand, Dims, NestedArray } from './tensor';
+export type { BackwardOptions } from './engine';
+export { init, getBackend, setBackend } from './context';
+export type { BackendChoice, InitOptions, InitResult } from './context';
+export { noGrad, enableGrad, isGradEnabled } from './grad-mode';
+export { tidy, keep, memory } from './scope';
+export type { MemoryReport } from './scope';
+export { manualSeed } from './seed';
+export { promoteTypes } from './dtypes';
+export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, rand, randn, randint } from './creation';
+export type { TensorOptions } from './creation';
+export { where } from './ops/arith';
+export { cat, stack } from './ops/join';

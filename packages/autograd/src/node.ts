@@ -1,0 +1,38 @@
+import { NDArray } from '@surf/core';
+import { isGradEnabled } from './grad-mode';
+import { Tensor } from './tensor';
+
+/**
+ * One recorded op of the graph. `backward` maps the gradient of the op's output to one
+ * gradient per parent (null where none flows); it may only read arrays in `saved`, which are
+ * shared references taken when the op ran, so disposing or assigning a parent later does not
+ * change what backward sees. The engine frees `saved` as soon as the node has run.
+ */
+export interface GradNode {
+  readonly op: string;
+  readonly parents: readonly Tensor[];
+  readonly backward: (g: NDArray) => (NDArray | null)[];
+  readonly saved: NDArray[];
+}
+
+/** A second reference to the same storage and view (no copy): disposing one keeps the other. */
+export function alias(nd: NDArray): NDArray {
+  return nd.reshape(nd.shape);
+}
+
+/** True when an op on these operands must record a node. */
+export function needsGrad(...xs: unknown[]): boolean {
+  return isGradEnabled() && xs.some((x) => x instanceof Tensor && x.requiresGrad);
+}
+
+/**
+ * Wraps an op's result. When grad is enabled and a parent requires grad, the result records
+ * a node; otherwise `saved` is released at once and the result is a plain tensor.
+ */
+export function fromOp(op: string, out: NDArray, parents: readonly Tensor[], backward: GradNode['backward'], saved: NDArray[] = []): Tensor {
+  if (!needsGrad(...parents)) {
+    saved.forEach((s) => s.dispose());
+    return new Tensor(out);
+  }
+  return new Tensor(out, { node: { op, parents, backward, saved } });
+}

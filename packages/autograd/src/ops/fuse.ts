@@ -1,0 +1,102 @@
+import { DType, E, Expr, NDArray, exprInputs } from '@surf/core';
+import { Scalar, checkScalar, promoteTypes, scalarDType } from '../dtypes';
+import { alias, fromOp, needsGrad } from '../node';
+import { Tensor } from '../tensor';
+
+/**
+ * The one machine behind every elementwise op: a forward expression and, per operand, a
+ * gradient expression, each compiled by the backend into ONE kernel. Tensor operands become
+ * kernel inputs (broadcast by NDArray.elementwise), numbers become constants (kernel
+ * parameters, so changing them never recompiles). The backward kernel reads the upstream
+ * gradient, the saved operands and (if the rule asks) the saved output, and writes the
+ * gradients of all operands that require grad in one pass.
+ */
+export type Operand = Tensor | Scalar;
+
+export interface Rule {
+  /** The output from the operands (each already cast to its compute dtype). */
+  fwd(x: Expr[]): Expr;
+  /** d(out)/d(x_i) times g, for each operand; null where no gradient flows. */
+  grad?(g: Expr, x: Expr[], out: Expr): (Expr | null)[];
+  /** The gradient reads `out` (exp, sigmoid, tanh, ...): save it instead of recomputing. */
+  usesOut?: boolean;
+}
+
+/** The dtype the operands compute in (see dtypes.ts), optionally forced to float32. */
+export function computeDType(op: string, xs: readonly Operand[], float = false): DType {
+  const dt = promoteTypes(...xs.map((x) => (x instanceof Tensor ? x.dtype : scalarDType(checkScalar(op, x)))));
+  return float ? 'float32' : dt;
+}
+
+function operandExprs(xs: readonly Operand[], dts: readonly DType[], first: number): Expr[] {
+  let k = first;
+  return xs.map((x, i) => {
+    if (!(x instanceof Tensor)) return E.c(Number(x), dts[i]);
+    const e = E.in(k++);
+    return x.dtype === dts[i] ? e : E.cast(e, dts[i]);
+  });
+}
+
+function remap(e: Expr, m: Map<number, number>): Expr {
+  switch (e.kind) {
+    case 'input': return E.in(m.get(e.index)!);
+    case 'const': return e;
+    case 'cast': return E.cast(remap(e.a, m), e.dtype);
+    case 'unary': return E.un(e.op, remap(e.a, m));
+    case 'binary': return E.bin(e.op, remap(e.a, m), remap(e.b, m));
+    case 'where': return E.where(remap(e.c, m), remap(e.a, m), remap(e.b, m));
+  }
+}
+
+/** Runs expressions over only the inputs they read (fewer buffers bound per kernel). */
+export function runExprs(op: string, outs: Expr[], inputs: NDArray[]): NDArray[] {
+  const used = new Set<number>();
+  outs.forEach((e) => exprInputs(e, used));
+  // An expression that reads no input (a constant) still takes its shape from input 0.
+  const order = used.size ? [...used].sort((a, b) => a - b) : [0];
+  const m = new Map(order.map((i, j) => [i, j]));
+  return NDArray.elementwise(outs.map((e) => remap(e, m)), order.map((i) => inputs[i]), op);
+}
+
+/**
+ * Applies an elementwise rule. `dts[i]` is the dtype operand i is cast to inside the kernel.
+ */
+export function fused(op: string, xs: readonly Operand[], dts: readonly DType[], rule: Rule): Tensor {
+  const tensors = xs.filter((x): x is Tensor => x instanceof Tensor);
+  const nds = tensors.map((t) => t.nd(op));
+  const [out] = runExprs(op, [rule.fwd(operandExprs(xs, dts, 0))], nds);
+  if (!rule.grad || !needsGrad(...tensors)) return new Tensor(out);
+  const saved = nds.map(alias);
+  if (rule.usesOut) saved.push(alias(out));
+  const grad = rule.grad;
+  return fromOp(op, out, tensors, (g) => {
+    const ins = [g, ...saved.slice(0, tensors.length)];
+    const outIn = E.in(ins.length);
+    if (rule.usesOut) ins.push(saved[tensors.length]);
+    const all = grad(E.in(0), operandExprs(xs, dts, 1), outIn);
+    // Keep the gradients of tensor operands that require grad, in tensor order.
+    const want: (Expr | null)[] = [];
+    xs.forEach((x, i) => { if (x instanceof Tensor) want.push(x.requiresGrad ? all[i] : null); });
+    const exprs = want.filter((e): e is Expr => e !== null && !(e.kind === 'input' && e.index === 0));
+    const res = exprs.length ? runExprs(`${op} backward`, exprs, ins) : [];
+    let r = 0;
+    return want.map((e) => (e === null ? null : e.kind === 'input' && e.index === 0 ? alias(g) : res[r++]));
+  }, saved);
+}
+
+/** Common rule pieces, as expressions. */
+export const X = {
+  zero: E.f(0),
+  one: E.f(1),
+  half: E.f(0.5),
+  abs: (a: Expr): Expr => E.max(a, E.neg(a)),
+  not: (b: Expr): Expr => E.eq(E.cast(b, 'int32'), E.i(0)),
+  or: (a: Expr, b: Expr): Expr => E.where(a, a, b),
+  and: (a: Expr, b: Expr): Expr => E.where(a, b, a),
+  sq: (a: Expr): Expr => E.mul(a, a),
+  /** Numerically stable logistic: never exponentiates a positive number. */
+  sigmoid: (x: Expr): Expr => {
+    const e = E.exp(E.neg(X.abs(x)));
+    return E.div(E.where(E.lt(x, E.f(0)), e, E.f(1)), E.add(E.f(1), e));
+  },
+};

@@ -1,0 +1,73 @@
+import { DTypeError, NDArray, ShapeError, broadcastShapes, fmtShape } from '@surf/core';
+import { alias, fromOp } from '../node';
+import { Tensor, checkTensor } from '../tensor';
+
+/**
+ * torch.matmul: [...batch, m, k] @ [...batch, k, n] with broadcast batch dims; a 1-d left
+ * operand is a row vector and a 1-d right operand a column vector, their unit dims removed
+ * from the result. Backward: ga = g @ bᵀ, gb = aᵀ @ g (transposes are views); the engine
+ * sums gradients of broadcast batch dims back.
+ */
+export function matmul(a: Tensor, b: Tensor): Tensor {
+  checkTensor('matmul', b, 'the right operand');
+  const an = a.nd('matmul'), bn = b.nd('matmul');
+  if (an.dtype !== 'float32' || bn.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${an.dtype} and ${bn.dtype}; expected float32 (cast with .float())`);
+  if (an.ndim === 0 || bn.ndim === 0) throw new ShapeError(`matmul: got shapes ${fmtShape(an.shape)} and ${fmtShape(bn.shape)}; expected both at least 1-d (use mul for scalars)`);
+  const k = an.shape[an.ndim - 1];
+  const k2 = bn.ndim === 1 ? bn.shape[0] : bn.shape[bn.ndim - 2];
+  if (k !== k2) throw new ShapeError(`matmul: inner dimensions differ: a ${fmtShape(an.shape)} and b ${fmtShape(bn.shape)} (expected a's last dim ${k} to equal b's ${bn.ndim === 1 ? 'only' : 'second-to-last'} dim ${k2})`);
+  const a2 = an.ndim === 1 ? an.reshape([1, k]) : alias(an);
+  const b2 = bn.ndim === 1 ? bn.reshape([k, 1]) : alias(bn);
+  broadcastShapes('matmul', a2.shape.slice(0, -2), b2.shape.slice(0, -2));
+  const full = a2.matmul(b2);
+  const shape = full.shape.slice();
+  if (an.ndim === 1) shape.splice(shape.length - 2, 1);
+  if (bn.ndim === 1) shape.splice(shape.length - 1, 1);
+  const out = full.reshape(shape);
+  full.dispose();
+  const swap = (x: NDArray) => {
+    const order = [...x.shape.keys()];
+    order.push(...order.splice(-2).reverse());
+    return x.permute(order);
+  };
+  return fromOp('matmul', out, [a, b], (g) => {
+    const g2 = g.reshape(fullShape(shape, an.ndim, bn.ndim));
+    const res: (NDArray | null)[] = [null, null];
+    if (a.requiresGrad) {
+      const bt = swap(b2);
+      const ga = g2.matmul(bt);
+      bt.dispose();
+      res[0] = an.ndim === 1 ? dropDim(ga, ga.ndim - 2) : ga;
+    }
+    if (b.requiresGrad) {
+      const at = swap(a2);
+      const gb = at.matmul(g2);
+      at.dispose();
+      res[1] = bn.ndim === 1 ? dropDim(gb, gb.ndim - 1) : gb;
+    }
+    g2.dispose();
+    return res;
+  }, [a2, b2]);
+}
+
+/** The result shape with the unit dims of 1-d operands put back. */
+function fullShape(shape: readonly number[], aNd: number, bNd: number): number[] {
+  const s = shape.slice();
+  if (aNd === 1) s.splice(bNd === 1 ? s.length : s.length - 1, 0, 1);
+  if (bNd === 1) s.push(1);
+  return s;
+}
+
+function dropDim(x: NDArray, d: number): NDArray {
+  const r = x.reshape(x.shape.filter((_, i) => i !== d));
+  x.dispose();
+  return r;
+}
+
+export function dot(a: Tensor, b: Tensor): Tensor {
+  checkTensor('dot', b, 'the right operand');
+  if (a.ndim !== 1 || b.ndim !== 1 || a.shape[0] !== b.shape[0]) {
+    throw new ShapeError(`dot: got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}; expected two 1-d tensors of the same length`);
+  }
+  return matmul(a, b);
+}

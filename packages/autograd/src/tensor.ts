@@ -1,0 +1,315 @@
+import { DType, DTypeError, DisposedError, NDArray, ShapeError, TypedArray, ValueError, fmtShape, shapesEqual } from '@surf/core';
+import { Scalar, requireFloat } from './dtypes';
+import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
+import { GradNode, alias } from './node';
+import { track, untrack } from './scope';
+import * as A from './ops/arith';
+import * as U from './ops/activations';
+import * as R from './ops/reduce';
+import { logsumexp } from './ops/softmax';
+import * as S from './ops/shape';
+import * as J from './ops/join';
+import { softmax, logSoftmax } from './ops/softmax';
+import { indexSelect } from './ops/index-select';
+import { matmul, dot } from './ops/matmul';
+
+export type Operand = Tensor | Scalar;
+export type Dims = number | readonly number[];
+export type NestedArray = number | boolean | readonly NestedArray[];
+
+function shapeArgs(op: string, args: readonly (number | readonly number[])[]): number[] {
+  const dims = args.length === 1 && Array.isArray(args[0]) ? (args[0] as readonly number[]) : (args as number[]);
+  if (!dims.every((d) => typeof d === 'number')) throw new ShapeError(`${op}: invalid shape ${JSON.stringify(args)}; expected numbers or one array of numbers`);
+  return dims.slice();
+}
+
+function nest(data: TypedArray, shape: readonly number[], bool: boolean): NestedArray {
+  const at = (i: number): number | boolean => (bool ? data[i] !== 0 : data[i]);
+  if (shape.length === 0) return at(0);
+  let off = 0;
+  const build = (d: number): NestedArray[] => {
+    const out: NestedArray[] = [];
+    for (let i = 0; i < shape[d]; i++) out.push(d === shape.length - 1 ? at(off++) : build(d + 1));
+    return out;
+  };
+  return build(0);
+}
+
+/**
+ * The user-facing n-d array with reverse-mode autodiff (PyTorch's torch.Tensor, camelCase).
+ * It wraps one core NDArray on the current backend plus its autograd state: `requiresGrad`,
+ * `.grad` on leaves, and the node that produced it. Ops are eager: each runs its kernel now,
+ * and when a parent requires grad, records how to send gradients back.
+ */
+export class Tensor {
+  private _nd: NDArray | null;
+  private _requiresGrad: boolean;
+  private _grad: Tensor | null = null;
+  private readonly _token: { counted: boolean };
+  /** @internal The op that made this tensor; null for leaves and once freed. */
+  _node: GradNode | null = null;
+  /** @internal Live nodes that list this tensor as a parent (keeps its node after dispose()). */
+  _uses = 0;
+  private readonly _leaf: boolean;
+
+  /** @internal Use tensor(), Tensor.fromNDArray() or an op. */
+  constructor(nd: NDArray, opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {}) {
+    this._nd = nd;
+    this._leaf = !opts.node;
+    this._requiresGrad = false;
+    if (opts.node) {
+      this._node = opts.node;
+      this._requiresGrad = true;
+      for (const p of opts.node.parents) if (p._node) p._uses++;
+    } else if (opts.requiresGrad) {
+      requireFloat('requiresGrad', nd.dtype);
+      this._requiresGrad = true;
+    }
+    this._token = track(this, !opts.untracked);
+  }
+
+  /**
+   * Wraps a core NDArray (taking ownership: disposing the tensor disposes it). For @surf/nn
+   * and apps that compute with NDArray.elementwise directly.
+   */
+  static fromNDArray(nd: NDArray, opts: { requiresGrad?: boolean } = {}): Tensor {
+    if (!(nd instanceof NDArray)) throw new ValueError('Tensor.fromNDArray: expected a core NDArray');
+    return new Tensor(nd, { requiresGrad: opts.requiresGrad });
+  }
+
+  /** The underlying core NDArray (owned by this tensor: do not dispose it). */
+  get ndarray(): NDArray {
+    if (!this._nd) throw new DisposedError(`Tensor of shape ${fmtShape(this._shapeSeen)} was used after dispose()`);
+    return this._nd;
+  }
+
+  /** @internal The NDArray, or a DisposedError that names the op. */
+  nd(op: string): NDArray {
+    if (!this._nd) throw new DisposedError(`${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after dispose()`);
+    return this._nd;
+  }
+
+  private _shapeSeen: readonly number[] = [];
+  private _dtypeSeen: DType = 'float32';
+
+  get shape(): number[] { return (this._nd ? this._nd.shape : this._shapeSeen).slice(); }
+  get ndim(): number { return this.shape.length; }
+  get numel(): number { return this.shape.reduce((a, b) => a * b, 1); }
+  get dtype(): DType { return this._nd ? this._nd.dtype : this._dtypeSeen; }
+  get isDisposed(): boolean { return this._nd === null; }
+  /** True for tensors not made by a recorded op (inputs, parameters); only leaves keep .grad. */
+  get isLeaf(): boolean { return this._leaf; }
+
+  get requiresGrad(): boolean { return this._requiresGrad; }
+  set requiresGrad(v: boolean) { this.requiresGrad_(v); }
+
+  /** Marks a leaf as a parameter to differentiate with respect to (PyTorch's requires_grad_). */
+  requiresGrad_(v = true): this {
+    if (!this._leaf) throw new ValueError(`requiresGrad_: only leaf tensors can change requiresGrad (this one was made by '${this._node?.op ?? 'an op'}'; use detach() first)`);
+    if (v) requireFloat('requiresGrad_', this.dtype);
+    this._requiresGrad = v;
+    return this;
+  }
+
+  /** The accumulated gradient of a leaf after backward(); null before. */
+  get grad(): Tensor | null { return this._grad; }
+  /** Setting null (zeroing the grad) disposes the previous gradient tensor. */
+  set grad(g: Tensor | null) {
+    if (g !== null && !(g instanceof Tensor)) throw new ValueError('grad: expected a Tensor or null');
+    if (g && !shapesEqual(g.shape, this.shape)) throw new ShapeError(`grad: got shape ${fmtShape(g.shape)}; expected ${fmtShape(this.shape)}`);
+    if (this._grad && this._grad !== g) this._grad.dispose();
+    this._grad = g;
+  }
+
+  /** @internal Adds a gradient (consumed) into .grad. */
+  _accumulateGrad(g: NDArray): void {
+    if (this._grad && !this._grad.isDisposed) {
+      this._grad._replace(addInto(this._grad.nd('backward'), g));
+      return;
+    }
+    const own = g.contiguous();
+    g.dispose();
+    this._grad = new Tensor(own, { untracked: true });
+  }
+
+  /** @internal Swaps the data without touching the graph. */
+  _replace(nd: NDArray): void {
+    const old = this._nd;
+    this._nd = nd;
+    if (old && old !== nd) old.dispose();
+  }
+
+  /** @internal Frees the node once the tensor is disposed and no live node needs it. */
+  _releaseGraphIfUnused(): void {
+    if (!this._nd && this._uses === 0) freeNode(this, true);
+  }
+
+  /**
+   * Replaces this tensor's data in place with `other`'s (same shape; cast to this dtype),
+   * recording no graph: how optimizers write parameters after an update computed with
+   * NDArray.elementwise. Shares other's storage (no copy); `other` stays owned by its caller.
+   */
+  assign(other: Tensor | NDArray): this {
+    const src = other instanceof Tensor ? other.nd('assign') : other;
+    if (!(src instanceof NDArray)) throw new ValueError('assign: expected a Tensor or an NDArray');
+    const me = this.nd('assign');
+    if (!shapesEqual(src.shape, me.shape)) throw new ShapeError(`assign: got shape ${fmtShape(src.shape)}; expected this tensor's shape ${fmtShape(me.shape)}`);
+    if (src.backend !== me.backend) throw new ValueError(`assign: the new data lives on backend ${src.backend.name}; this tensor on ${me.backend.name}`);
+    this._replace(src.dtype === me.dtype ? alias(src) : src.cast(me.dtype));
+    return this;
+  }
+
+  /** Frees the data (GPU buffer), the gradient and, unless still needed by a graph, the node. Idempotent. */
+  dispose(): void {
+    if (!this._nd) return;
+    this._shapeSeen = this._nd.shape;
+    this._dtypeSeen = this._nd.dtype;
+    this._nd.dispose();
+    this._nd = null;
+    this._grad?.dispose();
+    this._grad = null;
+    untrack(this, this._token);
+    this._releaseGraphIfUnused();
+  }
+
+  /** A tensor sharing this data but cut from the graph (requiresGrad false). */
+  detach(): Tensor { return new Tensor(alias(this.nd('detach'))); }
+
+  /** A copy of the data (its own contiguous buffer), differentiable. */
+  clone(): Tensor { return S.clone(this); }
+
+  // ---- readback ----
+
+  /** The elements in row-major order as a typed array (bool: Uint8Array of 0/1). */
+  async data(): Promise<TypedArray> { return this.nd('data').data(); }
+
+  /** The elements as nested arrays (numbers, or booleans for bool tensors); a 0-d tensor gives a number. */
+  async toArray(): Promise<NestedArray> {
+    const nd = this.nd('toArray');
+    return nest(await nd.data(), nd.shape, nd.dtype === 'bool');
+  }
+
+  /** The single element of a one-element tensor. */
+  async item(): Promise<number> {
+    const nd = this.nd('item');
+    if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
+    return (await nd.data())[0];
+  }
+
+  toString(): string {
+    return `Tensor(${this.dtype}, ${fmtShape(this.shape)}${this.requiresGrad ? ', requiresGrad' : ''}${this.isDisposed ? ', disposed' : ''})`;
+  }
+
+  // ---- autodiff ----
+
+  /**
+   * Computes d(this)/d(leaf) for every leaf that requires grad and adds it to leaf.grad.
+   * A non-scalar tensor needs `grad` (the vector of the vector-Jacobian product).
+   */
+  backward(grad?: Tensor | NDArray, opts?: BackwardOptions): void {
+    const g = grad instanceof Tensor ? grad.nd('backward') : grad;
+    runBackward(this, g, opts);
+  }
+
+  // ---- elementwise (numbers broadcast; see dtypes.ts for promotion) ----
+
+  add(o: Operand): Tensor { return A.add(this, o); }
+  sub(o: Operand): Tensor { return A.sub(this, o); }
+  mul(o: Operand): Tensor { return A.mul(this, o); }
+  /** True division: int32 operands give float32. */
+  div(o: Operand): Tensor { return A.div(this, o); }
+  pow(o: Operand): Tensor { return A.pow(this, o); }
+  maximum(o: Operand): Tensor { return A.maximum(this, o); }
+  minimum(o: Operand): Tensor { return A.minimum(this, o); }
+  clamp(min?: Operand | null, max?: Operand | null): Tensor { return A.clamp(this, min ?? undefined, max ?? undefined); }
+  eq(o: Operand): Tensor { return A.eq(this, o); }
+  ne(o: Operand): Tensor { return A.ne(this, o); }
+  lt(o: Operand): Tensor { return A.lt(this, o); }
+  le(o: Operand): Tensor { return A.le(this, o); }
+  gt(o: Operand): Tensor { return A.gt(this, o); }
+  ge(o: Operand): Tensor { return A.ge(this, o); }
+  /** c ? a : b elementwise; c is a bool tensor. */
+  static where(c: Tensor, a: Operand, b: Operand): Tensor { return A.where(c, a, b); }
+  /** Converts to another dtype (float→int truncates toward zero); differentiable float→float only. */
+  cast(dtype: DType): Tensor { return A.cast(this, dtype); }
+  float(): Tensor { return A.cast(this, 'float32'); }
+  int(): Tensor { return A.cast(this, 'int32'); }
+
+  neg(): Tensor { return U.neg(this); }
+  exp(): Tensor { return U.exp(this); }
+  log(): Tensor { return U.log(this); }
+  sqrt(): Tensor { return U.sqrt(this); }
+  rsqrt(): Tensor { return U.rsqrt(this); }
+  abs(): Tensor { return U.abs(this); }
+  sin(): Tensor { return U.sin(this); }
+  cos(): Tensor { return U.cos(this); }
+  tanh(): Tensor { return U.tanh(this); }
+  sigmoid(): Tensor { return U.sigmoid(this); }
+  relu(): Tensor { return U.relu(this); }
+  leakyRelu(negativeSlope = 0.01): Tensor { return U.leakyRelu(this, negativeSlope); }
+  /** 'none': x·Φ(x) with an erf accurate to 1.5e-7; 'tanh': the tanh approximation. */
+  gelu(approximate: 'none' | 'tanh' = 'none'): Tensor { return U.gelu(this, approximate); }
+  softplus(beta = 1): Tensor { return U.softplus(this, beta); }
+
+  // ---- reductions: dim is a number, a list, or absent for all dims ----
+
+  sum(dim?: Dims, keepdim = false): Tensor { return R.sum(this, dim, keepdim); }
+  mean(dim?: Dims, keepdim = false): Tensor { return R.mean(this, dim, keepdim); }
+  /** Max values (not PyTorch's (values, indices) pair: use argmax). Ties share the gradient equally. */
+  max(dim?: Dims, keepdim = false): Tensor { return R.max(this, dim, keepdim); }
+  min(dim?: Dims, keepdim = false): Tensor { return R.min(this, dim, keepdim); }
+  /** Index (int32) of the first maximum along dim, or into the flattened tensor when dim is absent. */
+  argmax(dim?: number, keepdim = false): Tensor { return R.argmax(this, dim, keepdim); }
+  argmin(dim?: number, keepdim = false): Tensor { return R.argmin(this, dim, keepdim); }
+  /** Variance with Bessel's correction by default (correction = 1), as torch.var. */
+  var(dim?: Dims, keepdim = false, correction = 1): Tensor { return R.variance(this, dim, keepdim, correction); }
+  std(dim?: Dims, keepdim = false, correction = 1): Tensor { return R.std(this, dim, keepdim, correction); }
+  logsumexp(dim?: Dims, keepdim = false): Tensor { return logsumexp(this, dim, keepdim); }
+  softmax(dim: number): Tensor { return softmax(this, dim); }
+  logSoftmax(dim: number): Tensor { return logSoftmax(this, dim); }
+
+  // ---- shape (views: no copy unless strides cannot express the result) ----
+
+  reshape(...shape: number[]): Tensor;
+  reshape(shape: readonly number[]): Tensor;
+  reshape(...args: (number | readonly number[])[]): Tensor { return S.reshape(this, shapeArgs('reshape', args)); }
+  view(...shape: number[]): Tensor;
+  view(shape: readonly number[]): Tensor;
+  view(...args: (number | readonly number[])[]): Tensor { return S.reshape(this, shapeArgs('view', args), 'view'); }
+  permute(...dims: number[]): Tensor;
+  permute(dims: readonly number[]): Tensor;
+  permute(...args: (number | readonly number[])[]): Tensor { return S.permute(this, shapeArgs('permute', args)); }
+  transpose(dim0: number, dim1: number): Tensor { return S.transpose(this, dim0, dim1); }
+  /** All dims reversed (the matrix transpose for 2-d). */
+  get T(): Tensor { return S.permute(this, this.shape.map((_, i) => this.ndim - 1 - i)); }
+  /** Broadcasts size-1 dims (and new leading dims) to `shape`; -1 keeps a dim. */
+  expand(...shape: number[]): Tensor;
+  expand(shape: readonly number[]): Tensor;
+  expand(...args: (number | readonly number[])[]): Tensor { return S.expand(this, shapeArgs('expand', args)); }
+  broadcastTo(shape: readonly number[]): Tensor { return S.expand(this, shape.slice(), 'broadcastTo'); }
+  /** Zero padding: one [before, after] pair per dim, first dim first. */
+  pad(widths: readonly (readonly [number, number])[]): Tensor { return S.pad(this, widths); }
+  narrow(dim: number, start: number, length: number): Tensor { return S.narrow(this, dim, start, length); }
+  flip(dims: Dims): Tensor { return S.flip(this, dims); }
+  squeeze(dim?: Dims): Tensor { return S.squeeze(this, dim); }
+  unsqueeze(dim: number): Tensor { return S.unsqueeze(this, dim); }
+  flatten(startDim = 0, endDim = -1): Tensor { return S.flatten(this, startDim, endDim); }
+  contiguous(): Tensor { return S.contiguous(this); }
+  static cat(tensors: readonly Tensor[], dim = 0): Tensor { return J.cat(tensors, dim); }
+  static stack(tensors: readonly Tensor[], dim = 0): Tensor { return J.stack(tensors, dim); }
+
+  /** Slices of dim `dim` picked by a 1-d int32 index (a tensor or a list): batching, embeddings. */
+  indexSelect(dim: number, index: Tensor | readonly number[]): Tensor { return indexSelect(this, dim, index); }
+
+  // ---- linear algebra ----
+
+  /** torch.matmul: batched with broadcast batch dims; a 1-d operand is a vector. */
+  matmul(o: Tensor): Tensor { return matmul(this, o); }
+  /** Inner product of two 1-d tensors. */
+  dot(o: Tensor): Tensor { return dot(this, o); }
+}
+
+export function checkTensor(op: string, t: unknown, what = 'an operand'): Tensor {
+  if (t instanceof Tensor) return t;
+  throw new DTypeError(`${op}: expected ${what} to be a Tensor; got ${t === null ? 'null' : typeof t}`);
+}
