@@ -1,0 +1,241 @@
+/**
+ * `npm run bench`: Surf against its peers in one run, on one adapter.
+ *
+ *   npm run bench -- [--quick] [--only=matmul,reduce,...] [--backend=webgpu|cpu]
+ *                    [--peers=tfjs,jax,torch | --no-peers] [--json path] [--list]
+ *
+ * GPU rows compare Surf's WebGPU backend with TF.js (webgpu) and jax-js (webgpu) on the same
+ * Dawn adapter, and PyTorch CUDA when python3 has it; CPU rows compare Surf's CPU backend with
+ * TF.js cpu/wasm and jax-js wasm. Every figure is checked against a float64 reference (kernel
+ * rows) or a falling loss (training rows). See docs/performance.md.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { AdapterFacts, adapterLabel, machineFacts, peerVersions, setupWebGPU } from './env';
+import { Framework, FrameworkId, NotAvailable, RowInputs } from './framework';
+import { JaxFramework } from './peers/jax';
+import { TfjsFramework } from './peers/tfjs';
+import { LABELS, Outcome, RowResult, fmtNum, isMeasured, notes, ratios, rowJson, table } from './report';
+import { GROUPS, Row, buildRows, toUnit } from './rows';
+import { SurfFramework } from './surf';
+import { FULL_TIMING, QUICK_TIMING, timeRunner } from './timing';
+import { runTorch, torchUnavailable } from './torch';
+
+interface Options {
+  quick: boolean;
+  json: string;
+  only: string[] | null;
+  backend: 'webgpu' | 'cpu' | null;
+  peers: Set<string>;
+  list: boolean;
+  help: boolean;
+  torchTimeoutS: number;
+}
+
+const USAGE = `usage: npm run bench -- [options]
+  --quick               small sizes, few iterations (SwiftShader / CPU boxes: a few minutes)
+  --only=A,B            groups (${GROUPS.join(', ')}) or row-id prefixes (e.g. matmul/1024)
+  --backend=webgpu|cpu  only the GPU rows or only the CPU rows
+  --peers=tfjs,jax,torch  which peers run (default all); --no-peers for Surf alone
+  --json PATH           where the JSON goes (default bench/results/latest.json)
+  --torch-timeout=S     limit for the PyTorch run (default 300 s)
+  --list                print the rows and exit`;
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { quick: false, json: 'bench/results/latest.json', only: null, backend: null, peers: new Set(['tfjs', 'jax', 'torch']), list: false, help: false, torchTimeoutS: 300 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [k, v] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const val = () => v ?? argv[++i];
+    switch (k) {
+      case '--quick': o.quick = true; break;
+      case '--json': o.json = val(); break;
+      case '--only': o.only = val().split(',').map((s) => s.trim()).filter(Boolean); break;
+      case '--backend': {
+        const b = val();
+        if (b !== 'webgpu' && b !== 'cpu') throw new Error(`--backend: expected webgpu or cpu, got ${b}`);
+        o.backend = b;
+        break;
+      }
+      case '--peers': o.peers = new Set(val().split(',').map((s) => s.trim()).filter(Boolean)); break;
+      case '--no-peers': o.peers = new Set(); break;
+      case '--torch-timeout': o.torchTimeoutS = Number(val()); break;
+      case '--list': o.list = true; break;
+      case '-h': case '--help': o.help = true; break;
+      default: throw new Error(`unknown option ${a}\n${USAGE}`);
+    }
+  }
+  return o;
+}
+
+function selectRows(all: Row[], o: Options): Row[] {
+  return all.filter((r) => {
+    if (o.backend === 'webgpu' && r.device !== 'gpu') return false;
+    if (o.backend === 'cpu' && r.device !== 'cpu') return false;
+    if (!o.only) return true;
+    return o.only.some((s) => r.group === s || r.id.startsWith(s));
+  });
+}
+
+const log = (s: string) => console.log(`# ${s}`);
+
+async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolean): Promise<Outcome> {
+  let runner;
+  try {
+    runner = await fw.prepare(row, inputs);
+  } catch (e) {
+    return { na: e instanceof NotAvailable ? e.message : `prepare failed: ${(e as Error).message?.split('\n')[0] ?? e}` };
+  }
+  try {
+    if (runner.reported) {
+      await runner.step(0);
+      await runner.step(1);
+      const value = runner.reported();
+      const check = await runner.check();
+      return { value, secondsPerIter: NaN, iters: 1, repeats: 1, samples: [], check };
+    }
+    const t = await timeRunner(runner, quick ? QUICK_TIMING : FULL_TIMING);
+    const check = await runner.check();
+    return { value: toUnit(row, t.secondsPerIter), secondsPerIter: t.secondsPerIter, iters: t.iters, repeats: t.repeats, samples: t.samples, check };
+  } catch (e) {
+    return { na: `failed: ${(e as Error).message?.split('\n')[0] ?? e}` };
+  } finally {
+    try {
+      await runner.dispose();
+    } catch {
+      /* a failed run may leave half-made state */
+    }
+    await fw.afterRow?.();
+  }
+}
+
+function describeOutcome(fw: FrameworkId, row: Row, o: Outcome): string {
+  if (!isMeasured(o)) return `${LABELS[fw]} n/a`;
+  const c = o.check;
+  const chk = c.relErr !== undefined ? `err ${c.relErr.toExponential(1)}` : c.lossFirst !== undefined ? `loss ${c.lossFirst.toFixed(3)}->${c.lossLast?.toFixed(3)}` : '';
+  return `${LABELS[fw]} ${fmtNum(o.value)} ${row.unit}${chk ? ` (${chk})` : ''}${c.ok ? '' : ' WRONG'}`;
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  if (o.help) {
+    console.log(USAGE);
+    return;
+  }
+  const rows = selectRows(buildRows(o.quick), o);
+  if (o.list) {
+    for (const r of rows) console.log(`${r.id.padEnd(40)} ${r.unit.padEnd(8)} ${r.label}`);
+    return;
+  }
+  const machine = machineFacts();
+  log(`Surf bench ${o.quick ? '--quick' : '(full)'}: ${rows.length} rows; ${machine.cpu} x${machine.cores}, ${machine.hostname}, Node ${machine.node}${machine.gpu ? `, GPU ${machine.gpu}` : ''}`);
+
+  const wantGpu = rows.some((r) => r.device === 'gpu');
+  const wantCpu = rows.some((r) => r.device === 'cpu');
+  let adapter: AdapterFacts | null = null;
+  let gpuError: string | null = null;
+  if (wantGpu) {
+    const g = await setupWebGPU(log);
+    if ('error' in g) gpuError = g.error;
+    else adapter = g.facts;
+    log(adapter ? `adapter: ${adapterLabel(adapter)}` : `no WebGPU: ${gpuError}`);
+  }
+
+  const frameworks: Framework[] = [];
+  if (wantGpu) {
+    frameworks.push(new SurfFramework('webgpu', log));
+    if (o.peers.has('tfjs')) frameworks.push(new TfjsFramework('webgpu', log));
+    if (o.peers.has('jax')) frameworks.push(new JaxFramework('webgpu'));
+  }
+  if (wantCpu) {
+    frameworks.push(new SurfFramework('cpu', log));
+    if (o.peers.has('tfjs')) frameworks.push(new TfjsFramework('cpu', log), new TfjsFramework('wasm', log));
+    if (o.peers.has('jax')) frameworks.push(new JaxFramework('wasm'));
+  }
+
+  const results: RowResult[] = [];
+  const t0 = performance.now();
+  for (const row of rows) {
+    const inputs = new RowInputs(row, o.quick);
+    const rr: RowResult = { row, results: {} };
+    for (const fw of frameworks.filter((f) => f.device === row.device)) {
+      if (row.device === 'gpu' && gpuError) {
+        rr.results[fw.id] = { na: `no WebGPU adapter: ${gpuError}` };
+        continue;
+      }
+      if (row.kind === 'example' && !fw.id.startsWith('surf')) continue;
+      rr.results[fw.id] = await measure(fw, row, inputs, o.quick);
+    }
+    results.push(rr);
+    const parts = Object.entries(rr.results).map(([fw, out]) => describeOutcome(fw as FrameworkId, row, out));
+    log(`${row.id}: ${parts.join(' | ')}  [${((performance.now() - t0) / 1000).toFixed(0)} s]`);
+  }
+
+  // PyTorch last, alone on the GPU.
+  let torchEnv: Record<string, unknown> | null = null;
+  const gpuRows = rows.filter((r) => r.device === 'gpu' && r.kind !== 'example');
+  if (o.peers.has('torch') && gpuRows.length) {
+    const why = torchUnavailable();
+    if (why) {
+      log(`PyTorch not run: ${why}`);
+      torchEnv = { skipped: why };
+    } else {
+      const t = runTorch(gpuRows, o.quick ? QUICK_TIMING : FULL_TIMING, o.quick, log, o.torchTimeoutS);
+      if ('error' in t) {
+        log(`PyTorch failed: ${t.error}`);
+        torchEnv = { error: t.error };
+        for (const r of results) if (gpuRows.includes(r.row)) r.results['torch-cuda'] = { na: t.error };
+      } else {
+        torchEnv = t.env;
+        for (const r of results) {
+          const got = t.results[r.row.id];
+          if (got) r.results['torch-cuda'] = got;
+        }
+      }
+    }
+  }
+
+  const present = new Set<FrameworkId>();
+  for (const r of results) for (const k of Object.keys(r.results)) present.add(k as FrameworkId);
+  const versions = peerVersions();
+  const header = [
+    `machine: ${machine.cpu} x${machine.cores}, ${machine.memoryGiB} GiB, ${machine.hostname}, ${machine.os}${machine.gpu ? `; nvidia-smi: ${machine.gpu}` : ''}`,
+    `adapter: ${adapter ? adapterLabel(adapter) : gpuError ?? '(no GPU rows)'}`,
+    `node ${machine.node}; TF.js ${versions['@tensorflow/tfjs-core'] ?? '?'}; jax-js ${versions['@jax-js/jax'] ?? '?'}; webgpu (Dawn) ${versions.webgpu ?? '?'}${torchEnv && 'torch' in torchEnv ? `; torch ${torchEnv.torch} (${torchEnv.device})` : ''}; ${machine.date}; ${o.quick ? 'quick' : 'full'} mode`,
+    'Surf/X: how many times faster Surf is than X (> 1: Surf faster; for µs/op the inverse ratio).',
+  ];
+  const gpuTable = table(results, 'gpu', present);
+  const cpuTable = table(results, 'cpu', present);
+  console.log('');
+  for (const h of header) console.log(h);
+  if (gpuTable) console.log(`\nGPU rows (${adapter ? adapterLabel(adapter) : 'no adapter'}${present.has('torch-cuda') ? '; PyTorch on CUDA' : ''}):\n\n${gpuTable}`);
+  if (cpuTable) console.log(`\nCPU rows (${machine.cpu} x${machine.cores}):\n\n${cpuTable}`);
+  const n = notes(results);
+  if (n.length) console.log(`\n${n.join('\n')}`);
+
+  const json = {
+    suite: 'surf-bench',
+    schema: 1,
+    mode: o.quick ? 'quick' : 'full',
+    machine,
+    adapter,
+    versions,
+    torch: torchEnv,
+    frameworks: Object.fromEntries(frameworks.map((f) => [f.id, f.describe()])),
+    rows: results.map(rowJson),
+    summary: results.map((r) => ({ id: r.row.id, unit: r.row.unit, surf: (() => { const s = r.results[r.row.device === 'gpu' ? 'surf-webgpu' : 'surf-cpu']; return isMeasured(s) ? s.value : null; })(), ratios: ratios(r) })),
+    seconds: (performance.now() - t0) / 1000,
+  };
+  const path = resolve(o.json);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(json, null, 1));
+  console.log(`\nJSON: ${path} (${json.seconds.toFixed(0)} s)`);
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  },
+);
