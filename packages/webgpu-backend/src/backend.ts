@@ -1,0 +1,312 @@
+import {
+  Backend, BackendError, DType, DTypeError, DisposedError, Expr, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
+  TypedArray, ValueError, View, E, exprDType, fmtShape, numel, shapesEqual,
+} from '@surf/core';
+import { Acquired, DeviceRequest, acquireDevice } from './device';
+import { encodeElementwise, EwInput } from './kernels/elementwise';
+import { encodeGather } from './kernels/gather';
+import { MatmulConfig, MatmulConfigOption, chooseMatmulConfig, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
+import { describeReduce, encodeReduce } from './kernels/reduce';
+import type { PooledBuffer } from './pool';
+import { Runtime } from './runtime';
+import { GPUStorage } from './storage';
+
+export interface WebGPUBackendOptions extends DeviceRequest {
+  /** Matmul tiling: a partial config (merged over the default) or a chooser per problem size. */
+  matmul?: MatmulConfigOption;
+  /** Threads per workgroup for elementwise and gather kernels (default 256, capped by the adapter). */
+  workgroupSize?: number;
+  /** Threads per workgroup for reductions (a power of two; default 256, capped by the adapter). */
+  reduceWorkgroupSize?: number;
+  /** Dispatches recorded before a batch is submitted on its own (default 128). */
+  opsPerSubmit?: number;
+  /** Bytes of freed buffers kept for reuse (default 1 GiB). */
+  poolLimitBytes?: number;
+  /** Caps workgroups per grid dimension below the adapter's limit (testing the 2-D grid). */
+  maxWorkgroupsPerDim?: number;
+}
+
+function describe(info: GPUAdapterInfo | null): string {
+  if (!info) return 'WebGPU (adapter unknown)';
+  const name = [info.vendor, info.architecture, info.device].filter(Boolean).join(' ');
+  return `WebGPU: ${name || 'unknown adapter'}${info.description ? ` (${info.description})` : ''}`;
+}
+
+/** The backend contract on WebGPU: every op is a WGSL kernel recorded into a batched command encoder. */
+export class WebGPUBackend implements Backend {
+  readonly name = 'webgpu';
+  readonly description: string;
+  readonly device: GPUDevice;
+  readonly adapterInfo: GPUAdapterInfo | null;
+  readonly limits: GPUSupportedLimits;
+  private rt: Runtime;
+  private live = new Set<GPUStorage>();
+  private liveBytes = 0;
+  private wg: number;
+  private rwg: number;
+  private maxBytes: number;
+  private owned: boolean;
+  private instance: unknown;
+
+  constructor(acq: Acquired, private opts: WebGPUBackendOptions = {}) {
+    this.device = acq.device;
+    this.adapterInfo = acq.info;
+    this.limits = acq.device.limits;
+    this.owned = acq.owned;
+    this.instance = acq.instance;
+    this.description = describe(acq.info);
+    const lim = this.limits;
+    const maxInv = Math.min(lim.maxComputeInvocationsPerWorkgroup, lim.maxComputeWorkgroupSizeX);
+    this.wg = Math.max(1, Math.min(opts.workgroupSize ?? 256, maxInv));
+    let r = 1;
+    while (r * 2 <= Math.min(opts.reduceWorkgroupSize ?? 256, maxInv)) r *= 2;
+    this.rwg = r;
+    this.maxBytes = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
+    if (opts.matmul && typeof opts.matmul !== 'function') validateMatmulConfig(chooseMatmulConfig(opts.matmul, 64, 64, 64, 1), lim);
+    this.rt = new Runtime(acq.device, {
+      opsPerSubmit: opts.opsPerSubmit ?? 128,
+      paramArenaBytes: 256 * 1024,
+      poolLimitBytes: opts.poolLimitBytes ?? 1024 * 1024 * 1024,
+      maxWorkgroupsPerDim: opts.maxWorkgroupsPerDim,
+    });
+  }
+
+  /** Number of compiled pipelines (kernels are cached by structure, not by shape or constants). */
+  get pipelineCount(): number {
+    return this.rt.pipelineCount;
+  }
+
+  // ---- helpers ----
+
+  private buf(op: string, s: Storage): PooledBuffer {
+    if (s.backend !== this || !(s instanceof GPUStorage)) throw new BackendError(`${op}: got a storage of backend '${s.backend?.name}'; expected one of this WebGPU backend (move the tensor first)`);
+    if (!s.buf) throw new DisposedError(`${op}: a ${s.dtype} storage of ${s.size} elements was used after dispose()`);
+    return s.buf;
+  }
+
+  private newStorage(op: string, dtype: DType, size: number, forUpload = false): GPUStorage {
+    const bytes = Math.max(size, 1) * 4;
+    if (bytes > this.maxBytes) {
+      throw new BackendError(`${op}: a ${dtype} tensor of ${size} elements needs ${bytes} bytes, more than this adapter's storage buffer limit of ${this.maxBytes} bytes (maxStorageBufferBindingSize/maxBufferSize); split the work into smaller tensors`);
+    }
+    let b: PooledBuffer;
+    try {
+      b = this.rt.alloc(bytes, forUpload);
+    } catch (e) {
+      throw new BackendError(`${op}: allocating ${bytes} bytes failed: ${(e as Error).message}`);
+    }
+    const s = new GPUStorage(this, dtype, size, b);
+    this.live.add(s);
+    this.liveBytes += b.bytes;
+    return s;
+  }
+
+  /** A contiguous copy of a masked operand (kernels other than elementwise read unmasked views). */
+  private unmasked(op: string, x: Strided): { s: Strided; tmp: GPUStorage | null } {
+    if (!x.view.mask) return { s: x, tmp: null };
+    const [c] = this.elementwise([E.in(0)], [x], x.view.shape) as GPUStorage[];
+    void op;
+    return { s: { storage: c, view: View.contiguous(x.view.shape) }, tmp: c };
+  }
+
+  // ---- the contract ----
+
+  fromData(data: TypedArray, dtype: DType): Storage {
+    this.rt.check('fromData');
+    let arr: Float32Array | Int32Array | Uint32Array;
+    if (dtype === 'float32') arr = data instanceof Float32Array ? data : Float32Array.from(data as ArrayLike<number>);
+    else if (dtype === 'int32') arr = data instanceof Int32Array ? data : Int32Array.from(data as ArrayLike<number>, (v) => v | 0);
+    else if (dtype === 'bool') arr = Uint32Array.from(data as ArrayLike<number>, (v) => (v ? 1 : 0));
+    else throw new DTypeError(`fromData: unknown dtype ${JSON.stringify(dtype)}; expected float32, int32 or bool`);
+    // Dawn rejects writes from shared memory.
+    if (typeof SharedArrayBuffer !== 'undefined' && arr.buffer instanceof SharedArrayBuffer) arr = arr.slice();
+    this.rt.begin('fromData', [arr.length]);
+    const s = this.newStorage('fromData', dtype, arr.length, true);
+    if (arr.length) this.rt.upload(s.buf!, arr);
+    return s;
+  }
+
+  elementwise(outs: readonly Expr[], inputs: readonly Strided[], shape: readonly number[]): Storage[] {
+    this.rt.check('elementwise');
+    if (!outs.length) throw new ValueError('elementwise: got no expressions; expected at least one');
+    const dts = inputs.map((x) => x.storage.dtype);
+    const outDT = outs.map((e) => exprDType(e, dts));
+    const ins: EwInput[] = inputs.map((x, i) => {
+      if (!shapesEqual(x.view.shape, shape)) throw new ShapeError(`elementwise: input ${i} has shape ${fmtShape(x.view.shape)}; expected the output shape ${fmtShape(shape)} (broadcast it first)`);
+      return { buf: this.buf('elementwise', x.storage), dtype: x.storage.dtype, offset: x.view.offset, strides: x.view.strides, mask: x.view.mask };
+    });
+    const size = numel(shape);
+    this.rt.begin('elementwise', shape);
+    const res = outDT.map((d) => this.newStorage('elementwise', d, size));
+    if (size === 0) return res;
+    // Storage bindings per kernel are limited; outputs beyond the limit go to extra kernels.
+    const distinct = new Set(ins.map((x) => x.buf)).size;
+    const room = this.limits.maxStorageBuffersPerShaderStage - distinct;
+    if (room < 1) throw new BackendError(`elementwise: ${distinct} distinct input buffers exceed this adapter's ${this.limits.maxStorageBuffersPerShaderStage} storage buffers per kernel; split the expression`);
+    for (let o = 0; o < outs.length; o += room) {
+      encodeElementwise(this.rt, outs.slice(o, o + room), ins, shape, res.slice(o, o + room).map((s) => s.buf!), this.wg);
+    }
+    return res;
+  }
+
+  reduce(op: ReduceOp, x: Strided, axes: readonly number[]): Storage {
+    this.rt.check(op);
+    if (op !== 'sum' && op !== 'max') throw new ValueError(`reduce: unknown op ${JSON.stringify(op)}; expected 'sum' or 'max'`);
+    const dt = x.storage.dtype;
+    if (dt === 'bool') throw new DTypeError(`${op}: got dtype bool; expected float32 or int32 (cast first)`);
+    const nd = x.view.ndim;
+    if (!axes.every((a, i) => Number.isInteger(a) && a >= 0 && a < nd && (i === 0 || a > axes[i - 1]))) {
+      throw new ShapeError(`${op}: axes ${JSON.stringify(axes)} are not sorted unique axes of a ${nd}-d tensor of shape ${fmtShape(x.view.shape)}`);
+    }
+    this.buf(op, x.storage);
+    this.rt.begin(op, x.view.shape);
+    const { s, tmp } = this.unmasked(op, x);
+    const outShape = s.view.shape.map((d, i) => (axes.includes(i) ? 1 : d));
+    const out = this.newStorage(op, dt, numel(outShape));
+    const desc = describeReduce(this.buf(op, s.storage), dt, s.view.shape, s.view.strides, s.view.offset, axes);
+    encodeReduce(this.rt, op, desc, out.buf!, this.rwg);
+    if (tmp) this.dispose(tmp);
+    return out;
+  }
+
+  matmul(a: Strided, b: Strided): Storage {
+    this.rt.check('matmul');
+    const as = a.view.shape;
+    const bs = b.view.shape;
+    if (a.storage.dtype !== 'float32' || b.storage.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${a.storage.dtype} and ${b.storage.dtype}; expected float32`);
+    const nd = as.length;
+    if (nd < 2 || bs.length !== nd || !shapesEqual(as.slice(0, -2), bs.slice(0, -2)) || as[nd - 1] !== bs[nd - 2]) {
+      throw new ShapeError(`matmul: got shapes ${fmtShape(as)} and ${fmtShape(bs)}; expected [...batch, m, k] and [...batch, k, n] with identical batch dims`);
+    }
+    this.buf('matmul', a.storage);
+    this.buf('matmul', b.storage);
+    this.rt.begin('matmul', [...as, bs[nd - 1]]);
+    const ua = this.unmasked('matmul', a);
+    const ub = this.unmasked('matmul', b);
+    const av = ua.s.view;
+    const bv = ub.s.view;
+    const m = as[nd - 2], k = as[nd - 1], n = bs[nd - 1];
+    const batchShape = as.slice(0, -2);
+    const out = this.newStorage('matmul', 'float32', numel([...batchShape, m, n]));
+    // Collapse batch dims that both operands walk as one run.
+    const bsh: number[] = [];
+    const ast: number[] = [];
+    const bst: number[] = [];
+    batchShape.forEach((d, i) => {
+      if (d === 1) return;
+      const j = bsh.length - 1;
+      if (j >= 0 && ast[j] === av.strides[i] * d && bst[j] === bv.strides[i] * d) {
+        bsh[j] *= d;
+        ast[j] = av.strides[i];
+        bst[j] = bv.strides[i];
+      } else {
+        bsh.push(d);
+        ast.push(av.strides[i]);
+        bst.push(bv.strides[i]);
+      }
+    });
+    const cfg: MatmulConfig = chooseMatmulConfig(this.opts.matmul, m, n, k, numel(bsh));
+    if (typeof this.opts.matmul === 'function') validateMatmulConfig(cfg, this.limits);
+    encodeMatmul(
+      this.rt, cfg,
+      { buf: this.buf('matmul', ua.s.storage), offset: av.offset, batchStrides: ast, rowStride: av.strides[nd - 2], colStride: av.strides[nd - 1] },
+      { buf: this.buf('matmul', ub.s.storage), offset: bv.offset, batchStrides: bst, rowStride: bv.strides[nd - 2], colStride: bv.strides[nd - 1] },
+      bsh, m, n, k, out.buf!,
+    );
+    if (ua.tmp) this.dispose(ua.tmp);
+    if (ub.tmp) this.dispose(ub.tmp);
+    return out;
+  }
+
+  gather(x: Strided, axis: number, idx: Strided): Storage {
+    this.rt.check('gather');
+    const xs = x.view.shape;
+    if (!Number.isInteger(axis) || axis < 0 || axis >= xs.length) throw new ShapeError(`gather: axis ${axis} is out of range for shape ${fmtShape(xs)}`);
+    if (idx.storage.dtype !== 'int32') throw new DTypeError(`gather: index has dtype ${idx.storage.dtype}; expected int32`);
+    if (idx.view.ndim !== 1) throw new ShapeError(`gather: index has shape ${fmtShape(idx.view.shape)}; expected a 1-d index`);
+    this.buf('gather', x.storage);
+    this.buf('gather', idx.storage);
+    const outShape = xs.slice();
+    outShape[axis] = idx.view.shape[0];
+    this.rt.begin('gather', outShape);
+    const ux = this.unmasked('gather', x);
+    const ui = this.unmasked('gather', idx);
+    const out = this.newStorage('gather', x.storage.dtype, numel(outShape));
+    const v = ux.s.view;
+    encodeGather(
+      this.rt, { buf: this.buf('gather', ux.s.storage), dtype: x.storage.dtype, offset: v.offset, strides: v.strides, shape: v.shape }, axis,
+      { buf: this.buf('gather', ui.s.storage), offset: ui.s.view.offset, stride: ui.s.view.strides[0], length: idx.view.shape[0] }, out.buf!, this.wg,
+    );
+    if (ux.tmp) this.dispose(ux.tmp);
+    if (ui.tmp) this.dispose(ui.tmp);
+    return out;
+  }
+
+  async read(s: Storage): Promise<TypedArray> {
+    this.rt.check('read');
+    const b = this.buf('read', s);
+    if (s.size === 0) return s.dtype === 'float32' ? new Float32Array(0) : s.dtype === 'int32' ? new Int32Array(0) : new Uint8Array(0);
+    this.rt.begin('read', [s.size]);
+    const bytes = await this.rt.readBytes('read', b.buffer, s.size * 4);
+    if (s.dtype === 'float32') return new Float32Array(bytes);
+    if (s.dtype === 'int32') return new Int32Array(bytes);
+    return Uint8Array.from(new Uint32Array(bytes));
+  }
+
+  dispose(s: Storage): void {
+    if (!(s instanceof GPUStorage) || s.backend !== this || !s.buf) return;
+    const b = s.buf;
+    s.buf = null;
+    if (this.live.delete(s)) this.liveBytes -= b.bytes;
+    if (!this.rt.destroyed) this.rt.release(b);
+  }
+
+  flush(): void {
+    if (this.rt.destroyed || this.rt.lostInfo) return;
+    this.rt.submit();
+  }
+
+  async sync(): Promise<void> {
+    this.rt.check('sync');
+    await this.rt.sync();
+  }
+
+  memory(): MemoryInfo {
+    const st = this.rt.stagingInfo;
+    return {
+      buffers: this.live.size,
+      bytes: this.liveBytes,
+      pooledBuffers: this.rt.pool.pooledBuffers + st.buffers,
+      pooledBytes: this.rt.pool.pooledBytes + st.bytes,
+    };
+  }
+
+  /** Frees pooled (not live) buffers. */
+  trimPool(): void {
+    this.rt.pool.trim();
+  }
+
+  destroy(): void {
+    if (this.rt.destroyed) return;
+    this.rt.destroy();
+    for (const s of this.live) {
+      s.buf?.buffer.destroy();
+      s.buf = null;
+    }
+    this.live.clear();
+    this.liveBytes = 0;
+    if (this.owned) this.device.destroy();
+    this.instance = null;
+  }
+}
+
+/** Creates a WebGPU backend: finds an adapter (navigator.gpu, or Dawn in Node) unless `device`/`adapter` are given. */
+export async function createWebGPUBackend(opts: WebGPUBackendOptions = {}): Promise<WebGPUBackend> {
+  const acq = await acquireDevice(opts);
+  try {
+    return new WebGPUBackend(acq, opts);
+  } catch (e) {
+    if (acq.owned) acq.device.destroy();
+    throw e;
+  }
+}

@@ -1,0 +1,94 @@
+import { BackendError } from '@surf/core';
+
+export interface DeviceRequest {
+  device?: GPUDevice;
+  adapter?: GPUAdapter;
+  powerPreference?: GPUPowerPreference;
+  /** Dawn (Node) instance flags; bare names become `enable-dawn-features=a,b`. */
+  dawnToggles?: string[];
+}
+
+export interface Acquired {
+  device: GPUDevice;
+  adapter: GPUAdapter | null;
+  info: GPUAdapterInfo | null;
+  /** True when we created the device, so destroy() should destroy it. */
+  owned: boolean;
+  /** Keeps Dawn's instance alive as long as the device. */
+  instance: unknown;
+}
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+
+const INSTALL_HINT =
+  'In a browser, use one with WebGPU enabled (Chrome/Edge 113+, or a flag such as --enable-unsafe-webgpu). ' +
+  "In Node, the 'webgpu' npm package needs a Vulkan, Metal or D3D12 driver; on Linux without a GPU install " +
+  "Debian's 'chromium' and 'libvulkan1' packages (apt-get install chromium libvulkan1), which bring the SwiftShader " +
+  'software driver (found automatically at /usr/lib/chromium/vk_swiftshader_icd.json), or set VK_ICD_FILENAMES to a Vulkan ICD file.';
+
+function dawnFlags(toggles: readonly string[] | undefined): string[] {
+  if (!toggles?.length) return [];
+  const raw = toggles.filter((t) => t.includes('='));
+  const names = toggles.filter((t) => !t.includes('='));
+  return names.length ? [...raw, `enable-dawn-features=${names.join(',')}`] : raw;
+}
+
+/** Finds an adapter (navigator.gpu in browsers, Dawn in Node) and requests a device with the adapter's real limits. */
+export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
+  if (req.device) {
+    return { device: req.device, adapter: req.adapter ?? null, info: req.adapter?.info ?? (req.device as { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? null, owned: false, instance: null };
+  }
+  let adapter = req.adapter ?? null;
+  let instance: unknown = null;
+  let note = '';
+  if (!adapter) {
+    const nav = typeof navigator !== 'undefined' ? (navigator as Navigator & { gpu?: GPU }).gpu : undefined;
+    if (nav) {
+      adapter = await nav.requestAdapter({ powerPreference: req.powerPreference });
+    } else if (isNode) {
+      try {
+        const { nodeAdapter } = await import('./node-gpu');
+        const r = await nodeAdapter(dawnFlags(req.dawnToggles), req.powerPreference);
+        adapter = r.adapter;
+        instance = r.gpu;
+        note = r.note;
+      } catch (e) {
+        throw new BackendError(`createWebGPUBackend: ${(e as Error).message}. ${INSTALL_HINT}`);
+      }
+    }
+  }
+  if (!adapter) throw new BackendError(`createWebGPUBackend: no WebGPU adapter found${note}. ${INSTALL_HINT}`);
+  const L = adapter.limits;
+  const want: Record<string, number> = {};
+  for (const name of [
+    'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX',
+    'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage',
+    'maxComputeWorkgroupsPerDimension', 'maxUniformBufferBindingSize', 'maxBindingsPerBindGroup',
+  ] as const) {
+    const v = (L as unknown as Record<string, number>)[name];
+    if (typeof v === 'number') want[name] = v;
+  }
+  let device: GPUDevice;
+  try {
+    device = await adapter.requestDevice({ requiredLimits: want, label: 'surf' });
+  } catch (e) {
+    throw new BackendError(`createWebGPUBackend: the adapter refused a device with its own limits: ${(e as Error).message}`);
+  }
+  return { device, adapter, info: adapter.info ?? null, owned: true, instance };
+}
+
+let available: Promise<boolean> | null = null;
+
+/** True when a WebGPU adapter can be found here (cached after the first call). */
+export function isWebGPUAvailable(): Promise<boolean> {
+  available ??= (async () => {
+    try {
+      const a = await acquireDevice({});
+      a.device.destroy();
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  return available;
+}

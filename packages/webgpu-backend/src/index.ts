@@ -1,0 +1,10 @@
+import { registerBackend } from '@surf/core';
+import { WebGPUBackendOptions, createWebGPUBackend } from './backend';
+
+export { WebGPUBackend, createWebGPUBackend } from './backend';
+export type { WebGPUBackendOptions } from './backend';
+export { isWebGPUAvailable } from './device';
+export { DEFAULT_MATMUL, chooseMatmulConfig } from './kernels/matmul';
+export type { MatmulConfig, MatmulConfigOption } from './kernels/matmul';
+
+registerBackend('webgpu', (opts) => createWebGPUBackend(opts as WebGPUBackendOptions));

@@ -1,0 +1,123 @@
+/**
+ * WebGPU in Node through the `webgpu` npm package (Dawn). Kept out of browser bundles: it is
+ * only reached through a dynamic import when `navigator.gpu` is missing, and it names Node
+ * modules only through `require`/`import()` calls made at run time.
+ *
+ * Without a GPU on Linux, Dawn's Vulkan backend finds no adapter unless the Vulkan loader
+ * is pointed at a software driver; Debian's chromium ships SwiftShader's ICD. When the first
+ * adapter request comes back empty we point VK_ICD_FILENAMES at it and ask a fresh instance
+ * (the loader reads the variable when an instance is created).
+ */
+interface DawnModule {
+  create(flags: string[]): GPU;
+  globals: Record<string, unknown>;
+}
+
+export const SWIFTSHADER_ICDS = ['/usr/lib/chromium/vk_swiftshader_icd.json', '/usr/lib/chromium-browser/vk_swiftshader_icd.json', '/usr/lib64/chromium-browser/vk_swiftshader_icd.json'];
+
+let dawn: Promise<DawnModule> | null = null;
+
+// Called through an alias so bundlers do not try to resolve Node modules for the browser.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const nodeRequire: any = typeof require === 'function' ? require : undefined;
+
+function loadDawn(): Promise<DawnModule> {
+  dawn ??= (async () => {
+    // CommonJS (jest, bundles with a require shim): load the native addon directly, because
+    // the package's entry is an ES module that CommonJS cannot require.
+    if (nodeRequire) {
+      try {
+        const path = nodeRequire('path');
+        const dir = path.dirname(nodeRequire.resolve('webgpu/package.json'));
+        const arch = process.platform === 'darwin' ? 'universal' : process.arch;
+        return nodeRequire(path.join(dir, 'dist', `${process.platform}-${arch}`, 'dawn.node')) as DawnModule;
+      } catch {
+        /* fall through to the ES module entry */
+      }
+    }
+    const name = 'webgpu';
+    return (await import(/* @vite-ignore */ name)) as DawnModule;
+  })();
+  dawn.catch(() => {
+    dawn = null;
+  });
+  return dawn;
+}
+
+function fileExists(p: string): boolean {
+  try {
+    if (nodeRequire) return nodeRequire('fs').existsSync(p);
+  } catch {
+    /* ignore */
+  }
+  return false;
+}
+
+async function fileExistsAsync(p: string): Promise<boolean> {
+  if (fileExists(p)) return true;
+  try {
+    const fsName = 'node:fs';
+    const fs = (await import(/* @vite-ignore */ fsName)) as { existsSync(p: string): boolean };
+    return fs.existsSync(p);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The environments to set a variable in. The Vulkan loader reads the C environment; in
+ * Node, assigning process.env calls setenv, but jest hands tests a copy of process.env that
+ * never reaches it. Jest's copy lives in a vm sandbox whose core modules come from the outer
+ * realm, so the outer realm's real `process` is reachable through their Function.
+ */
+function envs(): Record<string, string | undefined>[] {
+  const list: Record<string, string | undefined>[] = [process.env];
+  try {
+    const outer = nodeRequire?.('path').constructor.constructor('return process')() as NodeJS.Process | undefined;
+    if (outer?.env && outer.env !== process.env) list.push(outer.env);
+  } catch {
+    /* not in a sandbox */
+  }
+  return list;
+}
+
+function setEnv(name: string, value: string | undefined): void {
+  for (const env of envs()) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+}
+
+export interface NodeAdapter {
+  gpu: GPU;
+  adapter: GPUAdapter | null;
+  /** Why no adapter was found, for the error message. */
+  note: string;
+}
+
+export async function nodeAdapter(flags: string[], powerPreference: GPUPowerPreference | undefined): Promise<NodeAdapter> {
+  let mod: DawnModule;
+  try {
+    mod = await loadDawn();
+  } catch (e) {
+    throw new Error(`the 'webgpu' npm package could not be loaded (${(e as Error).message}); install it with 'npm install webgpu'`);
+  }
+  Object.assign(globalThis, mod.globals);
+  // Silences the Vulkan loader's complaint about a missing runtime dir.
+  if (!process.env.XDG_RUNTIME_DIR) setEnv('XDG_RUNTIME_DIR', '/tmp');
+  let gpu = mod.create(flags);
+  let adapter = await gpu.requestAdapter({ powerPreference });
+  let note = '';
+  if (!adapter && !process.env.VK_ICD_FILENAMES) {
+    for (const icd of SWIFTSHADER_ICDS) {
+      if (!(await fileExistsAsync(icd))) continue;
+      setEnv('VK_ICD_FILENAMES', icd);
+      gpu = mod.create(flags);
+      adapter = await gpu.requestAdapter({ powerPreference });
+      if (adapter) break;
+      setEnv('VK_ICD_FILENAMES', undefined);
+      note = ` (tried SwiftShader at ${icd}; is libvulkan1 installed?)`;
+    }
+  }
+  return { gpu, adapter, note };
+}

@@ -1,0 +1,76 @@
+/**
+ * A size-bucketed pool of GPU buffers. Allocating a GPUBuffer costs far more than an op, and
+ * a training step frees and reallocates the same sizes every iteration, so freed buffers are
+ * kept per bucket and handed out again. Buckets have four steps per power of two (at most
+ * 25% slack), starting at 256 bytes.
+ */
+export const BUFFER_USAGE = 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08 /* COPY_DST */;
+
+export interface PooledBuffer {
+  readonly buffer: GPUBuffer;
+  readonly bytes: number;
+  readonly id: number;
+  /** The command batch that last bound this buffer: queue.writeBuffer must not target it until that batch is submitted. */
+  lastBatch: number;
+}
+
+export function bucketBytes(bytes: number, cap: number): number {
+  const b = Math.max(256, bytes);
+  const step = 2 ** Math.max(0, Math.floor(Math.log2(b)) - 2);
+  const r = Math.ceil(b / step) * step;
+  // Near the binding limit the bucket must not overshoot it; 16-byte granularity keeps vec4 views legal.
+  return Math.max(bytes, Math.min(r, Math.floor(cap / 16) * 16));
+}
+
+export class BufferPool {
+  private free = new Map<number, PooledBuffer[]>();
+  private nextId = 1;
+  pooledBuffers = 0;
+  pooledBytes = 0;
+
+  constructor(private device: GPUDevice, private cap: number, private limitBytes: number, private onDestroy: (b: PooledBuffer) => void) {}
+
+  /** A buffer of at least `bytes`; `writable` buffers must not be in the open batch (see lastBatch). */
+  acquire(bytes: number, openBatch: number, forUpload: boolean): PooledBuffer {
+    const size = bucketBytes(bytes, this.cap);
+    const list = this.free.get(size);
+    if (list && list.length) {
+      for (let i = list.length - 1; i >= 0; i--) {
+        const b = list[i];
+        if (forUpload && b.lastBatch === openBatch) continue;
+        list[i] = list[list.length - 1];
+        list.pop();
+        this.pooledBuffers--;
+        this.pooledBytes -= b.bytes;
+        return b;
+      }
+    }
+    const buffer = this.device.createBuffer({ size, usage: BUFFER_USAGE });
+    return { buffer, bytes: size, id: this.nextId++, lastBatch: -1 };
+  }
+
+  release(b: PooledBuffer): void {
+    if (this.pooledBytes + b.bytes > this.limitBytes) {
+      this.destroy(b);
+      return;
+    }
+    let list = this.free.get(b.bytes);
+    if (!list) this.free.set(b.bytes, (list = []));
+    list.push(b);
+    this.pooledBuffers++;
+    this.pooledBytes += b.bytes;
+  }
+
+  /** Destroys every pooled buffer (live ones are untouched). */
+  trim(): void {
+    for (const list of this.free.values()) for (const b of list) this.destroy(b);
+    this.free.clear();
+    this.pooledBuffers = 0;
+    this.pooledBytes = 0;
+  }
+
+  private destroy(b: PooledBuffer): void {
+    this.onDestroy(b);
+    b.buffer.destroy();
+  }
+}

@@ -1,0 +1,289 @@
+import { BackendError, DeviceLostError, DisposedError, fmtShape } from '@surf/core';
+import { ParamArena } from './params';
+import { BufferPool, PooledBuffer } from './pool';
+import { paramBytes } from './kernels/wgsl';
+
+/** A compiled kernel: its pipeline and the parameter block size it binds. */
+export interface Kernel {
+  readonly pipeline: GPUComputePipeline;
+  readonly layout: GPUBindGroupLayout;
+  readonly layoutKey: string;
+  readonly paramBytes: number;
+  readonly name: string;
+}
+
+export interface RuntimeOptions {
+  /** Dispatches recorded before the batch is submitted on its own. */
+  opsPerSubmit: number;
+  /** Bytes of the per-batch parameter arena. */
+  paramArenaBytes: number;
+  /** Pooled bytes kept for reuse before freed buffers are destroyed. */
+  poolLimitBytes: number;
+  /** Overrides maxComputeWorkgroupsPerDimension (tests use it to reach the 2-D grid cheaply). */
+  maxWorkgroupsPerDim?: number;
+}
+
+/**
+ * Everything between the kernels and the device: pipeline and bind-group caches, the buffer
+ * pool, the parameter arena, command batching, readback, and turning GPU errors into
+ * SurfErrors. Ops record into one command encoder; a readback, sync, flush, a full arena or
+ * `opsPerSubmit` dispatches submit it.
+ */
+export class Runtime {
+  readonly pool: BufferPool;
+  readonly maxPerDim: number;
+  private arena: ParamArena;
+  private pipelines = new Map<string, Kernel>();
+  private layouts = new Map<string, { bgl: GPUBindGroupLayout; pl: GPUPipelineLayout }>();
+  private bindGroups = new Map<string, GPUBindGroup>();
+  private staging = new Map<number, GPUBuffer[]>();
+  private stagingBytes = 0;
+  private stagingCount = 0;
+
+  private encoder: GPUCommandEncoder | null = null;
+  private pass: GPUComputePassEncoder | null = null;
+  private dispatches = 0;
+  /** Id of the open batch (incremented on each submit). */
+  batch = 0;
+  private batchOpen = false;
+  /** Ops recorded in the open batch, for error messages: [name, shape, name, shape, ...]. */
+  private batchOps: unknown[] = [];
+  private errorCheck: Promise<void> = Promise.resolve();
+  private pendingError: Error | null = null;
+  lostInfo: GPUDeviceLostInfo | null = null;
+  destroyed = false;
+  private lostPromise: Promise<GPUDeviceLostInfo>;
+
+  constructor(readonly device: GPUDevice, readonly opts: RuntimeOptions) {
+    const lim = device.limits;
+    this.maxPerDim = Math.min(opts.maxWorkgroupsPerDim ?? lim.maxComputeWorkgroupsPerDimension, lim.maxComputeWorkgroupsPerDimension);
+    this.pool = new BufferPool(device, Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize), opts.poolLimitBytes, () => this.bindGroups.clear());
+    this.arena = new ParamArena(device, Math.min(opts.paramArenaBytes, lim.maxBufferSize), lim.minUniformBufferOffsetAlignment);
+    this.lostPromise = device.lost.then((info) => {
+      this.lostInfo = info;
+      return info;
+    });
+    device.addEventListener('uncapturederror', (ev) => {
+      const e = (ev as GPUUncapturedErrorEvent).error;
+      this.pendingError ??= new BackendError(`webgpu: GPU error outside any recorded op: ${e.message}`);
+      ev.preventDefault();
+    });
+  }
+
+  // ---- state checks ----
+
+  /** Throws if the backend cannot run `op` (destroyed, lost, or an earlier GPU error). */
+  check(op: string): void {
+    if (this.destroyed) throw new DisposedError(`${op}: the WebGPU backend was destroyed; create a new one with createWebGPUBackend()`);
+    if (this.lostInfo) throw this.lostError(op);
+    if (this.pendingError) {
+      const e = this.pendingError;
+      this.pendingError = null;
+      throw e;
+    }
+  }
+
+  private lostError(op: string): DeviceLostError {
+    const i = this.lostInfo!;
+    return new DeviceLostError(`${op}: the WebGPU device was lost (reason: ${i.reason}${i.message ? `: ${i.message.trim()}` : ''}); create a new backend with createWebGPUBackend()`);
+  }
+
+  /** Records `op` for error messages and opens the batch's error scopes. */
+  begin(name: string, shape: readonly number[]): void {
+    if (!this.batchOpen) {
+      this.device.pushErrorScope('internal');
+      this.device.pushErrorScope('out-of-memory');
+      this.device.pushErrorScope('validation');
+      this.batchOpen = true;
+    }
+    this.batchOps.push(name, shape);
+  }
+
+  // ---- kernels ----
+
+  kernel(key: string, reads: number, writes: number, paramWords: number, gen: () => string): Kernel {
+    let k = this.pipelines.get(key);
+    if (k) return k;
+    const layoutKey = `${reads}r${writes}w`;
+    let lay = this.layouts.get(layoutKey);
+    if (!lay) {
+      const entries: GPUBindGroupLayoutEntry[] = [{ binding: 0, visibility: 4 /* COMPUTE */, buffer: { type: 'uniform', hasDynamicOffset: true } }];
+      for (let i = 0; i < reads + writes; i++) {
+        entries.push({ binding: i + 1, visibility: 4, buffer: { type: i < reads ? 'read-only-storage' : 'storage' } });
+      }
+      const bgl = this.device.createBindGroupLayout({ entries, label: `surf ${layoutKey}` });
+      lay = { bgl, pl: this.device.createPipelineLayout({ bindGroupLayouts: [bgl] }) };
+      this.layouts.set(layoutKey, lay);
+    }
+    const name = key.length > 120 ? `${key.slice(0, 117)}...` : key;
+    const module = this.device.createShaderModule({ code: gen(), label: name });
+    const pipeline = this.device.createComputePipeline({ layout: lay.pl, compute: { module, entryPoint: 'main' }, label: name });
+    k = { pipeline, layout: lay.bgl, layoutKey, paramBytes: paramBytes(paramWords), name };
+    this.pipelines.set(key, k);
+    return k;
+  }
+
+  get pipelineCount(): number {
+    return this.pipelines.size;
+  }
+
+  /** Reserves a zeroed parameter block for `k`; returns its word index into the arena views. */
+  params(k: Kernel): number {
+    if (!this.arena.fits(k.paramBytes)) this.submit();
+    return this.arena.alloc(k.paramBytes) >> 2;
+  }
+
+  get words(): { u32: Uint32Array; i32: Int32Array; f32: Float32Array } {
+    return this.arena;
+  }
+
+  /** Records one dispatch of `k` over `groups` workgroups (folded into a 2-D grid when needed). */
+  dispatch(k: Kernel, bufs: readonly PooledBuffer[], paramWord: number, groups: number): void {
+    let key = `${k.layoutKey}:${k.paramBytes}`;
+    for (const b of bufs) key += `,${b.id}`;
+    let bg = this.bindGroups.get(key);
+    if (!bg) {
+      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.arena.gpu, offset: 0, size: k.paramBytes } }];
+      bufs.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: b.buffer } }));
+      bg = this.device.createBindGroup({ layout: k.layout, entries });
+      if (this.bindGroups.size > 4096) this.bindGroups.clear();
+      this.bindGroups.set(key, bg);
+    }
+    for (const b of bufs) b.lastBatch = this.batch;
+    if (groups <= 0) return;
+    if (!this.pass) {
+      this.encoder ??= this.device.createCommandEncoder();
+      this.pass = this.encoder.beginComputePass();
+    }
+    this.pass.setPipeline(k.pipeline);
+    this.pass.setBindGroup(0, bg, [paramWord * 4]);
+    const y = groups <= this.maxPerDim ? 1 : Math.ceil(groups / this.maxPerDim);
+    this.pass.dispatchWorkgroups(y === 1 ? groups : Math.ceil(groups / y), y);
+    if (++this.dispatches >= this.opts.opsPerSubmit) this.submit();
+  }
+
+  // ---- buffers ----
+
+  alloc(bytes: number, forUpload = false): PooledBuffer {
+    return this.pool.acquire(bytes, this.batch, forUpload);
+  }
+
+  release(b: PooledBuffer): void {
+    this.pool.release(b);
+  }
+
+  upload(b: PooledBuffer, data: ArrayBufferView): void {
+    this.device.queue.writeBuffer(b.buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  // ---- batching ----
+
+  /** Submits the open batch; its GPU errors are collected asynchronously and raised on the next op. */
+  submit(): void {
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
+    this.arena.upload(this.device.queue);
+    if (this.encoder) {
+      this.device.queue.submit([this.encoder.finish()]);
+      this.encoder = null;
+    }
+    this.dispatches = 0;
+    this.batch++;
+    if (this.batchOpen) {
+      const ops = this.batchOps;
+      const scopes = [this.device.popErrorScope(), this.device.popErrorScope(), this.device.popErrorScope()];
+      this.batchOpen = false;
+      this.batchOps = [];
+      const prev = this.errorCheck;
+      this.errorCheck = Promise.all([prev, ...scopes]).then(([, ...errs]) => {
+        const e = errs.find((x) => x) as GPUError | undefined;
+        if (e && !this.pendingError) this.pendingError = new BackendError(`${describeOps(ops)}: GPU ${kindOf(e)} error: ${e.message.trim()}`);
+      }, () => undefined);
+    }
+  }
+
+  /** Copies `bytes` of `src` into a mappable buffer, submits, and resolves with the bytes. */
+  async readBytes(op: string, src: GPUBuffer, bytes: number): Promise<ArrayBuffer> {
+    const size = Math.max(4, Math.ceil(bytes / 4) * 4);
+    const list = this.staging.get(size);
+    let st = list?.pop();
+    if (st) {
+      this.stagingCount--;
+      this.stagingBytes -= size;
+    } else {
+      st = this.device.createBuffer({ size, usage: 0x01 /* MAP_READ */ | 0x08 /* COPY_DST */, label: 'surf readback' });
+    }
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
+    this.encoder ??= this.device.createCommandEncoder();
+    this.encoder.copyBufferToBuffer(src, 0, st, 0, size);
+    this.submit();
+    const lost = this.lostPromise.then(() => 'lost' as const);
+    try {
+      const r = await Promise.race([st.mapAsync(1 /* READ */, 0, size).then(() => 'ok' as const), lost]);
+      if (r === 'lost' || this.lostInfo) throw this.lostError(op);
+    } catch (e) {
+      if (this.lostInfo) throw this.lostError(op);
+      if (this.destroyed) throw new DisposedError(`${op}: the WebGPU backend was destroyed while the read was pending`);
+      throw e instanceof BackendError ? e : new BackendError(`${op}: mapping the readback buffer failed: ${(e as Error).message}`);
+    }
+    const out = st.getMappedRange(0, size).slice(0, bytes);
+    st.unmap();
+    await this.errorCheck;
+    if (this.stagingBytes + size <= 64 * 1024 * 1024) {
+      let l = this.staging.get(size);
+      if (!l) this.staging.set(size, (l = []));
+      l.push(st);
+      this.stagingCount++;
+      this.stagingBytes += size;
+    } else st.destroy();
+    this.check(op);
+    return out;
+  }
+
+  async sync(): Promise<void> {
+    this.submit();
+    const lost = this.lostPromise.then(() => undefined);
+    await Promise.race([this.device.queue.onSubmittedWorkDone(), lost]);
+    await this.errorCheck;
+    this.check('sync');
+  }
+
+  get stagingInfo(): { buffers: number; bytes: number } {
+    return { buffers: this.stagingCount, bytes: this.stagingBytes };
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    if (!this.lostInfo) {
+      try {
+        this.submit();
+      } catch {
+        /* a device in a bad state still gets destroyed */
+      }
+    }
+    this.destroyed = true;
+    this.pool.trim();
+    for (const l of this.staging.values()) for (const b of l) b.destroy();
+    this.staging.clear();
+    this.pipelines.clear();
+    this.bindGroups.clear();
+  }
+}
+
+function kindOf(e: GPUError): string {
+  const n = (e as { constructor?: { name?: string } }).constructor?.name ?? '';
+  return n.includes('OutOfMemory') ? 'out-of-memory' : n.includes('Internal') ? 'internal' : 'validation';
+}
+
+function describeOps(ops: readonly unknown[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ops.length && parts.length < 8; i += 2) parts.push(`${ops[i]} ${fmtShape(ops[i + 1] as number[])}`);
+  const n = ops.length / 2;
+  if (n === 1) return parts[0];
+  return `one of ${n} ops in a batch (${parts.join(', ')}${n > parts.length ? ', ...' : ''})`;
+}
