@@ -175,11 +175,11 @@ test('every generated micro-kernel shape computes the same product', () => {
   const ref = reference(a, av, b, bv);
   for (const mr of [1, 2, 3, 5, 6]) {
     for (const nv of [1, 3, 4]) {
-      for (const unroll of [1, 4]) {
-        const g = WasmGemm.create({ mr, nv, unroll }, 16)!;
+      for (const [unroll, direct] of [[1, true], [4, false]] as const) {
+        const g = WasmGemm.create({ mr, nv, unroll }, 16, direct)!;
         const out = new Float32Array(m * n);
         g.gemm({ data: a, off: 0, rs: 1, cs: m }, { data: b, off: 0, rs: n, cs: 1 }, m, n, k, out, 0);
-        expectClose(out, ref, `mr=${mr} nv=${nv} unroll=${unroll}`);
+        expectClose(out, ref, `mr=${mr} nv=${nv} unroll=${unroll} directB=${direct}`);
       }
     }
   }

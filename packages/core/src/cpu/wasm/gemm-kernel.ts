@@ -8,8 +8,8 @@ import { I32, ModuleBuilder, V128, ValType } from './module';
  * for each k step it loads one row of a packed B panel (nv vectors), broadcasts one A value
  * per row (`v128.load32_splat`) and does acc += a·b. A is read in place through per-row
  * pointers advanced by a byte stride, so row-major and column-major (transposed) A cost the
- * same and need no packing. B must be packed in panels: panel rows are contiguous, 16·nv
- * bytes apart, so the k loop streams memory and the loads use constant offsets.
+ * same and need no packing. B rows are `ldb` bytes apart: either B itself (row-major) or a
+ * packed panel whose rows are contiguous (16·nv bytes apart), which streams memory.
  *
  * `rows<nv>(a, rsA, csA, b, c, ldc, kc, first, m)` runs the micro-kernel down all m rows of
  * one B panel: full MR-row blocks, then one smaller kernel for the remainder. With `first`
@@ -26,10 +26,11 @@ export interface GemmShape {
   fma: boolean;
 }
 
-export const DEFAULT_GEMM: GemmShape = { mr: 4, nv: 2, unroll: 2, fma: false };
+// 4 × 12 of C in 12 v128 locals + 3 for B + 1 splat: the 16 xmm registers of x86-64.
+export const DEFAULT_GEMM: GemmShape = { mr: 4, nv: 3, unroll: 1, fma: false };
 
-const P_A = 0, P_RSA = 1, P_CSA = 2, P_B = 3, P_C = 4, P_LDC = 5, P_KC = 6, P_FIRST = 7, P_M = 8;
-const MICRO_PARAMS: ValType[] = [I32, I32, I32, I32, I32, I32, I32, I32];
+const P_A = 0, P_RSA = 1, P_CSA = 2, P_B = 3, P_LDB = 4, P_C = 5, P_LDC = 6, P_KC = 7, P_FIRST = 8, P_M = 9;
+const MICRO_PARAMS: ValType[] = [I32, I32, I32, I32, I32, I32, I32, I32, I32];
 
 function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: ValType[]; body: number[] } {
   const locals: ValType[] = [];
@@ -41,7 +42,6 @@ function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: 
   for (let r = 0; r < mr; r++) acc.push(Array.from({ length: nv }, () => local(V128)));
   const bv = Array.from({ length: nv }, () => local(V128));
   const s = local(V128);
-  const rowBytes = 16 * nv;
   const c = new Code();
 
   for (let r = 1; r < mr; r++) c.get(aPtr[r - 1]).get(P_RSA).i32Add().set(aPtr[r]);
@@ -56,9 +56,10 @@ function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: 
   }
   c.end();
 
-  // One k step at B offset `boff`: bv = B row; acc[r] += splat(A[r][p]) * bv.
-  const step = (boff: number) => {
-    for (let v = 0; v < nv; v++) c.get(P_B).v128Load(boff + 16 * v).set(bv[v]);
+  // One k step: bv = B row; acc[r] += splat(A[r][p]) * bv; advance every pointer.
+  const step = () => {
+    for (let v = 0; v < nv; v++) c.get(P_B).v128Load(16 * v).set(bv[v]);
+    c.get(P_B).get(P_LDB).i32Add().set(P_B);
     for (let r = 0; r < mr; r++) {
       c.get(aPtr[r]).v128Load32Splat().set(s);
       for (let v = 0; v < nv; v++) {
@@ -73,15 +74,13 @@ function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: 
     const iters = local(I32);
     c.get(P_KC).i32Const(unroll).i32DivU().set(iters);
     c.block().get(iters).i32Eqz().brIf(0).loop();
-    for (let u = 0; u < unroll; u++) step(u * rowBytes);
-    c.get(P_B).i32Const(unroll * rowBytes).i32Add().set(P_B);
+    for (let u = 0; u < unroll; u++) step();
     c.get(iters).i32Const(1).i32Sub().tee(iters).brIf(0);
     c.end().end();
     c.get(P_KC).i32Const(unroll).i32RemU().set(P_KC);
   }
   c.block().get(P_KC).i32Eqz().brIf(0).loop();
-  step(0);
-  c.get(P_B).i32Const(rowBytes).i32Add().set(P_B);
+  step();
   c.get(P_KC).i32Const(1).i32Sub().tee(P_KC).brIf(0);
   c.end().end();
 
@@ -96,7 +95,7 @@ function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: 
 function rows(shape: GemmShape, microIdx: number[]): { locals: ValType[]; body: number[] } {
   const { mr } = shape;
   const c = new Code();
-  const args = (c2: Code) => c2.get(P_A).get(P_RSA).get(P_CSA).get(P_B).get(P_C).get(P_LDC).get(P_KC).get(P_FIRST);
+  const args = (c2: Code) => c2.get(P_A).get(P_RSA).get(P_CSA).get(P_B).get(P_LDB).get(P_C).get(P_LDC).get(P_KC).get(P_FIRST);
   // Full blocks of mr rows.
   c.block().get(P_M).i32Const(mr).i32LtS().brIf(0).loop();
   args(c).call(microIdx[mr]);

@@ -1,7 +1,7 @@
 import { DEFAULT_GEMM, GemmShape, buildGemmModule } from './gemm-kernel';
 import { hasRelaxedSimd, hasWasmSimd } from './simd';
 
-type RowsFn = (a: number, rsA: number, csA: number, b: number, c: number, ldc: number, kc: number, first: number, m: number) => void;
+type RowsFn = (a: number, rsA: number, csA: number, b: number, ldb: number, c: number, ldc: number, kc: number, first: number, m: number) => void;
 
 /** One f32 matrix operand: element (i, j) is data[off + i·rs + j·cs]. */
 export interface MatRef {
@@ -34,7 +34,7 @@ export class WasmGemm {
   private lastAData: Float32Array | null = null;
   private lastBData: Float32Array | null = null;
 
-  private constructor(readonly shape: GemmShape, kc: number) {
+  private constructor(readonly shape: GemmShape, kc: number, private readonly directB: boolean) {
     this.memory = new WebAssembly.Memory({ initial: 1 });
     this.f32 = new Float32Array(this.memory.buffer);
     this.nr = 4 * shape.nv;
@@ -46,11 +46,11 @@ export class WasmGemm {
   }
 
   /** The kernels, or null where WebAssembly SIMD is missing or the module does not compile. */
-  static create(shape?: Partial<GemmShape>, kc = 256): WasmGemm | null {
+  static create(shape?: Partial<GemmShape>, kc = 256, directB = true): WasmGemm | null {
     if (!hasWasmSimd()) return null;
     const s = { ...DEFAULT_GEMM, fma: hasRelaxedSimd(), ...shape };
     try {
-      return new WasmGemm(s, kc);
+      return new WasmGemm(s, kc, directB);
     } catch {
       return null;
     }
@@ -75,19 +75,21 @@ export class WasmGemm {
     const np = roundUp4(n);
     const aAt = 0;
     const bAt = align16(aAt + 4 * m * k);
-    const cAt = align16(bAt + 4 * k * np);
+    // 16 bytes of slack after B: the last panel of an unpacked B may read past its end.
+    const cAt = align16(bAt + 4 * k * np + 16);
     this.ensure(cAt + 4 * m * np);
     const [rsA, csA] = this.placeA(A, m, k, aAt);
-    this.placeB(B, k, n, bAt);
+    const direct = this.placeB(B, m, k, n, bAt);
     const ldc = 4 * np;
     const { nr, kc: KC } = this;
     for (let p0 = 0; p0 < k; p0 += KC) {
       const kc = Math.min(KC, k - p0);
       for (let j0 = 0; j0 < n; j0 += nr) {
         const wp = Math.min(nr, np - j0);
-        // Panels before this one are all nr wide: panel j0 starts at B + 4·j0·k.
-        const panel = bAt + 4 * (j0 * k + p0 * wp);
-        this.rows[wp >> 2](aAt + p0 * csA, rsA, csA, panel, cAt + 4 * j0, ldc, kc, p0 === 0 ? 1 : 0, m);
+        // Packed: panels before this one are all nr wide, so panel j0 starts at B + 4·j0·k.
+        const ldb = direct ? 4 * n : 4 * wp;
+        const panel = direct ? bAt + 4 * j0 + p0 * ldb : bAt + 4 * j0 * k + p0 * ldb;
+        this.rows[wp >> 2](aAt + p0 * csA, rsA, csA, panel, ldb, cAt + 4 * j0, ldc, kc, p0 === 0 ? 1 : 0, m);
       }
     }
     const f = this.f32;
@@ -122,14 +124,26 @@ export class WasmGemm {
     return strides;
   }
 
-  /** Packs B into column panels of nr (the last one 4·⌈w/4⌉) at byte address `at`, zero-padded. */
-  private placeB(B: MatRef, k: number, n: number, at: number): void {
+  /**
+   * Copies B to byte address `at`. A contiguous row-major B under a short A is copied as-is (returns true):
+   * the kernel reads its rows 4n bytes apart, and columns past n of the last panel read
+   * whatever follows, which only reaches columns of C that are dropped. Any other layout is
+   * packed into column panels of nr (the last one 4·⌈w/4⌉ wide, zero-padded).
+   */
+  private placeB(B: MatRef, m: number, k: number, n: number, at: number): boolean {
     const { data, off, rs, cs } = B;
-    const key = `${at},${off},${rs},${cs},${k},${n}`;
-    if (this.lastBData === data && this.lastB === key) return;
+    // Packing pays for itself on tall A (many row blocks reuse each panel); it also dodges the
+    // cache-set conflicts of power-of-two row strides that large square products hit.
+    const direct = this.directB && m <= 128 && cs === 1 && (rs === n || k === 1);
+    const key = `${at},${off},${rs},${cs},${m},${k},${n}`;
+    if (this.lastBData === data && this.lastB === key) return direct;
     this.lastBData = data;
     this.lastB = key;
     const f = this.f32;
+    if (direct) {
+      f.set(data.subarray(off, off + k * n), at >> 2);
+      return true;
+    }
     const nr = this.nr;
     for (let j0 = 0; j0 < n; j0 += nr) {
       const w = Math.min(nr, n - j0);
@@ -141,5 +155,6 @@ export class WasmGemm {
         for (let j = w; j < wp; j++) f[d++] = 0;
       }
     }
+    return false;
   }
 }
