@@ -16,3 +16,8 @@ export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, 
 export type { TensorOptions } from './creation';
 export { where } from './ops/arith';
 export { cat, stack } from './ops/join';
+export { gradcheck } from './gradcheck/gradcheck';
+export type { GradcheckOptions, GradcheckReport, GradcheckWorst } from './gradcheck/gradcheck';
+export { gradcheckSuite, runGradcheckSuite, FORWARD_ATOL, FORWARD_RTOL, REF_ATOL, REF_RTOL } from './gradcheck/suite';
+export type { GradcheckCase, SuiteResult, SuiteOptions } from './gradcheck/suite';
+export type { InputSpec, Layout, Values } from './gradcheck/inputs';

@@ -121,6 +121,13 @@ export class Tensor {
     this._grad = g;
   }
 
+  /** @internal Puts .grad aside without disposing it (gradcheck restores the user's grads). */
+  _swapGrad(g: Tensor | null): Tensor | null {
+    const prev = this._grad;
+    this._grad = g;
+    return prev;
+  }
+
   /** @internal Adds a gradient (consumed) into .grad. */
   _accumulateGrad(g: NDArray): void {
     if (this._grad && !this._grad.isDisposed) {
