@@ -38,6 +38,8 @@ export class WebGPUBackend implements Backend {
   readonly description: string;
   readonly device: GPUDevice;
   readonly adapterInfo: GPUAdapterInfo | null;
+  /** The adapter the device came from (null when only a device was passed in). */
+  readonly adapter: GPUAdapter | null;
   readonly limits: GPUSupportedLimits;
   private rt: Runtime;
   private live = new Set<GPUStorage>();
@@ -51,6 +53,7 @@ export class WebGPUBackend implements Backend {
   constructor(acq: Acquired, private opts: WebGPUBackendOptions = {}) {
     this.device = acq.device;
     this.adapterInfo = acq.info;
+    this.adapter = acq.adapter;
     this.limits = acq.device.limits;
     this.owned = acq.owned;
     this.instance = acq.instance;

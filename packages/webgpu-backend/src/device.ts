@@ -33,15 +33,20 @@ function dawnFlags(toggles: readonly string[] | undefined): string[] {
   return names.length ? [...raw, `enable-dawn-features=${names.join(',')}`] : raw;
 }
 
-/** Finds an adapter (navigator.gpu in browsers, Dawn in Node) and requests a device with the adapter's real limits. */
-export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
-  if (req.device) {
-    return { device: req.device, adapter: req.adapter ?? null, info: req.adapter?.info ?? (req.device as { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? null, owned: false, instance: null };
-  }
-  let adapter = req.adapter ?? null;
+/**
+ * Finds a WebGPU adapter: navigator.gpu in browsers, Dawn (the `webgpu` package) in Node,
+ * with SwiftShader as the fallback on Linux. Throws a BackendError naming what to install.
+ */
+export async function requestWebGPUAdapter(opts: Pick<DeviceRequest, 'powerPreference' | 'dawnToggles'> = {}): Promise<GPUAdapter> {
+  const { adapter } = await findAdapter(opts);
+  return adapter;
+}
+
+async function findAdapter(req: Pick<DeviceRequest, 'powerPreference' | 'dawnToggles'>): Promise<{ adapter: GPUAdapter; instance: unknown }> {
+  let adapter: GPUAdapter | null = null;
   let instance: unknown = null;
   let note = '';
-  if (!adapter) {
+  {
     const nav = typeof navigator !== 'undefined' ? (navigator as Navigator & { gpu?: GPU }).gpu : undefined;
     if (nav) {
       adapter = await nav.requestAdapter({ powerPreference: req.powerPreference });
@@ -58,6 +63,17 @@ export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
     }
   }
   if (!adapter) throw new BackendError(`createWebGPUBackend: no WebGPU adapter found${note}. ${INSTALL_HINT}`);
+  return { adapter, instance };
+}
+
+/** Finds an adapter unless given, and requests a device with the adapter's real limits. */
+export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
+  if (req.device) {
+    return { device: req.device, adapter: req.adapter ?? null, info: req.adapter?.info ?? (req.device as { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? null, owned: false, instance: null };
+  }
+  let adapter = req.adapter ?? null;
+  let instance: unknown = null;
+  if (!adapter) ({ adapter, instance } = await findAdapter(req));
   const L = adapter.limits;
   const want: Record<string, number> = {};
   for (const name of [

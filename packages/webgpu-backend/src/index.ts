@@ -3,7 +3,7 @@ import { WebGPUBackendOptions, createWebGPUBackend } from './backend';
 
 export { WebGPUBackend, createWebGPUBackend } from './backend';
 export type { WebGPUBackendOptions } from './backend';
-export { isWebGPUAvailable } from './device';
+export { isWebGPUAvailable, requestWebGPUAdapter } from './device';
 export { DEFAULT_MATMUL, chooseMatmulConfig } from './kernels/matmul';
 export type { MatmulConfig, MatmulConfigOption } from './kernels/matmul';
 

@@ -95,7 +95,15 @@ export interface NodeAdapter {
   note: string;
 }
 
+// One Dawn instance per flag set: creating one initialises Vulkan (slow on SwiftShader).
+const instances = new Map<string, GPU>();
+
 export async function nodeAdapter(flags: string[], powerPreference: GPUPowerPreference | undefined): Promise<NodeAdapter> {
+  const cached = instances.get(flags.join('\n'));
+  if (cached) {
+    const adapter = await cached.requestAdapter({ powerPreference });
+    if (adapter) return { gpu: cached, adapter, note: '' };
+  }
   let mod: DawnModule;
   try {
     mod = await loadDawn();
@@ -119,5 +127,6 @@ export async function nodeAdapter(flags: string[], powerPreference: GPUPowerPref
       note = ` (tried SwiftShader at ${icd}; is libvulkan1 installed?)`;
     }
   }
+  if (adapter) instances.set(flags.join('\n'), gpu);
   return { gpu, adapter, note };
 }
