@@ -1,0 +1,21 @@
+/**
+ * @surf/nn: everything an app needs in one import (`import * as surf from '@surf/nn'`): the
+ * whole tensor API of @surf/autograd, plus modules and layers (`nn`), optimizers (`optim`),
+ * losses, the DataLoader and safetensors save/load. Importing it registers the WebGPU
+ * backend, so `init({ backend: 'auto' })` finds the GPU. See docs/api-nn.md.
+ */
+import '@surf/webgpu';
+
+export * from '@surf/autograd';
+export * as nn from './nn';
+export * as optim from './optim';
+export { Module } from './module';
+export type { StateDict, LoadResult } from './module';
+export { mseLoss, l1Loss, crossEntropy, nllLoss, binaryCrossEntropyWithLogits } from './losses';
+export type { Reduction, LossOptions, CrossEntropyOptions } from './losses';
+export { DataLoader } from './data/dataloader';
+export type { DataLoaderOptions } from './data/dataloader';
+export { save, load, loadMetadata } from './safetensors/serialize';
+export type { Saveable } from './safetensors/serialize';
+export { saveFile, loadFile } from './safetensors/node-files';
+export { SurfError, ShapeError, DTypeError, ValueError, DisposedError, BackendError, DeviceLostError } from '@surf/core';

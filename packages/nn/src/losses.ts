@@ -1,0 +1,103 @@
+import { DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { Tensor, arange, checkTensor, tidy } from '@surf/autograd';
+
+/**
+ * Loss functions (torch.nn.functional's), composed from Tensor ops so autograd differentiates
+ * them. Each takes `reduction`: 'mean' (default) averages over elements (over the batch for
+ * the classification losses), 'sum' adds them, 'none' returns the per-element losses.
+ */
+export type Reduction = 'mean' | 'sum' | 'none';
+
+export interface LossOptions {
+  reduction?: Reduction;
+}
+
+function reduce(op: string, loss: Tensor, reduction: Reduction | undefined): Tensor {
+  const r = reduction ?? 'mean';
+  if (r === 'mean') return loss.mean();
+  if (r === 'sum') return loss.sum();
+  if (r === 'none') return loss;
+  throw new ValueError(`${op}: reduction must be 'mean', 'sum' or 'none'; got ${JSON.stringify(reduction)}`);
+}
+
+function sameShape(op: string, input: Tensor, target: Tensor): void {
+  checkTensor(op, input, 'input');
+  checkTensor(op, target, 'target');
+  if (input.ndim !== target.ndim || input.shape.some((d, i) => d !== target.shape[i])) {
+    throw new ShapeError(`${op}: input has shape ${fmtShape(input.shape)} and target ${fmtShape(target.shape)}; expected equal shapes`);
+  }
+}
+
+/** Mean squared error (input - target)². */
+export function mseLoss(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+  sameShape('mseLoss', input, target);
+  return tidy(() => {
+    const d = input.sub(target);
+    return reduce('mseLoss', d.mul(d), opts.reduction);
+  });
+}
+
+/** Mean absolute error |input - target|. */
+export function l1Loss(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+  sameShape('l1Loss', input, target);
+  return tidy(() => reduce('l1Loss', input.sub(target).abs(), opts.reduction));
+}
+
+/** Checks [N, C] scores against [N] int32 class indices; returns a bool [N, C] one-hot mask. */
+function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
+  checkTensor(op, scores, 'input');
+  checkTensor(op, target, 'target');
+  if (scores.ndim !== 2) throw new ShapeError(`${op}: input has shape ${fmtShape(scores.shape)}; expected [batch, classes]`);
+  if (target.dtype !== 'int32') throw new DTypeError(`${op}: target has dtype ${target.dtype}; expected int32 class indices (or float32 class probabilities of the input's shape for crossEntropy)`);
+  if (target.ndim !== 1 || target.shape[0] !== scores.shape[0]) {
+    throw new ShapeError(`${op}: target has shape ${fmtShape(target.shape)}; expected [${scores.shape[0]}] (one class index per row of the input ${fmtShape(scores.shape)})`);
+  }
+  // Class indices are compared on the device, never read back: an index outside [0, C)
+  // matches no class and contributes 0 to the loss.
+  return target.reshape([-1, 1]).eq(arange(scores.shape[1]).reshape([1, -1]));
+}
+
+/** Negative log-likelihood of [N, C] log-probabilities at int32 targets [N]. */
+export function nllLoss(logProbs: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+  return tidy(() => {
+    const mask = classMask('nllLoss', logProbs, target);
+    return reduce('nllLoss', Tensor.where(mask, logProbs, 0).sum(1).neg(), opts.reduction);
+  });
+}
+
+export interface CrossEntropyOptions extends LossOptions {
+  /** ε in [0, 1]: the target becomes (1 - ε)·onehot + ε/C, as PyTorch's label_smoothing. */
+  labelSmoothing?: number;
+}
+
+/**
+ * Cross entropy of [N, C] logits against int32 class indices [N] (or float32 class
+ * probabilities [N, C]), through logSoftmax so large logits never overflow.
+ */
+export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyOptions = {}): Tensor {
+  const eps = opts.labelSmoothing ?? 0;
+  if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1)) throw new ValueError(`crossEntropy: labelSmoothing must be in [0, 1]; got ${eps}`);
+  checkTensor('crossEntropy', logits, 'input');
+  checkTensor('crossEntropy', target, 'target');
+  const probs = target.dtype === 'float32';
+  if (probs) sameShape('crossEntropy', logits, target);
+  if (logits.ndim !== 2) throw new ShapeError(`crossEntropy: input has shape ${fmtShape(logits.shape)}; expected [batch, classes]`);
+  const c = logits.shape[1];
+  return tidy(() => {
+    const logp = logits.logSoftmax(1);
+    let w: Tensor;
+    if (probs) w = eps ? target.mul(1 - eps).add(eps / c) : target;
+    else if (eps === 0) return reduce('crossEntropy', Tensor.where(classMask('crossEntropy', logits, target), logp, 0).sum(1).neg(), opts.reduction);
+    else w = Tensor.where(classMask('crossEntropy', logits, target), 1 - eps + eps / c, eps / c);
+    return reduce('crossEntropy', w.mul(logp).sum(1).neg(), opts.reduction);
+  });
+}
+
+/**
+ * Binary cross entropy on logits: softplus(x) - x·y, which is log(1 + e^x) - x·y without
+ * overflow for any x. Targets are float32 in [0, 1], the input's shape.
+ */
+export function binaryCrossEntropyWithLogits(logits: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+  sameShape('binaryCrossEntropyWithLogits', logits, target);
+  return tidy(() => reduce('binaryCrossEntropyWithLogits', logits.softplus().sub(logits.mul(target)), opts.reduction));
+}

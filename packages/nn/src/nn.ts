@@ -1,0 +1,11 @@
+/** The `nn` namespace: Module, layers and initialisers (PyTorch's torch.nn). */
+export { Module, parameter } from './module';
+export type { StateDict, LoadResult } from './module';
+export { Linear } from './layers/linear';
+export { Sequential } from './layers/sequential';
+export { ReLU, LeakyReLU, GELU, Tanh, Sigmoid, Softmax } from './layers/activations';
+export { Dropout } from './layers/dropout';
+export { LayerNorm } from './layers/layer-norm';
+export { Embedding } from './layers/embedding';
+export { Flatten } from './layers/flatten';
+export * as init from './init';

@@ -1,0 +1,51 @@
+import { NDArray, ValueError } from '@surf/core';
+import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
+import { adamExprs } from './update-exprs';
+
+export interface AdamOptions extends BaseOptions {
+  betas: [number, number];
+  eps: number;
+  weightDecay: number;
+}
+
+function validateAdam(name: string, o: AdamOptions): void {
+  checkNonNegative(name, 'lr', o.lr);
+  checkNonNegative(name, 'eps', o.eps);
+  checkNonNegative(name, 'weightDecay', o.weightDecay);
+  if (!Array.isArray(o.betas) || o.betas.length !== 2 || !o.betas.every((b) => typeof b === 'number' && b >= 0 && b < 1)) {
+    throw new ValueError(`${name}: betas must be two numbers in [0, 1); got ${JSON.stringify(o.betas)}`);
+  }
+}
+
+function adamStep(name: string, decoupled: boolean, p: NDArray, g: NDArray, st: ParamState, o: AdamOptions) {
+  const exprs = adamExprs({ lr: o.lr, beta1: o.betas[0], beta2: o.betas[1], eps: o.eps, weightDecay: o.weightDecay, decoupled, step: st.step });
+  // Both moments start at zero; on the first step the kernel reads a zero-filled array.
+  const m = st.arrays.expAvg ?? NDArray.full(p.backend, p.shape, 0);
+  const v = st.arrays.expAvgSq ?? NDArray.full(p.backend, p.shape, 0);
+  const [param, expAvg, expAvgSq] = NDArray.elementwise(exprs, [p, g, m, v], `${name}.step`);
+  if (!st.arrays.expAvg) m.dispose();
+  if (!st.arrays.expAvgSq) v.dispose();
+  return { param, arrays: { expAvg, expAvgSq } };
+}
+
+/**
+ * torch.optim.Adam: g += λp (L2 penalty in the gradient); m, v moving averages of g and g²;
+ * p -= lr/(1-β1ᵗ) · m / (√v/√(1-β2ᵗ) + ε). One fused kernel per parameter; lr and the bias
+ * corrections are kernel parameters, so schedules never recompile.
+ */
+export class Adam extends Optimizer<AdamOptions> {
+  constructor(params: ParamsArg<AdamOptions>, opts: Partial<AdamOptions> = {}) {
+    super('Adam', params, { lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 0, ...opts });
+  }
+  protected validate(o: AdamOptions): void { validateAdam('Adam', o); }
+  protected update(p: NDArray, g: NDArray, st: ParamState, o: AdamOptions) { return adamStep('Adam', false, p, g, st, o); }
+}
+
+/** torch.optim.AdamW: Adam with decoupled weight decay p ← p·(1 - lr·λ) (default λ = 0.01). */
+export class AdamW extends Optimizer<AdamOptions> {
+  constructor(params: ParamsArg<AdamOptions>, opts: Partial<AdamOptions> = {}) {
+    super('AdamW', params, { lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 1e-2, ...opts });
+  }
+  protected validate(o: AdamOptions): void { validateAdam('AdamW', o); }
+  protected update(p: NDArray, g: NDArray, st: ParamState, o: AdamOptions) { return adamStep('AdamW', true, p, g, st, o); }
+}

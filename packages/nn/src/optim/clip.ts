@@ -1,0 +1,51 @@
+import { E, Expr, NDArray, ValueError } from '@surf/core';
+import { Tensor } from '@surf/autograd';
+
+/**
+ * Rescales gradients in place so their joint norm is at most maxNorm (torch's
+ * clip_grad_norm_, same 1e-6 guard): g ← g·min(1, maxNorm/(‖g‖ + 1e-6)). Everything stays on
+ * the device; the returned 0-d tensor is the norm before clipping (read it only if needed).
+ */
+export function clipGradNorm(params: Iterable<Tensor>, maxNorm: number, opts: { normType?: number } = {}): Tensor {
+  const p = opts.normType ?? 2;
+  if (typeof maxNorm !== 'number' || !(maxNorm >= 0)) throw new ValueError(`clipGradNorm: maxNorm must be a number >= 0; got ${maxNorm}`);
+  if (typeof p !== 'number' || !(p > 0)) throw new ValueError(`clipGradNorm: normType must be > 0 or Infinity; got ${p}`);
+  const list = [...params];
+  const grads = list.map((t) => {
+    if (!(t instanceof Tensor)) throw new ValueError('clipGradNorm: params must be tensors');
+    return t.grad;
+  }).filter((g): g is Tensor => g !== null);
+  if (grads.length === 0) return Tensor.fromNDArray(NDArray.full(getAny(list), [], 0));
+  const abs = (e: Expr) => E.max(e, E.neg(e));
+  // Per gradient: Σ|g|^p (or max|g|), then all combined into one scalar.
+  const parts = grads.map((g) => {
+    const nd = g.ndarray;
+    const term = p === Infinity ? abs(E.in(0)) : p === 2 ? E.mul(E.in(0), E.in(0)) : E.pow(abs(E.in(0)), E.f(p));
+    const [t] = NDArray.elementwise([term], [nd], 'clipGradNorm');
+    const r = p === Infinity ? t.max() : t.sum();
+    t.dispose();
+    return r;
+  });
+  let total = parts[0];
+  for (let i = 1; i < parts.length; i++) {
+    const [s] = NDArray.elementwise([p === Infinity ? E.max(E.in(0), E.in(1)) : E.add(E.in(0), E.in(1))], [total, parts[i]], 'clipGradNorm');
+    total.dispose();
+    parts[i].dispose();
+    total = s;
+  }
+  const [norm] = p === Infinity || p === 1 ? [total] : NDArray.elementwise([p === 2 ? E.sqrt(E.in(0)) : E.pow(E.in(0), E.f(1 / p))], [total], 'clipGradNorm');
+  if (norm !== total) total.dispose();
+  // coef = min(1, maxNorm / (norm + 1e-6)), as -max(-x, -1).
+  const coef = E.neg(E.max(E.neg(E.div(E.f(maxNorm), E.add(E.in(1), E.f(1e-6)))), E.f(-1)));
+  for (const g of grads) {
+    const [scaled] = NDArray.elementwise([E.mul(E.in(0), coef)], [g.ndarray, norm], 'clipGradNorm');
+    g.assign(scaled);
+    scaled.dispose();
+  }
+  return Tensor.fromNDArray(norm);
+}
+
+function getAny(params: Tensor[]) {
+  for (const t of params) return t.ndarray.backend;
+  throw new ValueError('clipGradNorm: got no parameters');
+}

@@ -1,0 +1,9 @@
+/** The `optim` namespace: optimizers, schedulers and gradient clipping (torch.optim). */
+export { Optimizer } from './optimizer';
+export type { BaseOptions, ParamGroup, ParamsArg, ParamState, OptimizerStateDict } from './optimizer';
+export { SGD } from './sgd';
+export type { SGDOptions } from './sgd';
+export { Adam, AdamW } from './adam';
+export type { AdamOptions } from './adam';
+export { LRScheduler, StepLR, CosineAnnealingLR, LinearWarmup } from './schedulers';
+export { clipGradNorm } from './clip';

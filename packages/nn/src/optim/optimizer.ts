@@ -1,0 +1,160 @@
+import { NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { Tensor } from '@surf/autograd';
+
+/** Per-group hyperparameters every optimizer has; `initialLr` is set by the first scheduler. */
+export interface BaseOptions {
+  lr: number;
+  initialLr?: number;
+}
+
+export type ParamGroup<O> = O & { params: Tensor[] };
+
+/** What constructors accept: tensors, or groups of tensors with their own option overrides. */
+export type ParamsArg<O> = Iterable<Tensor> | readonly ({ params: Iterable<Tensor> } & Partial<O>)[];
+
+/** One parameter's state: its step count and named arrays (momentum buffers, moments). */
+export interface ParamState {
+  step: number;
+  arrays: Record<string, NDArray>;
+}
+
+export interface OptimizerStateDict<O> {
+  /** By parameter index (groups' params numbered in order), as PyTorch's. */
+  state: Record<number, { step: number } & Record<string, Tensor | number>>;
+  paramGroups: (O & { params: number[] })[];
+}
+
+/**
+ * The machinery shared by SGD and Adam(W): parameter groups, per-parameter state kept as
+ * core NDArrays (never tracked by tidy, so a step inside tidy keeps its state), zeroGrad and
+ * state dicts. Subclasses implement update(): ONE fused NDArray.elementwise call that
+ * returns the new parameter and new state arrays.
+ */
+export abstract class Optimizer<O extends BaseOptions> {
+  readonly paramGroups: ParamGroup<O>[];
+  protected readonly state = new Map<Tensor, ParamState>();
+
+  constructor(readonly name: string, params: ParamsArg<O>, defaults: O) {
+    if (params === null || typeof params !== 'object' || typeof (params as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+      throw new ValueError(`${name}: params must be an array of tensors (model.parameters()) or of parameter groups`);
+    }
+    const list = [...(params as Iterable<unknown>)];
+    if (list.length === 0) throw new ValueError(`${name}: got an empty parameter list`);
+    const groups = list.every((x) => x instanceof Tensor) ? [{ params: list as Tensor[] }] : (list as ({ params: Iterable<Tensor> } & Partial<O>)[]);
+    const seen = new Set<Tensor>();
+    this.paramGroups = groups.map((g, gi) => {
+      if (g === null || typeof g !== 'object' || !g.params || typeof (g.params as Iterable<Tensor>)[Symbol.iterator] !== 'function') {
+        throw new ValueError(`${name}: parameter group ${gi} is not a tensor or a { params: [...] } group`);
+      }
+      const ps = [...g.params];
+      ps.forEach((p, i) => {
+        if (!(p instanceof Tensor)) throw new ValueError(`${name}: group ${gi} param ${i} is not a Tensor`);
+        if (!p.requiresGrad || !p.isLeaf) throw new ValueError(`${name}: group ${gi} param ${i} (${p.toString()}) is not a leaf that requires grad`);
+        if (seen.has(p)) throw new ValueError(`${name}: a parameter appears in more than one place (group ${gi}, index ${i})`);
+        seen.add(p);
+      });
+      const opts = { ...defaults, ...g, params: ps } as ParamGroup<O>;
+      this.validate(opts);
+      return opts;
+    });
+  }
+
+  /** Throws a ValueError naming the bad hyperparameter. */
+  protected abstract validate(opts: O): void;
+
+  /** Computes the new parameter and state in one fused kernel; returns them. */
+  protected abstract update(p: NDArray, g: NDArray, state: ParamState, group: O): { param: NDArray; arrays: Record<string, NDArray> };
+
+  /** Applies one update to every parameter that has a gradient. Never reads back. */
+  step(): void {
+    for (const group of this.paramGroups) {
+      for (const p of group.params) {
+        const g = p.grad;
+        if (!g) continue;
+        let st = this.state.get(p);
+        if (!st) {
+          st = { step: 0, arrays: {} };
+          this.state.set(p, st);
+        }
+        st.step++;
+        const { param, arrays } = this.update(p.ndarray, g.ndarray, st, group);
+        p.assign(param);
+        param.dispose();
+        for (const [k, a] of Object.entries(arrays)) {
+          if (st.arrays[k] !== a) st.arrays[k]?.dispose();
+          st.arrays[k] = a;
+        }
+      }
+    }
+  }
+
+  /** Drops every gradient (PyTorch's set_to_none), freeing its buffer. */
+  zeroGrad(): void {
+    for (const group of this.paramGroups) for (const p of group.params) p.grad = null;
+  }
+
+  private indexed(): Tensor[] {
+    return this.paramGroups.flatMap((g) => g.params);
+  }
+
+  /** Hyperparameters and per-parameter state; tensors are new references the caller owns. */
+  stateDict(): OptimizerStateDict<O> {
+    const all = this.indexed();
+    const state: OptimizerStateDict<O>['state'] = {};
+    all.forEach((p, i) => {
+      const st = this.state.get(p);
+      if (!st) return;
+      const entry: { step: number } & Record<string, Tensor | number> = { step: st.step };
+      for (const [k, a] of Object.entries(st.arrays)) entry[k] = Tensor.fromNDArray(a.reshape(a.shape));
+      state[i] = entry;
+    });
+    let k = 0;
+    const paramGroups = this.paramGroups.map((g) => {
+      const { params, ...rest } = g;
+      return { ...(rest as unknown as O), params: params.map(() => k++) };
+    });
+    return { state, paramGroups };
+  }
+
+  /** Restores hyperparameters and state saved by stateDict() for the same parameter layout. */
+  loadStateDict(sd: OptimizerStateDict<O>): void {
+    if (!sd || !Array.isArray(sd.paramGroups) || typeof sd.state !== 'object') throw new ValueError(`${this.name}.loadStateDict: expected { state, paramGroups } from stateDict()`);
+    if (sd.paramGroups.length !== this.paramGroups.length || sd.paramGroups.some((g, i) => g.params.length !== this.paramGroups[i].params.length)) {
+      throw new ValueError(`${this.name}.loadStateDict: the saved groups hold [${sd.paramGroups.map((g) => g.params.length).join(', ')}] parameters; this optimizer's hold [${this.paramGroups.map((g) => g.params.length).join(', ')}]`);
+    }
+    const all = this.indexed();
+    const next = new Map<Tensor, ParamState>();
+    for (const [key, entry] of Object.entries(sd.state)) {
+      const p = all[Number(key)];
+      if (!p) throw new ValueError(`${this.name}.loadStateDict: state for parameter ${key}, but there are ${all.length}`);
+      const arrays: Record<string, NDArray> = {};
+      for (const [k, v] of Object.entries(entry)) {
+        if (k === 'step') continue;
+        if (!(v instanceof Tensor)) throw new ValueError(`${this.name}.loadStateDict: state ${key}.${k} is not a Tensor`);
+        if (v.shape.length !== p.shape.length || v.shape.some((d, i) => d !== p.shape[i])) {
+          throw new ShapeError(`${this.name}.loadStateDict: state ${key}.${k} has shape ${fmtShape(v.shape)}; the parameter has ${fmtShape(p.shape)}`);
+        }
+        arrays[k] = v.ndarray.contiguous();
+      }
+      next.set(p, { step: Number(entry.step) || 0, arrays });
+    }
+    for (const st of this.state.values()) Object.values(st.arrays).forEach((a) => a.dispose());
+    this.state.clear();
+    next.forEach((v, k) => this.state.set(k, v));
+    sd.paramGroups.forEach((g, i) => {
+      const { params: _params, ...rest } = g;
+      Object.assign(this.paramGroups[i], rest);
+    });
+  }
+
+  /** Frees the optimizer's state buffers. */
+  dispose(): void {
+    for (const st of this.state.values()) Object.values(st.arrays).forEach((a) => a.dispose());
+    this.state.clear();
+  }
+}
+
+/** Shared hyperparameter checks. */
+export function checkNonNegative(op: string, name: string, v: unknown): void {
+  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new ValueError(`${op}: ${name} must be a finite number >= 0; got ${v}`);
+}

@@ -1,0 +1,94 @@
+import { ValueError } from '@surf/core';
+import { BaseOptions, Optimizer } from './optimizer';
+
+/**
+ * Learning-rate schedules as closed forms of the step count t (PyTorch's), written into each
+ * parameter group's lr. Call scheduler.step() after optimizer.step(). Nothing recompiles:
+ * lr reaches the kernel as a parameter.
+ */
+export abstract class LRScheduler {
+  /** Steps taken (PyTorch's last_epoch): 0 right after construction. */
+  lastEpoch = 0;
+  readonly baseLrs: number[];
+
+  constructor(readonly optimizer: Optimizer<BaseOptions>) {
+    if (!(optimizer instanceof Optimizer)) throw new ValueError(`${new.target.name}: expected an optimizer`);
+    for (const g of optimizer.paramGroups) g.initialLr ??= g.lr;
+    this.baseLrs = optimizer.paramGroups.map((g) => g.initialLr!);
+  }
+
+  /** The lr of group i after t steps. */
+  abstract lrAt(i: number, t: number): number;
+
+  protected apply(): void {
+    this.optimizer.paramGroups.forEach((g, i) => { g.lr = this.lrAt(i, this.lastEpoch); });
+  }
+
+  step(): void {
+    this.lastEpoch++;
+    this.apply();
+  }
+
+  getLastLr(): number[] {
+    return this.optimizer.paramGroups.map((g) => g.lr);
+  }
+}
+
+function positiveInt(op: string, name: string, v: unknown): void {
+  if (!Number.isInteger(v) || (v as number) <= 0) throw new ValueError(`${op}: ${name} must be a positive integer; got ${v}`);
+}
+
+/** lr = base·γ^⌊t/stepSize⌋. */
+export class StepLR extends LRScheduler {
+  readonly stepSize: number;
+  readonly gamma: number;
+  constructor(optimizer: Optimizer<BaseOptions>, opts: { stepSize: number; gamma?: number }) {
+    super(optimizer);
+    positiveInt('StepLR', 'stepSize', opts?.stepSize);
+    this.stepSize = opts.stepSize;
+    this.gamma = opts.gamma ?? 0.1;
+    if (!(this.gamma >= 0)) throw new ValueError(`StepLR: gamma must be >= 0; got ${this.gamma}`);
+    this.apply();
+  }
+  lrAt(i: number, t: number): number {
+    return this.baseLrs[i] * Math.pow(this.gamma, Math.floor(t / this.stepSize));
+  }
+}
+
+/** lr = ηmin + (base - ηmin)·(1 + cos(πt/tMax))/2. */
+export class CosineAnnealingLR extends LRScheduler {
+  readonly tMax: number;
+  readonly etaMin: number;
+  constructor(optimizer: Optimizer<BaseOptions>, opts: { tMax: number; etaMin?: number }) {
+    super(optimizer);
+    positiveInt('CosineAnnealingLR', 'tMax', opts?.tMax);
+    this.tMax = opts.tMax;
+    this.etaMin = opts.etaMin ?? 0;
+    this.apply();
+  }
+  lrAt(i: number, t: number): number {
+    return this.etaMin + ((this.baseLrs[i] - this.etaMin) * (1 + Math.cos((Math.PI * t) / this.tMax))) / 2;
+  }
+}
+
+/**
+ * Linear warmup: lr = base·min(1, (t + 1)/warmupSteps), so the first step already moves and
+ * step warmupSteps - 1 reaches base. With `after`, that schedule takes over from then on,
+ * counted from the end of the warmup (e.g. warmup then cosine decay).
+ */
+export class LinearWarmup extends LRScheduler {
+  readonly warmupSteps: number;
+  readonly after: LRScheduler | undefined;
+  constructor(optimizer: Optimizer<BaseOptions>, opts: { warmupSteps: number; after?: LRScheduler }) {
+    super(optimizer);
+    positiveInt('LinearWarmup', 'warmupSteps', opts?.warmupSteps);
+    if (opts.after && opts.after.optimizer !== optimizer) throw new ValueError('LinearWarmup: `after` must schedule the same optimizer');
+    this.warmupSteps = opts.warmupSteps;
+    this.after = opts.after;
+    this.apply();
+  }
+  lrAt(i: number, t: number): number {
+    if (t < this.warmupSteps) return (this.baseLrs[i] * (t + 1)) / this.warmupSteps;
+    return this.after ? this.after.lrAt(i, t - this.warmupSteps + 1) : this.baseLrs[i];
+  }
+}

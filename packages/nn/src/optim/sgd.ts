@@ -1,0 +1,43 @@
+import { NDArray, ValueError } from '@surf/core';
+import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
+import { sgdExprs } from './update-exprs';
+
+export interface SGDOptions extends BaseOptions {
+  momentum: number;
+  dampening: number;
+  weightDecay: number;
+  nesterov: boolean;
+}
+
+/**
+ * Stochastic gradient descent as torch.optim.SGD: g += λp; b = μb + (1-τ)g (b = g on the
+ * first step); g = g + μb (Nesterov) or b; p -= lr·g. One fused kernel per parameter.
+ */
+export class SGD extends Optimizer<SGDOptions> {
+  constructor(params: ParamsArg<SGDOptions>, opts: Partial<SGDOptions> = {}) {
+    super('SGD', params, { lr: 1e-3, momentum: 0, dampening: 0, weightDecay: 0, nesterov: false, ...opts });
+  }
+
+  protected validate(o: SGDOptions): void {
+    for (const k of ['lr', 'momentum', 'dampening', 'weightDecay'] as const) checkNonNegative('SGD', k, o[k]);
+    if (o.nesterov && (o.momentum <= 0 || o.dampening !== 0)) throw new ValueError(`SGD: nesterov needs momentum > 0 and dampening 0; got momentum ${o.momentum}, dampening ${o.dampening}`);
+  }
+
+  protected update(p: NDArray, g: NDArray, st: ParamState, o: SGDOptions): { param: NDArray; arrays: Record<string, NDArray> } {
+    const first = st.step === 1;
+    const exprs = sgdExprs({
+      lr: o.lr, weightDecay: o.weightDecay, momentum: o.momentum, nesterov: o.nesterov,
+      bufKeep: first ? 0 : o.momentum, gradScale: first ? 1 : 1 - o.dampening,
+    });
+    if (o.momentum === 0) {
+      const [param] = NDArray.elementwise(exprs, [p, g], 'SGD.step');
+      return { param, arrays: {} };
+    }
+    // On the first step the old buffer has weight 0 (b = g); it still must be a real array,
+    // and zeros (not g) keep an infinite gradient infinite rather than 0·∞ = NaN.
+    const buf = st.arrays.momentumBuffer ?? NDArray.full(p.backend, p.shape, 0);
+    const [param, momentumBuffer] = NDArray.elementwise(exprs, [p, g, buf], 'SGD.step');
+    if (!st.arrays.momentumBuffer) buf.dispose();
+    return { param, arrays: { momentumBuffer } };
+  }
+}
