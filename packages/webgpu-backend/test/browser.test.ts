@@ -1,0 +1,78 @@
+import { build } from 'esbuild';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+// The quick cases of the shared op table on WebGPU in headless Chromium (SwiftShader here):
+// the page is bundled with esbuild for the browser, served from 127.0.0.1 and reports back.
+// Without Chromium or WebGPU the test skips, unless CI is set.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ROOT = resolve(__dirname, '../../..');
+
+interface PageReport {
+  adapter: string;
+  results: { name: string; ok: boolean; message: string }[];
+  error?: string;
+}
+
+function skipOrFail(why: string): void {
+  if (process.env.CI) throw new Error(`browser WebGPU test cannot run: ${why}`);
+  // eslint-disable-next-line no-console
+  console.warn(`skipping the browser WebGPU test: ${why}`);
+}
+
+async function bundle(): Promise<string> {
+  const r = await build({
+    entryPoints: [resolve(__dirname, 'browser/page.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    tsconfig: resolve(ROOT, 'tsconfig.json'),
+    logLevel: 'silent',
+    // Node's device code never reaches the page.
+    plugins: [{ name: 'no-node-gpu', setup(b) { b.onResolve({ filter: /node-gpu$/ }, (a) => ({ path: a.path, external: true })); } }],
+  });
+  return r.outputFiles[0].text;
+}
+
+test('quick op cases pass on WebGPU in headless Chromium', async () => {
+  if (!existsSync(CHROMIUM)) return skipOrFail(`no Chromium at ${CHROMIUM}`);
+  const js = await bundle();
+  expect(js).not.toMatch(/dawn\.node|function nodeAdapter/);
+  const html = '<!doctype html><meta charset="utf-8"><title>surf webgpu</title><script type="module" src="/page.js"></script>';
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+    else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-unsafe-webgpu'],
+  });
+  try {
+    const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => (window as unknown as { __surfReport?: unknown }).__surfReport !== undefined, undefined, { timeout: 240_000 });
+    const report = (await page.evaluate(() => (window as unknown as { __surfReport: unknown }).__surfReport)) as PageReport;
+    expect(pageErrors).toEqual([]);
+    if (report.error) {
+      if (/no WebGPU adapter/.test(report.error)) return skipOrFail(report.error);
+      throw new Error(`page failed: ${report.error}`);
+    }
+    expect(report.adapter).toMatch(/^WebGPU: /);
+    expect(report.results.length).toBeGreaterThan(10);
+    const failed = report.results.filter((r) => !r.ok);
+    expect(failed.map((f) => `${f.name}: ${f.message}`)).toEqual([]);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
