@@ -61,7 +61,8 @@ export function tensor(data: NestedArray | TypedArray | Float64Array | ArrayLike
     if (kinds.has('bool') && kinds.size > 1) throw new ValueError('tensor: mixes booleans and numbers; expected one kind');
     inferred = kinds.has('float32') ? 'float32' : kinds.has('int32') ? 'int32' : kinds.has('bool') ? 'bool' : 'float32';
   }
-  const dtype = opts.dtype ? assertDType('tensor', opts.dtype) : inferred;
+  // Integer data that is to require grad is meant as floats (tensor([1, 2], { requiresGrad: true })).
+  const dtype = opts.dtype ? assertDType('tensor', opts.dtype) : opts.requiresGrad && inferred === 'int32' ? 'float32' : inferred;
   const arr = arrayFor(dtype, values.length);
   for (let i = 0; i < values.length; i++) arr[i] = castScalar(Number(values[i]), dtype);
   return make(NDArray.fromData(getBackend(), arr, shape, dtype), opts);

@@ -13,7 +13,7 @@ import { unsqueeze } from './shape';
  */
 const MAX_INPUTS = 6;
 
-export function cat(tensors: readonly Tensor[], dim: number): Tensor {
+export function cat(tensors: readonly Tensor[], dim = 0): Tensor {
   if (!Array.isArray(tensors as unknown) || tensors.length === 0) throw new ValueError('cat: expected a non-empty array of tensors');
   tensors.forEach((t, i) => { if (!(t instanceof Tensor)) throw new ValueError(`cat: element ${i} is not a Tensor`); });
   const nds = tensors.map((t) => t.nd('cat'));
@@ -49,7 +49,7 @@ export function cat(tensors: readonly Tensor[], dim: number): Tensor {
     shapes.map((s, k) => g.crop(s.map((d, i) => (i === ax ? [offsets[k], offsets[k] + d] : [0, d]) as [number, number]))));
 }
 
-export function stack(tensors: readonly Tensor[], dim: number): Tensor {
+export function stack(tensors: readonly Tensor[], dim = 0): Tensor {
   if (!Array.isArray(tensors as unknown) || tensors.length === 0) throw new ValueError('stack: expected a non-empty array of tensors');
   const shape0 = tensors[0].shape;
   tensors.forEach((t, i) => {
