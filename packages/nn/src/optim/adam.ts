@@ -18,13 +18,11 @@ function validateAdam(name: string, o: AdamOptions): void {
 }
 
 function adamStep(name: string, decoupled: boolean, p: NDArray, g: NDArray, st: ParamState, o: AdamOptions) {
+  // A restored state without moments (or step 1) starts them from zero: the first-step kernel.
+  if (!st.arrays.expAvg || !st.arrays.expAvgSq) st.step = 1;
   const exprs = adamExprs({ lr: o.lr, beta1: o.betas[0], beta2: o.betas[1], eps: o.eps, weightDecay: o.weightDecay, decoupled, step: st.step });
-  // Both moments start at zero; on the first step the kernel reads a zero-filled array.
-  const m = st.arrays.expAvg ?? NDArray.full(p.backend, p.shape, 0);
-  const v = st.arrays.expAvgSq ?? NDArray.full(p.backend, p.shape, 0);
-  const [param, expAvg, expAvgSq] = NDArray.elementwise(exprs, [p, g, m, v], `${name}.step`);
-  if (!st.arrays.expAvg) m.dispose();
-  if (!st.arrays.expAvgSq) v.dispose();
+  const inputs = st.step === 1 ? [p, g] : [p, g, st.arrays.expAvg, st.arrays.expAvgSq];
+  const [param, expAvg, expAvgSq] = NDArray.elementwise(exprs, inputs, `${name}.step`);
   return { param, arrays: { expAvg, expAvgSq } };
 }
 

@@ -1,4 +1,4 @@
-import { E, Expr, NDArray, ValueError } from '@surf/core';
+import { DTypeError, E, Expr, NDArray, ValueError, fmtShape } from '@surf/core';
 import { Tensor } from '@surf/autograd';
 
 /**
@@ -15,6 +15,7 @@ export function clipGradNorm(params: Iterable<Tensor>, maxNorm: number, opts: { 
     if (!(t instanceof Tensor)) throw new ValueError('clipGradNorm: params must be tensors');
     return t.grad;
   }).filter((g): g is Tensor => g !== null);
+  for (const g of grads) if (g.dtype !== 'float32') throw new DTypeError(`clipGradNorm: a gradient of shape ${fmtShape(g.shape)} has dtype ${g.dtype}; expected float32`);
   if (grads.length === 0) return Tensor.fromNDArray(NDArray.full(getAny(list), [], 0));
   const abs = (e: Expr) => E.max(e, E.neg(e));
   // Per gradient: Σ|g|^p (or max|g|), then all combined into one scalar.

@@ -1,4 +1,4 @@
-import { NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { DTypeError, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { Tensor } from '@surf/autograd';
 
 /** Per-group hyperparameters every optimizer has; `initialLr` is set by the first scheduler. */
@@ -71,6 +71,7 @@ export abstract class Optimizer<O extends BaseOptions> {
       for (const p of group.params) {
         const g = p.grad;
         if (!g) continue;
+        if (g.dtype !== 'float32') throw new DTypeError(`${this.name}.step: a gradient of shape ${fmtShape(g.shape)} has dtype ${g.dtype}; expected float32`);
         let st = this.state.get(p);
         if (!st) {
           st = { step: 0, arrays: {} };

@@ -24,20 +24,13 @@ export class SGD extends Optimizer<SGDOptions> {
   }
 
   protected update(p: NDArray, g: NDArray, st: ParamState, o: SGDOptions): { param: NDArray; arrays: Record<string, NDArray> } {
-    const first = st.step === 1;
-    const exprs = sgdExprs({
-      lr: o.lr, weightDecay: o.weightDecay, momentum: o.momentum, nesterov: o.nesterov,
-      bufKeep: first ? 0 : o.momentum, gradScale: first ? 1 : 1 - o.dampening,
-    });
+    const first = st.step === 1 || !st.arrays.momentumBuffer;
+    const exprs = sgdExprs({ lr: o.lr, weightDecay: o.weightDecay, momentum: o.momentum, dampening: o.dampening, nesterov: o.nesterov, first });
     if (o.momentum === 0) {
       const [param] = NDArray.elementwise(exprs, [p, g], 'SGD.step');
       return { param, arrays: {} };
     }
-    // On the first step the old buffer has weight 0 (b = g); it still must be a real array,
-    // and zeros (not g) keep an infinite gradient infinite rather than 0·∞ = NaN.
-    const buf = st.arrays.momentumBuffer ?? NDArray.full(p.backend, p.shape, 0);
-    const [param, momentumBuffer] = NDArray.elementwise(exprs, [p, g, buf], 'SGD.step');
-    if (!st.arrays.momentumBuffer) buf.dispose();
+    const [param, momentumBuffer] = NDArray.elementwise(exprs, first ? [p, g] : [p, g, st.arrays.momentumBuffer], 'SGD.step');
     return { param, arrays: { momentumBuffer } };
   }
 }
