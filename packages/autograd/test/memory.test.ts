@@ -100,6 +100,21 @@ describe('dispose and the graph', () => {
     expect(memory().buffers).toBe(before + 1); // x.grad
   });
 
+  test('ops save only what their backward reads', () => {
+    const a = tensor([1, 2], { requiresGrad: true });
+    const b = tensor([3, 4], { requiresGrad: true });
+    const before = memory().buffers;
+    // add and multiplication by a constant need no saved arrays: the disposed products free at once.
+    const y = tidy(() => a.mul(2).add(b.mul(3)));
+    expect(memory().buffers).toBe(before + 1);
+    // exp saves its output (shared with the result: no extra buffer); mul saves both operands.
+    const z = tidy(() => a.exp().mul(b));
+    expect(memory().buffers).toBe(before + 3); // y, z, exp's output
+    y.dispose();
+    z.dispose();
+    expect(memory().buffers).toBe(before);
+  });
+
   test('memory() reports the current backend', () => {
     expect(memory().backend).toBe(getBackend().name);
   });

@@ -13,12 +13,12 @@ function unary(op: string, x: Tensor, rule: Rule, float = true): Tensor {
 }
 
 export const neg = (x: Tensor) => unary('neg', x, { fwd: ([a]) => E.neg(a), grad: (g) => [E.neg(g)] }, false);
-export const exp = (x: Tensor) => unary('exp', x, { fwd: ([a]) => E.exp(a), usesOut: true, grad: (g, _, o) => [E.mul(g, o)] });
+export const exp = (x: Tensor) => unary('exp', x, { fwd: ([a]) => E.exp(a), grad: (g, _, o) => [E.mul(g, o)] });
 export const log = (x: Tensor) => unary('log', x, { fwd: ([a]) => E.log(a), grad: (g, [a]) => [E.div(g, a)] });
-export const sqrt = (x: Tensor) => unary('sqrt', x, { fwd: ([a]) => E.sqrt(a), usesOut: true, grad: (g, _, o) => [E.div(E.mul(g, X.half), o)] });
+export const sqrt = (x: Tensor) => unary('sqrt', x, { fwd: ([a]) => E.sqrt(a), grad: (g, _, o) => [E.div(E.mul(g, X.half), o)] });
 export const rsqrt = (x: Tensor) => unary('rsqrt', x, {
   fwd: ([a]) => E.recip(E.sqrt(a)),
-  usesOut: true,
+ 
   grad: (g, _, o) => [E.mul(E.mul(g, E.f(-0.5)), E.mul(o, X.sq(o)))],
 });
 /** |x|; the gradient at 0 is 0 (the subgradient PyTorch picks). */
@@ -39,13 +39,13 @@ export const tanh = (x: Tensor) => unary('tanh', x, {
     const t = E.div(E.sub(X.one, e), E.add(X.one, e));
     return E.where(E.lt(a, X.zero), E.neg(t), t);
   },
-  usesOut: true,
+ 
   grad: (g, _, o) => [E.mul(g, E.sub(X.one, X.sq(o)))],
 });
 
 export const sigmoid = (x: Tensor) => unary('sigmoid', x, {
   fwd: ([a]) => X.sigmoid(a),
-  usesOut: true,
+ 
   grad: (g, _, o) => [E.mul(E.mul(g, o), E.sub(X.one, o))],
 });
 

@@ -16,10 +16,9 @@ export type Operand = Tensor | Scalar;
 export interface Rule {
   /** The output from the operands (each already cast to its compute dtype). */
   fwd(x: Expr[]): Expr;
-  /** d(out)/d(x_i) times g, for each operand; null where no gradient flows. */
+  /** d(out)/d(x_i) times g, for each operand; null where no gradient flows. Reading `out`
+   * (exp, sigmoid, tanh, ...) saves the output instead of recomputing it. */
   grad?(g: Expr, x: Expr[], out: Expr): (Expr | null)[];
-  /** The gradient reads `out` (exp, sigmoid, tanh, ...): save it instead of recomputing. */
-  usesOut?: boolean;
 }
 
 /** The dtype the operands compute in (see dtypes.ts), optionally forced to float32. */
@@ -66,21 +65,24 @@ export function fused(op: string, xs: readonly Operand[], dts: readonly DType[],
   const nds = tensors.map((t) => t.nd(op));
   const [out] = runExprs(op, [rule.fwd(operandExprs(xs, dts, 0))], nds);
   if (!rule.grad || !needsGrad(...tensors)) return new Tensor(out);
-  const saved = nds.map(alias);
-  if (rule.usesOut) saved.push(alias(out));
-  const grad = rule.grad;
+  // Build the backward expressions now: they tell which arrays must be saved (add saves
+  // nothing, mul saves the other operand, exp saves only its output).
+  const outIndex = 1 + tensors.length;
+  const all = rule.grad(E.in(0), operandExprs(xs, dts, 1), E.in(outIndex));
+  const want: (Expr | null)[] = [];
+  xs.forEach((x, i) => { if (x instanceof Tensor) want.push(x.requiresGrad ? all[i] : null); });
+  const used = new Set<number>();
+  want.forEach((e) => { if (e) exprInputs(e, used); });
+  const slots: (NDArray | null)[] = [...nds.map((nd, k) => (used.has(1 + k) ? alias(nd) : null)), used.has(outIndex) ? alias(out) : null];
+  const saved = slots.filter((s): s is NDArray => s !== null);
+  const isG = (e: Expr) => e.kind === 'input' && e.index === 0;
+  const exprs = want.filter((e): e is Expr => e !== null && !isG(e));
   return fromOp(op, out, tensors, (g) => {
-    const ins = [g, ...saved.slice(0, tensors.length)];
-    const outIn = E.in(ins.length);
-    if (rule.usesOut) ins.push(saved[tensors.length]);
-    const all = grad(E.in(0), operandExprs(xs, dts, 1), outIn);
-    // Keep the gradients of tensor operands that require grad, in tensor order.
-    const want: (Expr | null)[] = [];
-    xs.forEach((x, i) => { if (x instanceof Tensor) want.push(x.requiresGrad ? all[i] : null); });
-    const exprs = want.filter((e): e is Expr => e !== null && !(e.kind === 'input' && e.index === 0));
+    // Unsaved slots are never read by the expressions; g stands in for them.
+    const ins = [g, ...slots.map((s) => s ?? g)];
     const res = exprs.length ? runExprs(`${op} backward`, exprs, ins) : [];
     let r = 0;
-    return want.map((e) => (e === null ? null : e.kind === 'input' && e.index === 0 ? alias(g) : res[r++]));
+    return want.map((e) => (e === null ? null : isG(e) ? alias(g) : res[r++]));
   }, saved);
 }
 
