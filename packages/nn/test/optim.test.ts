@@ -289,3 +289,21 @@ test('optimizer stateDict round-trips: a restored optimizer continues identicall
   };
   expect(await go(true)).toEqual(await go(false));
 }));
+
+test('a scheduled learning rate never compiles a new kernel (webgpu)', async () => {
+  const gpu = B.gpu() as (Backend & { pipelineCount?: number }) | null;
+  if (!gpu) return;
+  await on(gpu, () => {
+    expect(typeof gpu.pipelineCount).toBe('number');
+    const p = ft([1, 2, 3], { requiresGrad: true });
+    const opt = new optim.Adam([p], { lr: 0.1 });
+    const sched = new optim.CosineAnnealingLR(opt, { tMax: 10 });
+    const step = () => { p.grad = ft([0.5, -0.5, 1]); opt.step(); sched.step(); };
+    step();
+    step();
+    const compiled = gpu.pipelineCount;
+    for (let i = 0; i < 5; i++) step();
+    expect(opt.paramGroups[0].lr).not.toBe(0.1);
+    expect(gpu.pipelineCount).toBe(compiled);
+  });
+});
