@@ -7,11 +7,14 @@
 //
 //   node bench/gpu-host/build.mjs [--outdir .bench] [--sourcemap]
 import { build } from 'esbuild';
-import { resolve } from 'node:path';
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 
 const args = process.argv.slice(2);
 const outdir = resolve(args.includes('--outdir') ? args[args.indexOf('--outdir') + 1] : '.bench');
 const sourcemap = args.includes('--sourcemap');
+const quiet = args.includes('--quiet');
 
 const stubMissing = {
   name: 'stub-missing-surf-modules',
@@ -33,7 +36,7 @@ const stubMissing = {
 };
 
 const result = await build({
-  entryPoints: { main: 'bench/src/main.ts' },
+  entryPoints: { main: 'bench/src/suite.ts' },
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -42,13 +45,40 @@ const result = await build({
   outExtension: { '.js': '.mjs' },
   sourcemap: sourcemap ? 'inline' : false,
   external: ['webgpu'],
+  // ESM builds first: one copy of tfjs-core (its gradients module is ESM-only).
+  mainFields: ['module', 'main'],
   plugins: [stubMissing],
-  // TF.js is CommonJS inside: give the ESM bundle a require().
-  banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
+  // TF.js is CommonJS inside: give the ESM bundle a require(), and the __dirname that
+  // tfjs-backend-wasm's Emscripten loader reads in Node.
+  banner: {
+    js: [
+      "import { createRequire as __cr } from 'module';",
+      "import { fileURLToPath as __fileURLToPath } from 'url';",
+      "import { dirname as __pathDirname } from 'path';",
+      'const require = __cr(import.meta.url);',
+      'const __filename = __fileURLToPath(import.meta.url);',
+      'const __dirname = __pathDirname(__filename);',
+    ].join(' '),
+  },
   logLevel: 'warning',
   metafile: true,
 });
 const stubs = Object.keys(result.metafile.inputs).filter((k) => k.startsWith('surf-missing:'));
 for (const s of stubs) console.log(`build.mjs: stubbed (not in this checkout yet): ${s.slice('surf-missing:'.length)}`);
-const out = Object.entries(result.metafile.outputs).map(([f, o]) => `${f} (${(o.bytes / 2 ** 20).toFixed(1)} MiB)`);
-console.log(`build.mjs: wrote ${out.join(', ')}`);
+
+// TF.js's wasm backend fetches its binaries at run time: put them next to the bundle.
+const req = createRequire(join(process.cwd(), 'package.json'));
+let wasmDir = null;
+try {
+  wasmDir = join(dirname(req.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
+} catch {
+  wasmDir = 'node_modules/@tensorflow/tfjs-backend-wasm/dist';
+}
+const wasm = existsSync(wasmDir) ? readdirSync(wasmDir).filter((f) => /^tfjs-backend-wasm.*\.wasm$/.test(f)) : [];
+for (const f of wasm) copyFileSync(join(wasmDir, f), join(outdir, f));
+if (!wasm.length) console.log(`build.mjs: no TF.js wasm binaries in ${wasmDir}: its wasm rows will show n/a`);
+
+if (!quiet) {
+  const out = Object.entries(result.metafile.outputs).map(([f, o]) => `${f} (${(o.bytes / 2 ** 20).toFixed(1)} MiB)`);
+  console.log(`build.mjs: wrote ${out.join(', ')} and ${wasm.length} wasm binaries`);
+}

@@ -11,7 +11,7 @@ export type FrameworkId = 'surf-webgpu' | 'tfjs-webgpu' | 'jax-webgpu' | 'torch-
 export interface Check {
   /** Relative error against the float64 host reference (kernel rows). */
   relErr?: number;
-  /** Training rows: the loss of the first and of the last step. */
+  /** Training rows: batch 0's loss before and after one more training step on batch 0. */
   lossFirst?: number;
   lossLast?: number;
   /** False marks the figure as WRONG in the table. */
@@ -112,7 +112,10 @@ export class RowInputs {
   }
 }
 
-/** The check of a training row: losses finite, and lower after training than at the start. */
+/**
+ * The check of a training row, run after timing: one more step on batch 0 must lower batch 0's
+ * loss (finite both times). A wrong gradient or update fails it; a slow start does not.
+ */
 export function trainCheck(first: number, last: number): Check {
   const ok = Number.isFinite(first) && Number.isFinite(last) && last < first;
   return { lossFirst: first, lossLast: last, ok, note: ok ? undefined : `loss did not fall: ${first} -> ${last}` };

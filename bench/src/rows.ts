@@ -143,9 +143,12 @@ export function buildRows(quick: boolean): Row[] {
 
   rows.push({ id: 'overhead/add-chain', group: 'overhead', label: `dispatch: ${quick ? 200 : 1000} dependent adds on 1K elements`, unit: 'µs/op', device: 'gpu', kind: 'overhead', ops: quick ? 200 : 1000, size: 1024 });
 
+  // --quick shrinks the big MLP (SwiftShader takes seconds per step of the full one).
+  const big = quick ? [784, 256, 256, 10] : [784, 512, 512, 10];
+  const bigBatch = quick ? 128 : 256;
   for (const readback of [false, true]) {
     rows.push(trainRow([784, 128, 10], 64, 'sgd', readback));
-    rows.push(trainRow([784, 512, 512, 10], 256, 'adam', readback));
+    rows.push(trainRow(big, bigBatch, 'adam', readback));
   }
   rows.push({ id: 'train/mnist-example', group: 'train', label: 'MNIST example (examples/mlp) training loop', unit: 'steps/s', device: 'gpu', kind: 'example', steps: quick ? 20 : 200 });
 

@@ -17,6 +17,7 @@ import type { ExampleRow, Row, TrainRow } from './rows';
 
 interface STensor {
   readonly shape: readonly number[];
+  reshape(shape: readonly number[]): STensor;
   backward(): void;
   detach(): STensor;
   item(): Promise<number>;
@@ -34,7 +35,7 @@ interface SurfNn {
   init(opts: { backend: string }): Promise<{ backend: string; description: string }>;
   setBackend?: (b: Backend) => Backend;
   getBackend?: () => Backend;
-  tensor(data: Float32Array | Int32Array, opts?: { shape?: number[]; dtype?: string }): STensor;
+  tensor(data: Float32Array | Int32Array, opts?: { dtype?: string }): STensor;
   manualSeed(n: number): void;
   tidy<T>(fn: () => T): T;
   noGrad<T>(fn: () => T): T;
@@ -278,15 +279,21 @@ export class SurfFramework implements Framework {
     }
     const model = new surf.nn.Sequential(...layers);
     const opt = row.optimizer === 'sgd' ? new surf.optim.SGD(model.parameters(), { lr: row.lr }) : new surf.optim.Adam(model.parameters(), { lr: row.lr });
-    const xs = data.x.map((x) => surf.tensor(x, { shape: [data.batch, data.features] }));
-    const ys = data.y.map((y) => surf.tensor(y, { shape: [data.batch], dtype: 'int32' }));
+    const upload = (d: Float32Array | Int32Array, shape: number[], dtype: string): STensor => {
+      const t = surf.tensor(d, { dtype });
+      if (t.shape.length === shape.length && t.shape.every((n, i) => n === shape[i])) return t;
+      const r = t.reshape(shape);
+      t.dispose();
+      return r;
+    };
+    const xs = data.x.map((x) => upload(x, [data.batch, data.features], 'float32'));
+    const ys = data.y.map((y) => upload(y, [data.batch], 'int32'));
     const evalLoss = async () => {
       const l = surf.noGrad(() => surf.tidy(() => surf.crossEntropy(model.forward(xs[0]), ys[0])));
       const v = await l.item();
       l.dispose();
       return v;
     };
-    const before = await evalLoss();
     const step = (b: number): STensor =>
       surf.tidy(() => {
         opt.zeroGrad();
@@ -302,7 +309,12 @@ export class SurfFramework implements Framework {
         loss.dispose();
       },
       sync: async () => { be.flush(); await be.sync(); },
-      check: async () => trainCheck(before, await evalLoss()),
+      // One more step on batch 0 must lower batch 0's loss.
+      check: async () => {
+        const b0 = await evalLoss();
+        step(0).dispose();
+        return trainCheck(b0, await evalLoss());
+      },
       dispose: () => {
         for (const t of [...xs, ...ys]) t.dispose();
         const params = model.parameters() as Iterable<{ dispose?: () => void }> | undefined;

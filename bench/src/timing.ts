@@ -14,7 +14,7 @@ export interface TimingOptions {
   maxIters: number;
 }
 
-export const QUICK_TIMING: TimingOptions = { warmup: 2, repeats: 3, targetMs: 150, minIters: 1, maxIters: 200 };
+export const QUICK_TIMING: TimingOptions = { warmup: 1, repeats: 3, targetMs: 150, minIters: 1, maxIters: 200 };
 export const FULL_TIMING: TimingOptions = { warmup: 5, repeats: 5, targetMs: 250, minIters: 3, maxIters: 2000 };
 
 export interface Timing {

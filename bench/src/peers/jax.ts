@@ -177,7 +177,14 @@ export class JaxFramework implements Framework {
     const lr = row.lr;
     let runner: Runner;
     const readLoss = async (l: JArray) => (await l.data())[0];
-    const before = await readLoss(evalLoss(jax.tree.ref(p), xs[0].ref, ys[0].ref));
+    const lossNow = async () => readLoss(evalLoss(jax.tree.ref(p), xs[0].ref, ys[0].ref));
+    // One more step on batch 0 must lower batch 0's loss.
+    const checkStep = async (r: Runner) => {
+      const b0 = await lossNow();
+      const s = r.step(0);
+      if (s) await s;
+      return trainCheck(b0, await lossNow());
+    };
     const pending: JArray[] = [];
     if (row.optimizer === 'sgd') {
       const step = jax.jit((q: Params, x: JArray, y: JArray): [Params, JArray] => {
@@ -194,7 +201,7 @@ export class JaxFramework implements Framework {
           loss.dispose();
         },
         sync: async () => { await jax.blockUntilReady(p); },
-        check: async () => trainCheck(before, await readLoss(evalLoss(jax.tree.ref(p), xs[0].ref, ys[0].ref))),
+        check: async () => checkStep(runner),
         dispose: () => { jax.tree.dispose(p); step.dispose(); },
       };
     } else {
@@ -227,7 +234,7 @@ export class JaxFramework implements Framework {
           loss.dispose();
         },
         sync: async () => { await jax.blockUntilReady(p); },
-        check: async () => trainCheck(before, await readLoss(evalLoss(jax.tree.ref(p), xs[0].ref, ys[0].ref))),
+        check: async () => checkStep(runner),
         dispose: () => { jax.tree.dispose(p); jax.tree.dispose(m); jax.tree.dispose(v); step.dispose(); },
       };
     }
