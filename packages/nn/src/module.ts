@@ -125,8 +125,8 @@ export abstract class Module {
    */
   loadStateDict(dict: StateDict | Map<string, Tensor>, opts: { strict?: boolean } = {}): LoadResult {
     const strict = opts.strict ?? true;
-    const given = dict instanceof Map ? dict : new Map(Object.entries(dict ?? {}));
     if (!(dict instanceof Map) && (dict === null || typeof dict !== 'object')) throw new ValueError(`loadStateDict: expected an object or Map of tensors; got ${dict === null ? 'null' : typeof dict}`);
+    const given = dict instanceof Map ? dict : new Map(Object.entries(dict));
     const own = new Map(this.namedParameters());
     const missingKeys = [...own.keys()].filter((k) => !given.has(k));
     const unexpectedKeys = [...given.keys()].filter((k) => !own.has(k));
