@@ -4,30 +4,42 @@
  */
 export type BackendChoice = 'auto' | 'webgpu' | 'cpu';
 export type OptimizerChoice = 'adam' | 'sgd';
+export type ScheduleChoice = 'cosine' | 'constant';
 
 export interface CliOptions {
   hidden: number[];
   epochs: number;
   batchSize: number;
-  lr: number;
+  /** undefined: the optimizer's default (DEFAULT_LR). */
+  lr: number | undefined;
   optimizer: OptimizerChoice;
+  schedule: ScheduleChoice;
+  shift: number;
   seed: number;
   backend: BackendChoice;
   logEvery: number;
+  /** Stop each epoch after this many steps (quick tries); undefined = full epochs. */
+  steps: number | undefined;
   out: string;
   predict: string | undefined;
   help: boolean;
 }
 
+/** Learning rates that work for this network with each optimizer (SGD with momentum 0.9). */
+export const DEFAULT_LR: Record<OptimizerChoice, number> = { adam: 2e-3, sgd: 0.05 };
+
 export const DEFAULTS: CliOptions = {
   hidden: [128],
-  epochs: 8,
+  epochs: 15,
   batchSize: 64,
-  lr: 1e-3,
+  lr: undefined,
   optimizer: 'adam',
+  schedule: 'cosine',
+  shift: 1,
   seed: 0,
   backend: 'auto',
   logEvery: 10,
+  steps: undefined,
   out: 'examples/mlp/out/model.safetensors',
   predict: undefined,
   help: false,
@@ -61,7 +73,7 @@ const FLAGS: Flag[] = [
   { name: 'epochs', key: 'epochs', value: 'N', help: 'passes over the 8,000 training digits', parse: positiveInt('epochs') },
   { name: 'batch-size', key: 'batchSize', value: 'N', help: 'digits per step', parse: positiveInt('batch-size') },
   {
-    name: 'lr', key: 'lr', value: 'X', help: 'learning rate',
+    name: 'lr', key: 'lr', value: 'X', help: `learning rate (default ${DEFAULT_LR.adam} for adam, ${DEFAULT_LR.sgd} for sgd)`,
     parse: (v) => {
       const x = Number(v);
       if (!(x > 0 && Number.isFinite(x))) throw new ArgError(`--lr must be a positive number, got "${v}"`);
@@ -69,6 +81,15 @@ const FLAGS: Flag[] = [
     },
   },
   { name: 'optimizer', key: 'optimizer', value: 'adam|sgd', help: 'optimizer', parse: oneOf('optimizer', ['adam', 'sgd'] as const) },
+  { name: 'schedule', key: 'schedule', value: 'cosine|constant', help: 'learning rate: cosine decay to 0 over the run, or constant', parse: oneOf('schedule', ['cosine', 'constant'] as const) },
+  {
+    name: 'shift', key: 'shift', value: 'N', help: 'shift training digits by up to N pixels (0 = no augmentation)',
+    parse: (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n > 4) throw new ArgError(`--shift must be an integer in 0..4, got "${v}"`);
+      return n;
+    },
+  },
   {
     name: 'seed', key: 'seed', value: 'N', help: 'seed for weights and batch order',
     parse: (v) => {
@@ -79,6 +100,7 @@ const FLAGS: Flag[] = [
   },
   { name: 'backend', key: 'backend', value: 'auto|webgpu|cpu', help: 'auto = WebGPU when an adapter exists, else CPU', parse: oneOf('backend', ['auto', 'webgpu', 'cpu'] as const) },
   { name: 'log-every', key: 'logEvery', value: 'N', help: 'read the loss back every N steps (each read waits for the device)', parse: positiveInt('log-every') },
+  { name: 'steps', key: 'steps', value: 'N', help: 'stop each epoch after N steps (a quick try)', parse: positiveInt('steps') },
   { name: 'out', key: 'out', value: 'PATH', help: 'where to save the trained model (safetensors)' },
   { name: 'predict', key: 'predict', value: 'PATH', help: 'load a saved model and report its test accuracy instead of training' },
 ];

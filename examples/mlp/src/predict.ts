@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { MnistSplit } from './data/digits';
+import { loadModel } from './saved-model';
+import { accuracy, uploadData } from './train';
+
+export interface PredictResult {
+  architecture: string;
+  testAccuracy: number;
+  savedAccuracy: number | undefined;
+  count: number;
+}
+
+/** Loads a saved model and scores it on the test digits (on the current backend). */
+export async function predictFile(path: string, data: MnistSplit): Promise<PredictResult> {
+  const { model, hidden, savedAccuracy } = loadModel(new Uint8Array(readFileSync(path)));
+  const dev = uploadData(data);
+  try {
+    return {
+      architecture: [784, ...hidden, 10].join('-'),
+      testAccuracy: await accuracy(model, dev.testX, dev.testY),
+      savedAccuracy,
+      count: data.test.count,
+    };
+  } finally {
+    dev.dispose();
+    model.parameters().forEach((p) => p.dispose());
+  }
+}

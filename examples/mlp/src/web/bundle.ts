@@ -1,0 +1,36 @@
+import { build, Plugin } from 'esbuild';
+import { join } from 'node:path';
+import { repoRoot } from '../repo-root';
+
+/**
+ * Node-only modules the library may import (Dawn's `webgpu` package, file helpers). In the
+ * browser WebGPU comes from navigator.gpu and there are no files, so they become empty
+ * CommonJS modules: named imports from them resolve to undefined instead of failing the build.
+ */
+const NODE_ONLY = /^(webgpu|node:.*|fs|fs\/promises|path|module|url|os|child_process|worker_threads)$/;
+
+const stubNodeOnly: Plugin = {
+  name: 'stub-node-only',
+  setup(b) {
+    b.onResolve({ filter: NODE_ONLY }, (args) => ({ path: args.path, namespace: 'node-only-stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'node-only-stub' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+  },
+};
+
+/** Bundles the page's script for the browser (once per server start; takes well under a second). */
+export async function bundlePage(): Promise<string> {
+  const root = repoRoot();
+  const r = await build({
+    entryPoints: [join(root, 'examples/mlp/src/web/main.ts')],
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    sourcemap: 'inline',
+    plugins: [stubNodeOnly],
+    logLevel: 'silent',
+  });
+  return r.outputFiles[0].text;
+}
