@@ -1,13 +1,16 @@
 import { DType, castScalar } from '../dtype';
 import { BinaryOp, Expr, UnaryOp, exprDType, exprKey } from '../expr';
 import { View } from '../view';
+import { collapseDims } from './collapse';
 
 /**
  * Compiles an elementwise expression into a JS loop with `new Function` (the CPU twin of the
- * WGSL code generator): one function per (expression structure, dtypes, rank, masks), cached.
- * The loop walks the output in row-major order, keeping each input's buffer offset with an
- * odometer over the outer dims and a stride step along the last dim, so strided, broadcast,
- * flipped and padded inputs cost no index division.
+ * WGSL code generator): one function per (expression structure, dtypes, rank, masks, layout),
+ * cached. The loop walks the output in row-major order, keeping each input's buffer offset
+ * with an odometer over the outer dims and a stride step along the last dim, so strided,
+ * broadcast, flipped and padded inputs cost no index division. Dims that all inputs walk
+ * alike are merged first, and the inner loop is specialized per input for unit stride and
+ * stride 0 (read once per row), so contiguous work is one flat loop.
  */
 type Kernel = (outs: unknown[], ins: unknown[], offs: number[], strides: number[][], masks: (number[][] | null)[], shape: number[], consts: number[]) => void;
 
@@ -20,7 +23,7 @@ function emit(e: Expr, inDT: readonly DType[], vals: string[], consts: { value: 
   const dt = (x: Expr) => exprDType(x, inDT);
   switch (e.kind) {
     case 'input': return vals[e.index];
-    case 'const': consts.push({ value: e.value, dtype: e.dtype }); return `C[${consts.length - 1}]`;
+    case 'const': consts.push({ value: e.value, dtype: e.dtype }); return `C${consts.length - 1}`;
     case 'cast': {
       const a = emit(e.a, inDT, vals, consts);
       const from = dt(e.a);
@@ -66,7 +69,13 @@ function binaryJs(op: BinaryOp, a: string, b: string, isInt: boolean): string {
   }
 }
 
-function compile(outs: readonly Expr[], inDT: readonly DType[], nd: number, masked: boolean[]): Kernel {
+/**
+ * How an input steps along the last dim: 'u' unit stride (a plain indexed read), 'z' stride 0
+ * (read once per row, outside the inner loop), 'g' any other stride. Masked inputs are 'g'.
+ */
+type Step = 'u' | 'z' | 'g';
+
+function compile(outs: readonly Expr[], inDT: readonly DType[], nd: number, masked: boolean[], steps: readonly Step[]): Kernel {
   const n = inDT.length;
   const last = nd - 1;
   const lines: string[] = [];
@@ -83,16 +92,20 @@ function compile(outs: readonly Expr[], inDT: readonly DType[], nd: number, mask
     lines.push(`  let b${i} = offs[${i}];${masked[i] ? ` let ok${i} = true;` : ''}`);
     lines.push(`  for (let d = 0; d < ${last}; d++) { b${i} += idx[d] * st${i}[d];${masked[i] ? ` if (idx[d] < m${i}[d][0] || idx[d] >= m${i}[d][1]) ok${i} = false;` : ''} }`);
   }
+  const rowStart = lines.length;
   lines.push(`  for (let j = 0; j < inner; j++, o++) {`);
   const vals: string[] = [];
   for (let i = 0; i < n; i++) {
-    lines.push(masked[i]
-      ? `    const v${i} = (ok${i} && j >= lo${i} && j < hi${i}) ? in${i}[b${i} + j * s${i}] : 0;`
-      : `    const v${i} = in${i}[b${i} + j * s${i}];`);
+    if (masked[i]) lines.push(`    const v${i} = (ok${i} && j >= lo${i} && j < hi${i}) ? in${i}[b${i} + j * s${i}] : 0;`);
+    else if (steps[i] === 'u') lines.push(`    const v${i} = in${i}[b${i} + j];`);
+    else if (steps[i] === 'g') lines.push(`    const v${i} = in${i}[b${i} + j * s${i}];`);
+    else lines.splice(rowStart, 0, `  const v${i} = in${i}[b${i}];`);
     vals.push(`v${i}`);
   }
   const consts: { value: number; dtype: DType }[] = [];
   outs.forEach((e, k) => lines.push(`    out${k}[o] = ${emit(e, inDT, vals, consts)};`));
+  // Constants live in locals: the optimizer keeps them in registers across the loop.
+  consts.forEach((_, c) => lines.splice(1, 0, `const C${c} = C[${c}];`));
   lines.push(`  }`);
   lines.push(`  for (let d = ${last - 1}; d >= 0; d--) { if (++idx[d] < shape[d]) break; idx[d] = 0; }`);
   lines.push(`}`);
@@ -108,16 +121,24 @@ function idiv(a: number, b: number): number { return b === 0 ? 0 : (a / b) | 0; 
 export function runElementwise(outs: readonly Expr[], outArrays: unknown[], inputs: { data: unknown; dtype: DType; view: View }[], shape: readonly number[]): void {
   const inDT = inputs.map((x) => x.dtype);
   // A 0-d tensor runs as one element of a 1-d loop.
-  const sh = shape.length === 0 ? [1] : shape.slice();
+  let sh = shape.length === 0 ? [1] : shape.slice();
   const views = inputs.map((x) => (shape.length === 0 ? new View([1], [0], x.view.offset, null) : x.view));
   const masked = views.map((v) => v.mask !== null);
+  let strides = views.map((v) => v.strides as number[]);
+  if (!masked.some((m) => m)) {
+    // Unmasked: merge dims the inputs walk alike, so contiguous work runs as one flat loop.
+    const c = collapseDims(sh, strides);
+    sh = c.shape;
+    strides = c.strides;
+  }
+  const steps: Step[] = strides.map((s, i) => (masked[i] ? 'g' : s[sh.length - 1] === 1 ? 'u' : s[sh.length - 1] === 0 ? 'z' : 'g'));
   const consts: { value: number; dtype: DType }[] = [];
-  const key = `${outs.map((e) => exprKey(e, consts)).join(';')}|${inDT.join(',')}|${sh.length}|${masked.map(Number).join('')}`;
+  const key = `${outs.map((e) => exprKey(e, consts)).join(';')}|${inDT.join(',')}|${sh.length}|${masked.map(Number).join('')}|${steps.join('')}`;
   let k = cache.get(key);
   if (!k) {
-    k = compile(outs, inDT, sh.length, masked);
+    k = compile(outs, inDT, sh.length, masked, steps);
     cache.set(key, k);
   }
-  k(outArrays, inputs.map((x) => x.data), views.map((v) => v.offset), views.map((v) => v.strides as number[]),
+  k(outArrays, inputs.map((x) => x.data), views.map((v) => v.offset), strides,
     views.map((v) => (v.mask ? v.mask.map((m) => [m[0], m[1]]) : null)), sh, consts.map((c) => castScalar(c.value, c.dtype)));
 }
