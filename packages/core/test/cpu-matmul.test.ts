@@ -189,6 +189,13 @@ test('memory is reused and grown across calls of different sizes', () => {
   for (const s of [5, 130, 7, 90, 3]) check(s, s + 1, s + 2);
 });
 
+test('a product too big for wasm32 memory is reported, so matmul can fall back to JS', () => {
+  if (!hasWasmSimd()) return;
+  const g = WasmGemm.create()!;
+  expect(g.fits(40000, 40000, 40000)).toBe(false);
+  expect(g.fits(64, 128, 784)).toBe(true);
+});
+
 test('CpuBackend matmul uses the same kernels through NDArray', async () => {
   const be = new CpuBackend();
   const a = rand(3 * 20 * 30, 41);

@@ -34,7 +34,8 @@ export function matmulInto(a: Float32Array, av: View, b: Float32Array, bv: View,
     for (let d = 0; d < batchShape.length; d++) { ab += bIdx[d] * av.strides[d]; bb += bIdx[d] * bv.strides[d]; }
     const A = { data: a, off: ab, rs: av.strides[nd - 2], cs: av.strides[nd - 1] };
     const B = { data: b, off: bb, rs: bv.strides[nd - 2], cs: bv.strides[nd - 1] };
-    if (w) w.gemm(A, B, m, n, k, out, bt * m * n);
+    if (w && w.fits(m, n, k)) w.gemm(A, B, m, n, k, out, bt * m * n);
+    else if (impl === 'wasm') throw new Error(`matmul: ${m}x${k}x${n} does not fit in WebAssembly memory`);
     else gemmJs(A, B, m, n, k, out, bt * m * n);
     for (let d = batchShape.length - 1; d >= 0; d--) { if (++bIdx[d] < batchShape[d]) break; bIdx[d] = 0; }
   }

@@ -64,22 +64,42 @@ export class WasmGemm {
     this.lastBData = null;
   }
 
-  private ensure(bytes: number): void {
-    const have = this.memory.buffer.byteLength;
-    if (bytes > have) {
-      this.memory.grow(Math.ceil((bytes - have) / 65536));
-      this.f32 = new Float32Array(this.memory.buffer);
-    }
-  }
-
-  /** out[outOff + i·n + j] = Σ_p A[i][p]·B[p][j] for an m × k A and a k × n B (k > 0). */
-  gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number): void {
+  /** Byte addresses of A, B and C for a product, and the bytes they need. */
+  private layout(m: number, n: number, k: number): { aAt: number; bAt: number; cAt: number; end: number } {
     const np = roundUp4(n);
     const aAt = 0;
     const bAt = align16(aAt + 4 * m * k);
     // 16 bytes of slack after B: the last panel of an unpacked B may read past its end.
     const cAt = align16(bAt + 4 * k * np + 16);
-    this.ensure(cAt + 4 * m * np);
+    return { aAt, bAt, cAt, end: cAt + 4 * m * np };
+  }
+
+  /**
+   * Whether one m × k × n product fits in linear memory, growing it if needed. False when
+   * the engine refuses to grow it (wasm32 memory stops at 4 GiB, often less).
+   */
+  fits(m: number, n: number, k: number): boolean {
+    const bytes = this.layout(m, n, k).end;
+    const have = this.memory.buffer.byteLength;
+    if (bytes <= have) return true;
+    if (bytes > 2 ** 32 - 65536) return false;
+    try {
+      this.memory.grow(Math.ceil((bytes - have) / 65536));
+    } catch {
+      return false;
+    }
+    this.f32 = new Float32Array(this.memory.buffer);
+    return true;
+  }
+
+  /**
+   * out[outOff + i·n + j] = Σ_p A[i][p]·B[p][j] for an m × k A and a k × n B (k > 0).
+   * Call `fits(m, n, k)` first.
+   */
+  gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number): void {
+    const np = roundUp4(n);
+    const { aAt, bAt, cAt } = this.layout(m, n, k);
+    if (!this.fits(m, n, k)) throw new RangeError(`matmul: ${m}x${k}x${n} does not fit in WebAssembly memory`);
     const [rsA, csA] = this.placeA(A, m, k, aAt);
     const direct = this.placeB(B, m, k, n, bAt);
     const ldc = 4 * np;
