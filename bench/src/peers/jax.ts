@@ -15,15 +15,21 @@ import type { Row, TrainRow } from '../rows';
 type Jax = typeof import('@jax-js/jax');
 type JArray = import('@jax-js/jax').Array;
 
-let jaxPromise: Promise<{ jax: Jax; devices: string[] }> | null = null;
+let jaxModule: Promise<Jax> | null = null;
+const started = new Map<string, Promise<boolean>>();
 
-async function loadJax(): Promise<{ jax: Jax; devices: string[] }> {
-  jaxPromise ??= (async () => {
-    const jax = await import('@jax-js/jax');
-    const devices = (await jax.init('webgpu', 'wasm')) as string[];
-    return { jax, devices };
+/** Imports jax-js once and starts one of its devices (init is per device, so a CPU-only run never touches WebGPU). */
+async function loadJax(device: 'webgpu' | 'wasm'): Promise<{ jax: Jax; ok: boolean }> {
+  jaxModule ??= (async () => {
+    // jax-js reads navigator.userAgent when it loads; Node 20 has no navigator (a GPU run's
+    // setupWebGPU made one holding Dawn's gpu).
+    const g = globalThis as { navigator?: { userAgent?: string } };
+    if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: { userAgent: `Node.js/${process.version}` }, configurable: true, writable: true });
+    return import('@jax-js/jax');
   })();
-  return jaxPromise;
+  const jax = await jaxModule;
+  if (!started.has(device)) started.set(device, jax.init(device).then((d) => (d as string[]).includes(device)));
+  return { jax, ok: await started.get(device)! };
 }
 
 /** Outputs waiting to be submitted and finished; at most `limit` are held. */
@@ -68,8 +74,8 @@ export class JaxFramework implements Framework {
   private async use(): Promise<Jax> {
     if (!this.jax && !this.failure) {
       try {
-        const { jax, devices } = await loadJax();
-        if (!devices.includes(this.jaxDevice)) this.failure = `jax.init() did not start '${this.jaxDevice}' (started: ${devices.join(', ') || 'none'})`;
+        const { jax, ok } = await loadJax(this.jaxDevice);
+        if (!ok) this.failure = `jax.init('${this.jaxDevice}') did not start it`;
         else this.jax = jax;
       } catch (e) {
         this.failure = `jax-js did not load: ${(e as Error).message}`;
