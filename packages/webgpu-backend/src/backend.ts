@@ -26,6 +26,19 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   maxWorkgroupsPerDim?: number;
 }
 
+/**
+ * CPU implementations of WebGPU (SwiftShader, llvmpipe, WARP) pay for every workgroupBarrier
+ * with a context switch per invocation, so they get narrow reductions and matmul tiles
+ * with fewer threads and more work per thread.
+ */
+export function isSoftwareAdapter(info: GPUAdapterInfo | null): boolean {
+  if (!info) return false;
+  const s = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`;
+  return /swiftshader|llvmpipe|lavapipe|microsoft basic render|\bwarp\b/i.test(s);
+}
+
+const SOFTWARE_MATMUL = { tileM: 64, tileN: 64, tileK: 32, threadM: 8, threadN: 8, vec4: true };
+
 function describe(info: GPUAdapterInfo | null): string {
   if (!info) return 'WebGPU (adapter unknown)';
   const name = [info.vendor, info.architecture, info.device].filter(Boolean).join(' ');
@@ -62,7 +75,9 @@ export class WebGPUBackend implements Backend {
     const maxInv = Math.min(lim.maxComputeInvocationsPerWorkgroup, lim.maxComputeWorkgroupSizeX);
     this.wg = Math.max(1, Math.min(opts.workgroupSize ?? 256, maxInv));
     let r = 1;
-    while (r * 2 <= Math.min(opts.reduceWorkgroupSize ?? 256, maxInv)) r *= 2;
+    const soft = isSoftwareAdapter(acq.info);
+    while (r * 2 <= Math.min(opts.reduceWorkgroupSize ?? (soft ? 16 : 256), maxInv)) r *= 2;
+    if (soft && opts.matmul === undefined) this.opts = { ...opts, matmul: (m, n) => (m <= 16 || n <= 16 ? chooseMatmulConfig(undefined, m, n, 0, 1) : SOFTWARE_MATMUL) };
     this.rwg = r;
     this.maxBytes = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
     if (opts.matmul && typeof opts.matmul !== 'function') validateMatmulConfig(chooseMatmulConfig(opts.matmul, 64, 64, 64, 1), lim);

@@ -224,7 +224,7 @@ export class Runtime {
     this.submit();
     const lost = this.lostPromise.then(() => 'lost' as const);
     try {
-      const r = await Promise.race([st.mapAsync(1 /* READ */, 0, size).then(() => 'ok' as const), lost]);
+      const r = await keepAlive(Promise.race([st.mapAsync(1 /* READ */, 0, size).then(() => 'ok' as const), lost]));
       if (r === 'lost' || this.lostInfo) throw this.lostError(op);
     } catch (e) {
       if (this.lostInfo) throw this.lostError(op);
@@ -233,7 +233,7 @@ export class Runtime {
     }
     const out = st.getMappedRange(0, size).slice(0, bytes);
     st.unmap();
-    await this.errorCheck;
+    await keepAlive(this.errorCheck);
     if (this.stagingBytes + size <= 64 * 1024 * 1024) {
       let l = this.staging.get(size);
       if (!l) this.staging.set(size, (l = []));
@@ -248,8 +248,8 @@ export class Runtime {
   async sync(): Promise<void> {
     this.submit();
     const lost = this.lostPromise.then(() => undefined);
-    await Promise.race([this.device.queue.onSubmittedWorkDone(), lost]);
-    await this.errorCheck;
+    await keepAlive(Promise.race([this.device.queue.onSubmittedWorkDone(), lost]));
+    await keepAlive(this.errorCheck);
     this.check('sync');
   }
 
@@ -272,6 +272,20 @@ export class Runtime {
     this.staging.clear();
     this.pipelines.clear();
     this.bindGroups.clear();
+  }
+}
+
+/**
+ * Awaits GPU work while holding the event loop open: Dawn's pending callbacks do not, so a
+ * Node script whose only work is on the GPU would otherwise exit in the middle of an await.
+ */
+async function keepAlive<T>(p: Promise<T>): Promise<T> {
+  if (typeof setInterval !== 'function' || typeof process === 'undefined' || !process.versions?.node) return p;
+  const t = setInterval(() => undefined, 1000);
+  try {
+    return await p;
+  } finally {
+    clearInterval(t);
   }
 }
 
