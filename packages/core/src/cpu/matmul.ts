@@ -11,6 +11,12 @@ import { WasmGemm } from './wasm/gemm';
 export type MatmulImpl = 'auto' | 'wasm' | 'js';
 
 let wasm: WasmGemm | null | undefined;
+let defaultImpl: MatmulImpl = 'auto';
+
+/** Picks the kernels CpuBackend's matmul uses (benchmarks compare them; 'auto' is best). */
+export function setMatmulImpl(impl: MatmulImpl): void {
+  defaultImpl = impl;
+}
 
 /** The WebAssembly kernels, compiled on first use; null where SIMD is unavailable. */
 export function wasmGemm(): WasmGemm | null {
@@ -18,7 +24,7 @@ export function wasmGemm(): WasmGemm | null {
   return wasm;
 }
 
-export function matmulInto(a: Float32Array, av: View, b: Float32Array, bv: View, out: Float32Array, impl: MatmulImpl = 'auto'): void {
+export function matmulInto(a: Float32Array, av: View, b: Float32Array, bv: View, out: Float32Array, impl: MatmulImpl = defaultImpl): void {
   const nd = av.ndim;
   const m = av.shape[nd - 2], k = av.shape[nd - 1], n = bv.shape[nd - 1];
   const batchShape = av.shape.slice(0, -2);
