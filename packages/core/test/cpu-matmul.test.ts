@@ -1,6 +1,7 @@
 import { CpuBackend, NDArray } from '@surf/core';
 import { MatmulImpl, matmulInto } from '../src/cpu/matmul';
 import { WasmGemm } from '../src/cpu/wasm/gemm';
+import { DEFAULT_GEMM, buildGemmModule } from '../src/cpu/wasm/gemm-kernel';
 import { hasWasmSimd } from '../src/cpu/wasm/simd';
 import { View } from '../src/view';
 
@@ -87,6 +88,14 @@ function check(m: number, k: number, n: number, opts: { transA?: boolean; transB
 test('WebAssembly SIMD is detected in this Node', () => {
   // Node >= 16 has SIMD; if this fails the fast path silently falls back to JS.
   expect(hasWasmSimd()).toBe(true);
+});
+
+test('each generated module validates and stays under the 4 KB browsers compile synchronously', () => {
+  for (let nv = 1; nv <= DEFAULT_GEMM.nv; nv++) {
+    const bytes = buildGemmModule(DEFAULT_GEMM, nv);
+    expect(bytes.length).toBeLessThan(4096);
+    if (hasWasmSimd()) expect(WebAssembly.validate(bytes)).toBe(true);
+  }
 });
 
 test('odd shapes match a float64 triple loop', () => {
