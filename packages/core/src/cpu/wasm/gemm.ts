@@ -18,7 +18,8 @@ const roundUp4 = (n: number) => (n + 3) & ~3;
  * Runs f32 matmuls with the generated WebAssembly SIMD kernels. Operands are copied into one
  * linear memory that grows on demand and is reused across calls: A as-is when its rows or
  * its columns are contiguous (the kernel reads either layout), otherwise packed row-major;
- * B packed into column panels; C computed there and copied out.
+ * B as-is when it is row-major and A is short, otherwise packed into column panels; C is
+ * computed there and copied out.
  */
 export class WasmGemm {
   private memory: WebAssembly.Memory;
@@ -28,7 +29,7 @@ export class WasmGemm {
   private readonly nr: number;
   /** k steps per block: a kc × nr panel of B and an m × kc block of A stay in cache. */
   private readonly kc: number;
-  // What the A region currently holds, so a broadcast batch is copied once.
+  // What the A and B regions hold, so a broadcast batch is copied once.
   private lastA = '';
   private lastB = '';
   private lastAData: Float32Array | null = null;
