@@ -1,6 +1,8 @@
 import { DEFAULT_GEMM, GemmShape, buildGemmModule } from './gemm-kernel';
+import { buildPackModule } from './pack-kernel';
 import { hasRelaxedSimd, hasWasmSimd } from './simd';
 
+type PackFn = (src: number, rs: number, cs: number, dst: number, rows: number, w: number, wp: number) => void;
 type RowsFn = (a: number, rsA: number, csA: number, b: number, ldb: number, c: number, ldc: number, kc: number, first: number, m: number) => void;
 
 /** One f32 matrix operand: element (i, j) is data[off + i·rs + j·cs]. */
@@ -25,6 +27,7 @@ export class WasmGemm {
   private memory: WebAssembly.Memory;
   private f32: Float32Array;
   private readonly rows: RowsFn[] = [];
+  private readonly pack: PackFn;
   /** B panel width in columns. */
   private readonly nr: number;
   /** k steps per block: a kc × nr panel of B and an m × kc block of A stay in cache. */
@@ -44,6 +47,7 @@ export class WasmGemm {
       const inst = new WebAssembly.Instance(new WebAssembly.Module(buildGemmModule(shape, nv)), { env: { memory: this.memory } });
       this.rows[nv] = inst.exports.rows as RowsFn;
     }
+    this.pack = new WebAssembly.Instance(new WebAssembly.Module(buildPackModule()), { env: { memory: this.memory } }).exports.pack as PackFn;
   }
 
   /** The kernels, or null where WebAssembly SIMD is missing or the module does not compile. */
@@ -65,14 +69,18 @@ export class WasmGemm {
     this.lastBData = null;
   }
 
-  /** Byte addresses of A, B and C for a product, and the bytes they need. */
-  private layout(m: number, n: number, k: number): { aAt: number; bAt: number; cAt: number; end: number } {
+  /**
+   * Byte addresses of A, B, C and B's staging copy (the source of the wasm packer) for a
+   * product, and the bytes they need.
+   */
+  private layout(m: number, n: number, k: number): { aAt: number; bAt: number; cAt: number; sAt: number; end: number } {
     const np = roundUp4(n);
     const aAt = 0;
     const bAt = align16(aAt + 4 * m * k);
     // 16 bytes of slack after B: the last panel of an unpacked B may read past its end.
     const cAt = align16(bAt + 4 * k * np + 16);
-    return { aAt, bAt, cAt, end: cAt + 4 * m * np };
+    const sAt = align16(cAt + 4 * m * np);
+    return { aAt, bAt, cAt, sAt, end: sAt + 4 * k * n };
   }
 
   /**
@@ -99,10 +107,10 @@ export class WasmGemm {
    */
   gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number): void {
     const np = roundUp4(n);
-    const { aAt, bAt, cAt } = this.layout(m, n, k);
+    const { aAt, bAt, cAt, sAt } = this.layout(m, n, k);
     if (!this.fits(m, n, k)) throw new RangeError(`matmul: ${m}x${k}x${n} does not fit in WebAssembly memory`);
     const [rsA, csA] = this.placeA(A, m, k, aAt);
-    const direct = this.placeB(B, m, k, n, bAt);
+    const direct = this.placeB(B, m, k, n, bAt, sAt);
     const ldc = 4 * np;
     const { nr, kc: KC } = this;
     for (let p0 = 0; p0 < k; p0 += KC) {
@@ -151,9 +159,11 @@ export class WasmGemm {
    * Copies B to byte address `at`. A contiguous row-major B under a short A is copied as-is (returns true):
    * the kernel reads its rows 4n bytes apart, and columns past n of the last panel read
    * whatever follows, which only reaches columns of C that are dropped. Any other layout is
-   * packed into column panels of nr (the last one 4·⌈w/4⌉ wide, zero-padded).
+   * packed into column panels of nr (the last one 4·⌈w/4⌉ wide, zero-padded): by the wasm
+   * packer from a copy at `stage` when B spans at most k·n elements (a transposed weight),
+   * else by a JS loop.
    */
-  private placeB(B: MatRef, m: number, k: number, n: number, at: number): boolean {
+  private placeB(B: MatRef, m: number, k: number, n: number, at: number, stage: number): boolean {
     const { data, off, rs, cs } = B;
     // Packing pays for itself on tall A (many row blocks reuse each panel); it also dodges the
     // cache-set conflicts of power-of-two row strides that large square products hit.
@@ -168,6 +178,15 @@ export class WasmGemm {
       return true;
     }
     const nr = this.nr;
+    const span = (k - 1) * rs + (n - 1) * cs + 1;
+    if (rs >= 0 && cs >= 0 && span <= k * n) {
+      f.set(data.subarray(off, off + span), stage >> 2);
+      for (let j0 = 0; j0 < n; j0 += nr) {
+        const w = Math.min(nr, n - j0);
+        this.pack(stage + 4 * j0 * cs, 4 * rs, 4 * cs, at + 4 * j0 * k, k, w, roundUp4(w));
+      }
+      return false;
+    }
     for (let j0 = 0; j0 < n; j0 += nr) {
       const w = Math.min(nr, n - j0);
       const wp = roundUp4(w);
