@@ -2,6 +2,10 @@ import { DType, castScalar } from '../dtype';
 import { BinaryOp, Expr, UnaryOp, exprDType, exprKey } from '../expr';
 import { View } from '../view';
 import { collapseDims } from './collapse';
+import { WasmElementwise } from './wasm/elementwise';
+
+// Below this many elements the copies in and out of wasm memory cost more than they save.
+const WASM_MIN_ELEMENTS = 4096;
 
 /**
  * Compiles an elementwise expression into a JS loop with `new Function` (the CPU twin of the
@@ -134,11 +138,19 @@ export function runElementwise(outs: readonly Expr[], outArrays: unknown[], inpu
   const steps: Step[] = strides.map((s, i) => (masked[i] ? 'g' : s[sh.length - 1] === 1 ? 'u' : s[sh.length - 1] === 0 ? 'z' : 'g'));
   const consts: { value: number; dtype: DType }[] = [];
   const key = `${outs.map((e) => exprKey(e, consts)).join(';')}|${inDT.join(',')}|${sh.length}|${masked.map(Number).join('')}|${steps.join('')}`;
+  const constVals = consts.map((c) => castScalar(c.value, c.dtype));
+  // Large flat float32 work (optimizer updates, activations) runs on WebAssembly SIMD when
+  // the expression has a SIMD form; the results are bit-identical to the JS kernel's.
+  if (sh.length === 1 && sh[0] >= WASM_MIN_ELEMENTS && !steps.includes('g')) {
+    const w = WasmElementwise.get();
+    const flat = inputs.map((x, i) => ({ data: x.data as Float32Array, off: views[i].offset }));
+    if (w && w.run(key, outs, outArrays as Float32Array[], flat, inDT, steps as ('u' | 'z')[], sh[0], constVals)) return;
+  }
   let k = cache.get(key);
   if (!k) {
     k = compile(outs, inDT, sh.length, masked, steps);
     cache.set(key, k);
   }
   k(outArrays, inputs.map((x) => x.data), views.map((v) => v.offset), strides,
-    views.map((v) => (v.mask ? v.mask.map((m) => [m[0], m[1]]) : null)), sh, consts.map((c) => castScalar(c.value, c.dtype)));
+    views.map((v) => (v.mask ? v.mask.map((m) => [m[0], m[1]]) : null)), sh, constVals);
 }

@@ -61,7 +61,14 @@ export class Code {
   v128Const0(): this { return this.simd(0x0c, ...new Array(16).fill(0)); }
   f32x4Splat(): this { return this.simd(0x13); }
   f32x4ExtractLane(lane: number): this { return this.simd(0x1f, lane); }
+  f32x4Eq(): this { return this.simd(0x41); }
+  f32x4Lt(): this { return this.simd(0x43); }
+  v128Bitselect(): this { return this.simd(0x52); }
+  f32x4Neg(): this { return this.simd(0xe1); }
+  f32x4Sqrt(): this { return this.simd(0xe3); }
   f32x4Add(): this { return this.simd(0xe4); }
+  f32x4Sub(): this { return this.simd(0xe5); }
+  f32x4Div(): this { return this.simd(0xe7); }
   f32x4Mul(): this { return this.simd(0xe6); }
   f32x4Max(): this { return this.simd(0xe9); }
   /** Relaxed SIMD fused multiply-add: a*b + c (may or may not round once). */
