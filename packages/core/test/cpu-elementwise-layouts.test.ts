@@ -77,3 +77,17 @@ test('one kernel per layout: a contiguous and a broadcast input of one expressio
   expect(Array.from(await a.map(e, bCol).data())).toEqual([-9, -8, -7, -16, -15, -14]);
   expect(Array.from(await a.permute([1, 0]).map(e, bCol.reshape([1, 2])).data())).toEqual([-9, -16, -8, -15, -7, -14]);
 });
+
+test('contiguous copies of transposed 2-d views (the tiled transpose) keep every element', async () => {
+  const be = new CpuBackend();
+  for (const [r, c] of [[37, 45], [1, 70], [64, 33], [128, 784]]) {
+    const src = rand(r * c + 5, r + c);
+    const a = NDArray.fromData(be, src, [r * c + 5]).crop([[5, r * c + 5]]).reshape([r, c]);
+    const t = a.permute([1, 0]).contiguous();
+    const got = (await t.data()) as Float32Array;
+    for (let i = 0; i < c; i++) for (let j = 0; j < r; j++) if (got[i * r + j] !== src[5 + j * c + i]) throw new Error(`[${r},${c}] at ${i},${j}`);
+    const ints = NDArray.fromData(be, Int32Array.from({ length: r * c }, (_, i) => i * 7 - 3), [r, c]);
+    const ti = (await ints.permute([1, 0]).contiguous().data()) as Int32Array;
+    for (let i = 0; i < c; i++) for (let j = 0; j < r; j++) if (ti[i * r + j] !== (j * c + i) * 7 - 3) throw new Error(`int [${r},${c}] at ${i},${j}`);
+  }
+});

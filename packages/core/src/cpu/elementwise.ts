@@ -2,6 +2,7 @@ import { DType, castScalar } from '../dtype';
 import { BinaryOp, Expr, UnaryOp, exprDType, exprKey } from '../expr';
 import { View } from '../view';
 import { collapseDims } from './collapse';
+import { transposeInto } from './transpose';
 import { WasmElementwise } from './wasm/elementwise';
 
 // Below this many elements the copies in and out of wasm memory cost more than they save.
@@ -139,6 +140,11 @@ export function runElementwise(outs: readonly Expr[], outArrays: unknown[], inpu
   const consts: { value: number; dtype: DType }[] = [];
   const key = `${outs.map((e) => exprKey(e, consts)).join(';')}|${inDT.join(',')}|${sh.length}|${masked.map(Number).join('')}|${steps.join('')}`;
   const constVals = consts.map((c) => castScalar(c.value, c.dtype));
+  // A plain copy of a transposed 2-d view (contiguous() of a .T) runs as a tiled transpose.
+  if (outs.length === 1 && outs[0].kind === 'input' && outs[0].index === 0 && sh.length === 2 && steps[0] === 'g' && !masked[0] && strides[0][0] === 1) {
+    transposeInto(inputs[0].data as ArrayLike<number>, views[0].offset, sh[0], sh[1], strides[0][1], outArrays[0] as { [i: number]: number });
+    return;
+  }
   // Large flat float32 work (optimizer updates, activations) runs on WebAssembly SIMD when
   // the expression has a SIMD form; the results are bit-identical to the JS kernel's.
   if (sh.length === 1 && sh[0] >= WASM_MIN_ELEMENTS && !steps.includes('g')) {
