@@ -1,8 +1,10 @@
 /**
  * out = the [rows, cols] view of `src` at `off` with strides (1, cs), copied row-major: a
- * transpose. Walking the output in order would read the source one cache line per element;
- * 32 × 32 tiles read and write whole lines instead (autograd makes `.T` views of weights and
- * their gradients contiguous every step).
+ * transpose. Walking the output in order reads the source one cache line per element; 32 × 32
+ * tiles read and write whole lines instead. Autograd makes `.T` views of weights and their
+ * gradients contiguous every step; on [128, 784] this measured only ~10% faster than the
+ * plain walk (the source sits in L2 and the prefetcher follows the stride), more on arrays
+ * that do not fit in cache.
  */
 const TILE = 32;
 
