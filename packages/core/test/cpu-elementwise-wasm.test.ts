@@ -103,3 +103,13 @@ test('expressions without a SIMD form are refused (they stay on the JS kernel)',
   // The ones it accepts compile to valid modules.
   for (const [, outs] of exprs) expect(WebAssembly.validate(buildElementwiseModule(outs, ['u', 'u', 'z']))).toBe(true);
 });
+
+test('constant fills and scalar-only inputs of SIMD size', async () => {
+  const be = new CpuBackend();
+  const filled = (await NDArray.full(be, [70, 90], -2.5).data()) as Float32Array;
+  expect(filled.length).toBe(6300);
+  expect(filled.every((v) => v === -2.5)).toBe(true);
+  const s = NDArray.fromData(be, [3], []).expand([5000]);
+  const got = (await s.map(E.mul(E.in(0), E.f(0.1))).data()) as Float32Array;
+  expect(got.every((v) => v === f(f(3) * f(0.1)))).toBe(true);
+});
