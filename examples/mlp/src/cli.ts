@@ -76,7 +76,8 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (e: Error) => {
-    console.error(e.stack ?? String(e));
+    // The message names what went wrong; the stack only matters when debugging Surf itself.
+    console.error(process.env.DEBUG ? (e.stack ?? String(e)) : `mlp: ${e.message}`);
     process.exit(1);
   },
 );

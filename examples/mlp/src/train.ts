@@ -26,6 +26,8 @@ export interface TrainOptions {
   yieldEvery?: number;
   /** Checked between steps; true ends training after the current step. */
   shouldStop?: () => boolean;
+  /** Called once the model exists, before the first step (the page predicts with it live). */
+  onStart?: (model: surf.nn.Sequential) => void;
   onLoss?: (p: LossPoint) => void;
   onEval?: (p: EvalPoint) => void;
   onEpoch?: (e: EpochResult) => void;
@@ -136,6 +138,7 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
   const stepsPerEpoch = Math.min(loader.length, opts.maxStepsPerEpoch ?? Infinity);
   const scheduler = (opts.schedule ?? DEFAULTS.schedule) === 'cosine' ? new surf.optim.CosineAnnealingLR(optimizer, { tMax: epochs * stepsPerEpoch }) : null;
 
+  opts.onStart?.(model);
   const results: EpochResult[] = [];
   let firstLoss = NaN;
   let globalStep = 0;

@@ -1,4 +1,4 @@
-import { build, Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { join } from 'node:path';
 import { repoRoot } from '../repo-root';
 
@@ -13,6 +13,8 @@ const stubNodeOnly: Plugin = {
   name: 'stub-node-only',
   setup(b) {
     b.onResolve({ filter: NODE_ONLY }, (args) => ({ path: args.path, namespace: 'node-only-stub' }));
+    // @surf/webgpu reaches Dawn only when there is no navigator.gpu and it runs in Node.
+    b.onResolve({ filter: /\/node-gpu$/ }, (args) => ({ path: args.path, external: true }));
     b.onLoad({ filter: /.*/, namespace: 'node-only-stub' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
   },
 };
@@ -20,6 +22,10 @@ const stubNodeOnly: Plugin = {
 /** Bundles the page's script for the browser (once per server start; takes well under a second). */
 export async function bundlePage(): Promise<string> {
   const root = repoRoot();
+  // Loaded at run time under a name the bundler cannot follow: esbuild runs its own binary
+  // found next to its package, so it must stay in node_modules, not inside our bundle.
+  const name = 'esbuild';
+  const { build } = (await import(name)) as typeof import('esbuild');
   const r = await build({
     entryPoints: [join(root, 'examples/mlp/src/web/main.ts')],
     absWorkingDir: root,

@@ -44,6 +44,11 @@ export class DrawingPad {
     return this.inked;
   }
 
+  /** For pictures put on the canvas from outside (the "test digit" button). */
+  markInked(): void {
+    this.inked = true;
+  }
+
   clear(): void {
     this.ctx.fillStyle = '#000';
     this.ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
@@ -64,10 +69,10 @@ export class DrawingPad {
     return { x: ((e.clientX - r.left) * this.canvas.width) / r.width, y: ((e.clientY - r.top) * this.canvas.height) / r.height };
   }
 
-  // A stroke about 1/12 of the pad wide: after scaling the digit to 20 pixels this gives
-  // MNIST's typical 2-3 pixel pen width.
+  // A stroke 1/16 of the pad wide: a digit drawn across most of the pad is scaled to 20
+  // pixels, which gives MNIST's typical 2-pixel pen.
   private get penWidth(): number {
-    return this.canvas.width / 12;
+    return this.canvas.width / 16;
   }
 
   private dot(p: { x: number; y: number }): void {

@@ -18,7 +18,7 @@ export const PAGE_HTML = `<!doctype html>
   .train { flex: 1 1 560px; max-width: 720px; }
   .controls { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin-bottom: 8px; font-size: 13px; }
   .controls label { display: flex; gap: 4px; align-items: center; }
-  .controls input { width: 64px; }
+  .controls input { width: 46px; font: inherit; padding: 2px 4px; }
   button { font: inherit; font-size: 13px; padding: 5px 12px; border-radius: 5px; border: 1px solid #bbb; background: #fff; cursor: pointer; }
   button.primary { background: #2e86de; border-color: #2e86de; color: #fff; }
   button:disabled { opacity: 0.5; cursor: default; }
@@ -51,7 +51,7 @@ export const PAGE_HTML = `<!doctype html>
       <button id="stop" disabled>Stop</button>
       <label>hidden <input id="hidden" value="128"></label>
       <label>batch <input id="batch" value="64"></label>
-      <label>lr <input id="lr" value="0.001"></label>
+      <label>lr <input id="lr" value="0.002"></label>
       <label>epochs <input id="epochs" value="5"></label>
     </div>
     <div class="stats">

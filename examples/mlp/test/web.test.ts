@@ -1,0 +1,126 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { digitAt, SIDE } from '../src/data/digits';
+import { loadMnist } from '../src/data/mnist-node';
+import { RunningServer, startServer } from '../src/web/server';
+
+// The browser page end to end in headless Chromium (WebGPU on SwiftShader here): train a
+// short run, watch the plotted loss fall and accuracy rise, draw a real test digit on the pad
+// with the mouse and read the prediction. Then the same page with WebGPU taken away must say
+// so and train on the CPU. Without Chromium or a WebGPU adapter the WebGPU part is skipped,
+// unless CI is set, where it fails.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const OUT = resolve(__dirname, '../../../test-output');
+
+interface Series { loss: { step: number; value: number }[]; accuracy: { step: number; value: number }[] }
+
+let server: RunningServer;
+let browser: Browser | null = null;
+
+function unavailable(why: string): boolean {
+  if (process.env.CI) throw new Error(`browser test cannot run: ${why}`);
+  console.warn(`skipping the browser MLP test: ${why}`);
+  return true;
+}
+
+beforeAll(async () => {
+  server = await startServer({ port: 0 });
+  if (!existsSync(CHROMIUM)) return;
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-unsafe-webgpu'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openPage(query: string, withoutWebGPU = false): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser!.newPage({ viewport: { width: 1180, height: 720 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  if (withoutWebGPU) await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
+  await page.goto(`${server.url}${query}`);
+  await page.waitForFunction(() => ['ready', 'training', 'done', 'error'].includes(window.__mlp?.status), undefined, { timeout: 60_000 });
+  expect(await page.evaluate(() => window.__mlp.error)).toBeNull();
+  return { page, errors };
+}
+
+/** Draws a 28x28 digit on the pad the way a hand would: one mouse stroke per run of ink in each row. */
+async function drawDigit(page: Page, digit: Float32Array): Promise<void> {
+  const box = (await page.locator('#pad').boundingBox())!;
+  const cell = box.width / SIDE;
+  const at = (x: number, y: number) => [box.x + (x + 0.5) * cell, box.y + (y + 0.5) * cell] as const;
+  for (let y = 0; y < SIDE; y++) {
+    for (let x = 0; x < SIDE; x++) {
+      if (digit[y * SIDE + x] < 0.5) continue;
+      let end = x;
+      while (end + 1 < SIDE && digit[y * SIDE + end + 1] >= 0.5) end++;
+      await page.mouse.move(...at(x, y));
+      await page.mouse.down();
+      await page.mouse.move(...at(end, y), { steps: 2 });
+      await page.mouse.up();
+      x = end;
+    }
+  }
+}
+
+test('the page trains on WebGPU, plots falling loss and rising accuracy, and reads a drawn digit', async () => {
+  if (!browser && unavailable(`no Chromium at ${CHROMIUM}`)) return;
+  const { page, errors } = await openPage('?epochs=2&steps=40&evalEvery=10');
+  const backend = await page.evaluate(() => window.__mlp.backend);
+  if (backend !== 'webgpu' && unavailable(`Chromium found no WebGPU adapter (${await page.evaluate(() => window.__mlp.backendLine)})`)) return;
+  expect(await page.locator('#backend').textContent()).toMatch(/^WebGPU · \S/);
+
+  await page.click('#start');
+  await page.waitForFunction(() => window.__mlp.series.accuracy.length >= 3, undefined, { timeout: 240_000 });
+  await page.waitForFunction(() => ['done', 'error'].includes(window.__mlp.status), undefined, { timeout: 240_000 });
+  const s = (await page.evaluate(() => window.__mlp.series)) as Series;
+  expect(await page.evaluate(() => window.__mlp.error)).toBeNull();
+  // 2 epochs of 40 steps, the loss read every 5 steps and the accuracy every 10.
+  expect(s.accuracy.map((p) => p.step)).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
+  expect(s.loss.length).toBeGreaterThanOrEqual(16);
+  expect(s.loss[0].value).toBeGreaterThan(1.9);
+  const lateLoss = (s.loss[s.loss.length - 1].value + s.loss[s.loss.length - 2].value) / 2;
+  expect(lateLoss).toBeLessThan(0.4 * s.loss[0].value);
+  const acc = s.accuracy.map((p) => p.value);
+  expect(acc[acc.length - 1]).toBeGreaterThan(acc[0] + 10);
+  expect(acc[acc.length - 1]).toBeGreaterThan(75);
+  // The chart's data attributes carry the same series the page plotted.
+  expect(JSON.parse((await page.locator('#chart').getAttribute('data-accuracy'))!)).toEqual(acc);
+  expect(await page.locator('#rate').textContent()).toMatch(/^\d+\.\d$/);
+
+  const test = loadMnist().test;
+  const index = Array.from(test.labels).indexOf(0);
+  await drawDigit(page, digitAt(test, index));
+  await page.waitForFunction(() => window.__mlp.prediction !== null, undefined, { timeout: 30_000 });
+  await page.waitForTimeout(300);
+  const pred = (await page.evaluate(() => window.__mlp.prediction))!;
+  expect(pred.probs).toHaveLength(10);
+  expect(pred.probs.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 4);
+  expect(await page.locator('#prediction').textContent()).toContain(`Prediction: ${pred.digit}`);
+  expect(await page.locator('.bar-row.best .bar-label').textContent()).toBe(String(pred.digit));
+  mkdirSync(OUT, { recursive: true });
+  await page.screenshot({ path: resolve(OUT, 'mlp-web.png') });
+  // The hand-drawn copy of the test set's first "0" is read as a 0.
+  expect(pred.digit).toBe(0);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('without WebGPU the page says so and trains on the CPU backend', async () => {
+  if (!browser && unavailable(`no Chromium at ${CHROMIUM}`)) return;
+  const { page, errors } = await openPage('?epochs=1&steps=20&evalEvery=10&autostart', true);
+  expect(await page.evaluate(() => window.__mlp.backend)).toBe('cpu');
+  expect(await page.locator('#backend').textContent()).toContain('WebGPU is not available');
+  await page.waitForFunction(() => ['done', 'error'].includes(window.__mlp.status), undefined, { timeout: 120_000 });
+  const s = (await page.evaluate(() => window.__mlp.series)) as Series;
+  expect(s.accuracy.map((p) => p.step)).toEqual([10, 20]);
+  expect(s.accuracy[1].value).toBeGreaterThan(50);
+  expect(errors).toEqual([]);
+  await page.close();
+});
