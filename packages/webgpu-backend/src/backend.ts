@@ -37,7 +37,9 @@ export function isSoftwareAdapter(info: GPUAdapterInfo | null): boolean {
   return /swiftshader|llvmpipe|lavapipe|microsoft basic render|\bwarp\b/i.test(s);
 }
 
-const SOFTWARE_MATMUL = { tileM: 64, tileN: 64, tileK: 32, threadM: 8, threadN: 8, vec4: true };
+// Measured on SwiftShader (96^3): compile 0.76 s and run 14 ms, against 2.1 s and 31 ms for
+// the unrolled 64x64x16 default; bigger unrolled tiles compile for up to 6 s each.
+const SOFTWARE_MATMUL = { tileM: 32, tileN: 32, tileK: 16, threadM: 4, threadN: 4, vec4: true, unroll: false };
 
 function describe(info: GPUAdapterInfo | null): string {
   if (!info) return 'WebGPU (adapter unknown)';
@@ -77,7 +79,7 @@ export class WebGPUBackend implements Backend {
     let r = 1;
     const soft = isSoftwareAdapter(acq.info);
     while (r * 2 <= Math.min(opts.reduceWorkgroupSize ?? (soft ? 16 : 256), maxInv)) r *= 2;
-    if (soft && opts.matmul === undefined) this.opts = { ...opts, matmul: (m, n) => (m <= 16 || n <= 16 ? chooseMatmulConfig(undefined, m, n, 0, 1) : SOFTWARE_MATMUL) };
+    if (soft && opts.matmul === undefined) this.opts = { ...opts, matmul: SOFTWARE_MATMUL };
     this.rwg = r;
     this.maxBytes = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
     if (opts.matmul && typeof opts.matmul !== 'function') validateMatmulConfig(chooseMatmulConfig(opts.matmul, 64, 64, 64, 1), lim);

@@ -112,11 +112,12 @@ test('matmul: every load variant and edge tiles against the CPU', async () => {
   }
 });
 
-test('matmul: custom tile configs (scalar registers, no vec4, large register tiles) give the same result', async () => {
+test('matmul: custom tile configs (scalar registers, no vec4, rolled and unrolled k, large register tiles) give the same result', async () => {
   if (!gpu) return;
   const { createWebGPUBackend } = await import('@surf/webgpu');
   const configs = [
-    { tileM: 16, tileN: 16, tileK: 8, threadM: 1, threadN: 1, vec4: false },
+    { tileM: 16, tileN: 16, tileK: 8, threadM: 1, threadN: 1, vec4: false, unroll: false },
+    { tileM: 32, tileN: 32, tileK: 8, threadM: 2, threadN: 4, vec4: true, unroll: true },
     { tileM: 32, tileN: 64, tileK: 8, threadM: 4, threadN: 8, vec4: true },
     { tileM: 64, tileN: 32, tileK: 4, threadM: 8, threadN: 4, vec4: true },
   ];

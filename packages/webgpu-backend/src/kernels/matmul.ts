@@ -22,6 +22,12 @@ export interface MatmulConfig {
   threadN: number;
   /** Use vec4 global loads and stores when the operands allow it. */
   vec4: boolean;
+  /**
+   * Unroll the tileK loop in the generated code (default true). Register-tile loops are
+   * always unrolled. Off, shaders are far smaller: software adapters compile a fully
+   * unrolled 64x64x32 kernel in seconds.
+   */
+  unroll?: boolean;
 }
 
 export const DEFAULT_MATMUL: MatmulConfig = { tileM: 64, tileN: 64, tileK: 16, threadM: 4, threadN: 4, vec4: true };
@@ -80,7 +86,7 @@ export function encodeMatmul(rt: Runtime, cfg: MatmulConfig, a: MatmulOperand, b
   const cVec = cfg.vec4 && vecB && n % 4 === 0;
   // Params: m n k tilesN tilesM total | aOff aRS aCS | bOff bRS bCS | batch shape | a batch strides | b batch strides
   const words = 12 + 3 * br;
-  const key = `mm|${TM},${TN},${TK},${RM},${RN}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}`;
+  const key = `mm|${TM},${TN},${TK},${RM},${RN}${cfg.unroll === false ? 'r' : 'u'}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}`;
   const kern = rt.kernel(key, 2, 1, words, () => {
     const L: string[] = [];
     const M = pU(0), N = pU(1), K = pU(2);
@@ -147,11 +153,16 @@ export function encodeMatmul(rt: Runtime, cfg: MatmulConfig, a: MatmulOperand, b
     const decl: string[] = [];
     for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) decl.push(`var acc${i}_${q} = ${accT}(0.0);`);
     const inner: string[] = [];
-    for (let kk = 0; kk < TK; kk++) {
-      inner.push('{');
-      for (let i = 0; i < RM; i++) inner.push(`let a${i} = As[${kk * TM}u + ty * ${RM}u + ${i}u];`);
+    const unroll = cfg.unroll !== false;
+    for (let kk = 0; kk < (unroll ? TK : 1); kk++) {
+      // Unrolled: constant offsets per step; rolled: one loop body over kk.
+      const aRow = unroll ? `${kk * TM}u` : `kk * ${TM}u`;
+      const bRow = unroll ? `${(kk * TN) / 4}u` : `kk * ${TN / 4}u`;
+      const bRowS = unroll ? `${kk * TN}u` : `kk * ${TN}u`;
+      inner.push(unroll ? '{' : `for (var kk = 0u; kk < ${TK}u; kk++) {`);
+      for (let i = 0; i < RM; i++) inner.push(`let a${i} = As[${aRow} + ty * ${RM}u + ${i}u];`);
       for (let q = 0; q < cols; q++) {
-        inner.push(vecB ? `let b${q} = Bs4[${(kk * TN) / 4}u + tx * ${RN / 4}u + ${q}u];` : `let b${q} = Bs[${kk * TN}u + tx * ${RN}u + ${q}u];`);
+        inner.push(vecB ? `let b${q} = Bs4[${bRow} + tx * ${RN / 4}u + ${q}u];` : `let b${q} = Bs[${bRowS} + tx * ${RN}u + ${q}u];`);
       }
       for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) inner.push(`acc${i}_${q} = fma(${vecB ? `vec4<f32>(a${i})` : `a${i}`}, b${q}, acc${i}_${q});`);
       inner.push('}');
