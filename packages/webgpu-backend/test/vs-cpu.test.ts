@@ -56,6 +56,18 @@ test('elementwise: multi-output mixed dtypes with constants reuses one pipeline'
   ac.dispose();
 });
 
+test('elementwise: more outputs than storage bindings are split over several kernels', async () => {
+  if (!gpu) return;
+  const n = gpu.limits.maxStorageBuffersPerShaderStage + 3;
+  const [xg, xc] = twin(gpu, [33], 5);
+  const outs = Array.from({ length: n }, (_, j) => E.add(E.mul(E.in(0), E.f(j)), E.f(-j)));
+  const g = NDArray.elementwise(outs, [xg]);
+  const c = NDArray.elementwise(outs, [xc]);
+  for (let j = 0; j < n; j++) await same(g[j], c[j], `output ${j} of ${n}`);
+  xg.dispose();
+  xc.dispose();
+});
+
 test('reduce: row and column layouts, mixed axes, multi-pass splits', async () => {
   if (!gpu) return;
   const shapes: [number[], number[][]][] = [
@@ -150,4 +162,11 @@ test('gather: every axis of a strided 3-d source, with out-of-range ids', async 
     vc.dispose();
   }
   for (const x of [xg, xc, ig, ic]) x.dispose();
+  // An int32 source gathered by itself binds one buffer once.
+  const selfIds = new Int32Array([2, 0, 1, 5, -3]);
+  const sg = NDArray.fromData(gpu, selfIds, [5]);
+  const g = sg.gather(0, sg);
+  expect(Array.from(await g.data())).toEqual([1, 2, 0, 0, 0]);
+  g.dispose();
+  sg.dispose();
 });
