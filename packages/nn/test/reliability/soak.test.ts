@@ -1,0 +1,42 @@
+import { CpuBackend } from '@surf/core';
+import { setBackend } from '@surf/nn';
+import { WebGPUBackend, createWebGPUBackend } from '@surf/webgpu';
+import { runSoak } from '../../../../bench/src/soak';
+
+/**
+ * The memory soak of bench/src/soak.ts (10,000 steps there), shortened: the MNIST-shaped MLP
+ * trains on synthetic data and memory() (live tensors, buffers, bytes) must not move by one
+ * after the first step. The loss must fall, so the loop really trains.
+ */
+async function soakOn(backend: CpuBackend | WebGPUBackend, steps: number): Promise<void> {
+  const prev = setBackend(backend);
+  try {
+    const r = await runSoak({ steps, readEvery: 20 });
+    expect(r.steps).toBe(steps);
+    expect(r.firstMovedStep === null ? 'flat' : `moved at step ${r.firstMovedStep}: ${JSON.stringify(r.first)} -> ${JSON.stringify(r.movedTo)}`).toBe('flat');
+    expect(r.lastLoss).toBeLessThan(r.firstLoss * 0.5);
+    // Everything the loop made is freed at the end.
+    expect(backend.memory().buffers).toBe(0);
+  } finally {
+    setBackend(prev);
+  }
+}
+
+test('soak: 300 steps of the MNIST-shaped MLP on the CPU keep memory flat', async () => {
+  await soakOn(new CpuBackend(), 300);
+});
+
+test('soak: 60 steps of the MNIST-shaped MLP on WebGPU keep memory flat', async () => {
+  let gpu: WebGPUBackend;
+  try {
+    gpu = await createWebGPUBackend();
+  } catch (e) {
+    if (process.env.CI) throw e;
+    return;
+  }
+  try {
+    await soakOn(gpu, 60);
+  } finally {
+    gpu.destroy();
+  }
+});
