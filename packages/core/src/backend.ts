@@ -25,6 +25,17 @@ export interface Strided {
 
 export type ReduceOp = 'sum' | 'max';
 
+/**
+ * An elementwise expression a matmul applies to each product element before storing it (bias,
+ * activation, scaling): input 0 is the product, input i >= 1 is `inputs[i-1]`, a view with the
+ * output's shape (broadcast with stride 0 allowed, no mask). It must produce float32. Fusing it
+ * saves a full write and read of the output per layer.
+ */
+export interface MatmulEpilogue {
+  readonly expr: Expr;
+  readonly inputs: readonly Strided[];
+}
+
 export interface MemoryInfo {
   /** Buffers holding live data. */
   buffers: number;
@@ -63,9 +74,10 @@ export interface Backend {
   /**
    * Batched float32 matrix product as a fused multiply-add: a is [...batch, m, k], b is
    * [...batch, k, n] with identical batch dims (broadcast batches have stride 0), no masks;
-   * the result is contiguous [...batch, m, n]. Transposed operands arrive as strides.
+   * the result is contiguous [...batch, m, n]. Transposed operands arrive as strides. An
+   * epilogue, when given, is applied to every product element before it is stored.
    */
-  matmul(a: Strided, b: Strided): Storage;
+  matmul(a: Strided, b: Strided, epilogue?: MatmulEpilogue): Storage;
 
   /**
    * Rows of `x` picked along `axis` by `idx` (int32, 1-d, no mask): the result is contiguous

@@ -3,7 +3,7 @@ export * from './dtype';
 export * from './shape';
 export { View } from './view';
 export * from './expr';
-export type { Backend, Storage, Strided, ReduceOp, MemoryInfo } from './backend';
+export type { Backend, Storage, Strided, ReduceOp, MemoryInfo, MatmulEpilogue } from './backend';
 export { NDArray } from './ndarray';
 export { CpuBackend } from './cpu';
 export * from './random';

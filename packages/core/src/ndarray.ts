@@ -1,4 +1,4 @@
-import type { Backend, ReduceOp, Storage, Strided } from './backend';
+import type { Backend, MatmulEpilogue, ReduceOp, Storage, Strided } from './backend';
 import { DType, TypedArray, arrayFor, assertDType, dtypeOfArray } from './dtype';
 import { BackendError, DTypeError, DisposedError, ShapeError, ValueError, fmtShape } from './errors';
 import { E, Expr, exprDType } from './expr';
@@ -180,8 +180,12 @@ export class NDArray {
   sum(axes?: number | readonly number[], keepdim = false): NDArray { return this.reduce('sum', axes, keepdim); }
   max(axes?: number | readonly number[], keepdim = false): NDArray { return this.reduce('max', axes, keepdim); }
 
-  /** Batched matmul with NumPy broadcasting of batch dims; both operands at least 2-d. */
-  matmul(other: NDArray): NDArray {
+  /**
+   * Batched matmul with NumPy broadcasting of batch dims; both operands at least 2-d. An
+   * epilogue expression (input 0 = the product, inputs 1.. = `epilogue.inputs` broadcast to the
+   * output shape) is fused into the kernel where the backend can.
+   */
+  matmul(other: NDArray, epilogue?: { expr: Expr; inputs: readonly NDArray[] }): NDArray {
     const a = this;
     const b = other;
     if (a.dtype !== 'float32' || b.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${a.dtype} and ${b.dtype}; expected float32`);
@@ -195,12 +199,32 @@ export class NDArray {
     const bv = b.view.mask ? null : b.view.expand([...batch, k, n]);
     const ac = av ? null : a.contiguous();
     const bc = bv ? null : b.contiguous();
+    const outShape = [...batch, m, n];
+    let ep: MatmulEpilogue | undefined;
+    const epTemps: NDArray[] = [];
+    if (epilogue) {
+      const dts: DType[] = ['float32', ...epilogue.inputs.map((x) => x.dtype)];
+      if (exprDType(epilogue.expr, dts, 'matmul epilogue') !== 'float32') throw new DTypeError('matmul epilogue: expression must produce float32');
+      ep = {
+        expr: epilogue.expr,
+        inputs: epilogue.inputs.map((x) => {
+          if (x.backend !== a.backend) throw new BackendError('matmul epilogue: input lives on another backend');
+          const u = x.view.mask ? x.contiguous() : x;
+          if (u !== x) epTemps.push(u);
+          const shape = broadcastShapes('matmul epilogue', outShape, u.shape);
+          if (!shapesEqual(shape, outShape)) throw new ShapeError(`matmul epilogue: input of shape ${fmtShape(x.shape)} does not broadcast to the output ${fmtShape(outShape)}`);
+          return { storage: u.storage, view: u.view.expand(outShape) };
+        }),
+      };
+    }
     const s = a.backend.matmul(
       { storage: (ac ?? a).storage, view: av ?? ac!.view.expand([...batch, m, k]) },
       { storage: (bc ?? b).storage, view: bv ?? bc!.view.expand([...batch, k, n]) },
+      ep,
     );
     ac?.dispose();
     bc?.dispose();
+    epTemps.forEach((t) => t.dispose());
     return NDArray.fromStorage(s, [...batch, m, n]);
   }
 

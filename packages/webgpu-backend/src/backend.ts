@@ -1,5 +1,5 @@
 import {
-  Backend, BackendError, DType, DTypeError, DisposedError, Expr, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
+  Backend, BackendError, DType, DTypeError, DisposedError, Expr, MatmulEpilogue, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
   TypedArray, ValueError, View, E, exprDType, fmtShape, numel, shapesEqual,
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
@@ -189,7 +189,7 @@ export class WebGPUBackend implements Backend {
     return out;
   }
 
-  matmul(a: Strided, b: Strided): Storage {
+  matmul(a: Strided, b: Strided, epilogue?: MatmulEpilogue): Storage {
     this.rt.check('matmul');
     const as = a.view.shape;
     const bs = b.view.shape;
@@ -235,7 +235,12 @@ export class WebGPUBackend implements Backend {
     );
     if (ua.tmp) this.dispose(ua.tmp);
     if (ub.tmp) this.dispose(ub.tmp);
-    return out;
+    if (!epilogue) return out;
+    // Not yet fused into the matmul kernel: a second elementwise pass over the product.
+    const shape = [...as.slice(0, -1), n];
+    const [r] = this.elementwise([epilogue.expr], [{ storage: out, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
+    this.dispose(out);
+    return r;
   }
 
   gather(x: Strided, axis: number, idx: Strided): Storage {

@@ -1,4 +1,5 @@
-import type { Backend, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
+import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
+import { View } from '../view';
 import { DType, TypedArray, arrayFor } from '../dtype';
 import { DTypeError, DisposedError, ShapeError, ValueError, fmtShape } from '../errors';
 import { Expr, exprDType } from '../expr';
@@ -68,7 +69,7 @@ export class CpuBackend implements Backend {
     return this.make(dt, out);
   }
 
-  matmul(a: Strided, b: Strided): Storage {
+  matmul(a: Strided, b: Strided, epilogue?: MatmulEpilogue): Storage {
     this.check();
     checkOperand(this, 'matmul', 'a', a, { mask: false });
     checkOperand(this, 'matmul', 'b', b, { mask: false });
@@ -81,7 +82,11 @@ export class CpuBackend implements Backend {
     const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
     const out = new Float32Array(numel(shape));
     if (out.length > 0) matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out);
-    return this.make('float32', out);
+    const prod = this.make('float32', out);
+    if (!epilogue) return prod;
+    const [r] = this.elementwise([epilogue.expr], [{ storage: prod, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
+    this.dispose(prod);
+    return r;
   }
 
   gather(x: Strided, axis: number, idx: Strided): Storage {
