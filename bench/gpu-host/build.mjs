@@ -15,6 +15,8 @@ const args = process.argv.slice(2);
 const outdir = resolve(args.includes('--outdir') ? args[args.indexOf('--outdir') + 1] : '.bench');
 const sourcemap = args.includes('--sourcemap');
 const quiet = args.includes('--quiet');
+// Another entry (debugging a piece of the suite in the same bundle setup); written as main.mjs.
+const entry = args.includes('--entry') ? args[args.indexOf('--entry') + 1] : 'bench/src/suite.ts';
 
 const stubMissing = {
   name: 'stub-missing-surf-modules',
@@ -36,7 +38,7 @@ const stubMissing = {
 };
 
 const result = await build({
-  entryPoints: { main: 'bench/src/suite.ts' },
+  entryPoints: { main: entry },
   bundle: true,
   platform: 'node',
   format: 'esm',

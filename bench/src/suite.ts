@@ -18,6 +18,7 @@ import { TfjsFramework } from './peers/tfjs';
 import { LABELS, Outcome, RowResult, fmtNum, isMeasured, notes, ratios, rowJson, table } from './report';
 import { GROUPS, Row, buildRows, toUnit } from './rows';
 import { SurfFramework } from './surf';
+import { checkTargets, targetLines } from './targets';
 import { FULL_TIMING, QUICK_TIMING, timeRunner } from './timing';
 import { runTorch, torchUnavailable } from './torch';
 
@@ -30,6 +31,10 @@ interface Options {
   list: boolean;
   help: boolean;
   torchTimeoutS: number;
+  /** Limit for one framework on one row (prepare, timing, check); 0 = none. */
+  rowTimeoutS: number;
+  /** Stop starting measurements this many seconds after start (write what there is); 0 = none. */
+  deadlineS: number;
 }
 
 const USAGE = `usage: npm run bench -- [options]
@@ -39,10 +44,14 @@ const USAGE = `usage: npm run bench -- [options]
   --peers=tfjs,jax,torch  which peers run (default all); --no-peers for Surf alone
   --json PATH           where the JSON goes (default bench/results/latest.json)
   --torch-timeout=S     limit for the PyTorch run (default 300 s)
+  --row-timeout=S       limit for one framework on one row (default 120 s); a framework that
+                        times out is skipped for the rest of the run
+  --deadline=S          start no measurement after S seconds; the tables and JSON still come
+                        out (the GPU host's 10-minute limit: use --deadline=500)
   --list                print the rows and exit`;
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { quick: false, json: 'bench/results/latest.json', only: null, backend: null, peers: new Set(['tfjs', 'jax', 'torch']), list: false, help: false, torchTimeoutS: 300 };
+  const o: Options = { quick: false, json: 'bench/results/latest.json', only: null, backend: null, peers: new Set(['tfjs', 'jax', 'torch']), list: false, help: false, torchTimeoutS: 300, rowTimeoutS: 120, deadlineS: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [k, v] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -60,6 +69,8 @@ function parseArgs(argv: string[]): Options {
       case '--peers': o.peers = new Set(val().split(',').map((s) => s.trim()).filter(Boolean)); break;
       case '--no-peers': o.peers = new Set(); break;
       case '--torch-timeout': o.torchTimeoutS = Number(val()); break;
+      case '--row-timeout': o.rowTimeoutS = Number(val()); break;
+      case '--deadline': o.deadlineS = Number(val()); break;
       case '--list': o.list = true; break;
       case '-h': case '--help': o.help = true; break;
       default: throw new Error(`unknown option ${a}\n${USAGE}`);
@@ -78,6 +89,16 @@ function selectRows(all: Row[], o: Options): Row[] {
 }
 
 const log = (s: string) => console.log(`# ${s}`);
+
+const TIMED_OUT = Symbol('timed out');
+
+/** Resolves to TIMED_OUT when `p` takes longer than `seconds` (0: never); `p` is left running. */
+function withTimeout<T>(p: Promise<T>, seconds: number): Promise<T | typeof TIMED_OUT> {
+  if (!(seconds > 0)) return p;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const t = new Promise<typeof TIMED_OUT>((resolve) => { timer = setTimeout(() => resolve(TIMED_OUT), seconds * 1000); });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
 
 async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolean): Promise<Outcome> {
   let runner;
@@ -153,25 +174,12 @@ async function main(): Promise<void> {
     if (o.peers.has('jax')) frameworks.push(new JaxFramework('wasm'));
   }
 
-  const results: RowResult[] = [];
+  const results: RowResult[] = rows.map((row) => ({ row, results: {} }));
   const t0 = performance.now();
-  for (const row of rows) {
-    const inputs = new RowInputs(row, o.quick);
-    const rr: RowResult = { row, results: {} };
-    for (const fw of frameworks.filter((f) => f.device === row.device)) {
-      if (row.device === 'gpu' && gpuError) {
-        rr.results[fw.id] = { na: `no WebGPU adapter: ${gpuError}` };
-        continue;
-      }
-      if (row.kind === 'example' && !fw.id.startsWith('surf')) continue;
-      rr.results[fw.id] = await measure(fw, row, inputs, o.quick);
-    }
-    results.push(rr);
-    const parts = Object.entries(rr.results).map(([fw, out]) => describeOutcome(fw as FrameworkId, row, out));
-    log(`${row.id}: ${parts.join(' | ')}  [${((performance.now() - t0) / 1000).toFixed(0)} s]`);
-  }
+  const elapsed = () => (performance.now() - t0) / 1000;
 
-  // PyTorch last, alone on the GPU.
+  // PyTorch first, alone on the GPU (before any WebGPU device exists), so that the reference
+  // figures are there even if the run is cut short.
   let torchEnv: Record<string, unknown> | null = null;
   const gpuRows = rows.filter((r) => r.device === 'gpu' && r.kind !== 'example');
   if (o.peers.has('torch') && gpuRows.length) {
@@ -195,6 +203,38 @@ async function main(): Promise<void> {
     }
   }
 
+  const hung = new Map<FrameworkId, string>();
+  for (const rr of results) {
+    const row = rr.row;
+    const inputs = new RowInputs(row, o.quick);
+    for (const fw of frameworks.filter((f) => f.device === row.device)) {
+      if (row.kind === 'example' && !fw.id.startsWith('surf')) continue;
+      if (row.device === 'gpu' && gpuError) {
+        rr.results[fw.id] = { na: `no WebGPU adapter: ${gpuError}` };
+        continue;
+      }
+      if (hung.has(fw.id)) {
+        rr.results[fw.id] = { na: `skipped: ${hung.get(fw.id)}` };
+        continue;
+      }
+      if (o.deadlineS > 0 && elapsed() > o.deadlineS) {
+        rr.results[fw.id] = { na: `skipped: past the --deadline of ${o.deadlineS} s` };
+        continue;
+      }
+      const out = await withTimeout(measure(fw, row, inputs, o.quick), o.rowTimeoutS);
+      if (out === TIMED_OUT) {
+        const why = `timed out after ${o.rowTimeoutS} s on ${row.id}`;
+        hung.set(fw.id, why);
+        rr.results[fw.id] = { na: why };
+        log(`${fw.label} ${why}; it is skipped from now on`);
+      } else {
+        rr.results[fw.id] = out;
+      }
+    }
+    const parts = (Object.entries(rr.results) as [FrameworkId, Outcome][]).filter(([fw]) => fw !== 'torch-cuda' || isMeasured(rr.results[fw])).map(([fw, out]) => describeOutcome(fw, row, out));
+    log(`${row.id}: ${parts.join(' | ')}  [${elapsed().toFixed(0)} s]`);
+  }
+
   const present = new Set<FrameworkId>();
   for (const r of results) for (const k of Object.keys(r.results)) present.add(k as FrameworkId);
   const versions = peerVersions();
@@ -212,6 +252,8 @@ async function main(): Promise<void> {
   if (cpuTable) console.log(`\nCPU rows (${machine.cpu} x${machine.cores}):\n\n${cpuTable}`);
   const n = notes(results);
   if (n.length) console.log(`\n${n.join('\n')}`);
+  const tl = targetLines(results);
+  if (tl.length) console.log(`\nTargets (issue 7; '?' = no peer figure in this run):\n${tl.join('\n')}`);
 
   const json = {
     suite: 'surf-bench',
@@ -223,8 +265,9 @@ async function main(): Promise<void> {
     torch: torchEnv,
     frameworks: Object.fromEntries(frameworks.map((f) => [f.id, f.describe()])),
     rows: results.map(rowJson),
+    targets: checkTargets(results),
     summary: results.map((r) => ({ id: r.row.id, unit: r.row.unit, surf: (() => { const s = r.results[r.row.device === 'gpu' ? 'surf-webgpu' : 'surf-cpu']; return isMeasured(s) ? s.value : null; })(), ratios: ratios(r) })),
-    seconds: (performance.now() - t0) / 1000,
+    seconds: elapsed(),
   };
   const path = resolve(o.json);
   mkdirSync(dirname(path), { recursive: true });

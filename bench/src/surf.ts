@@ -30,6 +30,7 @@ interface SModule {
 interface SOptimizer {
   step(): void;
   zeroGrad(): void;
+  dispose?: () => void;
 }
 interface SurfNn {
   init(opts: { backend: string }): Promise<{ backend: string; description: string }>;
@@ -317,6 +318,7 @@ export class SurfFramework implements Framework {
       },
       dispose: () => {
         for (const t of [...xs, ...ys]) t.dispose();
+        opt.dispose?.();
         const params = model.parameters() as Iterable<{ dispose?: () => void }> | undefined;
         if (params && typeof (params as Iterable<unknown>)[Symbol.iterator] === 'function') for (const p of params) p.dispose?.();
       },

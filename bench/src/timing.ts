@@ -29,13 +29,19 @@ function now(): number {
   return performance.now();
 }
 
+/** SURF_BENCH_DEBUG=1 logs every timed batch (to find a hang or a slow warm-up). */
+const debug = typeof process !== 'undefined' && process.env.SURF_BENCH_DEBUG === '1';
+
 async function batch(r: Runner, start: number, n: number): Promise<number> {
+  if (debug) console.log(`#   batch of ${n} from iteration ${start}`);
   const t0 = now();
   for (let i = 0; i < n; i++) {
     const p = r.step(start + i);
     if (p) await p;
   }
+  if (debug) console.log(`#   ${n} enqueued in ${(now() - t0).toFixed(1)} ms; syncing`);
   await r.sync();
+  if (debug) console.log(`#   done in ${(now() - t0).toFixed(1)} ms`);
   return (now() - t0) / 1000;
 }
 
