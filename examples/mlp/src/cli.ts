@@ -17,7 +17,6 @@ async function runTrain(o: CliOptions): Promise<void> {
   console.log(`Surf MNIST MLP ${arch}, ${o.optimizer === 'adam' ? 'Adam' : 'SGD'} lr ${o.lr ?? DEFAULT_LR[o.optimizer]} (${o.schedule}), batch ${o.batchSize}, ${o.epochs} epochs, shifts up to ${o.shift} px, seed ${o.seed}`);
   const backend = await setupBackend(o.backend);
   console.log(`backend: ${backend.line}`);
-  if (/swiftshader/i.test(backend.description)) console.log('note: SwiftShader emulates a GPU on the CPU; --backend cpu is faster on this machine');
   const data = loadMnist();
   console.log(`data: ${data.train.count} training and ${data.test.count} test digits (the mnist package, pixels scaled to [0, 1])`);
   const t0 = performance.now();

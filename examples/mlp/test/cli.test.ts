@@ -32,7 +32,7 @@ test('train, save as safetensors, and --predict reports the same test accuracy',
   const file = join(dir, 'sub', 'model.safetensors');
   const t = mlp('--backend', 'cpu', '--epochs', '2', '--steps', '25', '--hidden', '32', '--out', file);
   expect(t.code).toBe(0);
-  expect(t.out).toContain('backend: CPU backend');
+  expect(t.out).toContain('backend: CPU (');
   expect(t.out).toMatch(/epoch 1\/2 {2}train loss \d\.\d{4} {2}test accuracy \d+\.\d\d%/);
   const trained = /final test accuracy (\d+\.\d\d)% after 50 steps/.exec(t.out);
   expect(trained).not.toBeNull();

@@ -39,7 +39,6 @@ const state: PageState = {
   status: 'loading', backend: '', backendLine: '', series: { loss: [], accuracy: [] }, stepsPerSec: 0, prediction: null, error: null,
 };
 window.__mlp = state;
-if (params.has('debug')) (window as unknown as { surf: unknown }).surf = surf;
 
 const chart = $<HTMLCanvasElement>('chart');
 const startBtn = $<HTMLButtonElement>('start');
@@ -216,18 +215,6 @@ stopBtn.addEventListener('click', () => {
 
 // ---- start-up ----
 
-/**
- * Workaround, to remove once @surf/webgpu handles it: in Chromium on SwiftShader, a matmul
- * whose inner dimension is not a multiple of 4 (the output layer's backward pass, k = 10)
- * never completes with vec4 loads; scalar loads work. Only software adapters get this.
- */
-async function workarounds(): Promise<Record<string, unknown> | undefined> {
-  const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
-  const adapter = await gpu?.requestAdapter().catch(() => null);
-  const info = adapter?.info;
-  if (!info || !/swiftshader/i.test(`${info.vendor} ${info.architecture} ${info.description}`)) return undefined;
-  return { matmul: { vec4: false } };
-}
 
 async function boot(): Promise<void> {
   // Settings can come in the URL (?epochs=3&batch=32&hidden=256&lr=0.001), e.g. for links.
@@ -235,7 +222,7 @@ async function boot(): Promise<void> {
   redraw();
   renderBars($('bars'), null);
   const choice = params.get('backend');
-  const info = await surf.init({ backend: choice === 'cpu' || choice === 'webgpu' ? choice : 'auto', options: await workarounds() });
+  const info = await surf.init({ backend: choice === 'cpu' || choice === 'webgpu' ? choice : 'auto' });
   state.backend = info.backend;
   const el = $('backend');
   if (info.backend === 'webgpu') {

@@ -22,6 +22,7 @@ export const PAGE_HTML = `<!doctype html>
   button { font: inherit; font-size: 13px; padding: 5px 12px; border-radius: 5px; border: 1px solid #bbb; background: #fff; cursor: pointer; }
   button.primary { background: #2e86de; border-color: #2e86de; color: #fff; }
   button:disabled { opacity: 0.5; cursor: default; }
+  .status { font-size: 13px; color: #222; margin: 8px 0 2px; }
   .stats { font-size: 13px; color: #444; margin: 6px 0 10px; font-variant-numeric: tabular-nums; }
   #chart { width: 100%; height: 260px; display: block; }
   .draw { flex: 0 0 auto; }
@@ -54,8 +55,8 @@ export const PAGE_HTML = `<!doctype html>
       <label>lr <input id="lr" value="0.002"></label>
       <label>epochs <input id="epochs" value="5"></label>
     </div>
+    <div id="status" class="status">loading digits…</div>
     <div class="stats">
-      <span id="status">loading digits…</span> ·
       epoch <b id="epoch">–</b> · step <b id="step">0</b> · <b id="rate">–</b> steps/s ·
       loss <b id="loss">–</b> · test accuracy <b id="acc">–</b>
     </div>
