@@ -122,9 +122,11 @@ export function fmaReference(a: Float32Array, b: Float32Array, c: Float32Array, 
 }
 
 /**
- * The synthetic classification task of the training rows (MNIST-shaped: 784 features in
- * [0, 1), 10 classes): labels are the argmax of a fixed random linear teacher applied to x - 0.5, so the loss can fall
- * and a broken training step shows. `batches` distinct batches are cycled.
+ * The synthetic classification task of the training rows (MNIST-shaped: 784 features, 10
+ * classes). Features are hashes in [0, 1) minus 0.5 (centred, so plain SGD at lr 0.1 is stable
+ * however long it runs); labels are the argmax of a fixed random linear teacher applied to the
+ * features, so the loss can fall and a broken training step shows. `batches` distinct batches
+ * are cycled.
  */
 export interface TrainData {
   features: number;
@@ -144,7 +146,7 @@ export function trainData(features: number, classes: number, batch: number, batc
   const y: Int32Array[] = [];
   const yOneHot: Float32Array[] = [];
   for (let b = 0; b < batches; b++) {
-    const xs = uniform(batch * features, 1000 + b);
+    const xs = uniform(batch * features, 1000 + b).map((v) => v - 0.5);
     const ys = new Int32Array(batch);
     const oh = new Float32Array(batch * classes);
     for (let r = 0; r < batch; r++) {
@@ -152,7 +154,7 @@ export function trainData(features: number, classes: number, batch: number, batc
       let bestV = -Infinity;
       for (let c = 0; c < classes; c++) {
         let acc = 0;
-        for (let f = 0; f < features; f++) acc += (xs[r * features + f] - 0.5) * teacher[f * classes + c];
+        for (let f = 0; f < features; f++) acc += xs[r * features + f] * teacher[f * classes + c];
         if (acc > bestV) { bestV = acc; best = c; }
       }
       ys[r] = best;

@@ -172,8 +172,8 @@ def train_data(features, classes, batch, batches, dev):
     teacher = (hash_unit(features * classes, 7, dev) - 0.5).reshape(features, classes)
     xs, ys = [], []
     for bi in range(batches):
-        x = hash_unit(batch * features, 1000 + bi, dev).reshape(batch, features)
-        y = torch.argmax((x.double() - 0.5) @ teacher.double(), dim=1)
+        x = hash_unit(batch * features, 1000 + bi, dev).reshape(batch, features) - 0.5
+        y = torch.argmax(x.double() @ teacher.double(), dim=1)
         xs.append(x)
         ys.append(y)
     return xs, ys
