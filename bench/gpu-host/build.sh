@@ -38,4 +38,4 @@ if [ "${SKIP_PACK:-0}" != 1 ]; then
 fi
 du -sh .bench | sed 's/^/build.sh: /'
 [ -d .gpu-host ] && du -sh .gpu-host | sed 's/^/build.sh: /'
-echo "build.sh: on the GPU host run: source .gpu-host/unpack.sh; node .bench/main.mjs --json \$OUT/bench.json"
+echo "build.sh: on the GPU host run (carry .gpu-host and .bench): source .gpu-host/unpack.sh; node .bench/main.mjs --deadline=480 --json \$OUT/bench.json"

@@ -252,7 +252,8 @@ async function main(): Promise<void> {
   if (cpuTable) console.log(`\nCPU rows (${machine.cpu} x${machine.cores}):\n\n${cpuTable}`);
   const n = notes(results);
   if (n.length) console.log(`\n${n.join('\n')}`);
-  const tl = targetLines(results);
+  // The targets are GPU-host figures: a --quick run (small sizes) is not held to them.
+  const tl = o.quick ? [] : targetLines(results);
   if (tl.length) console.log(`\nTargets (issue 7; '?' = no peer figure in this run):\n${tl.join('\n')}`);
 
   const json = {
