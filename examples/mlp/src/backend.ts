@@ -23,7 +23,7 @@ export async function setupBackend(choice: BackendChoice): Promise<BackendInfo> 
   if (choice === 'auto' && r.backend === 'webgpu' && SOFTWARE.test(r.description)) {
     const adapter = r.description.replace(/^WebGPU:\s*/, '');
     r = await surf.init({ backend: 'cpu' });
-    fallbackReason = `WebGPU not used: the only adapter is ${adapter}, a software emulation slower than the CPU backend (--backend webgpu uses it anyway)`;
+    fallbackReason = `WebGPU skipped: its only adapter, ${adapter}, is a software emulation slower than the CPU backend (--backend webgpu forces it)`;
   }
   const line = r.backend === 'webgpu'
     ? `WebGPU (${r.description.replace(/^WebGPU:\s*/, '')})`

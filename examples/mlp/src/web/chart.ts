@@ -79,7 +79,7 @@ export function drawChart(canvas: HTMLCanvasElement, data: ChartData): void {
 
   ctx.textAlign = 'left';
   ctx.fillStyle = LOSS_COLOR;
-  ctx.fillText('■ train loss', pad.l, 14);
+  ctx.fillText('■ train loss (moving average)', pad.l, 14);
   ctx.fillStyle = ACC_COLOR;
-  ctx.fillText('■ test accuracy', pad.l + 90, 14);
+  ctx.fillText('■ test accuracy', pad.l + 180, 14);
 }

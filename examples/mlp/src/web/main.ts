@@ -162,6 +162,8 @@ async function startTraining(): Promise<void> {
   setStatus('training', 'training…');
   const t0 = performance.now();
   let globalSteps = 0;
+  // Each read is one batch's loss, which jumps around; the plot shows a moving average.
+  let smoothed: number | undefined;
   try {
     const r = await train({
       data,
@@ -180,7 +182,8 @@ async function startTraining(): Promise<void> {
       onLoss: (p) => {
         globalSteps = p.globalStep;
         state.stepsPerSec = p.stepsPerSec;
-        state.series.loss.push({ step: p.globalStep, value: p.loss });
+        smoothed = smoothed === undefined ? p.loss : 0.7 * smoothed + 0.3 * p.loss;
+        state.series.loss.push({ step: p.globalStep, value: smoothed });
         $('epoch').textContent = `${p.epoch}/${s.epochs}`;
         $('step').textContent = String(p.globalStep);
         $('rate').textContent = p.stepsPerSec.toFixed(1);
