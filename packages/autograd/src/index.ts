@@ -16,6 +16,10 @@ export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, 
 export type { TensorOptions } from './creation';
 export { where } from './ops/arith';
 export { cat, stack } from './ops/join';
+export { linear } from './ops/linear';
+export type { LinearActivation } from './ops/linear';
+export { softmaxCrossEntropy } from './ops/cross-entropy';
+export type { CrossEntropyReduction } from './ops/cross-entropy';
 export { gradcheck } from './gradcheck/gradcheck';
 export type { GradcheckOptions, GradcheckReport, GradcheckWorst } from './gradcheck/gradcheck';
 export { gradcheckSuite, runGradcheckSuite, FORWARD_ATOL, FORWARD_RTOL, REF_ATOL, REF_RTOL } from './gradcheck/suite';

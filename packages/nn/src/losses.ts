@@ -1,5 +1,5 @@
 import { DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
-import { Tensor, arange, checkTensor, tidy } from '@surf/autograd';
+import { Tensor, arange, checkTensor, softmaxCrossEntropy, tidy } from '@surf/autograd';
 
 /**
  * Loss functions (torch.nn.functional's), composed from Tensor ops so autograd differentiates
@@ -45,6 +45,13 @@ export function l1Loss(input: Tensor, target: Tensor, opts: LossOptions = {}): T
 
 /** Checks [N, C] scores against [N] int32 class indices; returns a bool [N, C] one-hot mask. */
 function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
+  classMaskChecks(op, scores, target);
+  // Class indices are compared on the device, never read back: an index outside [0, C)
+  // matches no class and contributes 0 to the loss.
+  return target.reshape([-1, 1]).eq(arange(scores.shape[1]).reshape([1, -1]));
+}
+
+function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
   checkTensor(op, scores, 'input');
   checkTensor(op, target, 'target');
   if (scores.ndim !== 2) throw new ShapeError(`${op}: input has shape ${fmtShape(scores.shape)}; expected [batch, classes]`);
@@ -52,9 +59,6 @@ function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
   if (target.ndim !== 1 || target.shape[0] !== scores.shape[0]) {
     throw new ShapeError(`${op}: target has shape ${fmtShape(target.shape)}; expected [${scores.shape[0]}] (one class index per row of the input ${fmtShape(scores.shape)})`);
   }
-  // Class indices are compared on the device, never read back: an index outside [0, C)
-  // matches no class and contributes 0 to the loss.
-  return target.reshape([-1, 1]).eq(arange(scores.shape[1]).reshape([1, -1]));
 }
 
 /** Negative log-likelihood of [N, C] log-probabilities at int32 targets [N]. */
@@ -72,7 +76,9 @@ export interface CrossEntropyOptions extends LossOptions {
 
 /**
  * Cross entropy of [N, C] logits against int32 class indices [N] (or float32 class
- * probabilities [N, C]), through logSoftmax so large logits never overflow.
+ * probabilities [N, C]), stable for large logits (the row max is subtracted). Class indices
+ * take autograd's fused softmaxCrossEntropy (5 forward kernels, 1 backward kernel);
+ * probabilities go through logSoftmax.
  */
 export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyOptions = {}): Tensor {
   const eps = opts.labelSmoothing ?? 0;
@@ -83,13 +89,13 @@ export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyO
   if (probs) sameShape('crossEntropy', logits, target);
   if (logits.ndim !== 2) throw new ShapeError(`crossEntropy: input has shape ${fmtShape(logits.shape)}; expected [batch, classes]`);
   const c = logits.shape[1];
+  if (!probs) {
+    classMaskChecks('crossEntropy', logits, target);
+    return softmaxCrossEntropy(logits, target, { labelSmoothing: eps, reduction: opts.reduction ?? 'mean' });
+  }
   return tidy(() => {
-    const logp = logits.logSoftmax(1);
-    let w: Tensor;
-    if (probs) w = eps ? target.mul(1 - eps).add(eps / c) : target;
-    else if (eps === 0) return reduce('crossEntropy', Tensor.where(classMask('crossEntropy', logits, target), logp, 0).sum(1).neg(), opts.reduction);
-    else w = Tensor.where(classMask('crossEntropy', logits, target), 1 - eps + eps / c, eps / c);
-    return reduce('crossEntropy', w.mul(logp).sum(1).neg(), opts.reduction);
+    const w = eps ? target.mul(1 - eps).add(eps / c) : target;
+    return reduce('crossEntropy', w.mul(logits.logSoftmax(1)).sum(1).neg(), opts.reduction);
   });
 }
 

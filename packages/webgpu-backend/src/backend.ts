@@ -26,6 +26,17 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   maxWorkgroupsPerDim?: number;
 }
 
+/** See WebGPUBackend.stats(). */
+export interface WebGPUStats {
+  dispatches: number;
+  submits: number;
+  readbacks: number;
+  bindGroupsCreated: number;
+  pipelinesCreated: number;
+  /** Pipelines in the cache now. */
+  pipelines: number;
+}
+
 /**
  * CPU implementations of WebGPU (SwiftShader, llvmpipe, WARP) pay for every workgroupBarrier
  * with a context switch per invocation, so they get narrow reductions and matmul tiles
@@ -94,6 +105,15 @@ export class WebGPUBackend implements Backend {
   /** Number of compiled pipelines (kernels are cached by structure, not by shape or constants). */
   get pipelineCount(): number {
     return this.rt.pipelineCount;
+  }
+
+  /**
+   * Running totals since the backend was made: kernel dispatches, queue submits, readbacks,
+   * and cache misses (bind groups and pipelines created). Take two snapshots around a
+   * training step to see what it costs.
+   */
+  stats(): WebGPUStats {
+    return { ...this.rt.counters, pipelines: this.rt.pipelineCount };
   }
 
   // ---- helpers ----

@@ -2,7 +2,7 @@ import { registerBackend } from '@surf/core';
 import { WebGPUBackendOptions, createWebGPUBackend } from './backend';
 
 export { WebGPUBackend, createWebGPUBackend, isSoftwareAdapter } from './backend';
-export type { WebGPUBackendOptions } from './backend';
+export type { WebGPUBackendOptions, WebGPUStats } from './backend';
 export { isWebGPUAvailable, requestWebGPUAdapter } from './device';
 export { DEFAULT_MATMUL, chooseMatmulConfig } from './kernels/matmul';
 export type { MatmulConfig, MatmulConfigOption } from './kernels/matmul';

@@ -43,6 +43,8 @@ export class Runtime {
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private dispatches = 0;
+  /** Running totals for `stats()`: what one training step costs in dispatches, submits and cache misses. */
+  readonly counters = { dispatches: 0, submits: 0, bindGroupsCreated: 0, pipelinesCreated: 0, readbacks: 0 };
   /** Id of the open batch (incremented on each submit). */
   batch = 0;
   private batchOpen = false;
@@ -119,6 +121,7 @@ export class Runtime {
     const module = this.device.createShaderModule({ code: gen(), label: name });
     const pipeline = this.device.createComputePipeline({ layout: lay.pl, compute: { module, entryPoint: 'main' }, label: name });
     k = { pipeline, layout: lay.bgl, layoutKey, paramBytes: paramBytes(paramWords), name };
+    this.counters.pipelinesCreated++;
     this.pipelines.set(key, k);
     return k;
   }
@@ -146,6 +149,7 @@ export class Runtime {
       const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.arena.gpu, offset: 0, size: k.paramBytes } }];
       bufs.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: b.buffer } }));
       bg = this.device.createBindGroup({ layout: k.layout, entries });
+      this.counters.bindGroupsCreated++;
       if (this.bindGroups.size > 4096) this.bindGroups.clear();
       this.bindGroups.set(key, bg);
     }
@@ -159,6 +163,7 @@ export class Runtime {
     this.pass.setBindGroup(0, bg, [paramWord * 4]);
     const y = groups <= this.maxPerDim ? 1 : Math.ceil(groups / this.maxPerDim);
     this.pass.dispatchWorkgroups(y === 1 ? groups : Math.ceil(groups / y), y);
+    this.counters.dispatches++;
     if (++this.dispatches >= this.opts.opsPerSubmit) this.submit();
   }
 
@@ -188,6 +193,7 @@ export class Runtime {
     if (this.encoder) {
       this.device.queue.submit([this.encoder.finish()]);
       this.encoder = null;
+      this.counters.submits++;
     }
     this.dispatches = 0;
     this.batch++;
@@ -221,6 +227,7 @@ export class Runtime {
     }
     this.encoder ??= this.device.createCommandEncoder();
     this.encoder.copyBufferToBuffer(src, 0, st, 0, size);
+    this.counters.readbacks++;
     this.submit();
     const lost = this.lostPromise.then(() => 'lost' as const);
     try {

@@ -1,6 +1,8 @@
 import { Tensor } from '../tensor';
 import { where } from '../ops/arith';
 import { cat, stack } from '../ops/join';
+import { linear } from '../ops/linear';
+import { softmaxCrossEntropy } from '../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
 import { InputSpec } from './inputs';
 
@@ -172,6 +174,73 @@ function matmulCases(): GradcheckCase[] {
   ];
 }
 
+/** y[..., o] = act(Σ_i x[..., i]·w[o, i] + b[o]) on the host. */
+function linearRef(x: Host, w: Host, b: Host | null, relu: boolean): Host {
+  const [o, n] = w.shape;
+  const rows = x.data.length / n;
+  const shape = [...x.shape.slice(0, -1), o];
+  return { shape, data: Array.from({ length: rows * o }, (_, k) => {
+    const r = Math.floor(k / o), j = k % o;
+    let v = b ? b.data[j] : 0;
+    for (let i = 0; i < n; i++) v += x.data[r * n + i] * w.data[j * n + i];
+    return relu ? Math.max(v, 0) : v;
+  }) };
+}
+
+/** Σ_j w_ij·(lse_i − z_ij) per row, w the ε-smoothed one-hot (no class for an index outside [0, C)). */
+function crossEntropyRef(z: Host, y: Host, eps: number): number[] {
+  const [n, c] = z.shape;
+  return Array.from({ length: n }, (_, i) => {
+    const row = z.data.slice(i * c, i * c + c);
+    const lse = logSumExp(row);
+    return sumAll(row.map((v, j) => ((j === y.data[i] ? 1 - eps : 0) + eps / c) * (lse - v)));
+  });
+}
+
+// Finite differences across a ReLU kink would disagree with any analytic gradient; these
+// seeded inputs keep every pre-activation clear of 0 by more than the step.
+function linearCases(): GradcheckCase[] {
+  const idx = (values: number[]): InputSpec => ({ shape: [values.length], values, dtype: 'int32' });
+  return [
+    {
+      name: 'linear x·Wᵀ + b (transposed x)', op: 'linear', inputs: [sp([3, 4], 'transposed'), sp([2, 4], 'sliced'), sp([2])],
+      fn: (x, w, b) => linear(x, w, b), forward: (x, w, b) => linearRef(x, w, b, false),
+    },
+    {
+      name: 'linear relu, 3-d input, no bias', op: 'linear', inputs: [sp([2, 2, 3], 'flipped'), sp([4, 3], 'transposed')],
+      fn: (x, w) => linear(x, w, null, 'relu'), forward: (x, w) => linearRef(x, w, null, true),
+    },
+    {
+      name: 'linear 1-d input', op: 'linear', inputs: [sp([3]), sp([2, 3]), sp([2])],
+      fn: (x, w, b) => linear(x, w, b), forward: (x, w, b) => linearRef(x, w, b, false),
+    },
+    {
+      // The second layer applies the first one's ReLU mask in its input-gradient epilogue.
+      name: 'linear relu -> linear relu (mask fused across layers)', op: 'linear', inputs: [sp([3, 4]), sp([5, 4]), sp([5]), sp([2, 5], 'transposed'), sp([2])],
+      fn: (x, w1, b1, w2, b2) => linear(linear(x, w1, b1, 'relu'), w2, b2, 'relu'),
+      forward: (x, w1, b1, w2, b2) => linearRef(linearRef(x, w1, b1, true), w2, b2, true),
+    },
+    {
+      // A hidden ReLU output used twice: its gradient is a sum, masked by its own layer.
+      name: 'linear relu used twice', op: 'linear', inputs: [sp([3, 4]), sp([5, 4]), sp([5]), sp([2, 5]), sp([2, 5])],
+      fn: (x, w1, b1, w2, w3) => { const h = linear(x, w1, b1, 'relu'); return linear(h, w2).add(linear(h, w3, null, 'relu')); },
+      forward: (x, w1, b1, w2, w3) => { const h = linearRef(x, w1, b1, true); return zip([linearRef(h, w2, null, false), linearRef(h, w3, null, true)], (a, b) => a + b); },
+    },
+    {
+      name: 'softmaxCrossEntropy mean', op: 'softmaxCrossEntropy', inputs: [sp([3, 4], 'transposed'), idx([2, 0, 3])],
+      fn: (z, y) => softmaxCrossEntropy(z, y), forward: (z, y) => ({ data: [mean(crossEntropyRef(z, y, 0))], shape: [] }),
+    },
+    {
+      name: 'softmaxCrossEntropy smoothed, none', op: 'softmaxCrossEntropy', inputs: [sp([3, 4], 'flipped'), idx([1, 1, 0])],
+      fn: (z, y) => softmaxCrossEntropy(z, y, { labelSmoothing: 0.2, reduction: 'none' }), forward: (z, y) => ({ data: crossEntropyRef(z, y, 0.2), shape: [3] }),
+    },
+    {
+      name: 'softmaxCrossEntropy sum, an index outside [0, C)', op: 'softmaxCrossEntropy', inputs: [sp([3, 4], 'sliced'), idx([3, 7, -1])],
+      fn: (z, y) => softmaxCrossEntropy(z, y, { labelSmoothing: 0.1, reduction: 'sum' }), forward: (z, y) => ({ data: [sumAll(crossEntropyRef(z, y, 0.1))], shape: [] }),
+    },
+  ];
+}
+
 function compositeCases(): GradcheckCase[] {
   return [
     {
@@ -227,5 +296,5 @@ function compositeCases(): GradcheckCase[] {
 
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
-  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...compositeCases()];
+  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases()];
 }

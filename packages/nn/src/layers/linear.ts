@@ -1,5 +1,5 @@
 import { ShapeError, ValueError, fmtShape } from '@surf/core';
-import { Tensor, tidy, zeros } from '@surf/autograd';
+import { LinearActivation, Tensor, linear, zeros } from '@surf/autograd';
 import { kaimingUniform, uniform } from '../init';
 import { Module, parameter } from '../module';
 
@@ -20,13 +20,18 @@ export class Linear extends Module {
   }
 
   forward(x: Tensor): Tensor {
+    return this.forwardWith(x, 'none');
+  }
+
+  /**
+   * act(x·Wᵀ + b) as one fused op (autograd's `linear`): Sequential calls it with 'relu' for
+   * a Linear followed by a ReLU, so the pair costs one forward kernel.
+   */
+  forwardWith(x: Tensor, activation: LinearActivation): Tensor {
     if (x.ndim < 1 || x.shape[x.ndim - 1] !== this.inFeatures) {
       throw new ShapeError(`Linear: input has shape ${fmtShape(x.shape)}; expected the last dim to be inFeatures = ${this.inFeatures}`);
     }
-    return tidy(() => {
-      const y = x.matmul(this.weight.T);
-      return this.bias ? y.add(this.bias) : y;
-    });
+    return linear(x, this.weight, this.bias, activation);
   }
 
   protected override extraRepr(): string {

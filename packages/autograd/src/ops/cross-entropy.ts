@@ -1,0 +1,78 @@
+import { DTypeError, E, Expr, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { alias, fromOp } from '../node';
+import { Tensor, checkTensor } from '../tensor';
+
+/**
+ * Softmax cross entropy of [N, C] logits against int32 class indices [N], as ONE op with a
+ * hand-written backward. With w the smoothed target ((1 − ε)·onehot + ε/C), m the row max
+ * and s = Σ exp(z − m):
+ *   loss_i = Σ_j w_ij·(log s_i + m_i − z_ij)
+ *   dloss_i/dz_ij = W_i·e_ij/s_i − w_ij,  W_i = Σ_j w_ij (1, or ε for an index outside [0, C)),
+ * so the forward is max, exp, row sum, the weighted terms and their sum (5 kernels) and the
+ * backward is one kernel reading the saved exp(z − m) and s: no logSoftmax graph, no one-hot
+ * tensor, no mean op (the 1/N scale is a constant inside the kernels). An index outside
+ * [0, C) matches no class (its row adds ε·(log s + m) − ε/C·Σ z, 0 without smoothing), as
+ * the composed version does; indices are never read back.
+ */
+export type CrossEntropyReduction = 'mean' | 'sum' | 'none';
+
+// The column index j of the one-hot comparison: a host array per class count, uploaded per
+// call (C int32s, no kernel), because a device-side cache would outlive every tensor and
+// break the exact buffer accounting that memory() promises.
+const iotas = new Map<number, Int32Array>();
+function iota(c: number): Int32Array {
+  let a = iotas.get(c);
+  if (!a) {
+    a = Int32Array.from({ length: c }, (_, i) => i);
+    if (iotas.size < 64) iotas.set(c, a);
+  }
+  return a;
+}
+
+// A max of ±Infinity (a row of -Infinity) would make z - m NaN; shift by 0 instead.
+const finiteOr0 = (m: Expr): Expr => E.where(E.eq(E.sub(m, m), E.f(0)), m, E.f(0));
+
+export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labelSmoothing?: number; reduction?: CrossEntropyReduction } = {}): Tensor {
+  const op = 'crossEntropy';
+  checkTensor(op, logits, 'input');
+  checkTensor(op, target, 'target');
+  const eps = opts.labelSmoothing ?? 0;
+  if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1)) throw new ValueError(`${op}: labelSmoothing must be in [0, 1]; got ${eps}`);
+  const reduction = opts.reduction ?? 'mean';
+  if (reduction !== 'mean' && reduction !== 'sum' && reduction !== 'none') throw new ValueError(`${op}: reduction must be 'mean', 'sum' or 'none'; got ${JSON.stringify(reduction)}`);
+  const zn0 = logits.nd(op);
+  const yn = target.nd(op);
+  if (zn0.ndim !== 2) throw new ShapeError(`${op}: input has shape ${fmtShape(zn0.shape)}; expected [batch, classes]`);
+  if (yn.dtype !== 'int32') throw new DTypeError(`${op}: target has dtype ${yn.dtype}; expected int32 class indices`);
+  const [n, c] = zn0.shape;
+  if (yn.ndim !== 1 || yn.shape[0] !== n) throw new ShapeError(`${op}: target has shape ${fmtShape(yn.shape)}; expected [${n}] (one class index per row of the input ${fmtShape(zn0.shape)})`);
+  const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
+  const m = zn.max(1, true);
+  const [e] = NDArray.elementwise([E.exp(E.sub(E.in(0), finiteOr0(E.in(1))))], [zn, m], op);
+  const s = e.sum(1, true);
+  const y2 = yn.reshape([n, 1]);
+  const cols = NDArray.fromData(zn.backend, iota(c), [1, c], 'int32');
+  const scale = reduction === 'mean' ? 1 / n : 1;
+  // Inputs of the weight expression: in(yIdx) the targets [N, 1], in(yIdx + 1) the columns [1, C].
+  const hitAt = (yIdx: number): Expr => E.eq(E.in(yIdx), E.in(yIdx + 1));
+  const weight = (yIdx: number): Expr => (eps === 0 ? E.cast(hitAt(yIdx), 'float32') : E.where(hitAt(yIdx), E.f(1 - eps + eps / c), E.f(eps / c)));
+  // Forward terms: inputs z, m, s, y, cols. Without smoothing only the target column counts
+  // (a where, so an infinite logit elsewhere cannot turn 0·inf into NaN).
+  const nll = E.sub(E.add(E.log(E.in(2)), finiteOr0(E.in(1))), E.in(0));
+  const term = eps === 0 ? E.where(hitAt(3), E.mul(nll, E.f(scale)), E.f(0)) : E.mul(E.mul(weight(3), nll), E.f(scale));
+  const [terms] = NDArray.elementwise([term], [zn, m, s, y2, cols], op);
+  m.dispose();
+  if (zn !== zn0) zn.dispose();
+  const out = reduction === 'none' ? terms.sum(1) : terms.sum();
+  terms.dispose();
+  const valid = E.where(E.lt(E.in(3), E.i(0)), E.f(0), E.where(E.lt(E.in(3), E.i(c)), E.f(1), E.f(0)));
+  return fromOp(op, out, [logits], (g) => {
+    // Inputs g, e, s, y, cols; g is a scalar, or [N] for 'none' (made [N, 1]).
+    const gk = reduction === 'none' ? g.reshape([n, 1]) : alias(g);
+    const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
+    const d = E.sub(E.div(E.mul(rowW, E.in(1)), E.in(2)), weight(3));
+    const [gz] = NDArray.elementwise([E.mul(E.mul(E.in(0), E.f(scale)), d)], [gk, e, s, y2, cols], `${op} backward`);
+    gk.dispose();
+    return [gz];
+  }, [e, s, y2, cols]);
+}
