@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MnistSplit } from './data/digits';
 import { loadModel } from './saved-model';
-import { accuracy, uploadData } from './train';
+import { accuracy, uploadDigits } from './train';
 
 export interface PredictResult {
   architecture: string;
@@ -13,16 +13,17 @@ export interface PredictResult {
 /** Loads a saved model and scores it on the test digits (on the current backend). */
 export async function predictFile(path: string, data: MnistSplit): Promise<PredictResult> {
   const { model, hidden, savedAccuracy } = loadModel(new Uint8Array(readFileSync(path)));
-  const dev = uploadData(data);
+  const test = uploadDigits(data.test);
   try {
     return {
       architecture: [784, ...hidden, 10].join('-'),
-      testAccuracy: await accuracy(model, dev.testX, dev.testY),
+      testAccuracy: await accuracy(model, test.x, test.y),
       savedAccuracy,
       count: data.test.count,
     };
   } finally {
-    dev.dispose();
+    test.x.dispose();
+    test.y.dispose();
     model.parameters().forEach((p) => p.dispose());
   }
 }

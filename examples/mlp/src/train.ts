@@ -1,6 +1,6 @@
 import * as surf from '@surf/nn';
 import { DEFAULT_LR, DEFAULTS } from './args';
-import { MnistSplit, PIXELS, toFloatPixels, toInt32Labels } from './data/digits';
+import { Digits, MnistSplit, PIXELS, toFloatPixels, toInt32Labels } from './data/digits';
 import { RandomShift } from './augment';
 import { buildMlp } from './model';
 
@@ -79,15 +79,20 @@ export interface DeviceData {
   dispose(): void;
 }
 
+// tidy() frees the flat upload; the [n, 784] view keeps the storage alive.
+function images(d: Digits): surf.Tensor {
+  return surf.tidy(() => surf.tensor(toFloatPixels(d)).reshape([d.count, PIXELS]));
+}
+
+/** A set's images [n, 784] and int32 labels [n] on the current backend. */
+export function uploadDigits(d: Digits): { x: surf.Tensor; y: surf.Tensor } {
+  return { x: images(d), y: surf.tensor(toInt32Labels(d)) };
+}
+
 export function uploadData(data: MnistSplit): DeviceData {
-  // tidy() frees the flat upload; the [n, 784] view keeps the storage alive.
-  const images = (d: MnistSplit['train']) => surf.tidy(() => surf.tensor(toFloatPixels(d)).reshape([d.count, PIXELS]));
-  const t = {
-    trainX: images(data.train),
-    trainY: surf.tensor(toInt32Labels(data.train)),
-    testX: images(data.test),
-    testY: surf.tensor(toInt32Labels(data.test)),
-  };
+  const train = uploadDigits(data.train);
+  const test = uploadDigits(data.test);
+  const t = { trainX: train.x, trainY: train.y, testX: test.x, testY: test.y };
   return { ...t, dispose: () => Object.values(t).forEach((x) => x.dispose()) };
 }
 

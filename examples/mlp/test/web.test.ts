@@ -112,7 +112,7 @@ test('the page trains on WebGPU, plots falling loss and rising accuracy, and rea
   await page.close();
 });
 
-test('without WebGPU the page says so and trains on the CPU backend', async () => {
+test('without WebGPU the page says so and trains on the CPU backend; Stop stops', async () => {
   if (!browser && unavailable(`no Chromium at ${CHROMIUM}`)) return;
   const { page, errors } = await openPage('?epochs=1&steps=20&evalEvery=10&autostart', true);
   expect(await page.evaluate(() => window.__mlp.backend)).toBe('cpu');
@@ -123,4 +123,18 @@ test('without WebGPU the page says so and trains on the CPU backend', async () =
   expect(s.accuracy[1].value).toBeGreaterThan(50);
   expect(errors).toEqual([]);
   await page.close();
+
+  // Stop ends a long run between steps and keeps what was learned.
+  const long = await openPage('?epochs=20&evalEvery=10', true);
+  await long.page.click('#start');
+  await long.page.waitForFunction(() => window.__mlp.series.accuracy.length >= 2, undefined, { timeout: 120_000 });
+  await long.page.click('#stop');
+  await long.page.waitForFunction(() => window.__mlp.status === 'stopped', undefined, { timeout: 60_000 });
+  const steps = Number(await long.page.locator('#step').textContent());
+  expect(steps).toBeGreaterThanOrEqual(20);
+  expect(steps).toBeLessThan(20 * 125);
+  expect(await long.page.locator('#status').textContent()).toMatch(/^stopped: \d+\.\d% after \d+ steps/);
+  expect(await long.page.locator('#start').isEnabled()).toBe(true);
+  expect(long.errors).toEqual([]);
+  await long.page.close();
 });
