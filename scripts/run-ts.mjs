@@ -20,7 +20,7 @@ await build({
   target: 'node20',
   outfile,
   sourcemap: 'inline',
-  external: ['webgpu', 'playwright-core', '@tensorflow/*', '@jax-js/*'],
+  external: ['webgpu', 'playwright-core', 'esbuild', '@tensorflow/*', '@jax-js/*'],
   // CommonJS dependencies (seedrandom) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __surfCreateRequire } from 'module'; const require = __surfCreateRequire(import.meta.url);" },
   logLevel: 'warning',
