@@ -1,5 +1,6 @@
 import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
 import { View } from '../view';
+import { hasWasmSimd } from './wasm/simd';
 import { DType, TypedArray, arrayFor } from '../dtype';
 import { DTypeError, DisposedError, ShapeError, ValueError, fmtShape } from '../errors';
 import { Expr, exprDType } from '../expr';
@@ -14,7 +15,7 @@ import { checkOperand, checkOperandShape } from '../validate';
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
   readonly name = 'cpu';
-  readonly description = 'CPU (JavaScript typed arrays)';
+  readonly description = hasWasmSimd() ? 'CPU (WebAssembly SIMD + JavaScript)' : 'CPU (JavaScript)';
   private live = new Set<CpuStorage>();
   private destroyed = false;
 
