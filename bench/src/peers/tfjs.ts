@@ -16,6 +16,7 @@ type TF = typeof import('@tensorflow/tfjs-core');
 type Tensor = import('@tensorflow/tfjs-core').Tensor;
 
 let tfPromise: Promise<TF> | null = null;
+let wasmThreads: (() => number) | null = null;
 
 /** Imports TF.js and its three backends once (after navigator.gpu exists). */
 async function loadTf(log: (s: string) => void): Promise<TF> {
@@ -34,6 +35,7 @@ async function loadTf(log: (s: string) => void): Promise<TF> {
     }
     try {
       const wasm = await import('@tensorflow/tfjs-backend-wasm');
+      wasmThreads = wasm.getThreadsCount;
       const dir = wasmDir();
       if (dir) wasm.setWasmPaths(dir.endsWith('/') ? dir : `${dir}/`);
       else log('TF.js wasm: no .wasm binaries found next to the bundle or in node_modules');
@@ -73,6 +75,12 @@ export class TfjsFramework implements Framework {
     if (this.failure) d.error = this.failure;
     if (this.tf && this.backend === 'wasm' && !this.failure) {
       d.wasmDir = wasmDir();
+      // In Node the wasm backend runs its SIMD build on one thread (no Web Workers).
+      try {
+        d.threads = wasmThreads?.() ?? null;
+      } catch {
+        d.threads = null;
+      }
     }
     return d;
   }
