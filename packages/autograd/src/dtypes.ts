@@ -28,6 +28,12 @@ export function checkScalar(op: string, v: unknown): Scalar {
   throw new ValueError(`${op}: got ${v === null ? 'null' : typeof v} as an operand; expected a Tensor, a number or a boolean`);
 }
 
+/** Arithmetic ops (neg, abs, relu, maximum, ...) take float32 or int32, never bool. */
+export function requireNumeric(op: string, dtype: DType): DType {
+  if (dtype === 'bool') throw new DTypeError(`${op}: got dtype bool; expected float32 or int32 (cast first)`);
+  return dtype;
+}
+
 export function requireFloat(op: string, dtype: DType): void {
   if (dtype !== 'float32') throw new DTypeError(`${op}: got dtype ${dtype}; expected float32 (only floating-point tensors can require gradients)`);
 }

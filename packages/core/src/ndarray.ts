@@ -2,7 +2,7 @@ import type { Backend, MatmulEpilogue, ReduceOp, Storage, Strided } from './back
 import { DType, TypedArray, arrayFor, assertDType, dtypeOfArray } from './dtype';
 import { BackendError, DTypeError, DisposedError, ShapeError, ValueError, fmtShape } from './errors';
 import { E, Expr, exprDType } from './expr';
-import { Shape, assertShape, broadcastShapes, normAxes, normAxis, numel, shapesEqual } from './shape';
+import { Shape, assertShape, broadcastShapes, matmulBatch, normAxes, normAxis, numel, shapesEqual } from './shape';
 import { View } from './view';
 
 /** Shared ownership of one storage by every view of it; the last release frees it. */
@@ -105,8 +105,9 @@ export class NDArray {
     return this.withView(this.view.permute(order.map((a) => normAxis('permute', a, this.ndim))));
   }
 
-  expand(shape: Shape): NDArray {
-    return this.withView(this.view.expand(assertShape('expand', shape)));
+  /** Broadcasts size-1 dims (and new leading dims) to `shape`; `op` names the caller in errors. */
+  expand(shape: Shape, op = 'expand'): NDArray {
+    return this.withView(this.view.expand(assertShape(op, shape), op));
   }
 
   pad(widths: readonly (readonly [number, number])[]): NDArray {
@@ -194,7 +195,7 @@ export class NDArray {
     const [m, k] = a.shape.slice(-2);
     const [k2, n] = b.shape.slice(-2);
     if (k !== k2) throw new ShapeError(`matmul: inner dimensions differ: a ${fmtShape(a.shape)} and b ${fmtShape(b.shape)} (expected a's last dim ${k} to equal b's second-to-last ${k2})`);
-    const batch = broadcastShapes('matmul', a.shape.slice(0, -2), b.shape.slice(0, -2));
+    const batch = matmulBatch('matmul', a.shape, b.shape);
     const av = a.view.mask ? null : a.view.expand([...batch, m, k]);
     const bv = b.view.mask ? null : b.view.expand([...batch, k, n]);
     const ac = av ? null : a.contiguous();

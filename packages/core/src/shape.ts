@@ -46,6 +46,26 @@ export function broadcastShapes(op: string, ...shapes: Shape[]): number[] {
   return out;
 }
 
+/**
+ * The broadcast batch dims of matmul operands of shapes `a` and `b`: all but each one's last
+ * two dims (a 1-d operand has none). A mismatch names both operands' full shapes.
+ */
+export function matmulBatch(op: string, a: Shape, b: Shape): number[] {
+  const ba = a.slice(0, Math.max(a.length - 2, 0));
+  const bb = b.slice(0, Math.max(b.length - 2, 0));
+  const n = Math.max(ba.length, bb.length);
+  const out: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const x = ba[j - n + ba.length] ?? 1;
+    const y = bb[j - n + bb.length] ?? 1;
+    if (x !== y && x !== 1 && y !== 1) {
+      throw new ShapeError(`${op}: batch dims ${fmtShape(ba)} of a ${fmtShape(a)} and ${fmtShape(bb)} of b ${fmtShape(b)} cannot broadcast (dim ${j - n - 2} is ${x} vs ${y}; expected equal sizes or 1)`);
+    }
+    out.push(x === 1 ? y : x);
+  }
+  return out;
+}
+
 /** Resolves a possibly negative axis against ndim. */
 export function normAxis(op: string, axis: number, ndim: number): number {
   if (!Number.isInteger(axis) || axis < -ndim || axis >= Math.max(ndim, 0)) {

@@ -59,9 +59,9 @@ export class View {
   }
 
   /** Broadcast to `shape`: only size-1 dims grow (stride 0); new leading dims are added. */
-  expand(shape: Shape): View {
+  expand(shape: Shape, op = 'expand'): View {
     if (shape.length < this.ndim) {
-      throw new ShapeError(`expand: cannot expand shape ${fmtShape(this.shape)} to fewer dims ${fmtShape(shape)}`);
+      throw new ShapeError(`${op}: cannot expand shape ${fmtShape(this.shape)} to fewer dims ${fmtShape(shape)}`);
     }
     const lead = shape.length - this.ndim;
     const strides: number[] = [];
@@ -73,7 +73,7 @@ export class View {
       const m = this.mask ? this.mask[i - lead] : [0, from];
       if (from === to) { strides.push(this.strides[i - lead]); mask.push([m[0], m[1]]); }
       else if (from === 1) { strides.push(0); mask.push(m[1] > m[0] ? [0, to] : [0, 0]); }
-      else throw new ShapeError(`expand: cannot expand shape ${fmtShape(this.shape)} to ${fmtShape(shape)} (dim ${i} is ${from}; only size-1 dims can grow)`);
+      else throw new ShapeError(`${op}: cannot expand shape ${fmtShape(this.shape)} to ${fmtShape(shape)} (dim ${i} is ${from}; only size-1 dims can grow)`);
     }
     return new View(shape, strides, this.offset, this.mask ? mask : null);
   }

@@ -166,7 +166,7 @@ describe('matmul', () => {
     expectError(() => f([3]).matmul(f([3, 2])), ShapeError, 'matmul', '[3]', 'at least 2-d');
   });
   test('batch dims do not broadcast', () => {
-    expectError(() => f([2, 2, 3]).matmul(f([3, 3, 4])), ShapeError, 'matmul', '[2]', '[3]', 'cannot broadcast');
+    expectError(() => f([2, 2, 3]).matmul(f([3, 3, 4])), ShapeError, 'matmul', '[2]', '[3]', '[2,2,3]', '[3,3,4]', 'cannot broadcast');
   });
   test('non-float dtypes', () => {
     expectError(() => i32([2, 2]).matmul(f([2, 2])), DTypeError, 'matmul', 'int32 and float32', 'expected float32');

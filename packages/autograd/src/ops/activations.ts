@@ -1,4 +1,5 @@
 import { E, Expr, ValueError } from '@surf/core';
+import { requireNumeric } from '../dtypes';
 import { Tensor } from '../tensor';
 import { Rule, X, computeDType, fused } from './fuse';
 
@@ -8,7 +9,7 @@ import { Rule, X, computeDType, fused } from './fuse';
  * 1 + erf cancellation). Float-valued ops promote int32/bool inputs to float32.
  */
 function unary(op: string, x: Tensor, rule: Rule, float = true): Tensor {
-  const dt = computeDType(op, [x], float);
+  const dt = float ? computeDType(op, [x], true) : requireNumeric(op, computeDType(op, [x]));
   return fused(op, [x], [dt], rule);
 }
 

@@ -1,4 +1,5 @@
 import { DType, DTypeError, E, Expr, ValueError, assertDType } from '@surf/core';
+import { requireNumeric } from '../dtypes';
 import { alias, fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
 import { Operand, Rule, X, computeDType, fused } from './fuse';
@@ -35,7 +36,7 @@ export const pow = (a: Tensor, b: Operand) => binary('pow', a, b, {
 
 /** Ties (a = b) split the gradient equally, so maximum(x, x) has gradient 1 in x. */
 function extremum(op: 'maximum' | 'minimum', a: Tensor, b: Operand): Tensor {
-  const dt = computeDType(op, [a, b]);
+  const dt = requireNumeric(op, computeDType(op, [a, b]));
   const big = (x: Expr, y: Expr) => (op === 'maximum' ? E.lt(y, x) : E.lt(x, y));
   return fused(op, [a, b], [dt, dt], {
     // min(x, y) = -max(-x, -y) keeps max's NaN propagation; ints have no NaN (and -(-2^31) wraps).

@@ -1,4 +1,4 @@
-import { DTypeError, NDArray, ShapeError, broadcastShapes, fmtShape } from '@surf/core';
+import { DTypeError, NDArray, ShapeError, fmtShape, matmulBatch } from '@surf/core';
 import { alias, fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
 
@@ -8,17 +8,18 @@ import { Tensor, checkTensor } from '../tensor';
  * from the result. Backward: ga = g @ bᵀ, gb = aᵀ @ g (transposes are views); the engine
  * sums gradients of broadcast batch dims back.
  */
-export function matmul(a: Tensor, b: Tensor): Tensor {
-  checkTensor('matmul', b, 'the right operand');
-  const an = a.nd('matmul'), bn = b.nd('matmul');
-  if (an.dtype !== 'float32' || bn.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${an.dtype} and ${bn.dtype}; expected float32 (cast with .float())`);
-  if (an.ndim === 0 || bn.ndim === 0) throw new ShapeError(`matmul: got shapes ${fmtShape(an.shape)} and ${fmtShape(bn.shape)}; expected both at least 1-d (use mul for scalars)`);
+export function matmul(a: Tensor, b: Tensor, op = 'matmul'): Tensor {
+  checkTensor(op, b, 'the right operand');
+  const an = a.nd(op), bn = b.nd(op);
+  if (an.dtype !== 'float32' || bn.dtype !== 'float32') throw new DTypeError(`${op}: got dtypes ${an.dtype} and ${bn.dtype}; expected float32 (cast with .float())`);
+  if (an.ndim === 0 || bn.ndim === 0) throw new ShapeError(`${op}: got shapes ${fmtShape(an.shape)} and ${fmtShape(bn.shape)}; expected both at least 1-d (use mul for scalars)`);
   const k = an.shape[an.ndim - 1];
   const k2 = bn.ndim === 1 ? bn.shape[0] : bn.shape[bn.ndim - 2];
-  if (k !== k2) throw new ShapeError(`matmul: inner dimensions differ: a ${fmtShape(an.shape)} and b ${fmtShape(bn.shape)} (expected a's last dim ${k} to equal b's ${bn.ndim === 1 ? 'only' : 'second-to-last'} dim ${k2})`);
+  if (k !== k2) throw new ShapeError(`${op}: inner dimensions differ: a ${fmtShape(an.shape)} and b ${fmtShape(bn.shape)} (expected a's last dim ${k} to equal b's ${bn.ndim === 1 ? 'only' : 'second-to-last'} dim ${k2})`);
+  // Validate before making the 2-d views below, so a rejected call leaves nothing behind.
+  matmulBatch(op, an.shape, bn.shape);
   const a2 = an.ndim === 1 ? an.reshape([1, k]) : alias(an);
   const b2 = bn.ndim === 1 ? bn.reshape([k, 1]) : alias(bn);
-  broadcastShapes('matmul', a2.shape.slice(0, -2), b2.shape.slice(0, -2));
   const full = a2.matmul(b2);
   const shape = full.shape.slice();
   if (an.ndim === 1) shape.splice(shape.length - 2, 1);
@@ -30,7 +31,7 @@ export function matmul(a: Tensor, b: Tensor): Tensor {
     order.push(...order.splice(-2).reverse());
     return x.permute(order);
   };
-  return fromOp('matmul', out, [a, b], (g) => {
+  return fromOp(op, out, [a, b], (g) => {
     const g2 = g.reshape(fullShape(shape, an.ndim, bn.ndim));
     const res: (NDArray | null)[] = [null, null];
     if (a.requiresGrad) {
@@ -69,5 +70,5 @@ export function dot(a: Tensor, b: Tensor): Tensor {
   if (a.ndim !== 1 || b.ndim !== 1 || a.shape[0] !== b.shape[0]) {
     throw new ShapeError(`dot: got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}; expected two 1-d tensors of the same length`);
   }
-  return matmul(a, b);
+  return matmul(a, b, 'dot');
 }

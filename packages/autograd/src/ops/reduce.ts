@@ -33,10 +33,10 @@ function numeric(op: string, x: Tensor): NDArray {
 
 export function sum(x: Tensor, dim: Dims, keepdim: boolean): Tensor {
   let nd = x.nd('sum');
+  const axes = normAxes('sum', dim, nd.ndim);
   // As PyTorch, summing bools counts them.
   const counted = nd.dtype === 'bool' ? nd.cast('int32') : null;
   if (counted) nd = counted;
-  const axes = normAxes('sum', dim, nd.ndim);
   const out = nd.sum(axes, keepdim);
   counted?.dispose();
   const shape = x.shape;
@@ -46,8 +46,8 @@ export function sum(x: Tensor, dim: Dims, keepdim: boolean): Tensor {
 
 export function mean(x: Tensor, dim: Dims, keepdim: boolean): Tensor {
   const nd0 = x.nd('mean');
+  const axes = normAxes('mean', dim, nd0.ndim);
   const nd = nd0.dtype === 'float32' ? nd0 : nd0.cast('float32');
-  const axes = normAxes('mean', dim, nd.ndim);
   const n = axes.reduce((a, d) => a * nd.shape[d], 1);
   const s = nd.sum(axes, keepdim);
   if (nd !== nd0) nd.dispose();
@@ -98,10 +98,10 @@ export const min = (x: Tensor, dim: Dims, keepdim: boolean) => extreme('min', x,
 function argExtreme(op: 'argmax' | 'argmin', x: Tensor, dim: number | undefined, keepdim: boolean): Tensor {
   const nd0 = numeric(op, x);
   const flat = dim === undefined;
+  const ax = flat ? 0 : normAxis(op, dim, nd0.ndim);
+  const n = flat ? nd0.size : nd0.shape[ax];
+  if (n === 0) throw new ValueError(`${op}: cannot take ${op} of an empty dim`);
   const nd = flat ? nd0.reshape([nd0.size]) : alias(nd0);
-  const ax = flat ? 0 : normAxis(op, dim, nd.ndim);
-  const n = nd.shape[ax];
-  if (n === 0) { nd.dispose(); throw new ValueError(`${op}: cannot take ${op} of an empty dim`); }
   const isF = nd.dtype === 'float32';
   const src = op === 'argmax' ? alias(nd) : nd.map(isF ? E.neg(E.in(0)) : E.sub(E.i(-1), E.in(0)));
   nd.dispose();
@@ -127,8 +127,8 @@ export const argmax = (x: Tensor, dim: number | undefined, keepdim: boolean) => 
 export const argmin = (x: Tensor, dim: number | undefined, keepdim: boolean) => argExtreme('argmin', x, dim, keepdim);
 
 /** Σ(x - mean)² / max(n - correction, 0), composed from differentiable ops. */
-export function variance(x: Tensor, dim: Dims, keepdim: boolean, correction: number): Tensor {
-  const axes = normAxes('var', dim, x.ndim);
+export function variance(x: Tensor, dim: Dims, keepdim: boolean, correction: number, op = 'var'): Tensor {
+  const axes = normAxes(op, dim, x.nd(op).ndim);
   const n = axes.reduce((a, d) => a * x.shape[d], 1);
   return tidy(() => {
     const xf = x.dtype === 'float32' ? x : x.float();
@@ -138,6 +138,6 @@ export function variance(x: Tensor, dim: Dims, keepdim: boolean, correction: num
 }
 
 export function std(x: Tensor, dim: Dims, keepdim: boolean, correction: number): Tensor {
-  return tidy(() => sqrt(variance(x, dim, keepdim, correction)));
+  return tidy(() => sqrt(variance(x, dim, keepdim, correction, 'std')));
 }
 

@@ -49,7 +49,7 @@ export function expand(x: Tensor, shape: readonly number[], op = 'expand'): Tens
   const lead = shape.length - nd.ndim;
   if (lead < 0) throw new ShapeError(`${op}: cannot expand shape ${fmtShape(nd.shape)} to fewer dims ${fmtShape(shape)}`);
   const target = shape.map((d, i) => (d === -1 && i >= lead ? nd.shape[i - lead] : d));
-  return fromOp(op, nd.expand(target), [x], (g) => [alias(g)]);
+  return fromOp(op, nd.expand(target, op), [x], (g) => [alias(g)]);
 }
 
 export function pad(x: Tensor, widths: readonly (readonly [number, number])[]): Tensor {

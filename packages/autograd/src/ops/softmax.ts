@@ -12,6 +12,10 @@ function floatNd(op: string, x: Tensor): { nd: NDArray; own: boolean } {
   return nd.dtype === 'float32' ? { nd, own: false } : { nd: nd.cast('float32'), own: true };
 }
 
+/** The reduced axes, checked before floatNd makes a copy (a rejected call allocates nothing). */
+const axesOf = (op: string, x: Tensor, dim: number | readonly number[] | undefined) => normAxes(op, dim, x.nd(op).ndim);
+const axisOf = (op: string, x: Tensor, dim: number) => normAxis(op, dim, x.nd(op).ndim);
+
 // A max of ±Infinity (a row of -Infinity) would make x - m NaN; shift by 0 instead.
 const finiteOr0 = (m: Expr): Expr => E.where(E.eq(E.sub(m, m), E.f(0)), m, E.f(0));
 
@@ -26,8 +30,8 @@ function expSums(op: string, nd: NDArray, axes: number[]): { m: NDArray; s: NDAr
 
 /** log Σ exp(x); gradient g·exp(x - out) (the softmax), one kernel. */
 export function logsumexp(x: Tensor, dim: number | readonly number[] | undefined, keepdim: boolean): Tensor {
+  const axes = axesOf('logsumexp', x, dim);
   const { nd, own } = floatNd('logsumexp', x);
-  const axes = normAxes('logsumexp', dim, nd.ndim);
   const { m, s } = expSums('logsumexp', nd, axes);
   const [lse] = NDArray.elementwise([E.add(E.log(E.in(0)), finiteOr0(E.in(1)))], [s, m], 'logsumexp');
   m.dispose(); s.dispose();
@@ -45,8 +49,8 @@ export function logsumexp(x: Tensor, dim: number | readonly number[] | undefined
 
 /** exp(x - m) / Σ exp(x - m); gradient out·(g - Σ g·out). */
 export function softmax(x: Tensor, dim: number): Tensor {
+  const ax = axisOf('softmax', x, dim);
   const { nd, own } = floatNd('softmax', x);
-  const ax = normAxis('softmax', dim, nd.ndim);
   const { m, s } = expSums('softmax', nd, [ax]);
   const [out] = NDArray.elementwise([E.div(E.exp(E.sub(E.in(0), finiteOr0(E.in(1)))), E.in(2))], [nd, m, s], 'softmax');
   m.dispose(); s.dispose();
@@ -64,8 +68,8 @@ export function softmax(x: Tensor, dim: number): Tensor {
 
 /** x - m - log Σ exp(x - m); gradient g - exp(out)·Σ g. */
 export function logSoftmax(x: Tensor, dim: number): Tensor {
+  const ax = axisOf('logSoftmax', x, dim);
   const { nd, own } = floatNd('logSoftmax', x);
-  const ax = normAxis('logSoftmax', dim, nd.ndim);
   const { m, s } = expSums('logSoftmax', nd, [ax]);
   const [out] = NDArray.elementwise([E.sub(E.sub(E.in(0), finiteOr0(E.in(1))), E.log(E.in(2)))], [nd, m, s], 'logSoftmax');
   m.dispose(); s.dispose();

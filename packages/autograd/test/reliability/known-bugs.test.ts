@@ -2,10 +2,9 @@ import { CpuBackend } from '@surf/core';
 import { Tensor, memory, setBackend, tensor } from '@surf/autograd';
 
 /**
- * KNOWN BUGS found by the reliability fuzz (autograd), each reproduced in a few lines and
- * marked test.failing: the test body states the intended behaviour and fails today. When a
- * bug is fixed its test starts "failing" (jest reports the failing test passed): turn it into
- * a plain test and drop the matching entry of KNOWN_MISNAMED in fuzz/run.ts.
+ * Regression tests for bugs the reliability fuzz (autograd) found, each reproduced in a few
+ * lines: errors must name the op the user called (not the internal op it is built from), and a
+ * rejected call must validate its arguments before it allocates, so it leaks nothing.
  */
 let prev: ReturnType<typeof setBackend>;
 beforeAll(() => { prev = setBackend(new CpuBackend()); });
@@ -23,36 +22,36 @@ function messageOf(fn: () => unknown): string {
   return '(no error)';
 }
 
-// Errors name the internal op a public op is built from, not the op the user called.
-test.failing('KNOWN BUG (autograd): std with a bad dim names std, not var', () => {
+// Errors name the op the user called, not the internal op a public op is built from.
+test('fixed bug (autograd): std with a bad dim names std, not var', () => {
   expect(messageOf(() => f32([1, 2]).std(3))).toMatch(/^std: /);
 });
-test.failing('KNOWN BUG (autograd): broadcastTo to an incompatible shape names broadcastTo, not expand', () => {
+test('fixed bug (autograd): broadcastTo to an incompatible shape names broadcastTo, not expand', () => {
   expect(messageOf(() => f32([1, 2, 3]).broadcastTo([3, 4]))).toMatch(/^broadcastTo: /);
 });
-test.failing('KNOWN BUG (autograd): dot of int32 vectors names dot, not matmul', () => {
+test('fixed bug (autograd): dot of int32 vectors names dot, not matmul', () => {
   expect(messageOf(() => tensor([1, 2]).dot(tensor([3, 4])))).toMatch(/^dot: /);
 });
-test.failing('KNOWN BUG (autograd): relu and abs of a bool tensor name relu/abs, not max/neg', () => {
+test('fixed bug (autograd): relu and abs of a bool tensor name relu/abs, not max/neg', () => {
   expect([messageOf(() => bool([1, 0]).relu()), messageOf(() => bool([1, 0]).abs())].map((m) => m.split(':')[0])).toEqual(['relu', 'abs']);
 });
-test.failing('KNOWN BUG (autograd): maximum and minimum of bool tensors name maximum/minimum, not max/lt', () => {
+test('fixed bug (autograd): maximum and minimum of bool tensors name maximum/minimum, not max/lt', () => {
   expect([messageOf(() => bool([1]).maximum(bool([0]))), messageOf(() => bool([1]).minimum(bool([0])))].map((m) => m.split(':')[0])).toEqual(['maximum', 'minimum']);
 });
-test.failing('KNOWN BUG (autograd): a matmul batch mismatch names both operand shapes, not just the batch dims', () => {
+test('fixed bug (autograd): a matmul batch mismatch names both operand shapes, not just the batch dims', () => {
   const a = f32(new Array(24).fill(1)).reshape(3, 4, 2);
   const b = f32(new Array(8).fill(1)).reshape(2, 2, 2);
   expect(messageOf(() => a.matmul(b))).toMatch(/\[3,4,2\].*\[2,2,2\]/);
 });
 
-// Validation after allocation: a rejected call leaks what it cast or aliased first (until GC).
-test.failing('KNOWN BUG (autograd): sum of a bool tensor with a bad dim frees the int32 copy it made', () => {
+// Validation before allocation: a rejected call must not leak what it would cast or alias.
+test('fixed bug (autograd): sum of a bool tensor with a bad dim frees the int32 copy it made', () => {
   const x = bool([1, 0, 1]);
   const before = memory().buffers;
   expect(() => x.sum(5)).toThrow();
   expect(memory().buffers).toBe(before);
 });
-test.failing('KNOWN BUG (autograd): argmax with a bad dim, softmax of int32 with a bad dim and a rejected matmul free their temporaries', () => {
+test('fixed bug (autograd): argmax with a bad dim, softmax of int32 with a bad dim and a rejected matmul free their temporaries', () => {
   const x = f32([1, 2, 3]);
   const i = tensor([1, 2, 3]);
   const m: Tensor = f32(new Array(24).fill(1)).reshape(3, 4, 2);

@@ -102,15 +102,6 @@ export async function runCase(c: FuzzCase): Promise<CaseResult> {
   return { steps, grads, backwardError, leakedTensors: after.tensors - before.tensors, leakedBuffers: after.buffers - before.buffers };
 }
 
-/**
- * KNOWN BUGS (autograd, reported; reproduced by the test.failing cases in
- * known-bugs.test.ts): these ops raise errors that name the internal op they are built from
- * instead of the one the user called. Remove an entry when its bug is fixed.
- */
-export const KNOWN_MISNAMED: Record<string, string> = {
-  std: 'var', broadcastTo: 'expand', dot: 'matmul', relu: 'max', abs: 'neg', maximum: 'max', minimum: 'lt',
-};
-
 function errorName(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
@@ -129,7 +120,7 @@ export function checkAgainstOracle(c: FuzzCase, r: CaseResult): string[] {
       if (ex.kind === 'ok') { out.push(`${at}: expected a result ${JSON.stringify(ex.out)}, got ${errorName(e)}`); return; }
       if (!(e instanceof SurfError)) { out.push(`${at}: raised a non-Surf error ${errorName(e)}`); return; }
       if (ex.kind === 'error' && ex.type && e.name !== ex.type) out.push(`${at}: expected a ${ex.type}, got ${errorName(e)}`);
-      const missing = ex.mention.filter((m) => !e.message.includes(m) && !(KNOWN_MISNAMED[m] && e.message.startsWith(`${KNOWN_MISNAMED[m]}:`)));
+      const missing = ex.mention.filter((m) => !e.message.includes(m));
       if (missing.length) out.push(`${at}: message does not name ${JSON.stringify(missing)}: ${errorName(e)}`);
       return;
     }
