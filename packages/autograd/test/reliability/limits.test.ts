@@ -47,17 +47,46 @@ test('a tensor one element over the storage binding limit raises a BackendError 
   const side = Math.ceil(Math.sqrt(limit / 4)) + 1;
   const col = ones([side, 1]);
   const row = ones([1, side]);
+  // (The matmul case is the next two tests: it leaks, a known bug.)
   expect(() => tidy(() => col.add(row))).toThrow(BackendError);
   expect(() => tidy(() => col.expand(side, side).contiguous())).toThrow(BackendError);
   col.dispose();
   row.dispose();
   const after = memory();
   expect([after.tensors, after.buffers]).toEqual([before.tensors, before.buffers]);
-  // (Not in the leak check: a rejected matmul leaks its operand aliases, the known autograd
-  // bug of fuzz-cpu.test.ts.)
-  expect(() => tidy(() => ones([side, 1]).matmul(ones([1, side])))).toThrow(/^matmul: .* more than this adapter's storage buffer limit/);
   expect(await on(gpu, () => tensor([1, 2, 3]).mul(2).sum())).toEqual([12]);
   setBackend(prev);
+});
+
+test('a matmul whose output exceeds the binding limit raises a BackendError naming matmul', () => {
+  if (!gpu) return;
+  const p = setBackend(gpu);
+  try {
+    const side = Math.ceil(Math.sqrt(bindingLimit(gpu) / 4)) + 1;
+    expect(() => tidy(() => ones([side, 1]).matmul(ones([1, side])))).toThrow(/^matmul: .* more than this adapter's storage buffer limit/);
+  } finally {
+    setBackend(p);
+  }
+});
+
+// KNOWN BUG (autograd, ops/matmul.ts): when the backend rejects the product (after the
+// frontend's checks passed), the 2-d aliases a2/b2 made for it are not disposed.
+test.failing('KNOWN BUG (autograd): a matmul the backend rejects leaks no buffer', () => {
+  if (!gpu) throw new Error('no WebGPU adapter');
+  const p = setBackend(gpu);
+  try {
+    const side = Math.ceil(Math.sqrt(bindingLimit(gpu) / 4)) + 1;
+    const before = memory().buffers;
+    const col = ones([side, 1]);
+    const row = ones([1, side]);
+    expect(() => col.matmul(row)).toThrow(BackendError);
+    col.dispose();
+    row.dispose();
+    // The leaked aliases share col's and row's storage, so it is only visible once both are disposed.
+    expect(memory().buffers).toBe(before);
+  } finally {
+    setBackend(p);
+  }
 });
 
 test('with the binding limit lowered to 1 MiB, a tensor of exactly 1 MiB computes right and one element more raises', async () => {
