@@ -5,15 +5,23 @@ import {
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
 import { encodeGather } from './kernels/gather';
-import { MatmulConfig, MatmulConfigOption, chooseMatmulConfig, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
-import { describeReduce, encodeReduce } from './kernels/reduce';
+import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConfig, collapseBatch, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
+import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
 import { GPUStorage } from './storage';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
-  /** Matmul tiling: a partial config (merged over the default) or a chooser per problem size. */
-  matmul?: MatmulConfigOption;
+  /**
+   * Matmul tiling: a partial config (merged over the default), a chooser per problem size, or
+   * 'auto' (time candidate configs on this adapter at creation; see tune/tuner.ts). Unset:
+   * size-bucketed defaults (software adapters: a small rolled config).
+   */
+  matmul?: MatmulConfigOption | 'auto';
+  /** With matmul 'auto': a JSON file (Node) or localStorage key (browser) caching the tuned table per adapter. */
+  tuneCache?: string;
+  /** Reduction plan knobs (kernels/reduce.ts), merged over the defaults. */
+  reduce?: Partial<ReduceTuning>;
   /** Threads per workgroup for elementwise and gather kernels (default 256, capped by the adapter). */
   workgroupSize?: number;
   /** Threads per workgroup for reductions (a power of two; default 256, capped by the adapter). */
@@ -90,10 +98,12 @@ export class WebGPUBackend implements Backend {
     let r = 1;
     const soft = isSoftwareAdapter(acq.info);
     while (r * 2 <= Math.min(opts.reduceWorkgroupSize ?? (soft ? 16 : 256), maxInv)) r *= 2;
-    if (soft && opts.matmul === undefined) this.opts = { ...opts, matmul: SOFTWARE_MATMUL };
+    if (soft && (opts.matmul === undefined || opts.matmul === 'auto')) this.opts = { ...opts, matmul: SOFTWARE_MATMUL };
+    else if (opts.matmul === 'auto') this.opts = { ...opts, matmul: undefined };
     this.rwg = r;
     this.maxBytes = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
-    if (opts.matmul && typeof opts.matmul !== 'function') validateMatmulConfig(chooseMatmulConfig(opts.matmul, 64, 64, 64, 1), lim);
+    const mo = this.opts.matmul;
+    if (mo && typeof mo !== 'function' && mo !== 'auto') validateMatmulConfig(chooseMatmulConfig(mo, 64, 64, 64, 1), lim);
     this.rt = new Runtime(acq.device, {
       opsPerSubmit: opts.opsPerSubmit ?? 128,
       paramArenaBytes: 256 * 1024,
@@ -204,7 +214,7 @@ export class WebGPUBackend implements Backend {
     const outShape = s.view.shape.map((d, i) => (axes.includes(i) ? 1 : d));
     const out = this.newStorage(op, dt, numel(outShape));
     const desc = describeReduce(this.buf(op, s.storage), dt, s.view.shape, s.view.strides, s.view.offset, axes);
-    encodeReduce(this.rt, op, desc, out.buf!, this.rwg);
+    encodeReduce(this.rt, op, desc, out.buf!, this.rwg, this.opts.reduce ? { ...DEFAULT_REDUCE, ...this.opts.reduce } : DEFAULT_REDUCE);
     if (tmp) this.dispose(tmp);
     return out;
   }
@@ -228,39 +238,53 @@ export class WebGPUBackend implements Backend {
     const m = as[nd - 2], k = as[nd - 1], n = bs[nd - 1];
     const batchShape = as.slice(0, -2);
     const out = this.newStorage('matmul', 'float32', numel([...batchShape, m, n]));
-    // Collapse batch dims that both operands walk as one run.
-    const bsh: number[] = [];
-    const ast: number[] = [];
-    const bst: number[] = [];
-    batchShape.forEach((d, i) => {
-      if (d === 1) return;
-      const j = bsh.length - 1;
-      if (j >= 0 && ast[j] === av.strides[i] * d && bst[j] === bv.strides[i] * d) {
-        bsh[j] *= d;
-        ast[j] = av.strides[i];
-        bst[j] = bv.strides[i];
-      } else {
-        bsh.push(d);
-        ast.push(av.strides[i]);
-        bst.push(bv.strides[i]);
-      }
-    });
-    const cfg: MatmulConfig = chooseMatmulConfig(this.opts.matmul, m, n, k, numel(bsh));
+    // The epilogue is fused into the store when its views fit the kernel's bindings.
+    const room = this.limits.maxStorageBuffersPerShaderStage - 3;
+    const fuse = !!epilogue && epilogue.inputs.every((x) => !x.view.mask) && new Set(epilogue.inputs.map((x) => x.storage)).size <= room;
+    const eIns = fuse ? epilogue!.inputs : [];
+    // Collapse batch dims that every operand walks as one run.
+    const cb = collapseBatch(batchShape, [av.strides.slice(0, -2), bv.strides.slice(0, -2), ...eIns.map((x) => x.view.strides.slice(0, -2))]);
+    const bsh = cb.shape;
+    const [ast, bst] = cb.strides;
+    const cfg: MatmulConfig = chooseMatmulConfig(this.opts.matmul as MatmulConfigOption | undefined, m, n, k, numel(bsh));
     if (typeof this.opts.matmul === 'function') validateMatmulConfig(cfg, this.limits);
+    const epi = fuse ? {
+      expr: epilogue!.expr,
+      inputs: eIns.map((x, j): MatmulEpilogueInput => ({
+        buf: this.buf('matmul', x.storage), dtype: x.storage.dtype, offset: x.view.offset,
+        batchStrides: cb.strides[2 + j], rowStride: x.view.strides[nd - 2], colStride: x.view.strides[nd - 1],
+      })),
+    } : undefined;
     encodeMatmul(
       this.rt, cfg,
       { buf: this.buf('matmul', ua.s.storage), offset: av.offset, batchStrides: ast, rowStride: av.strides[nd - 2], colStride: av.strides[nd - 1] },
       { buf: this.buf('matmul', ub.s.storage), offset: bv.offset, batchStrides: bst, rowStride: bv.strides[nd - 2], colStride: bv.strides[nd - 1] },
-      bsh, m, n, k, out.buf!,
+      bsh, m, n, k, out.buf!, epi,
     );
     if (ua.tmp) this.dispose(ua.tmp);
     if (ub.tmp) this.dispose(ub.tmp);
-    if (!epilogue) return out;
-    // Not yet fused into the matmul kernel: a second elementwise pass over the product.
+    if (!epilogue || fuse) return out;
+    // Masked views or too many buffers for one kernel: a second elementwise pass.
     const shape = [...as.slice(0, -1), n];
     const [r] = this.elementwise([epilogue.expr], [{ storage: out, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
     this.dispose(out);
     return r;
+  }
+
+  /** The current matmul config choice (a partial config, a chooser, or undefined for the defaults). */
+  get matmulOption(): MatmulConfigOption | undefined {
+    return this.opts.matmul as MatmulConfigOption | undefined;
+  }
+
+  /** Replaces the matmul config choice (the tuner installs its table here). */
+  setMatmulConfig(opt: MatmulConfigOption | undefined): void {
+    if (opt && typeof opt !== 'function') validateMatmulConfig(chooseMatmulConfig(opt, 64, 64, 64, 1), this.limits);
+    this.opts = { ...this.opts, matmul: opt };
+  }
+
+  /** True on SwiftShader, llvmpipe, WARP (see isSoftwareAdapter). */
+  get software(): boolean {
+    return isSoftwareAdapter(this.adapterInfo);
   }
 
   gather(x: Strided, axis: number, idx: Strided): Storage {
@@ -348,10 +372,16 @@ export class WebGPUBackend implements Backend {
 /** Creates a WebGPU backend: finds an adapter (navigator.gpu, or Dawn in Node) unless `device`/`adapter` are given. */
 export async function createWebGPUBackend(opts: WebGPUBackendOptions = {}): Promise<WebGPUBackend> {
   const acq = await acquireDevice(opts);
+  let b: WebGPUBackend;
   try {
-    return new WebGPUBackend(acq, opts);
+    b = new WebGPUBackend(acq, opts);
   } catch (e) {
     if (acq.owned) acq.device.destroy();
     throw e;
   }
+  if (opts.matmul === 'auto' && !b.software) {
+    const { autoTune } = await import('./tune/tuner');
+    await autoTune(b, { cache: opts.tuneCache });
+  }
+  return b;
 }

@@ -5,6 +5,9 @@ export { WebGPUBackend, createWebGPUBackend, isSoftwareAdapter } from './backend
 export type { WebGPUBackendOptions, WebGPUStats } from './backend';
 export { isWebGPUAvailable, requestWebGPUAdapter } from './device';
 export { DEFAULT_MATMUL, chooseMatmulConfig } from './kernels/matmul';
+export { bucketedMatmulConfig } from './tune/choose';
+export { MATMUL_CANDIDATES, TUNE_PROBLEMS, autoTune, tableChooser, tuneMatmul } from './tune/tuner';
+export type { TunedEntry, TunedTable, TuneOptions } from './tune/tuner';
 export type { MatmulConfig, MatmulConfigOption } from './kernels/matmul';
 
 registerBackend('webgpu', (opts) => createWebGPUBackend(opts as WebGPUBackendOptions));

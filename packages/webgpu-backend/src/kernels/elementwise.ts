@@ -53,7 +53,7 @@ function plan(shape: readonly number[], inputs: readonly EwInput[]): Plan {
 }
 
 /** Emits an expression as a sequence of `let` statements (shared subtrees computed once). */
-class Emitter {
+export class Emitter {
   lines: string[] = [];
   private memo = new Map<string, string>();
   private n = 0;
@@ -89,7 +89,11 @@ class Emitter {
         const a = this.emit(e.a);
         const b = this.emit(e.b);
         key = `${e.op}(${a.key},${b.key})`;
-        code = binaryCode(e.op, a.v, b.v, exprDType(e.a, this.inDT));
+        const adt = exprDType(e.a, this.inDT);
+        // x - x and x / x of one value: drivers fold them to 0 and 1 (NVIDIA does), which
+        // loses the NaN that Inf/NaN (and 0/0) give; decide from the bits instead.
+        if (a.key === b.key && adt === 'float32' && (e.op === 'sub' || e.op === 'div')) code = `${e.op === 'sub' ? 'fsubself_' : 'fdivself_'}(${a.v})`;
+        else code = binaryCode(e.op, a.v, b.v, adt);
         break;
       }
       case 'where': {

@@ -14,7 +14,10 @@ import { LINEAR_WG, MAIN_ARGS, FLOAT_HELPERS, pI, pU, paramsDecl, storageType } 
  *
  * Few outputs with long reductions (16M elements to 1) would leave the GPU idle, so the
  * reduced range is first split into C chunks written as partials [outputs, C], which a
- * second pass (the same kernel) reduces.
+ * second pass (the same kernel) reduces. When a kept dim is the densest (a first-axis sum),
+ * a workgroup serves 32 adjacent outputs with 8 threads each, so a warp reads 128
+ * contiguous bytes per row. A contiguous reduced range is read as vec4s, and the fold keeps
+ * four independent accumulators so that several loads are in flight per thread.
  */
 export interface ReduceDesc {
   buf: PooledBuffer;
@@ -24,7 +27,21 @@ export interface ReduceDesc {
   red: { shape: number[]; strides: number[] };
 }
 
-const PER_THREAD = 32;
+/** Knobs of the reduction plan (defaults below; the probe compares them on real GPUs). */
+export interface ReduceTuning {
+  /** Fewest elements a thread folds before the reduced range is split into chunks. */
+  perThread: number;
+  /** Split long reductions until about this many workgroups run (enough to fill a big GPU). */
+  targetGroups: number;
+  /** Outputs a workgroup serves side by side in the column layout (one warp's 128-byte row); 0: off. */
+  colOutputs: number;
+  /** vec4 loads of a contiguous reduced range. */
+  vec4: boolean;
+  /** Four independent accumulators per thread. */
+  unroll: boolean;
+}
+
+export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true };
 
 function merge(shape: number[], strides: number[]): { shape: number[]; strides: number[] } {
   const sh: number[] = [];
@@ -57,44 +74,68 @@ export function describeReduce(buf: PooledBuffer, dtype: DType, shape: readonly 
   };
 }
 
-export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, wgSize: number): void {
+export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, wgSize: number, tune: ReduceTuning = DEFAULT_REDUCE): void {
+  const { perThread: PER_THREAD, targetGroups: TARGET_GROUPS, colOutputs: COL_OUTPUTS } = tune;
   const outN = x.kept.shape.reduce((a, b) => a * b, 1);
   const redN = x.red.shape.reduce((a, b) => a * b, 1);
   if (outN === 0) return;
+  const kr = x.kept.shape.length;
+  const rr = x.red.shape.length;
+  const innerKept = kr ? Math.abs(x.kept.strides[kr - 1]) : Infinity;
+  const innerRed = rr ? Math.abs(x.red.strides[rr - 1]) : Infinity;
   let T = 1;
-  while (T < redN && T < wgSize) T *= 2;
+  const colCase = COL_OUTPUTS > 0 && innerKept < innerRed && outN >= COL_OUTPUTS / 2 && wgSize >= 2 * COL_OUTPUTS;
+  if (colCase) T = wgSize / COL_OUTPUTS;
+  else while (T < redN && T < wgSize) T *= 2;
+  const S = wgSize / T;
+  // vec4 reads: one contiguous reduced dim, 4-aligned everywhere.
+  const vec = tune.vec4 && rr === 1 && x.red.strides[0] === 1 && redN % 4 === 0 && x.offset % 4 === 0 && x.kept.strides.every((st) => st % 4 === 0);
+  const vw = vec ? 4 : 1;
   let C = 1;
-  if (Math.ceil(redN / T) > PER_THREAD && outN < 4096) {
-    C = Math.min(Math.ceil(redN / (T * PER_THREAD)), Math.ceil(16384 / outN));
+  if (Math.ceil(redN / (T * vw)) > PER_THREAD) {
+    C = Math.min(Math.ceil(redN / (T * vw * PER_THREAD)), Math.max(1, Math.ceil(TARGET_GROUPS / Math.ceil(outN / S))));
   }
-  const L = Math.max(1, Math.ceil(redN / C));
+  let L = Math.max(1, Math.ceil(redN / C));
+  if (vec) L = Math.ceil(L / 4) * 4;
   C = Math.max(1, Math.ceil(redN / L));
   if (C > 1) {
     const partial = rt.alloc(outN * C * 4);
-    run(rt, op, x, partial, outN, redN, T, C, L, wgSize);
-    const second: ReduceDesc = { buf: partial, dtype: x.dtype, offset: 0, kept: merge([outN], [C]), red: { shape: [C], strides: [1] } };
-    encodeReduce(rt, op, second, out, wgSize);
+    run(rt, op, x, partial, outN, redN, T, C, L, wgSize, vec, tune.unroll);
+    // Column layout: partials are chunk-major [C, outputs] (see run), else [outputs, C].
+    // (run's condition for the column layout, which chunks make chunk-major)
+    const second: ReduceDesc = S > 1 && innerKept < innerRed
+      ? { buf: partial, dtype: x.dtype, offset: 0, kept: merge([outN], [1]), red: { shape: [C], strides: [outN] } }
+      : { buf: partial, dtype: x.dtype, offset: 0, kept: merge([outN], [C]), red: { shape: [C], strides: [1] } };
+    encodeReduce(rt, op, second, out, wgSize, tune);
     // Later dispatches that reuse the buffer run after this one (same queue order).
     rt.release(partial);
     return;
   }
-  run(rt, op, x, out, outN, redN, T, 1, Math.max(redN, 1), wgSize);
+  run(rt, op, x, out, outN, redN, T, 1, Math.max(redN, 1), wgSize, vec, tune.unroll);
 }
 
-function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: number, redN: number, T: number, C: number, L: number, wgSize: number): void {
+function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: number, redN: number, T: number, C: number, L: number, wgSize: number, vec: boolean, unrollOk: boolean): void {
   const kr = x.kept.shape.length;
   const rr = x.red.shape.length;
   const S = wgSize / T;
   const innerKept = kr ? Math.abs(x.kept.strides[kr - 1]) : Infinity;
   const innerRed = rr ? Math.abs(x.red.strides[rr - 1]) : Infinity;
   const col = S > 1 && innerKept < innerRed;
+  // In the column layout the S segments of a workgroup must be adjacent outputs (coalesced
+  // rows), so with chunks the segment index runs over outputs first: v = chunk·outputs + o.
+  const chunkMajor = col && C > 1;
+  // Four accumulators when an element's offset is one multiply (the common cases).
+  const unroll = unrollOk && rr <= 1;
   const words = 5 + 2 * kr + 2 * rr;
-  const key = `red|${op}|${x.dtype}|k${kr}|r${rr}|T${T}|S${S}|${col ? 'col' : 'row'}`;
+  const key = `red|${op}|${x.dtype}|k${kr}|r${rr}|T${T}|S${S}|${col ? 'col' : 'row'}${chunkMajor ? '|cm' : ''}${vec ? '|v4' : ''}${unroll ? '|u4' : ''}`;
   const k = rt.kernel(key, 1, 1, words, () => {
     const ty = storageType(x.dtype);
     const f = x.dtype === 'float32';
     const ident = op === 'sum' ? (f ? '0.0' : '0') : f ? '-inf_()' : 'bitcast<i32>(0x80000000u)';
     const comb = (a: string, b: string) => (op === 'sum' ? `${a} + ${b}` : f ? `fmax_(${a}, ${b})` : `max(${a}, ${b})`);
+    // vec4 lanes: the accumulators are vec4s, combined component-wise, folded at the end.
+    const combV = (a: string, b: string) => (!vec || op === 'sum' || !f ? comb(a, b) : `vec4<f32>(fmax_(${a}.x, ${b}.x), fmax_(${a}.y, ${b}.y), fmax_(${a}.z, ${b}.z), fmax_(${a}.w, ${b}.w))`);
+    const accT = vec ? `vec4<${ty}>` : ty;
     const KS = 5, KT = 5 + kr, RS = 5 + 2 * kr, RT = 5 + 2 * kr + rr;
     const base: string[] = [`var base = ${pI(4)};`];
     if (kr) {
@@ -103,16 +144,40 @@ function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: 
         base.push(d > 0 ? `base += i32(q % ${pU(KS + d)}) * ${pI(KT + d)}; q = q / ${pU(KS + d)};` : `base += i32(q) * ${pI(KT)};`);
       }
     }
-    let roff: string;
-    const rlines: string[] = [];
-    if (rr === 0) roff = '0';
-    else if (rr === 1) roff = `i32(r) * ${pI(RT)}`;
-    else {
-      rlines.push(`var s = r; var ro = 0;`);
+    let fold: string;
+    if (vec) {
+      // Elements [r0, r1) of a stride-1 range: vec4 index (base + r) / 4 (all 4-aligned).
+      const ld = (r: string) => `x4[u32(base + i32(${r}) * 4) / 4u]`;
+      fold = `let q0 = (c * ${pU(2)}) / 4u; let q1 = min(c * ${pU(2)} + ${pU(2)}, ${pU(3)}) / 4u;
+    var a0 = ${accT}(${ident}); var a1 = a0; var a2 = a0; var a3 = a0;
+    var r = q0 + lane;
+    for (; r + ${3 * T}u < q1; r += ${4 * T}u) {
+      a0 = ${combV('a0', ld('r'))}; a1 = ${combV('a1', ld(`r + ${T}u`))}; a2 = ${combV('a2', ld(`r + ${2 * T}u`))}; a3 = ${combV('a3', ld(`r + ${3 * T}u`))};
+    }
+    for (; r < q1; r += ${T}u) { a0 = ${combV('a0', ld('r'))}; }
+    let av = ${combV(`(${combV('a0', 'a1')})`, `(${combV('a2', 'a3')})`)};
+    acc = ${comb(`(${comb('av.x', 'av.y')})`, `(${comb('av.z', 'av.w')})`)};`;
+    } else if (unroll) {
+      const off = (r: string) => (rr === 0 ? '0' : `i32(${r}) * ${pI(RT)}`);
+      const ld = (r: string) => `x[u32(base + ${off(r)})]`;
+      fold = `let r1 = min(c * ${pU(2)} + ${pU(2)}, ${pU(3)});
+    var a0 = ${ident}; var a1 = a0; var a2 = a0; var a3 = a0;
+    var r = c * ${pU(2)} + lane;
+    for (; r + ${3 * T}u < r1; r += ${4 * T}u) {
+      a0 = ${comb('a0', ld('r'))}; a1 = ${comb('a1', ld(`r + ${T}u`))}; a2 = ${comb('a2', ld(`r + ${2 * T}u`))}; a3 = ${comb('a3', ld(`r + ${3 * T}u`))};
+    }
+    for (; r < r1; r += ${T}u) { a0 = ${comb('a0', ld('r'))}; }
+    acc = ${comb(`(${comb('a0', 'a1')})`, `(${comb('a2', 'a3')})`)};`;
+    } else {
+      const rlines: string[] = [`var s = r; var ro = 0;`];
       for (let d = rr - 1; d >= 0; d--) {
         rlines.push(d > 0 ? `ro += i32(s % ${pU(RS + d)}) * ${pI(RT + d)}; s = s / ${pU(RS + d)};` : `ro += i32(s) * ${pI(RT)};`);
       }
-      roff = 'ro';
+      fold = `let r1 = min(c * ${pU(2)} + ${pU(2)}, ${pU(3)});
+    for (var r = c * ${pU(2)} + lane; r < r1; r += ${T}u) {
+      ${rlines.join('\n      ')}
+      acc = ${comb('acc', 'x[u32(base + ro)]')};
+    }`;
     }
     const step = col ? S : 1;
     const tree: string[] = [];
@@ -121,7 +186,7 @@ function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: 
       tree.push(`workgroupBarrier();`);
     }
     return `${paramsDecl(words)}
-@group(0) @binding(1) var<storage, read> x: array<${ty}>;
+@group(0) @binding(1) var<storage, read> ${vec ? `x4: array<vec4<${ty}>>` : `x: array<${ty}>`};
 @group(0) @binding(2) var<storage, read_write> y: array<${ty}>;
 var<workgroup> sh: array<${ty}, ${wgSize}>;
 ${f ? FLOAT_HELPERS : ''}
@@ -133,14 +198,9 @@ fn main(${MAIN_ARGS}) {
   let v = wg * ${S}u + seg;
   var acc: ${ty} = ${ident};
   if (v < ${pU(0)}) {
-    let o = v / ${pU(1)};
-    let c = v - o * ${pU(1)};
+    ${chunkMajor ? `let nO = ${pU(0)} / ${pU(1)}; let c = v / nO; let o = v - c * nO;` : `let o = v / ${pU(1)}; let c = v - o * ${pU(1)};`}
     ${base.join('\n    ')}
-    let r1 = min(c * ${pU(2)} + ${pU(2)}, ${pU(3)});
-    for (var r = c * ${pU(2)} + lane; r < r1; r += ${T}u) {
-      ${rlines.join('\n      ')}
-      acc = ${comb('acc', `x[u32(base + ${roff})]`)};
-    }
+    ${fold}
   }
   sh[lid] = acc;
   workgroupBarrier();

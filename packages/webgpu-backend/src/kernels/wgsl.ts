@@ -58,6 +58,9 @@ fn inf_() -> f32 { return bitcast<f32>(INF_BITS); }
 fn isnan_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn isinf_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
 fn signbit_(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }
+// x - x and x / x by the bits (a compiler may fold the arithmetic to 0 and 1).
+fn fsubself_(x: f32) -> f32 { if ((bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u) { return nan_(); } return 0.0; }
+fn fdivself_(x: f32) -> f32 { let m = bitcast<u32>(x) & 0x7fffffffu; if (m >= 0x7f800000u || m == 0u) { return nan_(); } return 1.0; }
 fn fmax_(a: f32, b: f32) -> f32 { if (isnan_(a) || isnan_(b)) { return nan_(); } return max(a, b); }
 fn flog_(x: f32) -> f32 { if (x < 0.0 || isnan_(x)) { return nan_(); } if (x == 0.0) { return -inf_(); } return log(x); }
 fn fsqrt_(x: f32) -> f32 { if (x < 0.0 || isnan_(x)) { return nan_(); } return sqrt(x); }

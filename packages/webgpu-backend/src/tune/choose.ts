@@ -1,0 +1,51 @@
+import { ValueError } from '@surf/core';
+import type { MatmulConfig } from '../kernels/matmul';
+
+/**
+ * Which matmul config a problem gets when nothing was tuned. The buckets come from the H200
+ * sweeps in docs/tuning-log.md (run 2): up to ~512K outputs (the MLP's layers) 32-wide tiles
+ * win because they give every SM a workgroup (256x784x512: 9.0 TFLOP/s against 2.2 with
+ * 64x64); 1024² wants 128x64 with 8x4 register tiles; from 2048² 128x128x16 with 8x8
+ * register tiles, a padded A tile and interleaved columns (36-38 TFLOP/s at 2048² and 4096²).
+ */
+export const DEFAULT_MATMUL: MatmulConfig = { tileM: 64, tileN: 64, tileK: 16, threadM: 4, threadN: 4, vec4: true };
+export const SMALL_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 16, threadM: 2, threadN: 4, vec4: true };
+const MID_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true };
+const MID2_MATMUL: MatmulConfig = { tileM: 32, tileN: 64, tileK: 32, threadM: 4, threadN: 4, vec4: true };
+const LARGE_MATMUL: MatmulConfig = { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true };
+const HUGE_MATMUL: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true };
+
+/** A fixed config, or a function choosing one per problem (the tuner's table plugs in here). */
+export type MatmulConfigOption = Partial<MatmulConfig> | ((m: number, n: number, k: number, batch: number) => MatmulConfig);
+
+/** The untuned choice for a hardware adapter, by the number of output elements. */
+export function bucketedMatmulConfig(m: number, n: number, k: number, batch: number): MatmulConfig {
+  void k;
+  const outs = m * n * batch;
+  if (m <= 16 || n <= 16 || outs <= 64 * 64 * 4) return SMALL_MATMUL;
+  if (outs <= 256 * 512) return MID_MATMUL;
+  if (outs <= 1024 * 512) return MID2_MATMUL;
+  if (outs <= 1536 * 1536) return LARGE_MATMUL;
+  return HUGE_MATMUL;
+}
+
+export function chooseMatmulConfig(opt: MatmulConfigOption | undefined, m: number, n: number, k: number, batch: number): MatmulConfig {
+  if (typeof opt === 'function') return opt(m, n, k, batch);
+  if (opt && Object.keys(opt).length) return { ...DEFAULT_MATMUL, ...opt };
+  return bucketedMatmulConfig(m, n, k, batch);
+}
+
+export function validateMatmulConfig(c: MatmulConfig, limits: GPUSupportedLimits): void {
+  const bad = (why: string) => new ValueError(`matmul config ${JSON.stringify(c)}: ${why}`);
+  for (const f of ['tileM', 'tileN', 'tileK', 'threadM', 'threadN'] as const) {
+    if (!Number.isInteger(c[f]) || c[f] < 1) throw bad(`${f} must be a positive integer`);
+  }
+  const pad = c.padA ?? 0;
+  if (!Number.isInteger(pad) || pad < 0) throw bad('padA must be a non-negative integer');
+  if (c.tileM % c.threadM || c.tileN % c.threadN) throw bad('tileM/tileN must be multiples of threadM/threadN');
+  const threads = (c.tileM / c.threadM) * (c.tileN / c.threadN);
+  if (threads > limits.maxComputeInvocationsPerWorkgroup) throw bad(`needs ${threads} threads per workgroup; the adapter allows ${limits.maxComputeInvocationsPerWorkgroup}`);
+  if (c.tileK % 4 || c.tileN % 4) throw bad('tileK and tileN must be multiples of 4');
+  const shared = (c.tileM + pad + c.tileN) * c.tileK * 4;
+  if (shared > limits.maxComputeWorkgroupStorageSize) throw bad(`needs ${shared} bytes of workgroup memory; the adapter allows ${limits.maxComputeWorkgroupStorageSize}`);
+}
