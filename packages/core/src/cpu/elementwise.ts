@@ -119,6 +119,8 @@ function compile(outs: readonly Expr[], inDT: readonly DType[], nd: number, mask
   return make(toI32, idiv) as Kernel;
 }
 
+const numelOf = (sh: readonly number[]) => sh.reduce((a, b) => a * b, 1);
+
 function toI32(v: number): number { return castScalar(v, 'int32'); }
 // Integer division truncates toward zero; division by zero gives 0 on every backend.
 function idiv(a: number, b: number): number { return b === 0 ? 0 : (a / b) | 0; }
@@ -145,12 +147,15 @@ export function runElementwise(outs: readonly Expr[], outArrays: unknown[], inpu
     transposeInto(inputs[0].data as ArrayLike<number>, views[0].offset, sh[0], sh[1], strides[0][1], outArrays[0] as { [i: number]: number });
     return;
   }
-  // Large flat float32 work (optimizer updates, activations) runs on WebAssembly SIMD when
-  // the expression has a SIMD form; the results are bit-identical to the JS kernel's.
-  if (sh.length === 1 && sh[0] >= WASM_MIN_ELEMENTS && !steps.includes('g')) {
+  // Large float32 work (optimizer updates, activations, bias adds) runs on WebAssembly SIMD
+  // when the expression has a SIMD form and every input is contiguous along its rows, a row
+  // broadcast down them, one value per row or a scalar; the results are bit-identical to the
+  // JS kernel's.
+  if (sh.length <= 2 && !steps.includes('g') && numelOf(sh) >= WASM_MIN_ELEMENTS) {
     const w = WasmElementwise.get();
-    const flat = inputs.map((x, i) => ({ data: x.data as Float32Array, off: views[i].offset }));
-    if (w && w.run(key, outs, outArrays as Float32Array[], flat, inDT, steps as ('u' | 'z')[], sh[0], constVals)) return;
+    const two = sh.length === 2;
+    const ops = inputs.map((x, i) => ({ data: x.data as Float32Array, off: views[i].offset, rs: two ? strides[i][0] : 0, cs: strides[i][sh.length - 1] }));
+    if (w && w.run(key, outs, outArrays as Float32Array[], ops, inDT, two ? sh[0] : 1, sh[sh.length - 1], constVals)) return;
   }
   let k = cache.get(key);
   if (!k) {

@@ -81,10 +81,20 @@ export class CpuBackend implements Backend {
       throw new ShapeError(`matmul: got a ${fmtShape(as)} and b ${fmtShape(bs)}; expected [...batch, m, k] and [...batch, k, n] with identical batch dims`);
     }
     const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
+    if (epilogue) {
+      epilogue.inputs.forEach((x, i) => {
+        checkOperandShape('matmul epilogue', `input ${i + 1}`, x, shape);
+        checkOperand(this, 'matmul epilogue', `input ${i + 1}`, x);
+      });
+      const dt = exprDType(epilogue.expr, ['float32', ...epilogue.inputs.map((x) => x.storage.dtype)]);
+      if (dt !== 'float32') throw new DTypeError(`matmul epilogue: expression gives ${dt}; expected float32`);
+    }
     const out = new Float32Array(numel(shape));
-    if (out.length > 0) matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out);
+    const ep = epilogue && { expr: epilogue.expr, inputs: epilogue.inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })) };
+    let fused = false;
+    if (out.length > 0) fused = matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out, undefined, ep);
     const prod = this.make('float32', out);
-    if (!epilogue) return prod;
+    if (!epilogue || fused) return prod;
     const [r] = this.elementwise([epilogue.expr], [{ storage: prod, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
     this.dispose(prod);
     return r;

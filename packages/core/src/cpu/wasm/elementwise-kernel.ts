@@ -10,9 +10,13 @@ import { I32, ModuleBuilder, V128, ValType } from './module';
  * (add, sub, mul, div, max, neg, sqrt, recip, and where over eq/lt of floats); anything else
  * (exp, log, sin, pow, ints, bools as data) returns null and stays on the JS kernel.
  *
- * `run(n, in0, …, out0, …, consts)`: n is the element count rounded up to 4; pointers are
- * byte addresses. An input is 'u' (n contiguous floats) or 'z' (one float, broadcast);
- * constants are floats at `consts`, broadcast once before the loop.
+ * The loop is 2-d, rows × inner: `run(rows, innerBytes, in0, rs0, …, out0, rs0', …, consts)`,
+ * innerBytes being the row length in bytes rounded up to 16; pointers and row strides are
+ * byte addresses and byte counts. An input is 'u' (a row of floats at ptr, ptr advancing by
+ * its row stride per row: 0 for a row vector broadcast down the rows, such as a bias), 'c'
+ * (one float per row, broadcast along it: ptr advances by its row stride) or 'z' (one float,
+ * broadcast everywhere). Outputs are 'u'. Constants are floats at `consts`, splatted once.
+ * Flat work is one row.
  */
 export function supportedByWasm(e: Expr, inDT: readonly DType[]): boolean {
   return floatNode(e, inDT);
@@ -33,20 +37,29 @@ function maskNode(e: Expr, inDT: readonly DType[]): boolean {
   return e.kind === 'binary' && (e.op === 'eq' || e.op === 'lt') && floatNode(e.a, inDT) && floatNode(e.b, inDT);
 }
 
-export function buildElementwiseModule(outs: readonly Expr[], steps: readonly ('u' | 'z')[]): Uint8Array<ArrayBuffer> {
-  const nIn = steps.length;
-  const N = 0;
-  const inP = (i: number) => 1 + i;
-  const outP = (k: number) => 1 + nIn + k;
-  const CP = 1 + nIn + outs.length;
-  const params: ValType[] = new Array(2 + nIn + outs.length).fill(I32);
+/** How an input of the 2-d loop is laid out (see the module comment). */
+export type WasmKind = 'u' | 'c' | 'z';
+
+export function buildElementwiseModule(outs: readonly Expr[], kinds: readonly WasmKind[]): Uint8Array<ArrayBuffer> {
+  const nIn = kinds.length;
+  const ROWS = 0, INNER = 1;
+  const inP = (i: number) => 2 + 2 * i;
+  const inRS = (i: number) => 3 + 2 * i;
+  const outP = (k: number) => 2 + 2 * nIn + 2 * k;
+  const outRS = (k: number) => 3 + 2 * nIn + 2 * k;
+  const CP = 2 + 2 * nIn + 2 * outs.length;
+  const params: ValType[] = new Array(CP + 1).fill(I32);
   const locals: ValType[] = [];
   const local = (t: ValType) => { locals.push(t); return params.length + locals.length - 1; };
   const o = local(I32);
   const c = new Code();
-  // Broadcast inputs and constants are splatted once, before the loop.
+  // Scalar inputs and constants are splatted once, before the loops; column inputs per row.
   const splat: number[] = [];
-  steps.forEach((s, i) => { if (s === 'z') { splat[i] = local(V128); c.get(inP(i)).v128Load32Splat().set(splat[i]); } });
+  kinds.forEach((s, i) => {
+    if (s === 'u') return;
+    splat[i] = local(V128);
+    if (s === 'z') c.get(inP(i)).v128Load32Splat().set(splat[i]);
+  });
   const constLocals: number[] = [];
   const countConsts = (e: Expr): number => {
     switch (e.kind) {
@@ -67,7 +80,7 @@ export function buildElementwiseModule(outs: readonly Expr[], steps: readonly ('
   const emit = (e: Expr): void => {
     switch (e.kind) {
       case 'input':
-        if (steps[e.index] === 'z') c.get(splat[e.index]);
+        if (kinds[e.index] !== 'u') c.get(splat[e.index]);
         else c.get(inP(e.index)).get(o).i32Add().v128Load();
         return;
       case 'const': c.get(constLocals[nextConst++]); return;
@@ -106,11 +119,19 @@ export function buildElementwiseModule(outs: readonly Expr[], steps: readonly ('
       }
     }
   };
-  c.block().get(N).i32Eqz().brIf(0);
-  c.get(N).i32Const(4).i32Mul().set(N); // bytes
-  c.loop();
+  c.block();
+  c.get(ROWS).i32Eqz().brIf(0);
+  c.get(INNER).i32Eqz().brIf(0);
+  c.loop(); // rows
+  kinds.forEach((s, i) => { if (s === 'c') c.get(inP(i)).v128Load32Splat().set(splat[i]); });
+  c.i32Const(0).set(o);
+  c.loop(); // inner, 16 bytes a step
   outs.forEach((e, k) => { c.get(outP(k)).get(o).i32Add(); emit(e); c.v128Store(); });
-  c.get(o).i32Const(16).i32Add().tee(o).get(N).i32LtS().brIf(0);
+  c.get(o).i32Const(16).i32Add().tee(o).get(INNER).i32LtS().brIf(0);
+  c.end();
+  kinds.forEach((s, i) => { if (s !== 'z') c.get(inP(i)).get(inRS(i)).i32Add().set(inP(i)); });
+  outs.forEach((_, k) => c.get(outP(k)).get(outRS(k)).i32Add().set(outP(k)));
+  c.get(ROWS).i32Const(1).i32Sub().tee(ROWS).brIf(0);
   c.end().end();
   const mb = new ModuleBuilder(1);
   mb.add({ name: 'run', params, results: [], locals, body: c.bytes, exported: true });

@@ -1,82 +1,152 @@
 import type { DType } from '../../dtype';
 import type { Expr } from '../../expr';
-import { buildElementwiseModule, supportedByWasm } from './elementwise-kernel';
+import { Arena, sharedArena } from './arena';
+import { WasmKind, buildElementwiseModule, supportedByWasm } from './elementwise-kernel';
 import { hasWasmSimd } from './simd';
 
-type RunFn = (...ptrs: number[]) => void;
+type RunFn = (...args: number[]) => void;
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
 
+/** A 2-d float32 operand of the loop: element (r, j) is data[off + r·rs + j·cs]. */
+export interface Operand2d {
+  data: Float32Array;
+  off: number;
+  rs: number;
+  cs: number;
+}
+
+/** An operand already in linear memory: a row at byte `at`, rows `rs` bytes apart. */
+export interface Resident {
+  at: number;
+  rs: number;
+}
+
+/** The wasm layout an operand takes, or null when the loop cannot read it (a strided row). */
+function kindOf(x: Operand2d, rows: number): WasmKind | null {
+  if (x.cs === 1) return 'u';
+  if (x.cs === 0) return x.rs === 0 || rows === 1 ? 'z' : 'c';
+  return null;
+}
+
+// Compiled modules are shared by every runner; instances are per linear memory.
+const modules = new Map<string, WebAssembly.Module | null>();
+
 /**
- * Runs flat float32 elementwise work on generated WebAssembly SIMD kernels: inputs are
- * copied into linear memory (a broadcast scalar as one float), the kernel runs 4 lanes at a
- * time, outputs are copied back. One compiled module per expression layout, cached.
+ * Runs float32 elementwise work over a rows × inner grid on generated WebAssembly SIMD
+ * kernels: contiguous rows, a row broadcast down the rows (a bias), one value per row or a
+ * scalar. Inputs are copied into linear memory (rows padded to a multiple of 4 floats), the
+ * kernel runs 4 lanes at a time, outputs are copied back. A matmul epilogue runs in place on
+ * the product, which is already there. One compiled module per expression and layout, cached.
  */
 export class WasmElementwise {
-  private memory = new WebAssembly.Memory({ initial: 1 });
-  private f32 = new Float32Array(this.memory.buffer);
   private readonly kernels = new Map<string, RunFn | null>();
 
   private static instance: WasmElementwise | null | undefined;
 
-  /** The shared runner, or null where WebAssembly SIMD is missing. */
+  constructor(readonly arena: Arena) {}
+
+  /** The runner on the shared arena, or null where WebAssembly SIMD is missing. */
   static get(): WasmElementwise | null {
-    if (WasmElementwise.instance === undefined) WasmElementwise.instance = hasWasmSimd() ? new WasmElementwise() : null;
+    if (WasmElementwise.instance === undefined) WasmElementwise.instance = hasWasmSimd() ? new WasmElementwise(sharedArena()) : null;
     return WasmElementwise.instance;
   }
 
-  private kernel(key: string, outs: readonly Expr[], inDT: readonly DType[], steps: readonly ('u' | 'z')[]): RunFn | null {
-    let k = this.kernels.get(key);
+  private kernel(key: string, outs: readonly Expr[], inDT: readonly DType[], kinds: readonly WasmKind[]): RunFn | null {
+    const full = `${key}|${kinds.join('')}`;
+    let k = this.kernels.get(full);
     if (k === undefined) {
       k = null;
       if (inDT.every((d) => d === 'float32') && outs.every((e) => supportedByWasm(e, inDT))) {
         try {
-          const mod = new WebAssembly.Module(buildElementwiseModule(outs, steps));
-          k = new WebAssembly.Instance(mod, { env: { memory: this.memory } }).exports.run as RunFn;
+          let mod = modules.get(full);
+          if (mod === undefined) {
+            mod = new WebAssembly.Module(buildElementwiseModule(outs, kinds));
+            modules.set(full, mod);
+          }
+          if (mod) k = new WebAssembly.Instance(mod, { env: { memory: this.arena.memory } }).exports.run as RunFn;
         } catch {
+          modules.set(full, null);
           k = null;
         }
       }
-      this.kernels.set(key, k);
+      this.kernels.set(full, k);
     }
     return k;
   }
 
   /**
-   * Computes `outs` over n elements, or returns false (nothing written) when the expression
-   * has no SIMD form or memory cannot grow; the caller then runs the JS kernel.
+   * Computes `outs` over a rows × inner grid into `outArrays` (row-major, rows·inner floats
+   * each), or returns false (nothing written) when the expression or a layout has no SIMD
+   * form or memory cannot grow; the caller then runs the JS kernel. `key` names the
+   * expression and dtypes (the JS kernel's cache key).
    */
-  run(key: string, outs: readonly Expr[], outArrays: Float32Array[], inputs: { data: Float32Array; off: number }[], inDT: readonly DType[], steps: readonly ('u' | 'z')[], n: number, consts: readonly number[]): boolean {
-    const fn = this.kernel(key, outs, inDT, steps);
-    if (!fn) return false;
-    const bytes = 4 * ((n + 3) & ~3);
-    const inAt: number[] = [];
-    let at = 16;
-    for (const s of steps) { inAt.push(at); at = align16(at + (s === 'u' ? bytes : 4)); }
-    const outAt = outArrays.map(() => { const a = at; at = align16(at + bytes); return a; });
-    const constAt = at;
-    at += 4 * consts.length;
-    if (!this.ensure(at)) return false;
-    const f = this.f32;
-    inputs.forEach((x, i) => {
-      if (steps[i] === 'u') f.set(x.data.subarray(x.off, x.off + n), inAt[i] >> 2);
-      else f[inAt[i] >> 2] = x.data[x.off];
-    });
-    f.set(consts, constAt >> 2);
-    fn((n + 3) & ~3, ...inAt, ...outAt, constAt);
-    outArrays.forEach((o, k) => o.set(f.subarray(outAt[k] >> 2, (outAt[k] >> 2) + n)));
-    return true;
+  run(key: string, outs: readonly Expr[], outArrays: Float32Array[], inputs: readonly Operand2d[], inDT: readonly DType[], rows: number, inner: number, consts: readonly number[]): boolean {
+    return this.exec(key, outs, inputs, inDT, rows, inner, consts, 16, outArrays);
   }
 
-  private ensure(bytes: number): boolean {
-    const have = this.memory.buffer.byteLength;
-    if (bytes <= have) return true;
-    try {
-      this.memory.grow(Math.ceil((bytes - have) / 65536));
-    } catch {
-      return false;
+  /**
+   * A matmul epilogue: `expr` over the rows × inner product resident at `c` (input 0), other
+   * inputs from JS arrays, written in place over the product. Scratch starts at byte `base`.
+   */
+  runInPlace(key: string, expr: Expr, c: Resident, inputs: readonly Operand2d[], inDT: readonly DType[], rows: number, inner: number, consts: readonly number[], base: number): boolean {
+    return this.exec(key, [expr], [c, ...inputs], inDT, rows, inner, consts, base, c);
+  }
+
+  private exec(key: string, outs: readonly Expr[], inputs: readonly (Operand2d | Resident)[], inDT: readonly DType[], rows: number, inner: number, consts: readonly number[], base: number, target: Float32Array[] | Resident): boolean {
+    const kinds: WasmKind[] = [];
+    for (const x of inputs) {
+      const kd = 'data' in x ? kindOf(x, rows) : 'u';
+      if (!kd) return false;
+      kinds.push(kd);
     }
-    this.f32 = new Float32Array(this.memory.buffer);
+    const fn = this.kernel(key, outs, inDT, kinds);
+    if (!fn) return false;
+    const inner4 = (inner + 3) & ~3;
+    const rowBytes = 4 * inner4;
+    // Where each input goes and its row stride in bytes.
+    const at: number[] = [], rs: number[] = [];
+    let end = align16(base);
+    inputs.forEach((x, i) => {
+      if (!('data' in x)) { at.push(x.at); rs.push(x.rs); return; }
+      at.push(end);
+      const k = kinds[i];
+      if (k === 'z') { rs.push(0); end += 16; }
+      else if (k === 'c') { rs.push(4); end = align16(end + 4 * rows); }
+      else if (x.rs === 0 || rows === 1) { rs.push(0); end = align16(end + rowBytes); }
+      else { rs.push(rowBytes); end = align16(end + rows * rowBytes); }
+    });
+    const outAt: number[] = [], outRs: number[] = [];
+    if (Array.isArray(target)) target.forEach(() => { outAt.push(end); outRs.push(rowBytes); end = align16(end + rows * rowBytes); });
+    else { outAt.push(target.at); outRs.push(target.rs); }
+    const constAt = end;
+    end += 4 * consts.length + 16;
+    if (!this.arena.ensure(end)) return false;
+    const f = this.arena.f32;
+    inputs.forEach((x, i) => {
+      if (!('data' in x)) return;
+      const d0 = at[i] >> 2;
+      const { data, off } = x;
+      const k = kinds[i];
+      if (k === 'z') f[d0] = data[off];
+      else if (k === 'c') for (let r = 0, s = off; r < rows; r++, s += x.rs) f[d0 + r] = data[s];
+      else if (rs[i] === 0) f.set(data.subarray(off, off + inner), d0);
+      else if (x.rs === inner && inner4 === inner) f.set(data.subarray(off, off + rows * inner), d0);
+      else for (let r = 0; r < rows; r++) f.set(data.subarray(off + r * x.rs, off + r * x.rs + inner), d0 + r * inner4);
+    });
+    f.set(consts, constAt >> 2);
+    const args: number[] = [rows, rowBytes];
+    inputs.forEach((_, i) => args.push(at[i], rs[i]));
+    outAt.forEach((a, k) => args.push(a, outRs[k]));
+    args.push(constAt);
+    fn(...args);
+    if (Array.isArray(target)) {
+      target.forEach((o, k) => {
+        const d0 = outAt[k] >> 2;
+        if (inner4 === inner) o.set(f.subarray(d0, d0 + rows * inner));
+        else for (let r = 0; r < rows; r++) o.set(f.subarray(d0 + r * inner4, d0 + r * inner4 + inner), r * inner);
+      });
+    }
     return true;
   }
 }

@@ -1,3 +1,4 @@
+import { Arena } from './arena';
 import { DEFAULT_GEMM, GemmShape, buildGemmModule } from './gemm-kernel';
 import { buildPackModule } from './pack-kernel';
 import { hasRelaxedSimd, hasWasmSimd } from './simd';
@@ -24,8 +25,6 @@ const roundUp4 = (n: number) => (n + 3) & ~3;
  * computed there and copied out.
  */
 export class WasmGemm {
-  private memory: WebAssembly.Memory;
-  private f32: Float32Array;
   private readonly rows: RowsFn[] = [];
   private readonly pack: PackFn;
   /** B panel width in columns. */
@@ -38,26 +37,24 @@ export class WasmGemm {
   private lastAData: Float32Array | null = null;
   private lastBData: Float32Array | null = null;
 
-  private constructor(readonly shape: GemmShape, kc: number, private readonly directB: boolean) {
-    this.memory = new WebAssembly.Memory({ initial: 1 });
-    this.f32 = new Float32Array(this.memory.buffer);
+  private constructor(readonly shape: GemmShape, kc: number, private readonly directB: boolean, readonly arena: Arena) {
     this.nr = 4 * shape.nv;
     this.kc = kc;
     for (let nv = 1; nv <= shape.nv; nv++) {
-      const inst = new WebAssembly.Instance(new WebAssembly.Module(buildGemmModule(shape, nv)), { env: { memory: this.memory } });
+      const inst = new WebAssembly.Instance(new WebAssembly.Module(buildGemmModule(shape, nv)), { env: { memory: this.arena.memory } });
       this.rows[nv] = inst.exports.rows as RowsFn;
     }
-    this.pack = new WebAssembly.Instance(new WebAssembly.Module(buildPackModule()), { env: { memory: this.memory } }).exports.pack as PackFn;
+    this.pack = new WebAssembly.Instance(new WebAssembly.Module(buildPackModule()), { env: { memory: this.arena.memory } }).exports.pack as PackFn;
   }
 
   /** The kernels, or null where WebAssembly SIMD is missing or the module does not compile. */
-  static create(shape?: Partial<GemmShape>, kc = 256, directB = true): WasmGemm | null {
+  static create(shape?: Partial<GemmShape>, kc = 256, directB = true, arena?: Arena): WasmGemm | null {
     // Fused multiply-add (relaxed SIMD) is opt-in: measured no faster here (V8 11.3, x64),
     // and plain mul + add rounds the same way in every engine.
     const s = { ...DEFAULT_GEMM, ...shape };
     if (!hasWasmSimd() || (s.fma && !hasRelaxedSimd())) return null;
     try {
-      return new WasmGemm(s, kc, directB);
+      return new WasmGemm(s, kc, directB, arena ?? new Arena());
     } catch {
       return null;
     }
@@ -88,26 +85,19 @@ export class WasmGemm {
    * the engine refuses to grow it (wasm32 memory stops at 4 GiB, often less).
    */
   fits(m: number, n: number, k: number): boolean {
-    const bytes = this.layout(m, n, k).end;
-    const have = this.memory.buffer.byteLength;
-    if (bytes <= have) return true;
-    if (bytes > 2 ** 32 - 65536) return false;
-    try {
-      this.memory.grow(Math.ceil((bytes - have) / 65536));
-    } catch {
-      return false;
-    }
-    this.f32 = new Float32Array(this.memory.buffer);
-    return true;
+    return this.arena.ensure(this.layout(m, n, k).end);
   }
 
   /**
    * out[outOff + i·n + j] = Σ_p A[i][p]·B[p][j] for an m × k A and a k × n B (k > 0).
-   * Call `fits(m, n, k)` first.
+   * Call `fits(m, n, k)` first. An `epilogue` runs on the product in linear memory before
+   * it is copied out: it gets C's byte address, its row stride in bytes and the first free
+   * byte after the product's scratch, and returns whether it rewrote C (the result); the
+   * call returns what it returned (false without one).
    */
-  gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number): void {
+  gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number, epilogue?: (cAt: number, ldc: number, free: number) => boolean): boolean {
     const np = roundUp4(n);
-    const { aAt, bAt, cAt, sAt } = this.layout(m, n, k);
+    const { aAt, bAt, cAt, sAt, end } = this.layout(m, n, k);
     if (!this.fits(m, n, k)) throw new RangeError(`matmul: ${m}x${k}x${n} does not fit in WebAssembly memory`);
     const [rsA, csA] = this.placeA(A, m, k, aAt);
     const direct = this.placeB(B, m, k, n, bAt, sAt);
@@ -123,16 +113,18 @@ export class WasmGemm {
         this.rows[wp >> 2](aAt + p0 * csA, rsA, csA, panel, ldb, cAt + 4 * j0, ldc, kc, p0 === 0 ? 1 : 0, m);
       }
     }
-    const f = this.f32;
+    const fused = epilogue ? epilogue(cAt, ldc, end) : false;
+    const f = this.arena.f32;
     const c0 = cAt >> 2;
     if (np === n) out.set(f.subarray(c0, c0 + m * n), outOff);
     else for (let i = 0; i < m; i++) out.set(f.subarray(c0 + i * np, c0 + i * np + n), outOff + i * n);
+    return fused;
   }
 
   /** Copies A to byte address `at`; returns its (row, column) byte strides there. */
   private placeA(A: MatRef, m: number, k: number, at: number): [number, number] {
     const { data, off, rs, cs } = A;
-    const f = this.f32;
+    const f = this.arena.f32;
     const d0 = at >> 2;
     const rowMajor = cs === 1 && (rs === k || m === 1);
     const colMajor = !rowMajor && rs === 1 && (cs === m || k === 1);
@@ -172,7 +164,7 @@ export class WasmGemm {
     if (this.lastBData === data && this.lastB === key) return direct;
     this.lastBData = data;
     this.lastB = key;
-    const f = this.f32;
+    const f = this.arena.f32;
     if (direct) {
       f.set(data.subarray(off, off + k * n), at >> 2);
       return true;
