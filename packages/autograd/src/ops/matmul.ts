@@ -20,7 +20,15 @@ export function matmul(a: Tensor, b: Tensor, op = 'matmul'): Tensor {
   matmulBatch(op, an.shape, bn.shape);
   const a2 = an.ndim === 1 ? an.reshape([1, k]) : alias(an);
   const b2 = bn.ndim === 1 ? bn.reshape([k, 1]) : alias(bn);
-  const full = a2.matmul(b2);
+  let full: NDArray;
+  try {
+    full = a2.matmul(b2);
+  } catch (e) {
+    // The backend can still refuse (an output over its size limit): free the aliases made for it.
+    a2.dispose();
+    b2.dispose();
+    throw e;
+  }
   const shape = full.shape.slice();
   if (an.ndim === 1) shape.splice(shape.length - 2, 1);
   if (bn.ndim === 1) shape.splice(shape.length - 1, 1);
