@@ -68,7 +68,9 @@ export function matmulBatch(op: string, a: Shape, b: Shape): number[] {
 
 /** Resolves a possibly negative axis against ndim. */
 export function normAxis(op: string, axis: number, ndim: number): number {
-  if (!Number.isInteger(axis) || axis < -ndim || axis >= Math.max(ndim, 0)) {
+  if (!Number.isInteger(axis)) throw new ShapeError(`${op}: axis ${axis} is not an integer (expected an integer in -${ndim} <= axis < ${ndim})`);
+  if (ndim === 0) throw new ShapeError(`${op}: axis ${axis} given for a 0-d tensor, which has no axes`);
+  if (axis < -ndim || axis >= ndim) {
     throw new ShapeError(`${op}: axis ${axis} is out of range for a ${ndim}-d tensor (expected -${ndim} <= axis < ${ndim})`);
   }
   return axis < 0 ? axis + ndim : axis;

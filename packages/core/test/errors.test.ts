@@ -1,6 +1,6 @@
 import {
   BackendError, CpuBackend, DTypeError, DisposedError, E, Expr, NDArray, ShapeError, SurfError, ValueError, View,
-  createBackend, randomArray, randomInts,
+  createBackend, normAxis, randomArray, randomInts,
 } from '@surf/core';
 
 // Every bad input raises a SurfError subclass whose message names the op, what was given and
@@ -207,4 +207,10 @@ describe('lifetime', () => {
     expectError(() => f([2, 2]).gather(0, NDArray.full(c, [1], 0, 'int32')), BackendError, 'gather', 'different backends');
     expectError(() => b.elementwise([E.in(0)], [{ storage: y.storage, view: View.contiguous([2]) }], [2]), BackendError, 'elementwise', 'another backend');
   });
+});
+
+describe('axis messages', () => {
+  test('a 0-d tensor has no axes', () => expect(() => normAxis('sum', 0, 0)).toThrow('sum: axis 0 given for a 0-d tensor, which has no axes'));
+  test('a fractional axis is not called out of range', () => expect(() => normAxis('sum', 0.5, 2)).toThrow('sum: axis 0.5 is not an integer'));
+  test('out of range names the valid range', () => expect(() => normAxis('sum', 2, 2)).toThrow('expected -2 <= axis < 2'));
 });
