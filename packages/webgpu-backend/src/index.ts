@@ -6,7 +6,8 @@ export type { WebGPUBackendOptions, WebGPUStats } from './backend';
 export { isWebGPUAvailable, requestWebGPUAdapter } from './device';
 export { DEFAULT_MATMUL, chooseMatmulConfig } from './kernels/matmul';
 export { bucketedMatmulConfig } from './tune/choose';
-export { MATMUL_CANDIDATES, TUNE_PROBLEMS, autoTune, tableChooser, tuneMatmul } from './tune/tuner';
+export { MATMUL_CANDIDATES, TUNE_PROBLEMS, autoTune, tableChooser, tuneKey, tuneMatmul } from './tune/tuner';
+export { readTuneCache, writeTuneCache } from './tune/cache';
 export type { TunedEntry, TunedTable, TuneOptions } from './tune/tuner';
 export type { MatmulConfig, MatmulConfigOption } from './kernels/matmul';
 

@@ -41,7 +41,7 @@ export interface TunedEntry {
   k: number;
   cfg: MatmulConfig;
   ms: number;
-  /** Every candidate's time (ms), in MATMUL_CANDIDATES order (NaN: failed to build/run). */
+  /** Every candidate's time (ms), in the order of the candidates valid on this adapter (NaN: failed to run). */
   times: number[];
 }
 
