@@ -1,7 +1,7 @@
 import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
 import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
-import { DType, TypedArray, arrayFor } from '../dtype';
+import { DType, TypedArray } from '../dtype';
 import { DTypeError, DisposedError, ShapeError, ValueError, fmtShape } from '../errors';
 import { Expr, exprDType } from '../expr';
 import { numel } from '../shape';
@@ -9,6 +9,7 @@ import { runElementwise } from './elementwise';
 import { gatherInto } from './gather';
 import { matmulInto } from './matmul';
 import { reduceInto } from './reduce';
+import { ArrayPool } from './pool';
 import { CpuStorage } from './storage';
 import { checkOperand, checkOperandShape } from '../validate';
 
@@ -17,6 +18,8 @@ export class CpuBackend implements Backend {
   readonly name = 'cpu';
   readonly description = hasWasmSimd() ? 'CPU (WebAssembly SIMD + JavaScript)' : 'CPU (JavaScript)';
   private live = new Set<CpuStorage>();
+  /** Arrays of disposed storages, reused for new ones of the same dtype and length. */
+  private pool = new ArrayPool();
   private destroyed = false;
 
   private check(): void {
@@ -35,7 +38,7 @@ export class CpuBackend implements Backend {
 
   fromData(data: TypedArray, dtype: DType): Storage {
     this.check();
-    const copy = arrayFor(dtype, data.length);
+    const copy = this.pool.take(dtype, data.length);
     copy.set(data);
     return this.make(dtype, copy);
   }
@@ -49,7 +52,7 @@ export class CpuBackend implements Backend {
     const dts = inputs.map((x) => x.storage.dtype);
     const outDT = outs.map((e) => exprDType(e, dts));
     const size = numel(shape);
-    const arrays = outDT.map((d) => arrayFor(d, size));
+    const arrays = outDT.map((d) => this.pool.take(d, size));
     if (size > 0) runElementwise(outs, arrays, inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })), shape);
     return arrays.map((a, i) => this.make(outDT[i], a));
   }
@@ -65,7 +68,7 @@ export class CpuBackend implements Backend {
     if (op !== 'sum' && op !== 'max') throw new ValueError(`reduce: unknown op ${JSON.stringify(op)}; expected sum or max`);
     const outShape = x.view.shape.map((d, i) => (axes.includes(i) ? 1 : d));
     const dt = x.storage.dtype;
-    const out = arrayFor(dt, numel(outShape));
+    const out = this.pool.take(dt, numel(outShape));
     reduceInto(op, this.arr(x.storage), x.view, axes, out, dt === 'float32' ? -Infinity : -2147483648);
     return this.make(dt, out);
   }
@@ -89,7 +92,7 @@ export class CpuBackend implements Backend {
       const dt = exprDType(epilogue.expr, ['float32', ...epilogue.inputs.map((x) => x.storage.dtype)]);
       if (dt !== 'float32') throw new DTypeError(`matmul epilogue: expression gives ${dt}; expected float32`);
     }
-    const out = new Float32Array(numel(shape));
+    const out = this.pool.take('float32', numel(shape)) as Float32Array;
     const ep = epilogue && { expr: epilogue.expr, inputs: epilogue.inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })) };
     let fused = false;
     if (out.length > 0) fused = matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out, undefined, ep);
@@ -109,7 +112,7 @@ export class CpuBackend implements Backend {
     if (idx.view.ndim !== 1) throw new ShapeError(`gather: index has shape ${fmtShape(idx.view.shape)}; expected a 1-d index`);
     const shape = x.view.shape.slice();
     shape[axis] = idx.view.shape[0];
-    const out = arrayFor(x.storage.dtype, numel(shape));
+    const out = this.pool.take(x.storage.dtype, numel(shape));
     if (out.length > 0) gatherInto(this.arr(x.storage), x.view, axis, this.arr(idx.storage) as Int32Array, idx.view, out);
     return this.make(x.storage.dtype, out);
   }
@@ -126,7 +129,10 @@ export class CpuBackend implements Backend {
 
   dispose(s: Storage): void {
     const c = s as CpuStorage;
-    if (this.live.delete(c)) c.free();
+    if (this.live.delete(c)) {
+      const a = c.free();
+      if (a) this.pool.give(c.dtype, a);
+    }
   }
 
   flush(): void {}
@@ -141,6 +147,7 @@ export class CpuBackend implements Backend {
   destroy(): void {
     for (const s of this.live) s.free();
     this.live.clear();
+    this.pool.clear();
     this.destroyed = true;
   }
 }

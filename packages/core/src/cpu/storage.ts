@@ -13,9 +13,10 @@ export class CpuStorage implements Storage {
     if (!this._data) throw new DisposedError('cpu: storage was used after dispose()');
     return this._data;
   }
-  free(): number {
-    const bytes = this._data ? this._data.byteLength : 0;
+  /** Drops the data; returns the array it held (null if already freed). */
+  free(): TypedArray | null {
+    const d = this._data;
     this._data = null;
-    return bytes;
+    return d;
   }
 }
