@@ -9,6 +9,10 @@ import { View } from '../view';
  */
 export function reduceInto(op: ReduceOp, src: TypedArray, view: View, axes: readonly number[], out: TypedArray, emptyMax: number): void {
   const nd = view.ndim;
+  if (nd === 2 && axes.length === 1 && axes[0] === 0 && view.strides[1] === 1 && view.shape[0] > 0) {
+    reduceRows(op, src, view.offset, view.strides[0], view.shape[0], view.shape[1], out);
+    return;
+  }
   const kept = [...Array(nd).keys()].filter((d) => !axes.includes(d));
   const red = axes.slice();
   const kShape = kept.map((d) => view.shape[d]);
@@ -45,5 +49,27 @@ export function reduceInto(op: ReduceOp, src: TypedArray, view: View, axes: read
     }
     out[o] = acc;
     for (let d = kShape.length - 1; d >= 0; d--) { if (++kIdx[d] < kShape[d]) break; kIdx[d] = 0; }
+  }
+}
+
+/**
+ * Reduces the rows of an R × C view with contiguous rows (a bias gradient: a sum over the
+ * batch) row by row into C accumulators, reading memory in order instead of striding down
+ * each column. Each output still combines its column top to bottom, as the general loop
+ * does, so the results are identical to it.
+ */
+function reduceRows(op: ReduceOp, src: TypedArray, off: number, rs: number, R: number, C: number, out: TypedArray): void {
+  if (op === 'sum') {
+    const acc = new Float64Array(C);
+    for (let r = 0, b = off; r < R; r++, b += rs) for (let j = 0; j < C; j++) acc[j] += src[b + j];
+    for (let j = 0; j < C; j++) out[j] = acc[j];
+    return;
+  }
+  for (let j = 0; j < C; j++) out[j] = src[off + j];
+  for (let r = 1, b = off + rs; r < R; r++, b += rs) {
+    for (let j = 0; j < C; j++) {
+      const v = src[b + j];
+      if (v > out[j] || v !== v) out[j] = v;
+    }
   }
 }
