@@ -171,8 +171,9 @@ export class WebGPUBackend implements Backend {
     // Dawn rejects writes from shared memory.
     if (typeof SharedArrayBuffer !== 'undefined' && arr.buffer instanceof SharedArrayBuffer) arr = arr.slice();
     this.rt.begin('fromData', [arr.length]);
-    const s = this.newStorage('fromData', dtype, arr.length, true);
-    if (arr.length) this.rt.upload(s.buf!, arr);
+    const inline = this.rt.inlineUpload(arr.byteLength);
+    const s = this.newStorage('fromData', dtype, arr.length, !inline);
+    if (arr.length) this.rt.upload(s.buf!, arr, inline);
     return s;
   }
 

@@ -3,6 +3,9 @@ import { ParamArena } from './params';
 import { BufferPool, PooledBuffer } from './pool';
 import { paramBytes } from './kernels/wgsl';
 
+/** Uploads up to this size are copied in the command stream from the parameter arena. */
+export const INLINE_UPLOAD_BYTES = 8192;
+
 /** A compiled kernel: its pipeline and the parameter block size it binds. */
 export interface Kernel {
   readonly pipeline: GPUComputePipeline;
@@ -42,6 +45,7 @@ export class Runtime {
 
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
+  private passPipeline: GPUComputePipeline | null = null;
   private dispatches = 0;
   /** Running totals for `stats()`: what one training step costs in dispatches, submits and cache misses. */
   readonly counters = { dispatches: 0, submits: 0, bindGroupsCreated: 0, pipelinesCreated: 0, readbacks: 0 };
@@ -158,8 +162,13 @@ export class Runtime {
     if (!this.pass) {
       this.encoder ??= this.device.createCommandEncoder();
       this.pass = this.encoder.beginComputePass();
+      this.passPipeline = null;
     }
-    this.pass.setPipeline(k.pipeline);
+    // Each native call costs ~1 µs of host time: a chain of one kernel sets its pipeline once.
+    if (this.passPipeline !== k.pipeline) {
+      this.pass.setPipeline(k.pipeline);
+      this.passPipeline = k.pipeline;
+    }
     this.pass.setBindGroup(0, bg, [paramWord * 4]);
     const y = groups <= this.maxPerDim ? 1 : Math.ceil(groups / this.maxPerDim);
     this.pass.dispatchWorkgroups(y === 1 ? groups : Math.ceil(groups / y), y);
@@ -177,8 +186,38 @@ export class Runtime {
     this.pool.release(b);
   }
 
-  upload(b: PooledBuffer, data: ArrayBufferView): void {
-    this.device.queue.writeBuffer(b.buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+  /**
+   * Whether an upload of `bytes` travels in the command stream (see upload): small ones do,
+   * so their buffer may be any pooled one, even one the open batch binds.
+   */
+  inlineUpload(bytes: number): boolean {
+    return bytes > 0 && bytes <= INLINE_UPLOAD_BYTES && bytes % 4 === 0;
+  }
+
+  /**
+   * Fills `b` with `data`. A large upload is a queue.writeBuffer, which runs before the open
+   * batch's commands, so `b` must come from alloc(..., forUpload = true): not bound in that
+   * batch. A small one (inlineUpload) is staged in the parameter arena and copied into `b`
+   * by a command at this point of the stream: ordered after what the batch recorded so far,
+   * so the pool can hand out the buffer it just freed, and the same buffers (and so the same
+   * cached bind groups) come back every training step. Per-step uploads are small: class
+   * indices, a shuffled batch's row index.
+   */
+  upload(b: PooledBuffer, data: ArrayBufferView, inline = false): void {
+    const bytes = data.byteLength;
+    if (!inline) {
+      this.device.queue.writeBuffer(b.buffer, 0, data.buffer, data.byteOffset, bytes);
+      return;
+    }
+    if (!this.arena.fits(bytes)) this.submit();
+    const off = this.arena.stage(data);
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
+    this.encoder ??= this.device.createCommandEncoder();
+    this.encoder.copyBufferToBuffer(this.arena.gpu, off, b.buffer, 0, bytes);
+    b.lastBatch = this.batch;
   }
 
   // ---- batching ----
