@@ -71,21 +71,29 @@ export function freeNode(t: Tensor, cascade: boolean): void {
 
 export function runBackward(root: Tensor, grad: NDArray | undefined, opts: BackwardOptions = {}): void {
   if (!root.requiresGrad) throw new ValueError(`backward: the tensor of shape ${fmtShape(root.shape)} does not require grad (create leaves with requiresGrad: true, outside noGrad)`);
-  let g0: NDArray;
+  let g0: NDArray | null = null;
+  // A root whose op can take the seed 1 implicitly (softmaxCrossEntropy) gets no seed array.
+  const unitRoot = grad === undefined && root._node?.backwardOne ? root : null;
   if (grad === undefined) {
     if (root.numel !== 1) throw new ShapeError(`backward: the tensor has shape ${fmtShape(root.shape)}; a gradient argument is needed unless it holds one element (a scalar loss)`);
-    g0 = NDArray.full(root.ndarray.backend, root.shape, 1);
+    if (!unitRoot) g0 = NDArray.full(root.ndarray.backend, root.shape, 1);
   } else {
     if (!shapesEqual(grad.shape, root.shape)) throw new ShapeError(`backward: gradient has shape ${fmtShape(grad.shape)}; expected the tensor's shape ${fmtShape(root.shape)}`);
     g0 = grad.dtype === 'float32' ? alias(grad) : grad.cast('float32');
   }
   const order = topoSort(root);
-  const grads = new Map<Tensor, NDArray>([[root, g0]]);
+  const grads = new Map<Tensor, NDArray>(g0 ? [[root, g0]] : []);
   try {
     for (let i = order.length - 1; i >= 0; i--) {
       const t = order[i];
       const g = grads.get(t);
       grads.delete(t);
+      if (t === unitRoot) {
+        const node = t._node!;
+        distribute(node.parents, node.backwardOne!(), grads);
+        if (!opts.retainGraph) freeNode(t, false);
+        continue;
+      }
       if (t.isLeaf) {
         if (g) t._accumulateGrad(g);
         continue;
@@ -102,17 +110,22 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
       } finally {
         g.dispose();
       }
-      node.parents.forEach((p, k) => {
-        const gp = gs[k];
-        if (!gp) return;
-        if (!p.requiresGrad) { gp.dispose(); return; }
-        const r = unbroadcast(gp, p.shape);
-        const prev = grads.get(p);
-        grads.set(p, prev ? addInto(prev, r) : r);
-      });
+      distribute(node.parents, gs, grads);
       if (!opts.retainGraph) freeNode(t, false);
     }
   } finally {
     grads.forEach((g) => g.dispose());
   }
+}
+
+/** Adds each parent's gradient (consumed) into the map, summing broadcast dims back. */
+function distribute(parents: readonly Tensor[], gs: (NDArray | null)[], grads: Map<Tensor, NDArray>): void {
+  parents.forEach((p, k) => {
+    const gp = gs[k];
+    if (!gp) return;
+    if (!p.requiresGrad) { gp.dispose(); return; }
+    const r = unbroadcast(gp, p.shape);
+    const prev = grads.get(p);
+    grads.set(p, prev ? addInto(prev, r) : r);
+  });
 }

@@ -13,6 +13,11 @@ export interface GradNode {
   readonly parents: readonly Tensor[];
   readonly backward: (g: NDArray) => (NDArray | null)[];
   readonly saved: NDArray[];
+  /**
+   * Optional: `backward` for a gradient of all ones, without the array. The engine uses it
+   * for a scalar root seeded with 1 (`loss.backward()`), saving the kernel that fills the seed.
+   */
+  readonly backwardOne?: () => (NDArray | null)[];
 }
 
 /** A second reference to the same storage and view (no copy): disposing one keeps the other. */
@@ -29,10 +34,10 @@ export function needsGrad(...xs: unknown[]): boolean {
  * Wraps an op's result. When grad is enabled and a parent requires grad, the result records
  * a node; otherwise `saved` is released at once and the result is a plain tensor.
  */
-export function fromOp(op: string, out: NDArray, parents: readonly Tensor[], backward: GradNode['backward'], saved: NDArray[] = []): Tensor {
+export function fromOp(op: string, out: NDArray, parents: readonly Tensor[], backward: GradNode['backward'], saved: NDArray[] = [], backwardOne?: GradNode['backwardOne']): Tensor {
   if (!needsGrad(...parents)) {
     saved.forEach((s) => s.dispose());
     return new Tensor(out);
   }
-  return new Tensor(out, { node: { op, parents, backward, saved } });
+  return new Tensor(out, { node: backwardOne ? { op, parents, backward, saved, backwardOne } : { op, parents, backward, saved } });
 }

@@ -32,7 +32,7 @@ test('a small upload into a buffer the open batch still reads keeps both values 
 test('int32 and bool uploads, and one larger than the inline limit, read back exactly', async () => {
   if (!b) return;
   const i = NDArray.fromData(b, new Int32Array([-3, 0, 2147483647]), [3]);
-  const q = NDArray.fromData(b, [true, false, true], [3], 'bool');
+  const q = NDArray.fromData(b, [1, 0, 1], [3], 'bool');
   const big = new Float32Array(5000).map((_, k) => k * 0.5 - 7);
   const f = NDArray.fromData(b, big, [5000]);
   expect(Array.from(await i.data())).toEqual([-3, 0, 2147483647]);

@@ -66,13 +66,19 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   const out = reduction === 'none' ? terms.sum(1) : terms.sum();
   terms.dispose();
   const valid = E.where(E.lt(E.in(3), E.i(0)), E.f(0), E.where(E.lt(E.in(3), E.i(c)), E.f(1), E.f(0)));
+  const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
+  // d loss / d z over inputs (g), e, s, y, cols, scaled.
+  const d = E.mul(E.f(scale), E.sub(E.div(E.mul(rowW, E.in(1)), E.in(2)), weight(3)));
   return fromOp(op, out, [logits], (g) => {
-    // Inputs g, e, s, y, cols; g is a scalar, or [N] for 'none' (made [N, 1]).
+    // g is a scalar, or [N] for 'none' (made [N, 1]).
     const gk = reduction === 'none' ? g.reshape([n, 1]) : alias(g);
-    const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
-    const d = E.sub(E.div(E.mul(rowW, E.in(1)), E.in(2)), weight(3));
-    const [gz] = NDArray.elementwise([E.mul(E.mul(E.in(0), E.f(scale)), d)], [gk, e, s, y2, cols], `${op} backward`);
+    const [gz] = NDArray.elementwise([E.mul(E.in(0), d)], [gk, e, s, y2, cols], `${op} backward`);
     gk.dispose();
     return [gz];
-  }, [e, s, y2, cols]);
+  }, [e, s, y2, cols], () => {
+    // loss.backward() with the implicit seed 1: the same kernel without g (e stands in for
+    // input 0, which the expression does not read).
+    const [gz] = NDArray.elementwise([d], [e, e, s, y2, cols], `${op} backward`);
+    return [gz];
+  });
 }
