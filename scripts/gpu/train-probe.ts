@@ -1,7 +1,7 @@
 // Training-step probe: steps/s of small MLPs through the public @surf/nn API, the kernel
 // dispatches and queue submits one step costs, and the per-op host overhead (1,000 small
 // dependent ops). Bundled by scripts/gpu/build.sh; runs on SwiftShader too (use --quick).
-// Usage: node train-probe.mjs [--quick] [--steps N] [--only small|big|ops] [--backend cpu]
+// Usage: node train-probe.mjs [--quick] [--steps N] [--only small|big|ops] [--backend cpu] [--toggles a,b]
 import { E, NDArray } from '@surf/core';
 import { Tensor, crossEntropy, getBackend, init, nn, optim, randint, randn, tidy } from '@surf/nn';
 import type { WebGPUStats } from '@surf/webgpu';
@@ -117,8 +117,10 @@ async function opsProbe(n: number): Promise<void> {
 
 async function main(): Promise<void> {
   const be = arg('--backend') ?? 'webgpu';
-  const r = await init({ backend: be as 'webgpu' | 'cpu' });
-  console.log(JSON.stringify({ backend: r.backend, description: r.description }));
+  // --toggles skip_validation,...: Dawn device toggles, to measure what validation costs.
+  const toggles = arg('--toggles')?.split(',');
+  const r = await init({ backend: be as 'webgpu' | 'cpu', options: toggles ? { dawnToggles: toggles } : undefined });
+  console.log(JSON.stringify({ backend: r.backend, description: r.description, toggles: toggles ?? [] }));
   const steps = Number(arg('--steps') ?? (quick ? 5 : 400));
   const warm = quick ? 3 : 30;
   const specs: Spec[] = quick
