@@ -114,10 +114,14 @@ export class RowInputs {
 
 /**
  * The check of a training row, run after timing: one more step on batch 0 must lower batch 0's
- * loss (finite both times). A wrong gradient or update fails it; a slow start does not.
+ * loss (finite both times). A wrong gradient or update fails it; a slow start does not. After
+ * thousands of timed steps a model can have fitted the synthetic batches (loss ~1e-6), where
+ * one more step cannot lower the loss in f32: a loss already under FITTED that does not rise
+ * passes, since a wrong gradient never gets there.
  */
+const FITTED = 1e-4;
 export function trainCheck(first: number, last: number): Check {
-  const ok = Number.isFinite(first) && Number.isFinite(last) && last < first;
+  const ok = Number.isFinite(first) && Number.isFinite(last) && (last < first || (first < FITTED && last <= first));
   return { lossFirst: first, lossLast: last, ok, note: ok ? undefined : `loss did not fall: ${first} -> ${last}` };
 }
 
