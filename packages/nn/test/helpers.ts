@@ -1,21 +1,8 @@
 import { Backend, CpuBackend } from '@surf/core';
 import { Module, Tensor, setBackend } from '@surf/nn';
-import { createWebGPUBackend } from '@surf/webgpu';
+import { gpuOrSkip } from '../../../test-support/gpu';
 
-/**
- * The WebGPU backend for a test file, or null (its tests then return early) when no adapter
- * exists here. With CI set, a missing adapter is a failure, not a skip.
- */
-export async function gpuOrSkip(): Promise<Backend | null> {
-  try {
-    return await createWebGPUBackend();
-  } catch (e) {
-    if (process.env.CI) throw e;
-    // eslint-disable-next-line no-console
-    console.warn(`skipping WebGPU tests: ${(e as Error).message}`);
-    return null;
-  }
-}
+export { gpuOrSkip };
 
 /** Runs fn with `backend` as the current backend, restoring the previous one afterwards. */
 export async function on<T>(backend: Backend, fn: () => T | Promise<T>): Promise<T> {

@@ -1,16 +1,1 @@
-import { WebGPUBackend, WebGPUBackendOptions, createWebGPUBackend } from '@surf/webgpu';
-
-/**
- * The backend for a test file, or null (the file's tests then return early) when no adapter
- * exists here. With CI set a missing adapter is a failure, not a skip.
- */
-export async function gpuOrSkip(opts?: WebGPUBackendOptions): Promise<WebGPUBackend | null> {
-  try {
-    return await createWebGPUBackend(opts);
-  } catch (e) {
-    if (process.env.CI) throw e;
-    // eslint-disable-next-line no-console
-    console.warn(`skipping WebGPU tests: ${(e as Error).message}`);
-    return null;
-  }
-}
+export { gpuOrSkip } from '../../../test-support/gpu';
