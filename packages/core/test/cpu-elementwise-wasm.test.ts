@@ -1,6 +1,7 @@
 import { CpuBackend, E, Expr, NDArray } from '@surf/core';
 import { buildElementwiseModule, supportedByWasm } from '../src/cpu/wasm/elementwise-kernel';
 import { hasWasmSimd } from '../src/cpu/wasm/simd';
+import { f32Values } from './f32-values';
 
 // Flat float32 elementwise work of >= 4096 elements runs on generated WebAssembly SIMD. It
 // must equal, bit for bit, IEEE f32 evaluation of the expression (each node rounded), which
@@ -33,16 +34,7 @@ function evalRef(e: Expr, vals: number[]): number {
   }
 }
 
-function values(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed;
-  const special = [NaN, Infinity, -Infinity, 0, -0, 1, -1, 3.4e38, 1e-45];
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    out[i] = i % 97 === 0 ? special[(i / 97) % special.length] : (s / 1073741824 - 1) * 4;
-  }
-  return out;
-}
+const values = (n: number, seed: number) => f32Values(n, seed, 97);
 
 const same = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Object.is(a, b);
 

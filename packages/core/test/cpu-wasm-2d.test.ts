@@ -1,5 +1,6 @@
 import { CpuBackend, E, Expr, NDArray } from '@surf/core';
 import { WasmElementwise } from '../src/cpu/wasm/elementwise';
+import { f32Values } from './f32-values';
 
 // The 2-d WebAssembly SIMD elementwise loop (rows × inner: contiguous rows, a row broadcast
 // down the rows, one value per row, a scalar) and the matmul epilogue that runs it in place
@@ -7,16 +8,7 @@ import { WasmElementwise } from '../src/cpu/wasm/elementwise';
 const f = Math.fround;
 const same = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Object.is(a, b);
 
-function values(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed;
-  const special = [NaN, Infinity, -Infinity, 0, -0, 1, -1, 3.4e38, 1e-45];
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    out[i] = i % 89 === 0 ? special[(i / 89) % special.length] : (s / 1073741824 - 1) * 4;
-  }
-  return out;
-}
+const values = (n: number, seed: number) => f32Values(n, seed, 89);
 
 // [rows, inner] operand shapes: full, a row broadcast (bias), a column (one per row), a scalar.
 type Layout = 'full' | 'row' | 'col' | 'scalar';
