@@ -8,4 +8,4 @@ export { NDArray } from './ndarray';
 export { CpuBackend } from './cpu';
 export * from './random';
 export * from './registry';
-export { checkOperand, checkOperandShape } from './validate';
+export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';

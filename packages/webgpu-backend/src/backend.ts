@@ -1,6 +1,6 @@
 import {
   Backend, BackendError, DType, DTypeError, DisposedError, Expr, MatmulEpilogue, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
-  TypedArray, ValueError, View, E, exprDType, fmtShape, numel, shapesEqual,
+  TypedArray, ValueError, View, E, checkGatherArgs, checkMatmulArgs, checkReduceArgs, exprDType, fmtShape, numel, shapesEqual,
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
@@ -202,13 +202,8 @@ export class WebGPUBackend implements Backend {
 
   reduce(op: ReduceOp, x: Strided, axes: readonly number[]): Storage {
     this.rt.check(op);
-    if (op !== 'sum' && op !== 'max') throw new ValueError(`reduce: unknown op ${JSON.stringify(op)}; expected 'sum' or 'max'`);
+    checkReduceArgs(op, x, axes);
     const dt = x.storage.dtype;
-    if (dt === 'bool') throw new DTypeError(`${op}: got dtype bool; expected float32 or int32 (cast first)`);
-    const nd = x.view.ndim;
-    if (!axes.every((a, i) => Number.isInteger(a) && a >= 0 && a < nd && (i === 0 || a > axes[i - 1]))) {
-      throw new ShapeError(`${op}: axes ${JSON.stringify(axes)} are not sorted unique axes of a ${nd}-d tensor of shape ${fmtShape(x.view.shape)}`);
-    }
     this.buf(op, x.storage);
     this.rt.begin(op, x.view.shape);
     const { s, tmp } = this.unmasked(op, x);
@@ -224,11 +219,8 @@ export class WebGPUBackend implements Backend {
     this.rt.check('matmul');
     const as = a.view.shape;
     const bs = b.view.shape;
-    if (a.storage.dtype !== 'float32' || b.storage.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${a.storage.dtype} and ${b.storage.dtype}; expected float32`);
+    checkMatmulArgs(a, b);
     const nd = as.length;
-    if (nd < 2 || bs.length !== nd || !shapesEqual(as.slice(0, -2), bs.slice(0, -2)) || as[nd - 1] !== bs[nd - 2]) {
-      throw new ShapeError(`matmul: got shapes ${fmtShape(as)} and ${fmtShape(bs)}; expected [...batch, m, k] and [...batch, k, n] with identical batch dims`);
-    }
     this.buf('matmul', a.storage);
     this.buf('matmul', b.storage);
     this.rt.begin('matmul', [...as, bs[nd - 1]]);
@@ -291,9 +283,7 @@ export class WebGPUBackend implements Backend {
   gather(x: Strided, axis: number, idx: Strided): Storage {
     this.rt.check('gather');
     const xs = x.view.shape;
-    if (!Number.isInteger(axis) || axis < 0 || axis >= xs.length) throw new ShapeError(`gather: axis ${axis} is out of range for shape ${fmtShape(xs)}`);
-    if (idx.storage.dtype !== 'int32') throw new DTypeError(`gather: index has dtype ${idx.storage.dtype}; expected int32`);
-    if (idx.view.ndim !== 1) throw new ShapeError(`gather: index has shape ${fmtShape(idx.view.shape)}; expected a 1-d index`);
+    checkGatherArgs(x, axis, idx);
     this.buf('gather', x.storage);
     this.buf('gather', idx.storage);
     const outShape = xs.slice();

@@ -2,7 +2,7 @@ import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, Storage, Strided } 
 import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
 import { DType, TypedArray } from '../dtype';
-import { DTypeError, DisposedError, ShapeError, ValueError, fmtShape } from '../errors';
+import { DTypeError, DisposedError } from '../errors';
 import { Expr, exprDType } from '../expr';
 import { numel } from '../shape';
 import { runElementwise } from './elementwise';
@@ -11,7 +11,7 @@ import { matmulInto } from './matmul';
 import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
 import { CpuStorage } from './storage';
-import { checkOperand, checkOperandShape } from '../validate';
+import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
 
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
@@ -60,12 +60,7 @@ export class CpuBackend implements Backend {
   reduce(op: ReduceOp, x: Strided, axes: readonly number[]): Storage {
     this.check();
     checkOperand(this, 'reduce', 'input', x, { mask: false });
-    const nd = x.view.ndim;
-    if (!axes.every((a, i) => Number.isInteger(a) && a >= 0 && a < nd && (i === 0 || a > axes[i - 1]))) {
-      throw new ShapeError(`reduce: axes ${JSON.stringify(axes)} for shape ${fmtShape(x.view.shape)}; expected sorted unique axes in 0..${nd - 1}`);
-    }
-    if (x.storage.dtype === 'bool') throw new DTypeError(`reduce: got dtype bool; expected float32 or int32`);
-    if (op !== 'sum' && op !== 'max') throw new ValueError(`reduce: unknown op ${JSON.stringify(op)}; expected sum or max`);
+    checkReduceArgs(op, x, axes);
     const outShape = x.view.shape.map((d, i) => (axes.includes(i) ? 1 : d));
     const dt = x.storage.dtype;
     const out = this.pool.take(dt, numel(outShape));
@@ -77,12 +72,8 @@ export class CpuBackend implements Backend {
     this.check();
     checkOperand(this, 'matmul', 'a', a, { mask: false });
     checkOperand(this, 'matmul', 'b', b, { mask: false });
+    checkMatmulArgs(a, b);
     const nd = a.view.ndim;
-    const as = a.view.shape, bs = b.view.shape;
-    if (a.storage.dtype !== 'float32' || b.storage.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${a.storage.dtype} and ${b.storage.dtype}; expected float32`);
-    if (nd < 2 || bs.length !== nd || as[nd - 1] !== bs[nd - 2] || as.slice(0, -2).some((d, i) => d !== bs[i])) {
-      throw new ShapeError(`matmul: got a ${fmtShape(as)} and b ${fmtShape(bs)}; expected [...batch, m, k] and [...batch, k, n] with identical batch dims`);
-    }
     const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
     if (epilogue) {
       epilogue.inputs.forEach((x, i) => {
@@ -107,9 +98,7 @@ export class CpuBackend implements Backend {
     this.check();
     checkOperand(this, 'gather', 'source', x, { mask: false });
     checkOperand(this, 'gather', 'index', idx, { mask: false });
-    if (!(Number.isInteger(axis) && axis >= 0 && axis < x.view.ndim)) throw new ShapeError(`gather: axis ${axis} for source shape ${fmtShape(x.view.shape)}; expected 0 <= axis < ${x.view.ndim}`);
-    if (idx.storage.dtype !== 'int32') throw new DTypeError(`gather: index has dtype ${idx.storage.dtype}; expected int32`);
-    if (idx.view.ndim !== 1) throw new ShapeError(`gather: index has shape ${fmtShape(idx.view.shape)}; expected a 1-d index`);
+    checkGatherArgs(x, axis, idx);
     const shape = x.view.shape.slice();
     shape[axis] = idx.view.shape[0];
     const out = this.pool.take(x.storage.dtype, numel(shape));
