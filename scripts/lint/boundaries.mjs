@@ -46,6 +46,14 @@ function readdirNames(dir) {
 let cached = null;
 const packagesOnce = () => (cached ??= workspacePackages());
 
+/** Whether an `exports` key ('./testing', or a pattern such as './data/*') covers a subpath. */
+function exportMatches(pattern, key) {
+  const star = pattern.indexOf('*');
+  if (star < 0) return pattern === key;
+  const [pre, post] = [pattern.slice(0, star), pattern.slice(star + 1)];
+  return key.length > pre.length + post.length && key.startsWith(pre) && key.endsWith(post);
+}
+
 /** The unit a repository path belongs to, e.g. 'packages/core/src', 'examples/mlp', 'bench'. */
 export function unitOf(absPath) {
   const rel = relative(root, absPath).split(sep).join('/');
@@ -107,7 +115,7 @@ export default {
         return;
       }
       const key = sub ? `.${sub}` : '.';
-      if (pkg.exports && !pkg.exports.includes(key)) {
+      if (pkg.exports && !pkg.exports.some((e) => exportMatches(e, key))) {
         context.report({ node, message: `import '${spec}': ${name} does not export '${key}' (its exports: ${pkg.exports.join(', ')}); deep imports are not allowed` });
         return;
       }

@@ -2,7 +2,7 @@ import { CpuBackend } from '@surf/core';
 import { memory, setBackend } from '@surf/autograd';
 import type { WebGPUBackend } from '@surf/webgpu';
 import { gpuOrSkip, watchUnhandled } from './gpu';
-import { IEEE_CASES, IeeeResult, runIeeeCases } from './ieee-cases';
+import { IEEE_CASES, IeeeResult, runIeeeCases } from '../../../../test-support/ieee-cases';
 
 /** The IEEE edge cases of ieee-cases.ts give the documented results on the CPU and on WebGPU. */
 let gpu: WebGPUBackend | null = null;

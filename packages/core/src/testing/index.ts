@@ -46,3 +46,6 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
 export function opCaseGroups(): string[] {
   return [...new Set(opCases().map((c) => c.group))];
 }
+
+// boundaries: CPU GEMM switches for the benchmarks (they imported core's src/ before).
+export * from './cpu-gemm';

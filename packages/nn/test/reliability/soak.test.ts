@@ -1,10 +1,10 @@
 import { CpuBackend } from '@surf/core';
 import { setBackend } from '@surf/nn';
 import { WebGPUBackend, createWebGPUBackend } from '@surf/webgpu';
-import { runSoak } from '../../../../bench/src/soak';
+import { runSoak } from '../../../../test-support/soak-loop';
 
 /**
- * The memory soak of bench/src/soak.ts (10,000 steps there), shortened: the MNIST-shaped MLP
+ * The memory soak of test-support/soak-loop.ts (bench/src/soak.ts runs 10,000 steps), shortened: the MNIST-shaped MLP
  * trains on synthetic data and memory() (live tensors, buffers, bytes) must not move by one
  * after the first step. The loss must fall, so the loop really trains.
  */
