@@ -15,6 +15,8 @@ export default {
     '^@surf/autograd$': '<rootDir>/packages/autograd/src/index.ts',
     '^@surf/nn$': '<rootDir>/packages/nn/src/index.ts',
   },
+  // Probes for a WebGPU adapter once, so WebGPU tests register as skipped when there is none.
+  globalSetup: '<rootDir>/test-support/global-setup.mjs',
   testTimeout: 120000,
   maxWorkers: 2,
 };
