@@ -1,17 +1,17 @@
 import { Backend, CpuBackend } from '@surf/core';
 import { gradcheckSuite, runGradcheckSuite } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { describeEach, gpuBackend } from './gpu';
 
 // The exported suite, one jest test per case: on the CPU backend against finite differences
 // (and host references / hand-worked numbers), on WebGPU against the CPU backend's results.
 const cases = gradcheckSuite();
 const names = cases.map((c) => [c.name] as const);
 
-describe.each(['cpu', 'webgpu'] as const)('gradcheck suite on %s', (kind) => {
-  let backend: Backend | null = null;
+describeEach(['cpu', 'webgpu'] as const, 'gradcheck suite on %s', (kind) => {
+  let backend: Backend;
   const reference = new CpuBackend();
   beforeAll(async () => {
-    backend = kind === 'cpu' ? new CpuBackend() : await gpuOrSkip();
+    backend = kind === 'cpu' ? new CpuBackend() : await gpuBackend();
   });
   afterAll(() => {
     if (kind === 'webgpu') backend?.destroy();
@@ -27,7 +27,6 @@ describe.each(['cpu', 'webgpu'] as const)('gradcheck suite on %s', (kind) => {
   });
 
   test.each(names)('%s', async (name) => {
-    if (!backend) return;
     const [r] = await runGradcheckSuite({ backend, reference: kind === 'cpu' ? undefined : reference, cases: cases.filter((c) => c.name === name) });
     expect(r.detail).toMatch(/^ok/);
     expect(r.ok).toBe(true);
