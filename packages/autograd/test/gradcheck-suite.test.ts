@@ -17,14 +17,7 @@ describeEach(['cpu', 'webgpu'] as const, 'gradcheck suite on %s', (kind) => {
     if (kind === 'webgpu') backend?.destroy();
   });
 
-  test('has a case for every differentiable op', () => {
-    const ops = new Set(cases.map((c) => c.op));
-    for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'neg', 'exp', 'log', 'sqrt', 'rsqrt', 'abs', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'leakyRelu', 'gelu', 'softplus', 'maximum', 'minimum', 'clamp', 'where',
-      'sum', 'mean', 'max', 'min', 'var', 'std', 'logsumexp', 'softmax', 'logSoftmax',
-      'reshape', 'view', 'permute', 'transpose', 'T', 'expand', 'broadcastTo', 'pad', 'narrow', 'flip', 'squeeze', 'cat', 'stack', 'indexSelect', 'matmul', 'dot', 'linear', 'softmaxCrossEntropy', 'composite']) {
-      expect([op, ops.has(op)]).toEqual([op, true]);
-    }
-  });
+  // Coverage (every differentiable op has a case) is read from the code: gradcheck-coverage.test.ts.
 
   test.each(names)('%s', async (name) => {
     const [r] = await runGradcheckSuite({ backend, reference: kind === 'cpu' ? undefined : reference, cases: cases.filter((c) => c.name === name) });
