@@ -9,7 +9,8 @@
 //     (`webgpu`, an optional peer) is not installed;
 //  3. a strict app (scripts/packaging/app/*.ts) type-checks under moduleResolution nodenext and
 //     bundler, with skipLibCheck off and no `types` entries;
-//  4. the app runs in Node (CPU backend) and its loss falls;
+//  4. the app runs in Node (CPU backend) and its loss falls; without Dawn installed, asking for
+//     WebGPU names the package to install and 'auto' falls back to the CPU;
 //  5. a browser bundle of the API keeps the WebGPU backend, has no Node built-ins and stays under
 //     BROWSER_BUDGET_KB (stated in the README).
 // Usage: node scripts/packaging/check.mjs [--keep] [--no-build]
@@ -122,6 +123,12 @@ try {
   const losses = [...out.matchAll(/loss (\d+\.\d+)/g)].map((m) => Number(m[1]));
   if (losses.length !== 3 || !(losses[2] < losses[0])) fail(`the app did not train as expected:\n${out}`);
   step(`the app runs in Node: ${out.trim().split('\n').join(' | ')}`);
+  // Without Dawn, asking for WebGPU in Node names the package to install; 'auto' falls back to the CPU.
+  const noDawn = run(process.execPath, ['--input-type=module', '-e', `import * as surf from '@surf/nn';
+    try { await surf.init({ backend: 'webgpu' }); console.log('no error'); } catch (e) { console.log(e.message); }
+    console.log('auto: ' + (await surf.init()).backend);`], full);
+  if (!/install it with 'npm install webgpu'/.test(noDawn) || !/auto: cpu/.test(noDawn)) fail(`without the webgpu package, init() should name it and 'auto' fall back to the CPU:\n${noDawn}`);
+  step("without Dawn: init({ backend: 'webgpu' }) says to 'npm install webgpu', 'auto' uses the CPU");
 
   // 5. A browser bundle.
   const b = await build({
