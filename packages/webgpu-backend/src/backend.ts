@@ -248,12 +248,11 @@ export class WebGPUBackend implements Backend {
         batchStrides: cb.strides[2 + j], rowStride: x.view.strides[nd - 2], colStride: x.view.strides[nd - 1],
       })),
     } : undefined;
-    encodeMatmul(
-      this.rt, cfg,
-      { buf: this.buf('matmul', ua.s.storage), offset: av.offset, batchStrides: ast, rowStride: av.strides[nd - 2], colStride: av.strides[nd - 1] },
-      { buf: this.buf('matmul', ub.s.storage), offset: bv.offset, batchStrides: bst, rowStride: bv.strides[nd - 2], colStride: bv.strides[nd - 1] },
-      bsh, m, n, k, out.buf!, epi,
-    );
+    encodeMatmul(this.rt, cfg, {
+      a: { buf: this.buf('matmul', ua.s.storage), offset: av.offset, batchStrides: ast, rowStride: av.strides[nd - 2], colStride: av.strides[nd - 1] },
+      b: { buf: this.buf('matmul', ub.s.storage), offset: bv.offset, batchStrides: bst, rowStride: bv.strides[nd - 2], colStride: bv.strides[nd - 1] },
+      batchShape: bsh, m, n, k, out: out.buf!, epi,
+    });
     if (ua.tmp) this.dispose(ua.tmp);
     if (ub.tmp) this.dispose(ub.tmp);
     if (!epilogue || fuse) return out;
