@@ -57,8 +57,8 @@ export function isSoftwareAdapter(info: GPUAdapterInfo | null): boolean {
   return /swiftshader|llvmpipe|lavapipe|microsoft basic render|\bwarp\b/i.test(s);
 }
 
-// Measured on SwiftShader (96^3): compile 0.76 s and run 14 ms, against 2.1 s and 31 ms for
-// the unrolled 64x64x16 default; bigger unrolled tiles compile for up to 6 s each.
+// Software adapters compile unrolled tiles for seconds each: a small rolled config (figures
+// in docs/tuning-log.md, "Software adapters").
 const SOFTWARE_MATMUL = { tileM: 32, tileN: 32, tileK: 16, threadM: 4, threadN: 4, vec4: true, unroll: false };
 
 function describe(info: GPUAdapterInfo | null): string {
