@@ -195,11 +195,11 @@ export class WebGPUBackend implements Backend {
 
   reduce(op: ReduceOp, x: Strided, axes: readonly number[]): Storage {
     this.rt.check(op);
+    const buf = this.buf(op, x.storage);
     checkOperand(this, op, 'input', x, { mask: false });
     checkReduceArgs(op, x, axes);
     const dt = x.storage.dtype;
     const v = x.view;
-    const buf = this.buf(op, x.storage);
     this.rt.begin(op, v.shape);
     const outShape = v.shape.map((d, i) => (axes.includes(i) ? 1 : d));
     const out = this.newStorage(op, dt, numel(outShape));
@@ -212,6 +212,8 @@ export class WebGPUBackend implements Backend {
     this.rt.check('matmul');
     const as = a.view.shape;
     const bs = b.view.shape;
+    const abuf = this.buf('matmul', a.storage);
+    const bbuf = this.buf('matmul', b.storage);
     checkOperand(this, 'matmul', 'a', a, { mask: false });
     checkOperand(this, 'matmul', 'b', b, { mask: false });
     checkMatmulArgs(a, b);
@@ -219,9 +221,10 @@ export class WebGPUBackend implements Backend {
     const m = as[nd - 2], k = as[nd - 1], n = bs[nd - 1];
     const batchShape = as.slice(0, -2);
     const shape = [...batchShape, m, n];
-    if (epilogue) checkEpilogueArgs(this, epilogue, shape);
-    const abuf = this.buf('matmul', a.storage);
-    const bbuf = this.buf('matmul', b.storage);
+    if (epilogue) {
+      for (const x of epilogue.inputs) this.buf('matmul', x.storage);
+      checkEpilogueArgs(this, epilogue, shape);
+    }
     this.rt.begin('matmul', [...as, n]);
     const av = a.view;
     const bv = b.view;
@@ -272,11 +275,11 @@ export class WebGPUBackend implements Backend {
   gather(x: Strided, axis: number, idx: Strided): Storage {
     this.rt.check('gather');
     const xs = x.view.shape;
+    const xbuf = this.buf('gather', x.storage);
+    const ibuf = this.buf('gather', idx.storage);
     checkOperand(this, 'gather', 'source', x, { mask: false });
     checkOperand(this, 'gather', 'index', idx, { mask: false });
     checkGatherArgs(x, axis, idx);
-    const xbuf = this.buf('gather', x.storage);
-    const ibuf = this.buf('gather', idx.storage);
     const outShape = xs.slice();
     outShape[axis] = idx.view.shape[0];
     this.rt.begin('gather', outShape);
