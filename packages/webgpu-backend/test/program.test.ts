@@ -52,6 +52,7 @@ test('matmul: the WGSL reads every parameter word the dispatch writes, under the
   // Only the epilogue input the expression reads (input 2, index 1) gets words and a binding.
   expect(plan.eIdx).toEqual([1]);
   expect(u.has('e0Offset')).toBe(false);
+  expect(u.has('e1Offset')).toBe(true);
   expect(prog.reads).toBe(3);
   // Every declared word is read by the shader (but the leading batch extent: its digit needs
   // no modulus), so none is written in vain or read unset.

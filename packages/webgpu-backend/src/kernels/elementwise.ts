@@ -2,7 +2,9 @@ import { DType, Expr, exprDType, exprInputs, exprKey } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { collapse } from './collapse';
-import { Program, Uniforms } from './program';
+import { Program, Uniforms, operandNames } from './program';
+
+const inNames = operandNames('in', ['Offset', 'Strides', 'Lo', 'Hi'] as const);
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl, storageType, valueType } from './wgsl';
 
 /**
@@ -191,9 +193,9 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
       const u = new Uniforms().u32('total').u32('shape', rank);
       inputs.forEach((_, i) => {
         const kind = readKind(i);
-        if (kind !== 'z') u.i32(`in${i}Offset`);
-        if (kind === 's' || kind === 'm') u.i32(`in${i}Strides`, rank);
-        if (kind === 'm') u.u32(`in${i}Lo`, rank).u32(`in${i}Hi`, rank);
+        if (kind !== 'z') u.i32(inNames(i).Offset);
+        if (kind === 's' || kind === 'm') u.i32(inNames(i).Strides, rank);
+        if (kind === 'm') u.u32(inNames(i).Lo, rank).u32(inNames(i).Hi, rank);
       });
       return u.u32('consts', consts.length);
     },
@@ -217,14 +219,14 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
         vals.push(`v${i}`);
         if (kind === 'z') body.push(`let v${i}: ${ty} = ${zero};`);
         // (a contiguous input's offset is non-negative: read as u32 to index without a cast)
-        else if (kind === 'c') body.push(`let v${i}: ${ty} = ${load(`${pU(u.word(`in${i}Offset`))} + i`)};`);
-        else if (kind === 'b') body.push(`let v${i}: ${ty} = ${load(pU(u.word(`in${i}Offset`)))};`);
+        else if (kind === 'c') body.push(`let v${i}: ${ty} = ${load(`${pU(u.word(inNames(i).Offset))} + i`)};`);
+        else if (kind === 'b') body.push(`let v${i}: ${ty} = ${load(pU(u.word(inNames(i).Offset)))};`);
         else {
-          const terms = Array.from({ length: rank }, (_, d) => `i32(d${d}) * ${u.ref(`in${i}Strides`, d)}`);
-          body.push(`let o${i} = u32(${u.ref(`in${i}Offset`)} + ${terms.join(' + ')});`);
+          const terms = Array.from({ length: rank }, (_, d) => `i32(d${d}) * ${u.ref(inNames(i).Strides, d)}`);
+          body.push(`let o${i} = u32(${u.ref(inNames(i).Offset)} + ${terms.join(' + ')});`);
           if (kind === 's') body.push(`let v${i}: ${ty} = ${load(`o${i}`)};`);
           else {
-            const conds = Array.from({ length: rank }, (_, d) => `d${d} >= ${u.ref(`in${i}Lo`, d)} && d${d} < ${u.ref(`in${i}Hi`, d)}`);
+            const conds = Array.from({ length: rank }, (_, d) => `d${d} >= ${u.ref(inNames(i).Lo, d)} && d${d} < ${u.ref(inNames(i).Hi, d)}`);
             body.push(`var v${i}: ${ty} = ${zero};`);
             body.push(`if (${conds.join(' && ')}) { v${i} = ${load(`o${i}`)}; }`);
           }
@@ -251,10 +253,10 @@ fn main(${MAIN_ARGS}) {
   w.set('total', total).setAll('shape', p.shape);
   inputs.forEach((x, i) => {
     const kind = readKind(i);
-    if (kind !== 'z') w.set(`in${i}Offset`, x.offset);
-    if (kind === 's' || kind === 'm') w.setAll(`in${i}Strides`, p.strides[i]);
+    if (kind !== 'z') w.set(inNames(i).Offset, x.offset);
+    if (kind === 's' || kind === 'm') w.setAll(inNames(i).Strides, p.strides[i]);
     if (kind === 'm') {
-      for (let d = 0; d < rank; d++) w.set(`in${i}Lo`, Math.max(0, p.masks[i]![d][0]), d).set(`in${i}Hi`, Math.max(0, p.masks[i]![d][1]), d);
+      for (let d = 0; d < rank; d++) w.set(inNames(i).Lo, Math.max(0, p.masks[i]![d][0]), d).set(inNames(i).Hi, Math.max(0, p.masks[i]![d][1]), d);
     }
   });
   w.setConsts('consts', consts);

@@ -1,5 +1,9 @@
 import { DType, Expr, exprInputs, exprKey } from '@surf/core';
 import type { PooledBuffer } from '../pool';
+import { operandNames } from './program';
+
+/** Parameter names of epilogue input j. */
+export const epiNames = operandNames('e', ['Offset', 'BatchStrides', 'RowStride', 'ColStride'] as const);
 
 /**
  * Tiled matmul, the host-side plan. A workgroup computes a tileM×tileN block of C; each of its

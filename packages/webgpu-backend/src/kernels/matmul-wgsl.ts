@@ -1,6 +1,6 @@
 import type { DType } from '@surf/core';
 import { Emitter } from './elementwise';
-import type { MatmulPlan } from './matmul-plan';
+import { MatmulPlan, epiNames } from './matmul-plan';
 import type { Uniforms } from './program';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl, storageType, valueType } from './wgsl';
 
@@ -149,12 +149,12 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   }
   // Batch offsets from the collapsed batch index (A, B and each epilogue view).
   const bat: string[] = [`var aBase = ${u.ref('aOffset')}; var bBase = ${u.ref('bOffset')};`];
-  for (const j of eIdx) bat.push(`eb${j} = ${u.ref(`e${j}Offset`)};`);
+  for (const j of eIdx) bat.push(`eb${j} = ${u.ref(epiNames(j).Offset)};`);
   if (br) {
     bat.push(`var bq = bt;`);
     for (let d = br - 1; d >= 0; d--) {
       const dig = d > 0 ? `bq % ${u.ref('batchShape', d)}` : 'bq';
-      const eb = eIdx.map((j) => ` eb${j} += dg * ${u.ref(`e${j}BatchStrides`, d)};`).join('');
+      const eb = eIdx.map((j) => ` eb${j} += dg * ${u.ref(epiNames(j).BatchStrides, d)};`).join('');
       bat.push(`{ let dg = i32(${dig}); aBase += dg * ${u.ref('aBatchStrides', d)}; bBase += dg * ${u.ref('bBatchStrides', d)};${eb}${d > 0 ? ` bq = bq / ${u.ref('batchShape', d)};` : ''} }`);
     }
   }
@@ -173,7 +173,7 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
     const reads: string[] = [];
     for (const j of eIdx) {
       const x = epi.inputs[j];
-      const idx = `u32(eb${j} + i32(r) * ${u.ref(`e${j}RowStride`)} + i32(c) * ${u.ref(`e${j}ColStride`)})`;
+      const idx = `u32(eb${j} + i32(r) * ${u.ref(epiNames(j).RowStride)} + i32(c) * ${u.ref(epiNames(j).ColStride)})`;
       const ld = x.dtype === 'bool' ? `(E${p.eBind[j]}[${idx}] != 0u)` : `E${p.eBind[j]}[${idx}]`;
       reads.push(`let v${j + 1}: ${valueType(x.dtype)} = ${ld};`);
     }

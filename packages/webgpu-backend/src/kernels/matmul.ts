@@ -1,5 +1,5 @@
 import type { Runtime } from '../runtime';
-import { MatmulConfig, MatmulPlan, MatmulProblem, planMatmul } from './matmul-plan';
+import { MatmulConfig, MatmulPlan, MatmulProblem, epiNames, planMatmul } from './matmul-plan';
 import { matmulWgsl } from './matmul-wgsl';
 import { Program, Uniforms } from './program';
 
@@ -30,7 +30,10 @@ export class MatmulProgram implements Program {
       .i32('aOffset').i32('aRowStride').i32('aColStride')
       .i32('bOffset').i32('bRowStride').i32('bColStride')
       .u32('batchShape', br).i32('aBatchStrides', br).i32('bBatchStrides', br);
-    for (const j of eIdx) u.i32(`e${j}Offset`).i32(`e${j}BatchStrides`, br).i32(`e${j}RowStride`).i32(`e${j}ColStride`);
+    for (const j of eIdx) {
+      const e = epiNames(j);
+      u.i32(e.Offset).i32(e.BatchStrides, br).i32(e.RowStride).i32(e.ColStride);
+    }
     return u.u32('consts', consts.length);
   }
 
@@ -57,7 +60,8 @@ export function encodeMatmul(rt: Runtime, cfg: MatmulConfig, pr: MatmulProblem):
   if (epi) {
     for (const j of plan.eIdx) {
       const x = epi.inputs[j];
-      p.set(`e${j}Offset`, x.offset).setAll(`e${j}BatchStrides`, x.batchStrides).set(`e${j}RowStride`, x.rowStride).set(`e${j}ColStride`, x.colStride);
+      const e = epiNames(j);
+      p.set(e.Offset, x.offset).setAll(e.BatchStrides, x.batchStrides).set(e.RowStride, x.rowStride).set(e.ColStride, x.colStride);
     }
   }
   p.setConsts('consts', plan.consts);

@@ -35,14 +35,14 @@ interface Slot {
  * `ref(name, i)`; the host writes it with ParamBlock.set(name, ...).
  */
 export class Uniforms {
-  private slots: Record<string, Slot> = Object.create(null) as Record<string, Slot>;
+  private slots = new Map<string, Slot>();
   /** Words declared so far (the block's size). */
   words = 0;
 
   /** Declares `n` words of `type` under `name` (n may be 0: an empty run still has a position). */
   add(name: string, type: WordType, n = 1): this {
-    if (this.slots[name]) throw new Error(`uniforms: '${name}' declared twice`);
-    this.slots[name] = { at: this.words, n, type };
+    if (this.slots.has(name)) throw new Error(`uniforms: '${name}' declared twice`);
+    this.slots.set(name, { at: this.words, n, type });
     this.words += n;
     return this;
   }
@@ -52,11 +52,11 @@ export class Uniforms {
   f32(name: string, n = 1): this { return this.add(name, 'f32', n); }
 
   has(name: string): boolean {
-    return !!this.slots[name];
+    return this.slots.has(name);
   }
 
   slot(name: string): Slot {
-    const s = this.slots[name];
+    const s = this.slots.get(name);
     if (!s) throw new Error(`uniforms: no parameter '${name}'`);
     return s;
   }
@@ -99,7 +99,9 @@ export class ParamBlock {
   setAll(name: string, vs: readonly number[]): this {
     const s = this.u.slot(name);
     if (vs.length !== s.n) throw new Error(`params: '${name}' has ${s.n} words; got ${vs.length} values`);
-    for (let i = 0; i < vs.length; i++) this.set(name, vs[i], i);
+    const arr = s.type === 'u32' ? this.words.u32 : s.type === 'i32' ? this.words.i32 : this.words.f32;
+    const w = this.base + s.at;
+    for (let i = 0; i < vs.length; i++) arr[w + i] = vs[i];
     return this;
   }
 
@@ -118,6 +120,23 @@ export class ParamBlock {
     });
     return this;
   }
+}
+
+/**
+ * Names of per-operand parameter runs (`in3Offset`), built once: a dispatch writes by these
+ * names, and a fresh template string per write would be hashed on every lookup.
+ */
+export function operandNames<const K extends readonly string[]>(prefix: string, fields: K): (i: number) => { readonly [F in K[number]]: string } {
+  const cache: { [F in K[number]]: string }[] = [];
+  return (i) => {
+    let c = cache[i];
+    if (!c) {
+      c = {} as { [F in K[number]]: string };
+      for (const f of fields) (c as Record<string, string>)[f] = `${prefix}${i}${f}`;
+      cache[i] = c;
+    }
+    return c;
+  };
 }
 
 /** float -> int32 as the kernels cast: truncate, saturate, NaN -> 0. */
