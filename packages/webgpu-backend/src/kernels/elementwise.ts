@@ -187,6 +187,7 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
   const key = `ew|${exprKeys}|${inDT.join(',')}|${kindStr}|${boundDT.join(',')}|r${rank}|wg${wgSize}`;
   const prog: Program = {
     key,
+    workgroupSize: wgSize,
     reads: bound.length,
     writes: outBufs.length,
     uniforms: () => {

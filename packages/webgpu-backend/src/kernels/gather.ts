@@ -33,11 +33,11 @@ export class GatherProgram implements Program {
   readonly same: boolean;
   readonly rank: number;
 
-  constructor(readonly dtype: DType, rank: number, readonly axis: number, same: boolean, readonly wgSize: number) {
+  constructor(readonly dtype: DType, rank: number, readonly axis: number, same: boolean, readonly workgroupSize: number) {
     this.rank = rank;
     this.same = same;
     this.reads = same ? 1 : 2;
-    this.key = `gather|${dtype}|r${rank}|a${axis}|${same ? 'same' : 'two'}|wg${wgSize}`;
+    this.key = `gather|${dtype}|r${rank}|a${axis}|${same ? 'same' : 'two'}|wg${workgroupSize}`;
   }
 
   uniforms(): Uniforms {
@@ -45,7 +45,7 @@ export class GatherProgram implements Program {
   }
 
   wgsl(u: Uniforms): string {
-    const { rank, axis, same, wgSize } = this;
+    const { rank, axis, same, workgroupSize: wgSize } = this;
     const ty = storageType(this.dtype);
     const I = same ? 'X' : 'I';
     const lines: string[] = [`var r = i;`, `var o = ${u.ref('xOffset')};`, `var ok = true;`];

@@ -17,9 +17,11 @@ export class MatmulProgram implements Program {
   readonly key: string;
   readonly reads: number;
   readonly writes = 1;
+  readonly workgroupSize: number;
 
   constructor(readonly plan: MatmulPlan) {
     this.key = plan.key;
+    this.workgroupSize = plan.NT;
     this.reads = 2 + plan.eBufs.length;
   }
 

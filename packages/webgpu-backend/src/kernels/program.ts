@@ -12,6 +12,8 @@ import { pF, pI, pU } from './wgsl';
 export interface Program {
   /** Everything the WGSL depends on (never a shape or constant that travels as a parameter). */
   readonly key: string;
+  /** Threads per workgroup (the shader's @workgroup_size; dispatches count workgroups). */
+  readonly workgroupSize: number;
   /** Storage buffers the kernel reads, then writes (bindings 1.., after the parameter block). */
   readonly reads: number;
   readonly writes: number;

@@ -139,6 +139,7 @@ export class ReduceProgram implements Program {
   readonly key: string;
   readonly reads = 1;
   readonly writes = 1;
+  readonly workgroupSize: number;
   /** Outputs served per workgroup. */
   readonly S: number;
   /** Column layout: a workgroup's segments are adjacent outputs, threads of one output interleaved. */
@@ -152,6 +153,7 @@ export class ReduceProgram implements Program {
 
   constructor(readonly pass: ReducePass) {
     const { x, T, C, wgSize, vec, op } = pass;
+    this.workgroupSize = wgSize;
     this.kr = x.kept.shape.length;
     this.rr = x.red.shape.length;
     this.S = wgSize / T;
