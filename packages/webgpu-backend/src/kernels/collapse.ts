@@ -32,3 +32,16 @@ export function collapse(shape: readonly number[], ops: readonly Operand[]): Col
   }
   return { shape: sh, ops: os };
 }
+
+/** Row-major decomposition of a linear index `v` (a u32 WGSL expression) into digits. */
+export function decompose(v: string, shape: readonly string[], prefix: string): string {
+  const lines: string[] = [];
+  const n = shape.length;
+  if (n === 0) return '';
+  lines.push(`var ${prefix}r = ${v};`);
+  for (let d = n - 1; d > 0; d--) {
+    lines.push(`let ${prefix}${d} = ${prefix}r % ${shape[d]}; ${prefix}r = ${prefix}r / ${shape[d]};`);
+  }
+  lines.push(`let ${prefix}0 = ${prefix}r;`);
+  return lines.join('\n  ');
+}

@@ -2,10 +2,8 @@ import { DType, Expr, exprDType, exprInputs, exprKey } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { collapse } from './collapse';
-import { Program, Uniforms, operandNames } from './program';
-
-const inNames = operandNames('in', ['Offset', 'Strides', 'Lo', 'Hi'] as const);
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl, storageType, valueType } from './wgsl';
+import { Program, Uniforms, operandNames } from './program';
 
 /**
  * Elementwise kernels: an expression tree over strided inputs compiled to one WGSL kernel.
@@ -263,3 +261,6 @@ fn main(${MAIN_ARGS}) {
   w.setConsts('consts', consts);
   rt.dispatch(k, [...bound, ...outBufs], w.base, Math.ceil(total / wgSize));
 }
+
+/** Parameter names of input i's offset, strides and mask bounds. */
+const inNames = operandNames('in', ['Offset', 'Strides', 'Lo', 'Hi'] as const);
