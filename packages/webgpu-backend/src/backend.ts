@@ -9,6 +9,11 @@ import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConf
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
+// ---- ops: scatter and sort ----
+import { ScatterMode, checkScatterArgs, checkSortArgs } from '@surf/core';
+import { encodeScatter } from './kernels/scatter';
+import { encodeSort, sortWidth } from './kernels/sort';
+// ---- end ops ----
 import { GPUStorage } from './storage';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
@@ -301,6 +306,50 @@ export class WebGPUBackend implements Backend {
     if (ui.tmp) this.dispose(ui.tmp);
     return out;
   }
+
+  // ---- ops: scatter and sort ----
+  scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
+    this.rt.check('scatter');
+    checkScatterArgs(mode, base, idx, src);
+    const shape = base.view.shape;
+    const [out] = this.elementwise([E.in(0)], [base], shape) as GPUStorage[];
+    this.rt.begin('scatter', shape);
+    const ui = this.unmasked('scatter', idx);
+    const us = this.unmasked('scatter', src);
+    encodeScatter(
+      this.rt, mode, base.storage.dtype, idx.view.shape[0], numel(shape),
+      { buf: this.buf('scatter', ui.s.storage), offset: ui.s.view.offset, stride: ui.s.view.strides[0] },
+      { buf: this.buf('scatter', us.s.storage), offset: us.s.view.offset, stride: us.s.view.strides[0] }, out.buf!, this.wg,
+    );
+    if (ui.tmp) this.dispose(ui.tmp);
+    if (us.tmp) this.dispose(us.tmp);
+    return out;
+  }
+
+  sort(x: Strided, descending: boolean): [Storage, Storage] {
+    this.rt.check('sort');
+    checkSortArgs(x, descending);
+    const shape = x.view.shape;
+    const dt = x.storage.dtype;
+    const n = shape[shape.length - 1];
+    const size = numel(shape);
+    // The network reads rows contiguously: copy any other layout first.
+    const c = x.view.isPlain ? null : (this.elementwise([E.in(0)], [x], shape)[0] as GPUStorage);
+    this.rt.begin('sort', shape);
+    const values = this.newStorage('sort', dt, size);
+    const indices = this.newStorage('sort', 'int32', size);
+    if (size > 0) {
+      const rows = size / n;
+      const k = this.newStorage('sort', dt, rows * sortWidth(n));
+      const v = this.newStorage('sort', 'int32', rows * sortWidth(n));
+      encodeSort(this.rt, dt, this.buf('sort', c ?? x.storage), n, rows, descending, k.buf!, v.buf!, values.buf!, indices.buf!, this.wg);
+      this.dispose(k);
+      this.dispose(v);
+    }
+    if (c) this.dispose(c);
+    return [values, indices];
+  }
+  // ---- end ops ----
 
   async read(s: Storage): Promise<TypedArray> {
     this.rt.check('read');
