@@ -38,4 +38,5 @@ export { split, chunk } from './ops/split';
 export { oneHot } from './ops/one-hot';
 export { triu, tril } from './ops/triangle';
 export { maskedFill } from './ops/masked-fill';
+export { multinomial } from './ops/multinomial';
 // ---- end ops ----
