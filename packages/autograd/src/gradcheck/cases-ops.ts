@@ -127,15 +127,32 @@ export function opsCases(): GradcheckCase[] {
       name: 'tril -1', op: 'tril', inputs: [sp([4, 3], 'flipped')],
       fn: (x) => x.tril(-1), forward: (x) => build([4, 3], ([i, j]) => (j - i <= -1 ? at(x, [i, j]) : 0)),
     },
+    ...inplaceCases(),
+  ];
+}
+
+/** One case per in-place method (the op column names the method), each on a graph tensor. */
+function inplaceCases(): GradcheckCase[] {
+  const on = (x: Tensor) => x.mul(1.5);
+  const ip = (op: string, fn: (h: Tensor, y: Tensor) => void, f: (x: number, y: number) => number): GradcheckCase => ({
+    name: `${op} on a graph tensor`, op, inputs: [sp([2, 3], 'transposed'), sp([3])],
+    fn: (x, y) => { const h = on(x); fn(h, y); return h.mul(x); },
+    forward: (x, y) => build([2, 3], ([i, j]) => f(1.5 * at(x, [i, j]), at(y, [j])) * at(x, [i, j])),
+  });
+  return [
+    ip('add_', (h, y) => h.add_(y), (a, b) => a + b),
+    ip('sub_', (h, y) => h.sub_(y), (a, b) => a - b),
+    ip('mul_', (h, y) => h.mul_(y), (a, b) => a * b),
+    ip('div_', (h, y) => h.div_(y.abs().add(0.5)), (a, b) => a / (Math.abs(b) + 0.5)),
+    // Bounds well inside the data range; the suite's values keep clear of them by more than eps.
+    { ...ip('clamp_', (h) => h.clamp_(-0.9, 1.1), (a) => Math.min(Math.max(a, -0.9), 1.1)), inputs: [vals([2, 3], [0.1, -1.2, 0.4, 1.3, -0.2, 0.5]), sp([3])] },
+    ip('copy_', (h, y) => h.copy_(y), (_a, b) => b),
+    ip('fill_', (h) => h.fill_(2), () => 2),
+    ip('zero_', (h) => h.zero_(), () => 0),
     {
-      name: 'in-place chain on a graph tensor', op: 'inplace', inputs: [sp([2, 3], 'transposed'), sp([3])],
-      fn: (x, y) => { const h = x.mul(1.5); h.add_(y).mul_(x).sub_(0.25).div_(2).clamp_(-0.6, 0.6); return h; },
-      forward: (x, y) => build([2, 3], ([i, j]) => Math.min(Math.max(((1.5 * at(x, [i, j]) + at(y, [j])) * at(x, [i, j]) - 0.25) / 2, -0.6), 0.6)),
-    },
-    {
-      name: 'in-place copy_ and fill_', op: 'inplace', inputs: [sp([2, 2]), sp([2])],
-      fn: (x, y) => { const h = x.mul(2); h.copy_(y); const k = x.mul(3); k.fill_(1); return h.mul(x).add(k); },
-      forward: (x, y) => build([2, 2], ([i, j]) => at(y, [j]) * at(x, [i, j]) + 1),
+      name: 'in-place chain mixing ops', op: 'add_', inputs: [sp([2, 3], 'transposed'), sp([3])],
+      fn: (x, y) => { const h = x.mul(1.5); h.add_(y).mul_(x).sub_(0.25).div_(2); return h; },
+      forward: (x, y) => build([2, 3], ([i, j]) => ((1.5 * at(x, [i, j]) + at(y, [j])) * at(x, [i, j]) - 0.25) / 2),
     },
   ];
 }
