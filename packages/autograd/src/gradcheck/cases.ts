@@ -5,6 +5,9 @@ import { linear } from '../ops/linear';
 import { softmaxCrossEntropy } from '../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
 import { InputSpec } from './inputs';
+// ---- ops (issue 17) ----
+import { opsCases } from './cases-ops';
+// ---- end ops ----
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -296,5 +299,5 @@ function compositeCases(): GradcheckCase[] {
 
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
-  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases()];
+  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases()];
 }
