@@ -1,6 +1,7 @@
-import { NDArray } from '@surf/core';
+import { Expr, NDArray } from '@surf/core';
 import { isGradEnabled } from './grad-mode';
 import { Tensor } from './tensor';
+import type { PendingMatmul } from './fusion/pending';
 
 /**
  * One recorded op of the graph. `backward` maps the gradient of the op's output to one
@@ -12,12 +13,31 @@ export interface GradNode {
   readonly op: string;
   readonly parents: readonly Tensor[];
   readonly backward: (g: NDArray) => (NDArray | null)[];
-  readonly saved: NDArray[];
+  readonly saved: { dispose(): void }[];
   /**
    * Optional: `backward` for a gradient of all ones, without the array. The engine uses it
    * for a scalar root seeded with 1 (`loss.backward()`), saving the kernel that fills the seed.
    */
   readonly backwardOne?: () => (NDArray | null)[];
+  // ---- fusion pass (fusion/grad-epilogue.ts) ----
+  /**
+   * Elementwise nodes whose backward sends a gradient to one parent only: that backward as an
+   * expression (input 0 = the incoming gradient, inputs 1.. = `inputs()`), so the node that
+   * produces the incoming gradient (a matmul) can apply it in its epilogue instead.
+   */
+  gradEpilogue?: GradEpilogue;
+  /**
+   * Nodes that can apply such an epilogue to the gradient of parent i: `epis[i]`, when set,
+   * is the backward of parent i's own node, and the result is the gradient of that node's
+   * parent `epis[i].parent` (the engine then skips parent i's node).
+   */
+  backwardWith?: (g: NDArray, epis: readonly (GradEpilogue | undefined)[]) => (NDArray | null)[];
+}
+
+export interface GradEpilogue {
+  readonly parent: number;
+  readonly expr: Expr;
+  inputs(): NDArray[];
 }
 
 /** A second reference to the same storage and view (no copy): disposing one keeps the other. */
@@ -34,7 +54,7 @@ export function needsGrad(...xs: unknown[]): boolean {
  * Wraps an op's result. When grad is enabled and a parent requires grad, the result records
  * a node; otherwise `saved` is released at once and the result is a plain tensor.
  */
-export function fromOp(op: string, out: NDArray, parents: readonly Tensor[], backward: GradNode['backward'], saved: NDArray[] = [], backwardOne?: GradNode['backwardOne']): Tensor {
+export function fromOp(op: string, out: NDArray | PendingMatmul, parents: readonly Tensor[], backward: GradNode['backward'], saved: { dispose(): void }[] = [], backwardOne?: GradNode['backwardOne']): Tensor {
   if (!needsGrad(...parents)) {
     saved.forEach((s) => s.dispose());
     return new Tensor(out);
