@@ -55,6 +55,7 @@ function product(x: Tensor, w: Tensor, xn: NDArray, wn: NDArray): Tensor {
   const lead = xn.shape.slice(0, -1);
   const rows = lead.reduce((a, d) => a * d, 1);
   const xShape = xn.shape;
+  xn.backend.checkOutput?.('linear', 'float32', rows * outF);
   const x2 = xn.ndim === 2 ? alias(xn) : xn.reshape([rows, inF]);
   const wt = wn.permute([1, 0]);
   const pending = new PendingMatmul(alias(x2), wt, null, [], [...lead, outF], [rows, outF]);

@@ -1,4 +1,4 @@
-import { BackendError, DTypeError, NDArray, ShapeError, fmtShape, matmulBatch } from '@surf/core';
+import { BackendError, DTypeError, NDArray, ShapeError, fmtShape, matmulBatch, numel } from '@surf/core';
 import { GradEpilogue, alias, fromOp } from '../node';
 import { PendingMatmul } from '../fusion/pending';
 import { matmulGrad } from '../fusion/grad-epilogue';
@@ -21,9 +21,10 @@ export function matmul(a: Tensor, b: Tensor, op = 'matmul'): Tensor {
   // Validate before making the 2-d views below, so a rejected call leaves nothing behind.
   matmulBatch(op, an.shape, bn.shape);
   if (an.backend !== bn.backend) throw new BackendError(`${op}: operands live on different backends (${an.backend.name} and ${bn.backend.name})`);
+  const full = [...matmulBatch(op, an.shape, bn.shape), an.ndim === 1 ? 1 : an.shape[an.ndim - 2], bn.ndim === 1 ? 1 : bn.shape[bn.ndim - 1]];
+  an.backend.checkOutput?.(op, 'float32', numel(full));
   const a2 = an.ndim === 1 ? an.reshape([1, k]) : alias(an);
   const b2 = bn.ndim === 1 ? bn.reshape([k, 1]) : alias(bn);
-  const full = [...matmulBatch(op, an.shape, bn.shape), a2.shape[a2.ndim - 2], b2.shape[b2.ndim - 1]];
   const shape = full.slice();
   if (an.ndim === 1) shape.splice(shape.length - 2, 1);
   if (bn.ndim === 1) shape.splice(shape.length - 1, 1);
