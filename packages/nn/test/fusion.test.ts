@@ -38,6 +38,11 @@ const models: Record<string, () => Model> = {
     const [w1, b1, w2, b2] = [p([IN, HID]), p([HID]), p([HID, OUT]), p([OUT])];
     return { forward: (x) => x.matmul(w1).add(b1).relu().matmul(w2).add(b2), params: [w1, b1, w2, b2] };
   },
+  'raw ops with [out, in] weights x.matmul(W.T)': () => {
+    const p = (s: number[]) => randn(s, { requiresGrad: true });
+    const [w1, b1, w2, b2] = [p([HID, IN]), p([HID]), p([OUT, HID]), p([OUT])];
+    return { forward: (x) => x.matmul(w1.T).add(b1).relu().matmul(w2.T).add(b2), params: [w1, b1, w2, b2] };
+  },
 };
 
 /** Dispatches of the second SGD step (the first compiles) of `make`'s model. */

@@ -32,6 +32,12 @@ export function fusionCases(): GradcheckCase[] {
       forward: (x, w1, b1, w2) => matmul2d(map(add(matmul2d(x, w1), b1), (v) => Math.max(v, 0)), w2),
     },
     {
+      // A transposed right operand (x.matmul(W.T)) gets its gradient computed in W's layout.
+      name: 'fusion: x @ transposed w → add → sigmoid', op: 'composite', inputs: [sp([3, 4], 'sliced'), sp([4, 2], 'transposed'), sp([2])],
+      fn: (x, w, b) => x.matmul(w).add(b).sigmoid(),
+      forward: (x, w, b) => map(add(matmul2d(x, w), b), sig),
+    },
+    {
       name: 'fusion: batched matmul → scale → sigmoid', op: 'composite', inputs: [sp([2, 3, 4], 'flipped'), sp([4, 3])],
       fn: (a, b) => a.matmul(b).mul(0.5).sigmoid(),
       forward: (a, b) => build([2, 3, 3], ([z, i, j]) => sig(0.5 * sumAll([0, 1, 2, 3].map((p) => at(a, [z, i, p]) * at(b, [p, j]))))),

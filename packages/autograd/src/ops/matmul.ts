@@ -35,6 +35,7 @@ export function matmul(a: Tensor, b: Tensor, op = 'matmul'): Tensor {
     order.push(...order.splice(-2).reverse());
     return x.permute(order);
   };
+  const storedTransposed = an.ndim === 2 && bn.ndim === 2 && !b2.view.isPlain && isPlainTransposed(b2);
   const backwardWith = (g: NDArray, epis: readonly (GradEpilogue | undefined)[]): (NDArray | null)[] => {
     const g2 = g.reshape(fullShape(shape, an.ndim, bn.ndim));
     const res: (NDArray | null)[] = [null, null];
@@ -44,7 +45,15 @@ export function matmul(a: Tensor, b: Tensor, op = 'matmul'): Tensor {
       res[0] = matmulGrad(g2, bt, epis[0], an.shape, (ga) => (an.ndim === 1 ? dropDim(ga, ga.ndim - 2) : ga));
       bt.dispose();
     }
-    if (b.requiresGrad) {
+    if (b.requiresGrad && !epis[1] && storedTransposed) {
+      // b is a transposed view (x.matmul(W.T)): compute gbᵀ = gᵀ·a, which is W's own layout,
+      // so the gradient reaching W through the transpose needs no copy.
+      const gt = swap(g2);
+      const gbt = gt.matmul(a2);
+      gt.dispose();
+      res[1] = swap(gbt);
+      gbt.dispose();
+    } else if (b.requiresGrad) {
       const at = swap(a2);
       res[1] = matmulGrad(at, g2, epis[1], bn.shape, (gb) => (bn.ndim === 1 ? dropDim(gb, gb.ndim - 1) : gb));
       at.dispose();
@@ -55,6 +64,13 @@ export function matmul(a: Tensor, b: Tensor, op = 'matmul'): Tensor {
   const t = fromOp(op, out, [a, b], (g) => backwardWith(g, []), [a2, b2]);
   if (t._node) t._node.backwardWith = backwardWith;
   return t;
+}
+
+function isPlainTransposed(x: NDArray): boolean {
+  const t = x.permute([1, 0]);
+  const plain = t.view.isPlain && !t.view.mask;
+  t.dispose();
+  return plain;
 }
 
 /** The result shape with the unit dims of 1-d operands put back. */
