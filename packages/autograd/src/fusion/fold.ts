@@ -46,6 +46,8 @@ export function foldIntoPending(op: string, xs: readonly Operand[], dts: readonl
   const tensors = xs.filter((x): x is Tensor => x instanceof Tensor);
   const others = tensors.filter((t) => t !== target);
   if (others.some((t) => t.isDisposed)) return null; // fused() names the op in the error
+  // Epilogue inputs are float32 tensors (int and bool operands keep the elementwise path).
+  if (others.some((t) => t.dtype !== 'float32')) return null;
   if (p.inputCount + others.length > MAX_INPUTS) return null;
   // The result must keep the pending value's shape, and the others broadcast alike in the product.
   let outShape: number[];
