@@ -44,7 +44,7 @@ export function foldIntoPending(op: string, xs: readonly Operand[], dts: readonl
   if (!target) return null;
   const p = target._lazy!;
   const tensors = xs.filter((x): x is Tensor => x instanceof Tensor);
-  const others = tensors.filter((t) => t !== target);
+  const others = [...new Set(tensors.filter((t) => t !== target))];
   if (others.some((t) => t.isDisposed)) return null; // fused() names the op in the error
   // Epilogue inputs are float32 tensors (int and bool operands keep the elementwise path).
   if (others.some((t) => t.dtype !== 'float32')) return null;
