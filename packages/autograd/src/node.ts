@@ -1,7 +1,7 @@
 import { Expr, NDArray } from '@surf/core';
 import { isGradEnabled } from './grad-mode';
 import { Tensor } from './tensor';
-import type { PendingMatmul } from './fusion/pending';
+import type { PendingResult } from './fusion/pending';
 
 /**
  * One recorded op of the graph. `backward` maps the gradient of the op's output to one
@@ -54,7 +54,7 @@ export function needsGrad(...xs: unknown[]): boolean {
  * Wraps an op's result. When grad is enabled and a parent requires grad, the result records
  * a node; otherwise `saved` is released at once and the result is a plain tensor.
  */
-export function fromOp(op: string, out: NDArray | PendingMatmul, parents: readonly Tensor[], backward: GradNode['backward'], saved: { dispose(): void }[] = [], backwardOne?: GradNode['backwardOne']): Tensor {
+export function fromOp(op: string, out: NDArray | PendingResult, parents: readonly Tensor[], backward: GradNode['backward'], saved: { dispose(): void }[] = [], backwardOne?: GradNode['backwardOne']): Tensor {
   if (!needsGrad(...parents)) {
     saved.forEach((s) => s.dispose());
     return new Tensor(out);

@@ -3,7 +3,7 @@ import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
 import { track, untrack } from './scope';
-import { PendingMatmul, addToFrontier, leaveFrontier } from './fusion/pending';
+import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import * as A from './ops/arith';
 import * as U from './ops/activations';
 import * as R from './ops/reduce';
@@ -54,9 +54,9 @@ export class Tensor {
   private readonly _leaf: boolean;
 
   // ---- fusion pass: a matmul result not computed yet (fusion/pending.ts) ----
-  private _pending: PendingMatmul | null = null;
+  private _pending: PendingResult | null = null;
   /** @internal The pending matmul behind this tensor, while its value has not been read. */
-  get _lazy(): PendingMatmul | null { return this._pending; }
+  get _lazy(): PendingResult | null { return this._pending; }
   /** @internal Computes a pending value now (first read, or the end of the synchronous run). */
   _materialize(): void {
     const p = this._pending;
@@ -68,10 +68,10 @@ export class Tensor {
   // ---- end fusion pass ----
 
   /** @internal Use tensor(), Tensor.fromNDArray() or an op. */
-  constructor(data: NDArray | PendingMatmul, opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {}) {
-    const nd = data instanceof PendingMatmul ? null : data;
+  constructor(data: NDArray | PendingResult, opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {}) {
+    const nd = data instanceof PendingResult ? null : data;
     this._nd = nd;
-    if (data instanceof PendingMatmul) {
+    if (data instanceof PendingResult) {
       this._pending = data;
       addToFrontier(this);
     }

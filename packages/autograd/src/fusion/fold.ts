@@ -4,7 +4,7 @@ import type { Scalar } from '../dtypes';
 import { fromOp, needsGrad } from '../node';
 import { Tensor } from '../tensor';
 import { exprSize, gradEpilogueOf, mapInputs } from './grad-epilogue';
-import { PendingMatmul, SavedPending, leaveFrontier } from './pending';
+import { PendingResult, SavedPending, leaveFrontier } from './pending';
 
 /**
  * The forward half of the fusion pass: an elementwise op (any rule run by ops/fuse.ts) whose
@@ -99,7 +99,7 @@ export function foldIntoPending(op: string, xs: readonly Operand[], dts: readonl
     const s = operandShape(t);
     return shapesEqual(s, nd.shape) ? nd.reshape(nd.shape) : nd.reshape(s);
   });
-  const next = new PendingMatmul(parts.a, parts.b, expr, [...parts.inputs, ...extra], p.shape, p.full);
+  const next = new PendingResult(p.kernel, parts.operands, expr, [...parts.inputs, ...extra], p.shape, p.full);
   leaveFrontier(target);
   if (!grad) return new Tensor(next);
 

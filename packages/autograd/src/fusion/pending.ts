@@ -1,8 +1,14 @@
 import { Backend, DType, Expr, NDArray, shapesEqual } from '@surf/core';
 
+/** Runs the kernel on its operands with an epilogue (input 0 = its result, 1.. = inputs). */
+export type EpilogueKernel = (operands: readonly NDArray[], epilogue?: { expr: Expr; inputs: readonly NDArray[] }) => NDArray;
+
+/** A matmul as an EpilogueKernel (NDArray.matmul's own epilogue argument). */
+export const matmulKernel: EpilogueKernel = ([a, b], epilogue) => a.matmul(b, epilogue);
+
 /**
  * The fusion pass's one idea: a matmul result is not computed when the op runs but kept as
- * a *pending* value (the two operands plus an elementwise epilogue, initially none). An
+ * a *pending* value (the operands plus an elementwise epilogue, initially none). An
  * elementwise op whose input is a pending result folds itself into the epilogue and returns
  * a new pending result (fusion/fold.ts), so `x.matmul(W).add(b).relu()` is one kernel. The
  * value is computed, once, the first time something reads it; what is never read (an
@@ -14,40 +20,41 @@ import { Backend, DType, Expr, NDArray, shapesEqual } from '@surf/core';
  * synchronous run (the "frontier": an unconsumed `a.matmul(b)`) are computed at the next
  * microtask, so work is never silently dropped or deferred past an `await`.
  */
-export class PendingMatmul {
+export class PendingResult {
   private refs = 1;
   private value: NDArray | null = null;
-  private parts: { a: NDArray; b: NDArray; inputs: NDArray[] } | null;
+  private parts: { operands: NDArray[]; inputs: NDArray[] } | null;
 
   /**
-   * Takes ownership of `a`, `b` and `inputs`. `expr` reads input 0 = the product and inputs
-   * 1.. = `inputs` (broadcast to the product's shape `full`); `shape` is the shape the value
-   * shows (the product reshaped: a 1-d operand's unit dim dropped, a linear's rows unfolded).
+   * Takes ownership of `operands` and `inputs`. `kernel` is any op taking an epilogue (the
+   * matmul; a conv could be one too). `expr` reads input 0 = the kernel's result and inputs
+   * 1.. = `inputs` (broadcast to the result's shape `full`); `shape` is the shape the value
+   * shows (the result reshaped: a 1-d operand's unit dim dropped, a linear's rows unfolded).
    */
-  constructor(a: NDArray, b: NDArray, readonly expr: Expr | null, inputs: NDArray[], readonly shape: readonly number[], readonly full: readonly number[]) {
-    this.parts = { a, b, inputs };
+  constructor(readonly kernel: EpilogueKernel, operands: NDArray[], readonly expr: Expr | null, inputs: NDArray[], readonly shape: readonly number[], readonly full: readonly number[]) {
+    this.parts = { operands, inputs };
   }
 
   /** True once the value exists (or it was released): nothing more can fold into it. */
   get computed(): boolean { return this.parts === null; }
 
   /** New aliases of the operands and epilogue inputs, for a pending value built on this one. */
-  aliasParts(): { a: NDArray; b: NDArray; inputs: NDArray[] } {
+  aliasParts(): { operands: NDArray[]; inputs: NDArray[] } {
     const p = this.parts!;
     const al = (x: NDArray) => x.reshape(x.shape);
-    return { a: al(p.a), b: al(p.b), inputs: p.inputs.map(al) };
+    return { operands: p.operands.map(al), inputs: p.inputs.map(al) };
   }
 
   get inputCount(): number { return this.parts ? this.parts.inputs.length : 0; }
   get inputDTypes(): DType[] { return this.parts ? this.parts.inputs.map((x) => x.dtype) : []; }
-  get backend(): Backend | null { return this.parts ? this.parts.a.backend : this.value?.backend ?? null; }
+  get backend(): Backend | null { return this.parts ? this.parts.operands[0].backend : this.value?.backend ?? null; }
 
   /** The value, computed on the first call; owned by this object (alias it to keep it). */
   get(): NDArray {
     if (this.value) return this.value;
     const p = this.parts;
-    if (!p) throw new Error('PendingMatmul: read after release');
-    const prod = p.a.matmul(p.b, this.expr ? { expr: this.expr, inputs: p.inputs } : undefined);
+    if (!p) throw new Error('PendingResult: read after release');
+    const prod = this.kernel(p.operands, this.expr ? { expr: this.expr, inputs: p.inputs } : undefined);
     if (shapesEqual(prod.shape, this.shape)) this.value = prod;
     else {
       this.value = prod.reshape(this.shape);
@@ -86,15 +93,14 @@ export class PendingMatmul {
     const p = this.parts;
     if (!p) return;
     this.parts = null;
-    p.a.dispose();
-    p.b.dispose();
+    p.operands.forEach((x) => x.dispose());
     p.inputs.forEach((x) => x.dispose());
   }
 }
 
 /** A saved-for-backward reference to a pending value: resolves it on first use. */
 export class SavedPending {
-  constructor(private p: PendingMatmul | null) {}
+  constructor(private p: PendingResult | null) {}
   get(): NDArray {
     if (!this.p) throw new Error('SavedPending: read after dispose');
     return this.p.get();

@@ -1,6 +1,6 @@
 import { BackendError, DTypeError, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { GradEpilogue, alias, fromOp } from '../node';
-import { PendingMatmul } from '../fusion/pending';
+import { PendingResult, matmulKernel } from '../fusion/pending';
 import { matmulGrad } from '../fusion/grad-epilogue';
 import { Tensor, checkTensor } from '../tensor';
 import { relu } from './activations';
@@ -58,7 +58,7 @@ function product(x: Tensor, w: Tensor, xn: NDArray, wn: NDArray): Tensor {
   xn.backend.checkOutput?.('linear', 'float32', rows * outF);
   const x2 = xn.ndim === 2 ? alias(xn) : xn.reshape([rows, inF]);
   const wt = wn.permute([1, 0]);
-  const pending = new PendingMatmul(alias(x2), wt, null, [], [...lead, outF], [rows, outF]);
+  const pending = new PendingResult(matmulKernel, [alias(x2), wt], null, [], [...lead, outF], [rows, outF]);
   // Save only what the wanted gradients read.
   const wSaved = x.requiresGrad ? alias(wn) : null;
   const xSaved = w.requiresGrad ? x2 : null;

@@ -1,6 +1,6 @@
 import { BackendError, DTypeError, NDArray, ShapeError, fmtShape, matmulBatch, numel } from '@surf/core';
 import { GradEpilogue, alias, fromOp } from '../node';
-import { PendingMatmul } from '../fusion/pending';
+import { PendingResult, matmulKernel } from '../fusion/pending';
 import { matmulGrad } from '../fusion/grad-epilogue';
 import { Tensor, checkTensor } from '../tensor';
 
@@ -29,7 +29,7 @@ export function matmul(a: Tensor, b: Tensor, op = 'matmul'): Tensor {
   if (an.ndim === 1) shape.splice(shape.length - 2, 1);
   if (bn.ndim === 1) shape.splice(shape.length - 1, 1);
   // The product is pending (fusion/pending.ts): elementwise ops on it fold into its epilogue.
-  const out = new PendingMatmul(alias(a2), alias(b2), null, [], shape, full);
+  const out = new PendingResult(matmulKernel, [alias(a2), alias(b2)], null, [], shape, full);
   const swap = (x: NDArray) => {
     const order = [...x.shape.keys()];
     order.push(...order.splice(-2).reverse());
