@@ -40,7 +40,9 @@ function nest(data: TypedArray, shape: readonly number[], bool: boolean): Nested
  * The user-facing n-d array with reverse-mode autodiff (PyTorch's torch.Tensor, camelCase).
  * It wraps one core NDArray on the current backend plus its autograd state: `requiresGrad`,
  * `.grad` on leaves, and the node that produced it. Ops are eager: each runs its kernel now,
- * and when a parent requires grad, records how to send gradients back.
+ * and when a parent requires grad, records how to send gradients back. The exception is a
+ * matmul's result, which waits for its first reader so that elementwise ops on it can join
+ * its kernel (the fusion pass, fusion/pending.ts).
  */
 export class Tensor {
   private _nd: NDArray | null;
@@ -163,7 +165,12 @@ export class Tensor {
 
   /** @internal Swaps the data without touching the graph. */
   _replace(nd: NDArray): void {
-    if (this._pending) this._materialize(); // fusion pass
+    if (this._pending) {
+      // fusion pass: a pending value being replaced is never needed
+      this._pending.release();
+      this._pending = null;
+      leaveFrontier(this);
+    }
     const old = this._nd;
     this._nd = nd;
     if (old && old !== nd) old.dispose();
