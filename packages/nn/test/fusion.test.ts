@@ -82,19 +82,18 @@ test('an MLP training step costs the same kernels in Sequential, a plain Module 
 /** Loss and gradients of the raw-op MLP, and the same computed with loops in float64. */
 async function rawStepAgainstLoops(backend: Backend): Promise<void> {
   await on(backend, async () => {
-    const xs = [[0.5, -1, 0.25], [1.5, 0.3, -0.8]];
-    const w1s = [[0.2, -0.5, 0.7, 0.1], [-0.3, 0.4, 0.6, -0.9], [0.8, 0.05, -0.2, 0.3]];
-    const b1s = [0.1, -0.2, 0.05, 0.3];
-    const w2s = [[0.3, -0.7], [0.6, 0.2], [-0.4, 0.9], [0.5, 0.1]];
-    const b2s = [0.02, -0.03];
-    const labels = [1, 0];
+    // The count test's shapes (kernels already compiled); values from a fixed formula.
+    const N = 4, K = IN, H = HID, C = OUT;
+    const fill = (r: number, c: number, k: number) => Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => Math.sin(k + 1.7 * i + 0.9 * j)));
+    const xs = fill(N, K, 0), w1s = fill(K, H, 1), w2s = fill(H, C, 2);
+    const b1s = fill(1, H, 3)[0].map((v) => 0.3 * v), b2s = fill(1, C, 4)[0].map((v) => 0.3 * v);
+    const labels = [1, 0, 2, 1];
     const leaf = (v: number[][] | number[]) => tensor(v, { requiresGrad: true });
     const [x, w1, b1, w2, b2] = [tensor(xs), leaf(w1s), leaf(b1s), leaf(w2s), leaf(b2s)];
     const loss = crossEntropy(x.matmul(w1).add(b1).relu().matmul(w2).add(b2), tensor(labels, { dtype: 'int32' }));
     loss.backward();
 
     // The reference: forward, softmax cross-entropy (mean) and backward by hand.
-    const N = 2, H = 4, C = 2, K = 3;
     const pre = xs.map((r) => b1s.map((b, j) => b + r.reduce((s, v, k) => s + v * w1s[k][j], 0)));
     const h = pre.map((r) => r.map((v) => Math.max(v, 0)));
     const z = h.map((r) => b2s.map((b, c) => b + r.reduce((s, v, j) => s + v * w2s[j][c], 0)));
@@ -111,6 +110,7 @@ async function rawStepAgainstLoops(backend: Backend): Promise<void> {
     const dpre = h.map((r, i) => r.map((v, j) => (pre[i][j] > 0 ? dz[i].reduce((s, d, c) => s + d * w2s[j][c], 0) : 0)));
     const gw1 = Array.from({ length: K }, (_, k) => Array.from({ length: H }, (_, j) => xs.reduce((s, r, i) => s + r[k] * dpre[i][j], 0)));
     const gb1 = Array.from({ length: H }, (_, j) => dpre.reduce((s, r) => s + r[j], 0));
+    expect(pre.flat().every((v) => Math.abs(v) > 1e-3)).toBe(true); // no ReLU kink in the data
 
     const near = (got: ArrayLike<number>, want: number[]) => {
       expect(got.length).toBe(want.length);
@@ -148,10 +148,11 @@ test('on WebGPU a folded chain is one kernel; an unread product still runs by th
   const gpu = B.gpu() as (Backend & Stats) | null;
   if (!gpu) return;
   await on(gpu, async () => {
-    const a = randn([8, 4]), b = randn([4, 3]), bias = randn([3]);
+    // The count test's shapes and epilogue: the kernels are compiled already.
+    const a = randn([4, IN]), b = randn([IN, HID]), bias = randn([HID]);
     await a.data(); await b.data(); await bias.data();
     let s0 = gpu.stats().dispatches;
-    const y = a.matmul(b).add(bias).mul(2).tanh();
+    const y = a.matmul(b).add(bias).relu();
     await y.data();
     expect(gpu.stats().dispatches - s0).toBe(1);
     s0 = gpu.stats().dispatches;
@@ -160,5 +161,26 @@ test('on WebGPU a folded chain is one kernel; an unread product still runs by th
     await Promise.resolve();
     expect(gpu.stats().dispatches - s0).toBe(1);
     [a, b, bias, y, z].forEach((t) => t.dispose());
+  });
+});
+
+test('on WebGPU a 3-d input costs the same backward kernels as a 2-d one (ReLU mask in the dgrad)', async () => {
+  const gpu = B.gpu() as (Backend & Stats) | null;
+  if (!gpu) return;
+  await on(gpu, async () => {
+    const l1 = new nn.Linear(IN, HID), l2 = new nn.Linear(HID, OUT);
+    const backwardKernels = async (x: Tensor) => {
+      const y = tidy(() => l2.forward(l1.forward(x).relu()).sum());
+      await y.data();
+      const s0 = gpu.stats().dispatches;
+      y.backward();
+      const n = gpu.stats().dispatches - s0;
+      y.dispose();
+      [...l1.parameters(), ...l2.parameters()].forEach((p) => { p.grad = null; });
+      return n;
+    };
+    const x2 = randn([4, IN], { requiresGrad: true }), x3 = randn([2, 2, IN], { requiresGrad: true });
+    expect(await backwardKernels(x3)).toBe(await backwardKernels(x2));
+    [x2, x3, ...l1.parameters(), ...l2.parameters()].forEach((t) => t.dispose());
   });
 });

@@ -1,4 +1,4 @@
-import { E, Expr, NDArray, exprInputs, matmulBatch, shapesEqual } from '@surf/core';
+import { E, Expr, NDArray, exprInputs, matmulBatch, numel, shapesEqual } from '@surf/core';
 import type { GradEpilogue } from '../node';
 import { unbroadcast } from '../engine';
 
@@ -65,6 +65,17 @@ export function applyGradEpilogue(g: NDArray, e: GradEpilogue): NDArray {
 export function matmulGrad(a: NDArray, b: NDArray, e: GradEpilogue | undefined, shape: readonly number[], reshape: (x: NDArray) => NDArray = (x) => x): NDArray {
   const prodShape = [...matmulBatch('matmul backward', a.shape, b.shape), a.shape[a.ndim - 2], b.shape[b.ndim - 1]];
   if (e && shapesEqual(prodShape, shape)) return a.matmul(b, { expr: e.expr, inputs: e.inputs() });
+  if (e && numel(prodShape) === numel(shape)) {
+    // The product is the operand with its dims regrouped (a linear's rows, a 1-d operand):
+    // inputs of the operand's full shape that regroup as views still fuse.
+    const ins = e.inputs();
+    if (ins.every((x) => shapesEqual(x.shape, shape) && x.view.reshape(prodShape) !== null)) {
+      const views = ins.map((x) => x.reshape(prodShape));
+      const g = a.matmul(b, { expr: e.expr, inputs: views });
+      views.forEach((v) => v.dispose());
+      return reshape(g);
+    }
+  }
   const g = reshape(a.matmul(b));
   return e ? applyGradEpilogue(unbroadcast(g, shape), e) : g;
 }

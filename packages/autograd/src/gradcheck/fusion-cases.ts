@@ -1,6 +1,7 @@
 import type { GradcheckCase } from './cases';
 import { Host, at, build, map, matmul2d, sumAll, zip } from './host';
 import { InputSpec } from './inputs';
+import { linear } from '../ops/linear';
 
 /**
  * Graphs the fusion pass rewrites (fusion/*): elementwise ops folded into a matmul's
@@ -47,6 +48,12 @@ export function fusionCases(): GradcheckCase[] {
       name: 'fusion: a folded product read again', op: 'composite', inputs: [sp([3, 2]), sp([2, 4], 'transposed')],
       fn: (a, b) => { const z = a.matmul(b); return z.sigmoid().add(z); },
       forward: (a, b) => { const z = matmul2d(a, b); return zip([map(z, sig), z], (u, v) => u + v); },
+    },
+    {
+      // A 3-d input: tanh's backward still rides in the second linear's dgrad (rows regrouped).
+      name: 'fusion: 3-d linear → tanh → linear', op: 'composite', inputs: [sp([2, 2, 3], 'flipped'), sp([4, 3]), sp([4]), sp([2, 4], 'transposed')],
+      fn: (x, w1, b1, w2) => linear(linear(x, w1, b1).tanh(), w2),
+      forward: (x, w1, b1, w2) => build([2, 2, 2], ([z, i, o]) => sumAll([0, 1, 2, 3].map((j) => at(w2, [o, j]) * Math.tanh(b1.data[j] + sumAll([0, 1, 2].map((p) => at(x, [z, i, p]) * at(w1, [j, p]))))))),
     },
     {
       // A bias of rank 1 folds into a 3-d linear's 2-d product (rows folded).
