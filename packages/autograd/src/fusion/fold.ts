@@ -1,9 +1,9 @@
 import { DType, E, Expr, NDArray, broadcastShapes, exprDType, exprInputs, shapesEqual } from '@surf/core';
-import type { Rule } from '../ops/fuse';
+import { Rule, runExprs } from '../ops/fuse';
 import type { Scalar } from '../dtypes';
 import { fromOp, needsGrad } from '../node';
 import { Tensor } from '../tensor';
-import { exprSize, gradEpilogueOf, mapInputs } from './grad-epilogue';
+import { exprSize, gradEpilogueOf } from './grad-epilogue';
 import { PendingResult, SavedPending, leaveFrontier } from './pending';
 
 /**
@@ -112,19 +112,10 @@ export function foldIntoPending(op: string, xs: readonly Operand[], dts: readonl
   const saved = [...slots.filter((s): s is NDArray => s !== null), ...(savedOut ? [savedOut] : [])];
   const t = fromOp(op, next, tensors, (g) => {
     const ins = [g, ...tensors.map((_, j) => slots[j] ?? g), savedOut ? savedOut.get() : g];
-    const res = exprs.length ? runUsed(`${op} backward`, exprs, ins) : [];
+    const res = exprs.length ? runExprs(`${op} backward`, exprs, ins) : [];
     let r = 0;
     return want.map((e) => (e === null ? null : isG(e) ? g.reshape(g.shape) : res[r++]));
   }, saved);
   if (t._node) t._node.gradEpilogue = gradEpilogueOf(want, slot);
   return t;
-}
-
-/** Runs expressions over only the inputs they read. */
-function runUsed(op: string, outs: Expr[], inputs: NDArray[]): NDArray[] {
-  const used = new Set<number>();
-  outs.forEach((e) => exprInputs(e, used));
-  const order = used.size ? [...used].sort((a, b) => a - b) : [0];
-  const m = new Map(order.map((i, j) => [i, j]));
-  return NDArray.elementwise(outs.map((e) => mapInputs(e, (i) => E.in(m.get(i)!))), order.map((i) => inputs[i]), op);
 }
