@@ -121,6 +121,7 @@ export class CpuBackend implements Backend {
   checkOutput(): void {
     this.check();
   }
+
   async sync(): Promise<void> {}
 
   memory(): MemoryInfo {
