@@ -40,3 +40,9 @@ export { triu, tril } from './ops/triangle';
 export { maskedFill } from './ops/masked-fill';
 export { multinomial } from './ops/multinomial';
 // ---- end ops ----
+// ---- jit (issue 12): captured steps ----
+export { jit } from './jit/jit';
+export type { JitOptions, JitStats, Jitted } from './jit/jit';
+export { JitError } from './jit/errors';
+export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
+// ---- end jit ----

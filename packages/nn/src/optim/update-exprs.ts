@@ -1,4 +1,5 @@
 import { E, Expr } from '@surf/core';
+import { dynamicConst } from '@surf/autograd';
 
 /**
  * Optimizer updates as expression trees, so one step of one parameter is one fused kernel
@@ -24,15 +25,26 @@ export interface SgdConsts {
   first: boolean;
 }
 
-export function sgdExprs(c: SgdConsts): Expr[] {
+const sgdScalars = (c: SgdConsts) => ({ weightDecay: c.weightDecay, lr: c.lr, momentum: c.momentum, keep: 1 - c.dampening });
+
+/**
+ * jit: with `live` (the hyperparameters as they are when called), every scalar is a dynamic
+ * constant, so a replayed step reads the current lr and step count.
+ */
+function scalarConsts<T extends Record<string, number>>(now: T, live?: () => T): (name: keyof T) => Expr {
+  return (name) => (live ? dynamicConst(() => live()[name]) : E.f(now[name]));
+}
+
+export function sgdExprs(c: SgdConsts, live?: () => SgdConsts): Expr[] {
+  const k = scalarConsts(sgdScalars(c), live && (() => sgdScalars(live())));
   // g ← g + λ·p
-  const g = E.add(G, E.mul(E.f(c.weightDecay), P));
-  if (c.momentum === 0) return [E.sub(P, E.mul(E.f(c.lr), g))];
+  const g = E.add(G, E.mul(k('weightDecay'), P));
+  if (c.momentum === 0) return [E.sub(P, E.mul(k('lr'), g))];
   // b ← μ·b + (1 − τ)·g, and b ← g on the first step
-  const buf = c.first ? g : E.add(E.mul(E.f(c.momentum), E.in(2)), E.mul(E.f(1 - c.dampening), g));
+  const buf = c.first ? g : E.add(E.mul(k('momentum'), E.in(2)), E.mul(k('keep'), g));
   // d ← g + μ·b (Nesterov) or b
-  const d = c.nesterov ? E.add(g, E.mul(E.f(c.momentum), buf)) : buf;
-  return [E.sub(P, E.mul(E.f(c.lr), d)), buf];
+  const d = c.nesterov ? E.add(g, E.mul(k('momentum'), buf)) : buf;
+  return [E.sub(P, E.mul(k('lr'), d)), buf];
 }
 
 /**
@@ -51,19 +63,31 @@ export interface AdamConsts {
   step: number;
 }
 
-const lerp = (keep: number, old: Expr | null, x: Expr): Expr =>
-  old ? E.add(E.mul(E.f(keep), old), E.mul(E.f(1 - keep), x)) : E.mul(E.f(1 - keep), x);
+const lerp = (keep: Expr, rest: Expr, old: Expr | null, x: Expr): Expr =>
+  old ? E.add(E.mul(keep, old), E.mul(rest, x)) : E.mul(rest, x);
 
-export function adamExprs(c: AdamConsts): Expr[] {
-  const g = c.decoupled ? G : E.add(G, E.mul(E.f(c.weightDecay), P));
-  const p = c.decoupled ? E.mul(P, E.f(1 - c.lr * c.weightDecay)) : P;
+// The host computes the scalars in f64: lr / (1 − β1ᵗ) and 1 / √(1 − β2ᵗ).
+const adamScalars = (c: AdamConsts) => ({
+  weightDecay: c.weightDecay,
+  decay: 1 - c.lr * c.weightDecay,
+  beta1: c.beta1,
+  rest1: 1 - c.beta1,
+  beta2: c.beta2,
+  rest2: 1 - c.beta2,
+  stepSize: c.lr / (1 - Math.pow(c.beta1, c.step)),
+  invBc2Sqrt: 1 / Math.sqrt(1 - Math.pow(c.beta2, c.step)),
+  eps: c.eps,
+});
+
+export function adamExprs(c: AdamConsts, live?: () => AdamConsts): Expr[] {
+  const k = scalarConsts(adamScalars(c), live && (() => adamScalars(live())));
+  const g = c.decoupled ? G : E.add(G, E.mul(k('weightDecay'), P));
+  const p = c.decoupled ? E.mul(P, k('decay')) : P;
   // m ← β1·m + (1 − β1)·g ;  v ← β2·v + (1 − β2)·g²
   const first = c.step === 1;
-  const m = lerp(c.beta1, first ? null : E.in(2), g);
-  const v = lerp(c.beta2, first ? null : E.in(3), E.mul(g, g));
-  // p ← p − (lr / (1 − β1ᵗ)) · m / (√v / √(1 − β2ᵗ) + ε), the host computing the scalars in f64.
-  const stepSize = c.lr / (1 - Math.pow(c.beta1, c.step));
-  const invBc2Sqrt = 1 / Math.sqrt(1 - Math.pow(c.beta2, c.step));
-  const denom = E.add(E.mul(E.sqrt(v), E.f(invBc2Sqrt)), E.f(c.eps));
-  return [E.sub(p, E.div(E.mul(E.f(stepSize), m), denom)), m, v];
+  const m = lerp(k('beta1'), k('rest1'), first ? null : E.in(2), g);
+  const v = lerp(k('beta2'), k('rest2'), first ? null : E.in(3), E.mul(g, g));
+  // p ← p − (lr / (1 − β1ᵗ)) · m / (√v / √(1 − β2ᵗ) + ε)
+  const denom = E.add(E.mul(E.sqrt(v), k('invBc2Sqrt')), k('eps'));
+  return [E.sub(p, E.div(E.mul(k('stepSize'), m), denom)), m, v];
 }
