@@ -1,0 +1,91 @@
+import { Backend } from '@surf/core';
+import { JitError, Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
+import { backends, on, testGpu } from './helpers';
+
+// jit against the eager loop it captures: the same losses and parameters, step by step, on
+// the CPU (bit-exact: the replay issues the very same kernels) and on WebGPU.
+
+const B = backends();
+beforeAll(B.setup);
+afterAll(B.teardown);
+
+type OptKind = 'sgd' | 'adam';
+
+interface Run {
+  losses: number[];
+  params: Float32Array[];
+}
+
+/** N training steps of a small MLP (optionally jitted); batches fixed up front. */
+async function train(kind: OptKind, jitted: boolean, steps: number, opts: { dropout?: boolean; lastBatch?: number } = {}): Promise<Run> {
+  manualSeed(3);
+  const layers: nn.Module[] = [new nn.Linear(6, 8), new nn.ReLU()];
+  if (opts.dropout) layers.push(new nn.Dropout(0.25));
+  layers.push(new nn.LayerNorm(8), new nn.Linear(8, 4));
+  const model = new nn.Sequential(...layers);
+  const batches = Array.from({ length: steps }, (_, i) => {
+    const n = opts.lastBatch && i === steps - 1 ? opts.lastBatch : 5;
+    return { x: randn([n, 6]), y: randint(0, 4, [n]) };
+  });
+  const opt = kind === 'sgd' ? new optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9, weightDecay: 1e-3 }) : new optim.Adam(model.parameters(), { lr: 0.01 });
+  const sched = kind === 'sgd' ? new optim.StepLR(opt, { stepSize: 2, gamma: 0.5 }) : new optim.CosineAnnealingLR(opt, { tMax: steps });
+  const step = (x: Tensor, y: Tensor): Tensor => {
+    opt.zeroGrad();
+    const loss = crossEntropy(model.forward(x), y);
+    loss.backward();
+    optim.clipGradNorm(model.parameters(), 0.5);
+    opt.step();
+    return loss;
+  };
+  const f = jitted ? jit(step) : step;
+  // Dropout draws from the global seed: reseed so both runs draw the same masks.
+  manualSeed(11);
+  const losses: number[] = [];
+  for (const { x, y } of batches) {
+    const loss = f(x, y);
+    sched.step();
+    losses.push(await loss.item());
+    loss.dispose();
+  }
+  if (jitted) expect((f as ReturnType<typeof jit>).stats.replayed).toBeGreaterThan(0);
+  const params = await Promise.all(model.parameters().map(async (p) => (await p.data()) as Float32Array));
+  return { losses, params };
+}
+
+function near(got: Run, want: Run, tol: number): void {
+  expect(got.losses.length).toBe(want.losses.length);
+  got.losses.forEach((l, i) => { if (!(Math.abs(l - want.losses[i]) <= tol * (1 + Math.abs(want.losses[i])))) throw new Error(`step ${i}: loss ${l}, eager ${want.losses[i]}`); });
+  got.params.forEach((p, i) => p.forEach((v, j) => {
+    const w = want.params[i][j];
+    if (!(Math.abs(v - w) <= tol * (1 + Math.abs(w)))) throw new Error(`param ${i}[${j}]: ${v}, eager ${w}`);
+  }));
+}
+
+async function matchesEager(backend: Backend, kind: OptKind, tol: number, opts: { dropout?: boolean; lastBatch?: number } = {}): Promise<void> {
+  await on(backend, async () => {
+    const want = await train(kind, false, 7, opts);
+    const got = await train(kind, true, 7, opts);
+    near(got, want, tol);
+  });
+}
+
+test('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager, bit-exact on the CPU', () => matchesEager(B.cpu, 'sgd', 0));
+test('jit: MLP step with Adam, cosine schedule = eager, bit-exact on the CPU', () => matchesEager(B.cpu, 'adam', 0));
+test('jit: dropout masks are fresh per call and follow manualSeed (= eager on the CPU)', () => matchesEager(B.cpu, 'adam', 0, { dropout: true }));
+test('jit: a smaller last batch records again', () => matchesEager(B.cpu, 'sgd', 0, { lastBatch: 3 }));
+
+testGpu('jit: SGD and Adam steps = eager on WebGPU', async () => {
+  await matchesEager(B.gpu(), 'sgd', 1e-5);
+  await matchesEager(B.gpu(), 'adam', 1e-5, { dropout: true });
+});
+
+test('jit: a readback inside the function is a JitError naming it', async () => {
+  await on(B.cpu, async () => {
+    const f = jit(async (x: Tensor) => {
+      const v = await x.sum().item();
+      return x.mul(v);
+    });
+    expect(() => f(tensor([1, 2]))).toThrow(JitError);
+    expect(() => f(tensor([1, 2]))).toThrow(/readback/);
+  });
+});
