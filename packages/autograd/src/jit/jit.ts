@@ -192,7 +192,7 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
         rec.prev = null;
         rec.misses = 0;
       } catch (e) {
-        if (!(e instanceof JitError) || ++rec.misses >= MAX_MISSES) {
+        if (!(e instanceof JitError) || !e.structural || ++rec.misses >= MAX_MISSES) {
           cache.delete(key);
           throw e;
         }

@@ -48,7 +48,7 @@ function where(e: Entry, i: number): string {
 
 export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInputs: readonly Storage[], bOutputs: readonly Storage[]): Plan {
   if (a.entries.length !== b.entries.length) {
-    throw new JitError(`jit: two calls with the same signature did different work (${a.entries.length} and ${b.entries.length} backend calls); jit replays one fixed sequence of ops, so JS control flow inside the function must not depend on values that change between calls`);
+    throw new JitError(`jit: two calls with the same signature did different work (${a.entries.length} and ${b.entries.length} backend calls); jit replays one fixed sequence of ops, so JS control flow inside the function must not depend on values that change between calls`, true);
   }
   const slotOf = new Map<Storage, number>();
   let slotCount = 0;
@@ -79,7 +79,7 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
     const ea = a.entries[i];
     const at = where(eb, i);
     if (ea.kind !== eb.kind || ea.key !== eb.key || ea.leaves.length !== eb.leaves.length) {
-      throw new JitError(`jit: two calls with the same signature did different work at ${at} (${ea.method} vs ${eb.method}${ea.method === eb.method ? ' with other shapes or options' : ''}); jit replays one fixed sequence of ops`);
+      throw new JitError(`jit: two calls with the same signature did different work at ${at} (${ea.method} vs ${eb.method}${ea.method === eb.method ? ' with other shapes or options' : ''}); jit replays one fixed sequence of ops`, true);
     }
     const leaves: Resolved[] = eb.leaves.map((lb, j) => {
       const la = ea.leaves[j];
