@@ -89,3 +89,99 @@ test('jit: a readback inside the function is a JitError naming it', async () => 
     expect(() => f(tensor([1, 2]))).toThrow(/readback/);
   });
 });
+
+/** A tiny regression model with SGD, as a jitted step; returns the step and the model. */
+function tinyStep() {
+  const model = new nn.Linear(3, 2);
+  const opt = new optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.5 });
+  const step = jit((x: Tensor, t: Tensor) => {
+    opt.zeroGrad();
+    const loss = model.forward(x).sub(t).pow(2).mean();
+    loss.backward();
+    opt.step();
+    return loss;
+  }, { maxRecords: 2 });
+  return { model, opt, step };
+}
+
+test('jit: memory stays flat over 50 replays without tidy', async () => {
+  await on(B.cpu, async () => {
+    manualSeed(1);
+    const { step } = tinyStep();
+    const x = randn([4, 3]);
+    const t = randn([4, 2]);
+    const counts: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const loss = step(x, t);
+      if (i % 10 === 9) {
+        await loss.item();
+        counts.push(B.cpu.memory().buffers);
+      }
+      loss.dispose();
+    }
+    expect(step.stats.replayed).toBe(57);
+    expect(new Set(counts.slice(1)).size).toBe(1);
+  });
+});
+
+test('jit: records are per signature and bounded (LRU); a changed number argument records again', async () => {
+  await on(B.cpu, async () => {
+    manualSeed(2);
+    const w = randn([3]);
+    const f = jit((x: Tensor, k: number) => x.mul(w).sum().mul(k), { maxRecords: 2 });
+    const want = async (x: Tensor, k: number) => (await x.mul(w).sum().item()) * k;
+    for (const n of [2, 3, 4, 2, 3]) {
+      for (let i = 0; i < 8; i++) {
+        const x = randn([n, 3]);
+        const k = i < 4 ? 1 : 2;
+        const got = await f(x, k).item();
+        expect(got).toBeCloseTo(await want(x, k), 5);
+      }
+    }
+    expect(f.stats.signatures).toBe(2);
+    expect(f.stats.replayed).toBeGreaterThan(0);
+  });
+});
+
+test('jit: a parameter replaced between calls is seen (the record is made again)', async () => {
+  await on(B.cpu, async () => {
+    manualSeed(4);
+    const model = new nn.Linear(3, 1);
+    const f = jit((x: Tensor) => {
+      const y = model.forward(x);
+      const l = y.sum();
+      l.backward();
+      model.weight.grad = null;
+      model.bias!.grad = null;
+      return y;
+    });
+    const x = randn([2, 3]);
+    for (let i = 0; i < 4; i++) f(x).dispose();
+    model.weight.assign(tensor([[1, 2, 3]]));
+    const got = (await f(x).data()) as Float32Array;
+    const xs = (await x.data()) as Float32Array;
+    const b = await model.bias!.item();
+    for (let r = 0; r < 2; r++) expect(got[r]).toBeCloseTo(xs[3 * r] + 2 * xs[3 * r + 1] + 3 * xs[3 * r + 2] + b, 5);
+  });
+});
+
+test('jit: work that differs on every call is a JitError', async () => {
+  await on(B.cpu, async () => {
+    let n = 0;
+    const f = jit((x: Tensor) => {
+      let y = x;
+      for (let i = 0; i <= n; i++) y = y.exp();
+      n++;
+      return y;
+    });
+    const x = tensor([0.1, 0.2]);
+    expect(() => { for (let i = 0; i < 6; i++) f(x); }).toThrow(/different work/);
+  });
+});
+
+test('jit: bad arguments are clear errors', () => {
+  expect(() => jit(3 as unknown as () => Tensor)).toThrow(/expected a function/);
+  expect(() => jit(() => tensor([1]), { maxRecords: 0 })).toThrow(/maxRecords/);
+  const p = tensor([1, 2], { requiresGrad: true });
+  expect(() => jit((x: Tensor) => x.mul(2))(p)).toThrow(/requires grad/);
+});
