@@ -9,3 +9,7 @@ export { CpuBackend } from './cpu';
 export * from './random';
 export * from './registry';
 export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';
+// attention
+export type { AttentionOptions, AttentionResult, AttentionGrads } from './backend';
+export { attentionNd, attentionBackwardNd, checkAttentionArgs } from './attention';
+export type { AttentionNdOptions } from './attention';
