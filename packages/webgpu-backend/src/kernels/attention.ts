@@ -1,0 +1,477 @@
+import { BackendError } from '@surf/core';
+import type { Runtime } from '../runtime';
+import type { PooledBuffer } from '../pool';
+import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl } from './wgsl';
+
+/**
+ * FlashAttention-style kernels. Forward: a workgroup owns ROWS query rows (one per thread,
+ * its q row and output accumulator in registers) and walks the keys in tiles loaded into
+ * workgroup memory, keeping a running max and sum (online softmax), so the L x S scores are
+ * never stored; it writes the output and each row's logsumexp. Backward recomputes the
+ * probabilities from that logsumexp: a small pass packs (lse, D = dO·out) per row, one kernel
+ * owns query rows and accumulates dQ over key tiles, another owns key rows and accumulates
+ * dK and dV over query tiles (no atomics; the score recompute is done twice instead).
+ * Causal kernels stop (forward, dQ) or start (dK/dV) at the diagonal's tile.
+ */
+
+/** Threads per workgroup = rows (query or key) a workgroup owns. */
+const ROWS = 64;
+/** f32 words of workgroup memory a kernel may use (WebGPU's guaranteed 16 KiB). */
+const SHARED_WORDS = 4096;
+
+export interface AttnOperand {
+  buf: PooledBuffer;
+  offset: number;
+  /** Strides of the batch dims, then the row stride, then (except 1-d rows) the column stride. */
+  strides: readonly number[];
+}
+
+export interface AttnDims { batch: readonly number[]; L: number; S: number; E: number; Ev: number }
+export type MaskKind = 'none' | 'float' | 'bool';
+
+/** Parameter words by name: shapes, per-operand offset/strides, constants. */
+class Params {
+  readonly index = new Map<string, number>();
+  readonly values: { i: number; kind: 'u' | 'i' | 'f'; v: number }[] = [];
+  add(name: string, kind: 'u' | 'i' | 'f', v: number): void {
+    const i = this.values.length;
+    this.index.set(name, i);
+    this.values.push({ i, kind, v });
+  }
+  u(name: string): string { return pU(this.at(name)); }
+  i(name: string): string { return pI(this.at(name)); }
+  f(name: string): string { return pF(this.at(name)); }
+  private at(name: string): number {
+    const i = this.index.get(name);
+    if (i === undefined) throw new Error(`attention kernel: no parameter ${name}`);
+    return i;
+  }
+  get words(): number { return this.values.length; }
+}
+
+function operandParams(p: Params, name: string, x: AttnOperand, nb: number, hasCol: boolean): void {
+  p.add(`${name}.off`, 'i', x.offset);
+  for (let d = 0; d < nb; d++) p.add(`${name}.b${d}`, 'i', x.strides[d]);
+  p.add(`${name}.rs`, 'i', x.strides[nb]);
+  if (hasCol) p.add(`${name}.cs`, 'i', x.strides[nb + 1]);
+}
+
+/** WGSL: `let <name>B = offset + Σ digit_d · stride_d;` for the workgroup's batch index. */
+function batchBase(p: Params, name: string, nb: number): string {
+  let e = p.i(`${name}.off`);
+  for (let d = 0; d < nb; d++) e += ` + i32(bd${d}) * ${p.i(`${name}.b${d}`)}`;
+  return `let ${name}B = ${e};`;
+}
+
+/** WGSL: the batch digits bd0.. of batch index `b` (row-major over the batch shape). */
+function batchDigits(p: Params, nb: number, b: string): string {
+  const lines = [`var br = ${b};`];
+  for (let d = nb - 1; d >= 0; d--) lines.push(`let bd${d} = br % ${p.u(`bs${d}`)}; br = br / ${p.u(`bs${d}`)};`);
+  return lines.join('\n  ');
+}
+
+function commonParams(dims: AttnDims, scale: number): Params {
+  const p = new Params();
+  p.add('L', 'u', dims.L);
+  p.add('S', 'u', dims.S);
+  p.add('B', 'u', dims.batch.reduce((a, c) => a * c, 1));
+  p.add('scale', 'f', scale);
+  dims.batch.forEach((d, i) => p.add(`bs${i}`, 'u', d));
+  return p;
+}
+
+function writeParams(rt: Runtime, k: ReturnType<Runtime['kernel']>, p: Params): number {
+  const w = rt.params(k);
+  const { u32, i32, f32 } = rt.words;
+  for (const { i, kind, v } of p.values) {
+    if (kind === 'u') u32[w + i] = v;
+    else if (kind === 'i') i32[w + i] = v;
+    else f32[w + i] = v;
+  }
+  return w;
+}
+
+/** The mask test for (row i, key j) inside a kernel: sets `vis` false or adds to `s`. */
+function maskCode(p: Params, kind: MaskKind, i: string, j: string): string {
+  if (kind === 'none') return '';
+  const at = `M[u32(mB + i32(${i}) * ${p.i('m.rs')} + i32(${j}) * ${p.i('m.cs')})]`;
+  if (kind === 'bool') return `if (${at} == 0u) { vis = false; }`;
+  return `let mv = ${at}; if (isinf_(mv) && mv < 0.0) { vis = false; } else { s = s + mv; }`;
+}
+
+function tileOf(op: string, words: number, dims: AttnDims): number {
+  const t = Math.min(32, Math.floor(SHARED_WORDS / Math.max(1, words)));
+  if (t < 1) throw new BackendError(`${op}: head dims E=${dims.E} and Ev=${dims.Ev} are too large for one workgroup's memory (E + Ev must be below ${SHARED_WORDS - 2}); use the CPU backend or split the heads`);
+  return t;
+}
+
+const arr = (n: number) => Math.max(1, n);
+
+export function encodeAttention(
+  rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
+  scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer,
+): void {
+  const { L, S, E, Ev } = dims;
+  const nb = dims.batch.length;
+  const B = dims.batch.reduce((a, c) => a * c, 1);
+  if (B * L === 0) return;
+  const BC = tileOf('attention', E + Ev, dims);
+  const p = commonParams(dims, scale);
+  operandParams(p, 'q', q, nb, true);
+  operandParams(p, 'k', k, nb, true);
+  operandParams(p, 'v', v, nb, true);
+  if (mask) operandParams(p, 'm', mask, nb, true);
+  const reads = mask ? 4 : 3;
+  const key = `attention|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
+  const kern = rt.kernel(key, reads, 2, p.words, () => /* wgsl */ `${FLOAT_HELPERS}
+${paramsDecl(p.words)}
+@group(0) @binding(1) var<storage, read> Q: array<f32>;
+@group(0) @binding(2) var<storage, read> K: array<f32>;
+@group(0) @binding(3) var<storage, read> V: array<f32>;
+${mask ? `@group(0) @binding(4) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}
+@group(0) @binding(${reads + 1}) var<storage, read_write> O: array<f32>;
+@group(0) @binding(${reads + 2}) var<storage, read_write> LSE: array<f32>;
+var<workgroup> Ks: array<f32, ${BC * arr(E)}>;
+var<workgroup> Vs: array<f32, ${BC * arr(Ev)}>;
+@compute @workgroup_size(${ROWS})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let L = ${p.u('L')};
+  let S = ${p.u('S')};
+  let nblk = (L + ${ROWS - 1}u) / ${ROWS}u;
+  if (wg >= ${p.u('B')} * nblk) { return; }
+  let b = wg / nblk;
+  let i0 = (wg % nblk) * ${ROWS}u;
+  let i = i0 + lid;
+  ${batchDigits(p, nb, 'b')}
+  ${batchBase(p, 'q', nb)} ${batchBase(p, 'k', nb)} ${batchBase(p, 'v', nb)} ${mask ? batchBase(p, 'm', nb) : ''}
+  let live = i < L;
+  let scale = ${p.f('scale')};
+  var qr: array<f32, ${arr(E)}>;
+  var acc: array<f32, ${arr(Ev)}>;
+  var sc: array<f32, ${BC}>;
+  if (live) {
+    for (var e = 0u; e < ${E}u; e++) { qr[e] = Q[u32(qB + i32(i) * ${p.i('q.rs')} + i32(e) * ${p.i('q.cs')})] * scale; }
+  }
+  var m = -3.0e38;
+  var l = 0.0;
+  var kEnd = S;
+  ${causal ? `kEnd = min(S, i0 + ${ROWS}u);` : ''}
+  for (var j0 = 0u; j0 < kEnd; j0 += ${BC}u) {
+    workgroupBarrier();
+    for (var t = lid; t < ${BC * E}u; t += ${ROWS}u) {
+      let j = j0 + t / ${arr(E)}u;
+      var x = 0.0;
+      if (j < S) { x = K[u32(kB + i32(j) * ${p.i('k.rs')} + i32(t % ${arr(E)}u) * ${p.i('k.cs')})]; }
+      Ks[t] = x;
+    }
+    for (var t = lid; t < ${BC * Ev}u; t += ${ROWS}u) {
+      let j = j0 + t / ${arr(Ev)}u;
+      var x = 0.0;
+      if (j < S) { x = V[u32(vB + i32(j) * ${p.i('v.rs')} + i32(t % ${arr(Ev)}u) * ${p.i('v.cs')})]; }
+      Vs[t] = x;
+    }
+    workgroupBarrier();
+    if (live) {
+      var mt = m;
+      for (var jj = 0u; jj < ${BC}u; jj++) {
+        let j = j0 + jj;
+        var vis = j < S${causal ? ' && j <= i' : ''};
+        var s = -3.4e38;
+        if (vis) {
+          s = 0.0;
+          for (var e = 0u; e < ${E}u; e++) { s = s + qr[e] * Ks[jj * ${E}u + e]; }
+          ${maskCode(p, maskKind, 'i', 'j')}
+          if (vis) { mt = max(mt, s); } else { s = -3.4e38; }
+        }
+        sc[jj] = s;
+      }
+      if (mt > m) {
+        let c = exp(m - mt);
+        l = l * c;
+        for (var e = 0u; e < ${Ev}u; e++) { acc[e] = acc[e] * c; }
+        m = mt;
+      }
+      for (var jj = 0u; jj < ${BC}u; jj++) {
+        if (sc[jj] > -3.3e38) {
+          let pj = exp(sc[jj] - m);
+          l = l + pj;
+          for (var e = 0u; e < ${Ev}u; e++) { acc[e] = acc[e] + pj * Vs[jj * ${Ev}u + e]; }
+        }
+      }
+    }
+  }
+  if (live) {
+    let r = b * L + i;
+    if (l > 0.0) {
+      let inv = 1.0 / l;
+      for (var e = 0u; e < ${Ev}u; e++) { O[r * ${Ev}u + e] = acc[e] * inv; }
+      LSE[r] = m + log(l);
+    } else {
+      // Every key hidden: output 0 and logsumexp -inf (PyTorch's safe softmax).
+      for (var e = 0u; e < ${Ev}u; e++) { O[r * ${Ev}u + e] = 0.0; }
+      LSE[r] = -inf_();
+    }
+  }
+}`);
+  const w = writeParams(rt, kern, p);
+  const bufs = [q.buf, k.buf, v.buf, ...(mask ? [mask.buf] : []), out, lse];
+  rt.dispatch(kern, bufs, w, B * Math.ceil(L / ROWS));
+}
+
+export function encodeAttentionBackward(
+  rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
+  out: AttnOperand, lse: AttnOperand, gOut: AttnOperand, scale: number, causal: boolean,
+  stats: PooledBuffer, dq: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer,
+): void {
+  const { L, S } = dims;
+  const B = dims.batch.reduce((a, c) => a * c, 1);
+  if (B === 0) return;
+  if (B * L > 0) encodeStats(rt, dims, out, lse, gOut, stats);
+  if (B * L > 0) encodeDq(rt, dims, q, k, v, mask, maskKind, gOut, scale, causal, stats, dq);
+  if (B * S > 0) encodeDkv(rt, dims, q, k, v, mask, maskKind, gOut, scale, causal, stats, dk, dv);
+}
+
+/** stats[2r] = lse_r, stats[2r+1] = D_r = Σ_e dO_re · out_re, per query row r. */
+function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOperand, gOut: AttnOperand, stats: PooledBuffer): void {
+  const nb = dims.batch.length;
+  const B = dims.batch.reduce((a, c) => a * c, 1);
+  const p = commonParams(dims, 1);
+  operandParams(p, 'o', out, nb, true);
+  operandParams(p, 'l', lse, nb, false);
+  operandParams(p, 'g', gOut, nb, true);
+  const key = `attention stats|nb${nb}|Ev${dims.Ev}|w${p.words}`;
+  const kern = rt.kernel(key, 3, 1, p.words, () => /* wgsl */ `${paramsDecl(p.words)}
+@group(0) @binding(1) var<storage, read> O: array<f32>;
+@group(0) @binding(2) var<storage, read> LS: array<f32>;
+@group(0) @binding(3) var<storage, read> G: array<f32>;
+@group(0) @binding(4) var<storage, read_write> ST: array<f32>;
+@compute @workgroup_size(${ROWS})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let r = wg * ${ROWS}u + lid;
+  let L = ${p.u('L')};
+  if (r >= ${p.u('B')} * L) { return; }
+  let i = r % L;
+  ${batchDigits(p, nb, 'r / L')}
+  ${batchBase(p, 'o', nb)} ${batchBase(p, 'l', nb)} ${batchBase(p, 'g', nb)}
+  var D = 0.0;
+  for (var e = 0u; e < ${dims.Ev}u; e++) {
+    D = D + G[u32(gB + i32(i) * ${p.i('g.rs')} + i32(e) * ${p.i('g.cs')})] * O[u32(oB + i32(i) * ${p.i('o.rs')} + i32(e) * ${p.i('o.cs')})];
+  }
+  ST[2u * r] = LS[u32(lB + i32(i) * ${p.i('l.rs')})];
+  ST[2u * r + 1u] = D;
+}`);
+  const w = writeParams(rt, kern, p);
+  rt.dispatch(kern, [out.buf, lse.buf, gOut.buf, stats], w, Math.ceil((B * dims.L) / ROWS));
+}
+
+/** dQ_i = scale Σ_j p_ij (dO_i·v_j - D_i) k_j: one thread per query row, keys in tiles. */
+function encodeDq(
+  rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
+  gOut: AttnOperand, scale: number, causal: boolean, stats: PooledBuffer, dq: PooledBuffer,
+): void {
+  const { L, E, Ev } = dims;
+  const nb = dims.batch.length;
+  const B = dims.batch.reduce((a, c) => a * c, 1);
+  const BC = tileOf('attention backward', E + Ev, dims);
+  const p = commonParams(dims, scale);
+  operandParams(p, 'q', q, nb, true);
+  operandParams(p, 'k', k, nb, true);
+  operandParams(p, 'v', v, nb, true);
+  operandParams(p, 'g', gOut, nb, true);
+  if (mask) operandParams(p, 'm', mask, nb, true);
+  const reads = mask ? 6 : 5;
+  const key = `attention dq|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
+  const kern = rt.kernel(key, reads, 1, p.words, () => /* wgsl */ `${FLOAT_HELPERS}
+${paramsDecl(p.words)}
+@group(0) @binding(1) var<storage, read> Q: array<f32>;
+@group(0) @binding(2) var<storage, read> K: array<f32>;
+@group(0) @binding(3) var<storage, read> V: array<f32>;
+@group(0) @binding(4) var<storage, read> G: array<f32>;
+@group(0) @binding(5) var<storage, read> ST: array<f32>;
+${mask ? `@group(0) @binding(6) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}
+@group(0) @binding(${reads + 1}) var<storage, read_write> DQ: array<f32>;
+var<workgroup> Ks: array<f32, ${BC * arr(E)}>;
+var<workgroup> Vs: array<f32, ${BC * arr(Ev)}>;
+@compute @workgroup_size(${ROWS})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let L = ${p.u('L')};
+  let S = ${p.u('S')};
+  let nblk = (L + ${ROWS - 1}u) / ${ROWS}u;
+  if (wg >= ${p.u('B')} * nblk) { return; }
+  let b = wg / nblk;
+  let i0 = (wg % nblk) * ${ROWS}u;
+  let i = i0 + lid;
+  ${batchDigits(p, nb, 'b')}
+  ${batchBase(p, 'q', nb)} ${batchBase(p, 'k', nb)} ${batchBase(p, 'v', nb)} ${batchBase(p, 'g', nb)} ${mask ? batchBase(p, 'm', nb) : ''}
+  let scale = ${p.f('scale')};
+  var lse = 0.0;
+  var D = 0.0;
+  if (i < L) { lse = ST[2u * (b * L + i)]; D = ST[2u * (b * L + i) + 1u]; }
+  // Rows past L and rows with every key hidden (lse = -inf) take part in the tile loads only.
+  let live = i < L && !isinf_(lse);
+  var qr: array<f32, ${arr(E)}>;
+  var gr: array<f32, ${arr(Ev)}>;
+  var acc: array<f32, ${arr(E)}>;
+  if (live) {
+    for (var e = 0u; e < ${E}u; e++) { qr[e] = Q[u32(qB + i32(i) * ${p.i('q.rs')} + i32(e) * ${p.i('q.cs')})] * scale; }
+    for (var e = 0u; e < ${Ev}u; e++) { gr[e] = G[u32(gB + i32(i) * ${p.i('g.rs')} + i32(e) * ${p.i('g.cs')})]; }
+  }
+  var kEnd = S;
+  ${causal ? `kEnd = min(S, i0 + ${ROWS}u);` : ''}
+  for (var j0 = 0u; j0 < kEnd; j0 += ${BC}u) {
+    workgroupBarrier();
+    for (var t = lid; t < ${BC * E}u; t += ${ROWS}u) {
+      let j = j0 + t / ${arr(E)}u;
+      var x = 0.0;
+      if (j < S) { x = K[u32(kB + i32(j) * ${p.i('k.rs')} + i32(t % ${arr(E)}u) * ${p.i('k.cs')})]; }
+      Ks[t] = x;
+    }
+    for (var t = lid; t < ${BC * Ev}u; t += ${ROWS}u) {
+      let j = j0 + t / ${arr(Ev)}u;
+      var x = 0.0;
+      if (j < S) { x = V[u32(vB + i32(j) * ${p.i('v.rs')} + i32(t % ${arr(Ev)}u) * ${p.i('v.cs')})]; }
+      Vs[t] = x;
+    }
+    workgroupBarrier();
+    if (live) {
+      for (var jj = 0u; jj < ${BC}u; jj++) {
+        let j = j0 + jj;
+        var vis = j < S${causal ? ' && j <= i' : ''};
+        if (vis) {
+          var s = 0.0;
+          for (var e = 0u; e < ${E}u; e++) { s = s + qr[e] * Ks[jj * ${E}u + e]; }
+          ${maskCode(p, maskKind, 'i', 'j')}
+          if (vis) {
+            let pj = exp(s - lse);
+            var dp = 0.0;
+            for (var e = 0u; e < ${Ev}u; e++) { dp = dp + gr[e] * Vs[jj * ${Ev}u + e]; }
+            let ds = pj * (dp - D);
+            for (var e = 0u; e < ${E}u; e++) { acc[e] = acc[e] + ds * Ks[jj * ${E}u + e]; }
+          }
+        }
+      }
+    }
+  }
+  if (i < L) {
+    let r = b * L + i;
+    for (var e = 0u; e < ${E}u; e++) { DQ[r * ${E}u + e] = acc[e] * scale; }
+  }
+}`);
+  const w = writeParams(rt, kern, p);
+  rt.dispatch(kern, [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dq], w, B * Math.ceil(L / ROWS));
+}
+
+/**
+ * dV_j = Σ_i p_ij dO_i and dK_j = scale Σ_i p_ij (dO_i·v_j - D_i) q_i: one thread per key row,
+ * query rows (with their dO and stats) in tiles.
+ */
+function encodeDkv(
+  rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
+  gOut: AttnOperand, scale: number, causal: boolean, stats: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer,
+): void {
+  const { S, E, Ev } = dims;
+  const nb = dims.batch.length;
+  const B = dims.batch.reduce((a, c) => a * c, 1);
+  const BQ = tileOf('attention backward', E + Ev + 2, dims);
+  const p = commonParams(dims, scale);
+  operandParams(p, 'q', q, nb, true);
+  operandParams(p, 'k', k, nb, true);
+  operandParams(p, 'v', v, nb, true);
+  operandParams(p, 'g', gOut, nb, true);
+  if (mask) operandParams(p, 'm', mask, nb, true);
+  const reads = mask ? 6 : 5;
+  const key = `attention dkv|nb${nb}|E${E}|Ev${Ev}|bq${BQ}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
+  const kern = rt.kernel(key, reads, 2, p.words, () => /* wgsl */ `${FLOAT_HELPERS}
+${paramsDecl(p.words)}
+@group(0) @binding(1) var<storage, read> Q: array<f32>;
+@group(0) @binding(2) var<storage, read> K: array<f32>;
+@group(0) @binding(3) var<storage, read> V: array<f32>;
+@group(0) @binding(4) var<storage, read> G: array<f32>;
+@group(0) @binding(5) var<storage, read> ST: array<f32>;
+${mask ? `@group(0) @binding(6) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}
+@group(0) @binding(${reads + 1}) var<storage, read_write> DK: array<f32>;
+@group(0) @binding(${reads + 2}) var<storage, read_write> DV: array<f32>;
+var<workgroup> Qs: array<f32, ${BQ * arr(E)}>;
+var<workgroup> Gs: array<f32, ${BQ * arr(Ev)}>;
+var<workgroup> Ss: array<f32, ${BQ * 2}>;
+@compute @workgroup_size(${ROWS})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let L = ${p.u('L')};
+  let S = ${p.u('S')};
+  let nblk = (S + ${ROWS - 1}u) / ${ROWS}u;
+  if (wg >= ${p.u('B')} * nblk) { return; }
+  let b = wg / nblk;
+  let j0 = (wg % nblk) * ${ROWS}u;
+  let j = j0 + lid;
+  ${batchDigits(p, nb, 'b')}
+  ${batchBase(p, 'q', nb)} ${batchBase(p, 'k', nb)} ${batchBase(p, 'v', nb)} ${batchBase(p, 'g', nb)} ${mask ? batchBase(p, 'm', nb) : ''}
+  let scale = ${p.f('scale')};
+  let live = j < S;
+  var kr: array<f32, ${arr(E)}>;
+  var vr: array<f32, ${arr(Ev)}>;
+  var dka: array<f32, ${arr(E)}>;
+  var dva: array<f32, ${arr(Ev)}>;
+  if (live) {
+    for (var e = 0u; e < ${E}u; e++) { kr[e] = K[u32(kB + i32(j) * ${p.i('k.rs')} + i32(e) * ${p.i('k.cs')})] * scale; }
+    for (var e = 0u; e < ${Ev}u; e++) { vr[e] = V[u32(vB + i32(j) * ${p.i('v.rs')} + i32(e) * ${p.i('v.cs')})]; }
+  }
+  var iStart = 0u;
+  ${causal ? `iStart = (j0 / ${BQ}u) * ${BQ}u;` : ''}
+  for (var i0 = iStart; i0 < L; i0 += ${BQ}u) {
+    workgroupBarrier();
+    for (var t = lid; t < ${BQ * E}u; t += ${ROWS}u) {
+      let i = i0 + t / ${arr(E)}u;
+      var x = 0.0;
+      if (i < L) { x = Q[u32(qB + i32(i) * ${p.i('q.rs')} + i32(t % ${arr(E)}u) * ${p.i('q.cs')})]; }
+      Qs[t] = x;
+    }
+    for (var t = lid; t < ${BQ * Ev}u; t += ${ROWS}u) {
+      let i = i0 + t / ${arr(Ev)}u;
+      var x = 0.0;
+      if (i < L) { x = G[u32(gB + i32(i) * ${p.i('g.rs')} + i32(t % ${arr(Ev)}u) * ${p.i('g.cs')})]; }
+      Gs[t] = x;
+    }
+    for (var t = lid; t < ${BQ * 2}u; t += ${ROWS}u) {
+      let i = i0 + t / 2u;
+      var x = 0.0;
+      if (i < L) { x = ST[2u * (b * L + i) + t % 2u]; }
+      Ss[t] = x;
+    }
+    workgroupBarrier();
+    if (live) {
+      for (var ii = 0u; ii < ${BQ}u; ii++) {
+        let i = i0 + ii;
+        let lse = Ss[2u * ii];
+        var vis = i < L && !isinf_(lse)${causal ? ' && j <= i' : ''};
+        if (vis) {
+          var s = 0.0;
+          for (var e = 0u; e < ${E}u; e++) { s = s + Qs[ii * ${E}u + e] * kr[e]; }
+          ${maskCode(p, maskKind, 'i', 'j')}
+          if (vis) {
+            let pj = exp(s - lse);
+            var dp = 0.0;
+            for (var e = 0u; e < ${Ev}u; e++) {
+              let g = Gs[ii * ${Ev}u + e];
+              dp = dp + g * vr[e];
+              dva[e] = dva[e] + pj * g;
+            }
+            let ds = pj * (dp - Ss[2u * ii + 1u]);
+            for (var e = 0u; e < ${E}u; e++) { dka[e] = dka[e] + ds * Qs[ii * ${E}u + e]; }
+          }
+        }
+      }
+    }
+  }
+  if (live) {
+    let r = b * S + j;
+    for (var e = 0u; e < ${E}u; e++) { DK[r * ${E}u + e] = dka[e] * scale; }
+    for (var e = 0u; e < ${Ev}u; e++) { DV[r * ${Ev}u + e] = dva[e]; }
+  }
+}`);
+  const w = writeParams(rt, kern, p);
+  rt.dispatch(kern, [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dk, dv], w, B * Math.ceil(S / ROWS));
+}
