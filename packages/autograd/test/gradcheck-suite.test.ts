@@ -21,7 +21,8 @@ describe.each(['cpu', 'webgpu'] as const)('gradcheck suite on %s', (kind) => {
     const ops = new Set(cases.map((c) => c.op));
     for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'neg', 'exp', 'log', 'sqrt', 'rsqrt', 'abs', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'leakyRelu', 'gelu', 'softplus', 'maximum', 'minimum', 'clamp', 'where',
       'sum', 'mean', 'max', 'min', 'var', 'std', 'logsumexp', 'softmax', 'logSoftmax',
-      'reshape', 'view', 'permute', 'transpose', 'T', 'expand', 'broadcastTo', 'pad', 'narrow', 'flip', 'squeeze', 'cat', 'stack', 'indexSelect', 'matmul', 'dot', 'linear', 'softmaxCrossEntropy', 'composite']) {
+      'reshape', 'view', 'permute', 'transpose', 'T', 'expand', 'broadcastTo', 'pad', 'narrow', 'flip', 'squeeze', 'cat', 'stack', 'indexSelect', 'matmul', 'dot', 'linear', 'softmaxCrossEntropy', 'composite',
+      'scaledDotProductAttention']) {
       expect([op, ops.has(op)]).toEqual([op, true]);
     }
   });
