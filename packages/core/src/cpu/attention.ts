@@ -38,38 +38,53 @@ function dims(q: View, v: View): Dims {
   return { batch: q.shape.slice(0, -2), L: q.shape[nd - 2], S: v.shape[nd - 2], E: q.shape[nd - 1], Ev: v.shape[nd - 1], nd };
 }
 
-/** Fills s[0..S) with row i's scores; hidden keys get -Infinity. */
-function scoreRow(s: Float64Array, i: number, d: Dims, q: CpuOperand, qo: number, k: CpuOperand, ko: number, opts: CpuAttentionOptions, mo: number): void {
-  const { S, E, nd } = d;
-  const qs = q.view.strides, ks = k.view.strides;
-  const qr = qo + i * qs[nd - 2];
-  const m = opts.mask;
-  for (let j = 0; j < S; j++) {
-    if (opts.causal && j > i) { s[j] = -Infinity; continue; }
+/** Copies `rows` rows of `cols` elements of x (batch offset o) into a dense float64 block. */
+function pack(x: CpuOperand, o: number, rows: number, cols: number, rowAxis: number, into: Float64Array): Float64Array {
+  const rs = x.view.strides[rowAxis], cs = cols > 0 ? x.view.strides[rowAxis + 1] : 0;
+  const d = x.data;
+  for (let r = 0, w = 0; r < rows; r++) {
+    let src = o + r * rs;
+    for (let c = 0; c < cols; c++, src += cs) into[w++] = d[src];
+  }
+  return into;
+}
+
+/**
+ * Row i's scores into s[0..n), n the keys it may see (j <= i when causal); hidden keys get
+ * -Infinity. q is row i of the packed q block, k the packed [S, E] keys.
+ */
+function scoreRow(s: Float64Array, i: number, n: number, qb: Float64Array, kb: Float64Array, E: number, opts: CpuAttentionOptions, mo: number, nd: number): void {
+  const qo = i * E;
+  for (let j = 0, ko = 0; j < n; j++, ko += E) {
     let acc = 0;
-    const kr = ko + j * ks[nd - 2];
-    for (let e = 0; e < E; e++) acc += q.data[qr + e * qs[nd - 1]] * k.data[kr + e * ks[nd - 1]];
-    acc *= opts.scale;
-    if (m) {
-      const mv = m.data[mo + i * m.view.strides[nd - 2] + j * m.view.strides[nd - 1]];
-      if (m.bool) { if (!mv) acc = -Infinity; } else acc += mv;
-    }
-    s[j] = acc;
+    for (let e = 0; e < E; e++) acc += qb[qo + e] * kb[ko + e];
+    s[j] = acc * opts.scale;
+  }
+  const m = opts.mask;
+  if (!m) return;
+  const mr = mo + i * m.view.strides[nd - 2], mc = m.view.strides[nd - 1];
+  for (let j = 0; j < n; j++) {
+    const mv = m.data[mr + j * mc];
+    if (m.bool) { if (!mv) s[j] = -Infinity; } else s[j] += mv;
   }
 }
 
 export function attentionCpu(q: CpuOperand, k: CpuOperand, v: CpuOperand, opts: CpuAttentionOptions, out: Float32Array, lse: Float32Array): void {
   const d = dims(q.view, v.view);
-  const { L, S, Ev, nd } = d;
+  const { L, S, E, Ev, nd } = d;
   const s = new Float64Array(S);
   const acc = new Float64Array(Ev);
-  const vs = v.view.strides;
+  const qb = new Float64Array(L * E), kb = new Float64Array(S * E), vb = new Float64Array(S * Ev);
   forEachBatch(d.batch, (b, off) => {
-    const qo = off(q.view), ko = off(k.view), vo = off(v.view), mo = opts.mask ? off(opts.mask.view) : 0;
+    pack(q, off(q.view), L, E, nd - 2, qb);
+    pack(k, off(k.view), S, E, nd - 2, kb);
+    pack(v, off(v.view), S, Ev, nd - 2, vb);
+    const mo = opts.mask ? off(opts.mask.view) : 0;
     for (let i = 0; i < L; i++) {
-      scoreRow(s, i, d, q, qo, k, ko, opts, mo);
+      const n = opts.causal ? Math.min(S, i + 1) : S;
+      scoreRow(s, i, n, qb, kb, E, opts, mo, nd);
       let m = -Infinity;
-      for (let j = 0; j < S; j++) if (s[j] > m) m = s[j];
+      for (let j = 0; j < n; j++) if (s[j] > m) m = s[j];
       const o = (b * L + i) * Ev;
       if (m === -Infinity) {
         // Every key hidden: PyTorch's safe softmax gives 0, not NaN.
@@ -79,12 +94,11 @@ export function attentionCpu(q: CpuOperand, k: CpuOperand, v: CpuOperand, opts: 
       }
       acc.fill(0);
       let l = 0;
-      for (let j = 0; j < S; j++) {
+      for (let j = 0; j < n; j++) {
         const p = Math.exp(s[j] - m);
         if (p === 0) continue;
         l += p;
-        const vr = vo + j * vs[nd - 2];
-        for (let e = 0; e < Ev; e++) acc[e] += p * v.data[vr + e * vs[nd - 1]];
+        for (let e = 0, vo = j * Ev; e < Ev; e++) acc[e] += p * vb[vo + e];
       }
       for (let e = 0; e < Ev; e++) out[o + e] = acc[e] / l;
       lse[b * L + i] = m + Math.log(l);
@@ -102,37 +116,43 @@ export function attentionBackwardCpu(
   const dkAcc = new Float64Array(S * E);
   const dvAcc = new Float64Array(S * Ev);
   const dqRow = new Float64Array(E);
-  const qs = q.view.strides, ks = k.view.strides, vs = v.view.strides, os = out.view.strides, gs = gOut.view.strides;
+  const qb = new Float64Array(L * E), kb = new Float64Array(S * E), vb = new Float64Array(S * Ev);
+  const gb = new Float64Array(L * Ev), ob = new Float64Array(L * Ev);
+  const scale = opts.scale;
   forEachBatch(d.batch, (b, off) => {
-    const qo = off(q.view), ko = off(k.view), vo = off(v.view), oo = off(out.view), lo = off(lse.view), go = off(gOut.view);
+    pack(q, off(q.view), L, E, nd - 2, qb);
+    pack(k, off(k.view), S, E, nd - 2, kb);
+    pack(v, off(v.view), S, Ev, nd - 2, vb);
+    pack(gOut, off(gOut.view), L, Ev, nd - 2, gb);
+    pack(out, off(out.view), L, Ev, nd - 2, ob);
+    const lo = off(lse.view), ls = lse.view.strides[nd - 2];
     const mo = opts.mask ? off(opts.mask.view) : 0;
     dkAcc.fill(0);
     dvAcc.fill(0);
     for (let i = 0; i < L; i++) {
-      const li = lse.data[lo + i * lse.view.strides[nd - 2]];
-      const gr = go + i * gs[nd - 2];
-      const qr = qo + i * qs[nd - 2];
+      const li = lse.data[lo + i * ls];
       dqRow.fill(0);
       if (li !== -Infinity) {
-        scoreRow(s, i, d, q, qo, k, ko, opts, mo);
+        const n = opts.causal ? Math.min(S, i + 1) : S;
+        scoreRow(s, i, n, qb, kb, E, opts, mo, nd);
+        const go = i * Ev, qo = i * E;
         let D = 0;
-        const orow = oo + i * os[nd - 2];
-        for (let e = 0; e < Ev; e++) D += gOut.data[gr + e * gs[nd - 1]] * out.data[orow + e * os[nd - 1]];
-        for (let j = 0; j < S; j++) {
+        for (let e = 0; e < Ev; e++) D += gb[go + e] * ob[go + e];
+        for (let j = 0; j < n; j++) {
           const p = Math.exp(s[j] - li);
           if (p === 0) continue;
-          const vr = vo + j * vs[nd - 2];
+          const vo = j * Ev;
           let dp = 0;
           for (let e = 0; e < Ev; e++) {
-            const g = gOut.data[gr + e * gs[nd - 1]];
-            dp += g * v.data[vr + e * vs[nd - 1]];
-            dvAcc[j * Ev + e] += p * g;
+            const g = gb[go + e];
+            dp += g * vb[vo + e];
+            dvAcc[vo + e] += p * g;
           }
-          const ds = p * (dp - D) * opts.scale;
-          const kr = ko + j * ks[nd - 2];
+          const ds = p * (dp - D) * scale;
+          const ko = j * E;
           for (let e = 0; e < E; e++) {
-            dqRow[e] += ds * k.data[kr + e * ks[nd - 1]];
-            dkAcc[j * E + e] += ds * q.data[qr + e * qs[nd - 1]];
+            dqRow[e] += ds * kb[ko + e];
+            dkAcc[ko + e] += ds * qb[qo + e];
           }
         }
       }
