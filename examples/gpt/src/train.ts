@@ -37,6 +37,8 @@ export interface TrainHooks {
   onStep?: (s: StepInfo) => void;
   onEval?: (e: EvalInfo) => void | Promise<void>;
   logEvery?: number;
+  /** Give the event loop a turn every N steps (a page stays responsive on the CPU backend). */
+  yieldEvery?: number;
   shouldStop?: () => boolean;
 }
 
@@ -124,6 +126,7 @@ export async function trainGpt(data: CharData, cfg: TrainConfig, hooks: TrainHoo
       tokens = 0;
     }
     loss.dispose();
+    if (hooks.yieldEvery && step % hooks.yieldEvery === 0) await new Promise((r) => setTimeout(r, 0));
     if (step % cfg.evalEvery === 0 && step !== cfg.steps) {
       const e = { step, valLoss: await evaluate(model, data.val, cfg.evalBatches, cfg.batchSize) };
       evals.push(e);
