@@ -7,7 +7,7 @@ import {
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
 import { encodeGather } from './kernels/gather';
-import { AttnOperand, encodeAttention, encodeAttentionBackward } from './kernels/attention';
+import { AttnOperand, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
 import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConfig, collapseBatch, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
@@ -316,6 +316,7 @@ export class WebGPUBackend implements Backend {
     const dims = { batch: q.view.shape.slice(0, -2), L: q.view.shape[nd - 2], S: k.view.shape[nd - 2], E: q.view.shape[nd - 1], Ev: v.view.shape[nd - 1] };
     const mask = opts.mask ? o(opts.mask) : null;
     const maskKind = !opts.mask ? 'none' as const : opts.mask.storage.dtype === 'bool' ? 'bool' as const : 'float' as const;
+    checkAttentionFits(op, dims);
     return { o, dims, mask, maskKind };
   }
 

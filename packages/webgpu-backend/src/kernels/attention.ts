@@ -101,11 +101,16 @@ function maskCode(p: Params, kind: MaskKind, i: string, j: string): string {
 
 function tileOf(op: string, words: number, dims: AttnDims): number {
   const t = Math.min(32, Math.floor(SHARED_WORDS / Math.max(1, words)));
-  if (t < 1) throw new BackendError(`${op}: head dims E=${dims.E} and Ev=${dims.Ev} are too large for one workgroup's memory (E + Ev must be below ${SHARED_WORDS - 2}); use the CPU backend or split the heads`);
+  if (t < 1) throw new BackendError(`${op}: head dims E=${dims.E} and Ev=${dims.Ev} are too large for one workgroup's memory (E + Ev + 2 must be at most ${SHARED_WORDS}); use the CPU backend or split the heads`);
   return t;
 }
 
 const arr = (n: number) => Math.max(1, n);
+
+/** Throws the BackendError of tileOf before anything is allocated. */
+export function checkAttentionFits(op: string, dims: AttnDims): void {
+  tileOf(op, dims.E + dims.Ev + 2, dims);
+}
 
 export function encodeAttention(
   rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
