@@ -107,6 +107,37 @@ function tileOf(op: string, words: number, dims: AttnDims): number {
 
 const arr = (n: number) => Math.max(1, n);
 
+/**
+ * A head dim as the kernel holds it: vec4 when it divides by 4 (one 16-byte workgroup-memory
+ * read and one dot() per 4 elements instead of 4 scalar reads and FMAs), else scalar.
+ */
+interface Lanes { w: 1 | 4; n: number; ty: string }
+const lanes = (d: number): Lanes => (d > 0 && d % 4 === 0 ? { w: 4, n: d / 4, ty: 'vec4<f32>' } : { w: 1, n: d, ty: 'f32' });
+
+/** WGSL: one lane group of a row read from a strided buffer, starting at element `col`. */
+function loadLanes(l: Lanes, buf: string, base: string, colStride: string, col: string): string {
+  const at = (c: number) => `${buf}[u32(${base} + i32(${col}${c ? ` + ${c}u` : ''}) * ${colStride})]`;
+  return l.w === 1 ? at(0) : `vec4<f32>(${at(0)}, ${at(1)}, ${at(2)}, ${at(3)})`;
+}
+
+const dotLanes = (l: Lanes, a: string, b: string) => (l.w === 4 ? `dot(${a}, ${b})` : `(${a} * ${b})`);
+
+/** WGSL: stores a lane group at contiguous elements idx.. of buf. */
+function storeLanes(l: Lanes, buf: string, idx: string, val: string): string {
+  if (l.w === 1) return `${buf}[${idx}] = ${val};`;
+  return `{ let sv = ${val}; ${[0, 1, 2, 3].map((c) => `${buf}[${idx} + ${c}u] = sv.${'xyzw'[c]};`).join(' ')} }`;
+}
+
+/** WGSL: all threads fill tile T (rows r0.., `l.n` lane groups each) from rows of X, 0 past `limit`. */
+function loadTile(l: Lanes, tile: string, rows: number, buf: string, base: string, rs: string, cs: string, r0: string, limit: string): string {
+  return `for (var t = lid; t < ${rows * l.n}u; t += ${ROWS}u) {
+      let rr = ${r0} + t / ${arr(l.n)}u;
+      var x = ${l.ty}(0.0);
+      if (rr < ${limit}) { x = ${loadLanes(l, buf, `${base} + i32(rr) * ${rs}`, cs, `(t % ${arr(l.n)}u) * ${l.w}u`)}; }
+      ${tile}[t] = x;
+    }`;
+}
+
 /** Throws the BackendError of tileOf before anything is allocated. */
 export function checkAttentionFits(op: string, dims: AttnDims): void {
   tileOf(op, dims.E + dims.Ev + 2, dims);
@@ -116,11 +147,12 @@ export function encodeAttention(
   rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
   scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer,
 ): void {
-  const { L, S, E, Ev } = dims;
+  const { L, E, Ev } = dims;
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   if (B * L === 0) return;
   const BC = tileOf('attention', E + Ev, dims);
+  const ek = lanes(E), ev = lanes(Ev);
   const p = commonParams(dims, scale);
   operandParams(p, 'q', q, nb, true);
   operandParams(p, 'k', k, nb, true);
@@ -136,8 +168,8 @@ ${paramsDecl(p.words)}
 ${mask ? `@group(0) @binding(4) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}
 @group(0) @binding(${reads + 1}) var<storage, read_write> O: array<f32>;
 @group(0) @binding(${reads + 2}) var<storage, read_write> LSE: array<f32>;
-var<workgroup> Ks: array<f32, ${BC * arr(E)}>;
-var<workgroup> Vs: array<f32, ${BC * arr(Ev)}>;
+var<workgroup> Ks: array<${ek.ty}, ${BC * arr(ek.n)}>;
+var<workgroup> Vs: array<${ev.ty}, ${BC * arr(ev.n)}>;
 @compute @workgroup_size(${ROWS})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
@@ -152,11 +184,11 @@ fn main(${MAIN_ARGS}) {
   ${batchBase(p, 'q', nb)} ${batchBase(p, 'k', nb)} ${batchBase(p, 'v', nb)} ${mask ? batchBase(p, 'm', nb) : ''}
   let live = i < L;
   let scale = ${p.f('scale')};
-  var qr: array<f32, ${arr(E)}>;
-  var acc: array<f32, ${arr(Ev)}>;
+  var qr: array<${ek.ty}, ${arr(ek.n)}>;
+  var acc: array<${ev.ty}, ${arr(ev.n)}>;
   var sc: array<f32, ${BC}>;
   if (live) {
-    for (var e = 0u; e < ${E}u; e++) { qr[e] = Q[u32(qB + i32(i) * ${p.i('q.rs')} + i32(e) * ${p.i('q.cs')})] * scale; }
+    for (var e = 0u; e < ${ek.n}u; e++) { qr[e] = ${loadLanes(ek, 'Q', `qB + i32(i) * ${p.i('q.rs')}`, p.i('q.cs'), `e * ${ek.w}u`)} * scale; }
   }
   var m = -3.0e38;
   var l = 0.0;
@@ -164,18 +196,8 @@ fn main(${MAIN_ARGS}) {
   ${causal ? `kEnd = min(S, i0 + ${ROWS}u);` : ''}
   for (var j0 = 0u; j0 < kEnd; j0 += ${BC}u) {
     workgroupBarrier();
-    for (var t = lid; t < ${BC * E}u; t += ${ROWS}u) {
-      let j = j0 + t / ${arr(E)}u;
-      var x = 0.0;
-      if (j < S) { x = K[u32(kB + i32(j) * ${p.i('k.rs')} + i32(t % ${arr(E)}u) * ${p.i('k.cs')})]; }
-      Ks[t] = x;
-    }
-    for (var t = lid; t < ${BC * Ev}u; t += ${ROWS}u) {
-      let j = j0 + t / ${arr(Ev)}u;
-      var x = 0.0;
-      if (j < S) { x = V[u32(vB + i32(j) * ${p.i('v.rs')} + i32(t % ${arr(Ev)}u) * ${p.i('v.cs')})]; }
-      Vs[t] = x;
-    }
+    ${loadTile(ek, 'Ks', BC, 'K', 'kB', p.i('k.rs'), p.i('k.cs'), 'j0', 'S')}
+    ${loadTile(ev, 'Vs', BC, 'V', 'vB', p.i('v.rs'), p.i('v.cs'), 'j0', 'S')}
     workgroupBarrier();
     if (live) {
       var mt = m;
@@ -185,7 +207,7 @@ fn main(${MAIN_ARGS}) {
         var s = -3.4e38;
         if (vis) {
           s = 0.0;
-          for (var e = 0u; e < ${E}u; e++) { s = s + qr[e] * Ks[jj * ${E}u + e]; }
+          for (var e = 0u; e < ${ek.n}u; e++) { s = s + ${dotLanes(ek, 'qr[e]', `Ks[jj * ${ek.n}u + e]`)}; }
           ${maskCode(p, maskKind, 'i', 'j')}
           if (vis) { mt = max(mt, s); } else { s = -3.4e38; }
         }
@@ -194,14 +216,14 @@ fn main(${MAIN_ARGS}) {
       if (mt > m) {
         let c = exp(m - mt);
         l = l * c;
-        for (var e = 0u; e < ${Ev}u; e++) { acc[e] = acc[e] * c; }
+        for (var e = 0u; e < ${ev.n}u; e++) { acc[e] = acc[e] * c; }
         m = mt;
       }
       for (var jj = 0u; jj < ${BC}u; jj++) {
         if (sc[jj] > -3.3e38) {
           let pj = exp(sc[jj] - m);
           l = l + pj;
-          for (var e = 0u; e < ${Ev}u; e++) { acc[e] = acc[e] + pj * Vs[jj * ${Ev}u + e]; }
+          for (var e = 0u; e < ${ev.n}u; e++) { acc[e] = acc[e] + pj * Vs[jj * ${ev.n}u + e]; }
         }
       }
     }
@@ -210,7 +232,7 @@ fn main(${MAIN_ARGS}) {
     let r = b * L + i;
     if (l > 0.0) {
       let inv = 1.0 / l;
-      for (var e = 0u; e < ${Ev}u; e++) { O[r * ${Ev}u + e] = acc[e] * inv; }
+      for (var e = 0u; e < ${ev.n}u; e++) { ${storeLanes(ev, 'O', `r * ${Ev}u + e * ${ev.w}u`, 'acc[e] * inv')} }
       LSE[r] = m + log(l);
     } else {
       // Every key hidden: output 0 and logsumexp -inf (PyTorch's safe softmax).
@@ -280,6 +302,7 @@ function encodeDq(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const BC = tileOf('attention backward', E + Ev, dims);
+  const ek = lanes(E), ev = lanes(Ev);
   const p = commonParams(dims, scale);
   operandParams(p, 'q', q, nb, true);
   operandParams(p, 'k', k, nb, true);
@@ -297,8 +320,8 @@ ${paramsDecl(p.words)}
 @group(0) @binding(5) var<storage, read> ST: array<f32>;
 ${mask ? `@group(0) @binding(6) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}
 @group(0) @binding(${reads + 1}) var<storage, read_write> DQ: array<f32>;
-var<workgroup> Ks: array<f32, ${BC * arr(E)}>;
-var<workgroup> Vs: array<f32, ${BC * arr(Ev)}>;
+var<workgroup> Ks: array<${ek.ty}, ${BC * arr(ek.n)}>;
+var<workgroup> Vs: array<${ev.ty}, ${BC * arr(ev.n)}>;
 @compute @workgroup_size(${ROWS})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
@@ -317,29 +340,19 @@ fn main(${MAIN_ARGS}) {
   if (i < L) { lse = ST[2u * (b * L + i)]; D = ST[2u * (b * L + i) + 1u]; }
   // Rows past L and rows with every key hidden (lse = -inf) take part in the tile loads only.
   let live = i < L && !isinf_(lse);
-  var qr: array<f32, ${arr(E)}>;
-  var gr: array<f32, ${arr(Ev)}>;
-  var acc: array<f32, ${arr(E)}>;
+  var qr: array<${ek.ty}, ${arr(ek.n)}>;
+  var gr: array<${ev.ty}, ${arr(ev.n)}>;
+  var acc: array<${ek.ty}, ${arr(ek.n)}>;
   if (live) {
-    for (var e = 0u; e < ${E}u; e++) { qr[e] = Q[u32(qB + i32(i) * ${p.i('q.rs')} + i32(e) * ${p.i('q.cs')})] * scale; }
-    for (var e = 0u; e < ${Ev}u; e++) { gr[e] = G[u32(gB + i32(i) * ${p.i('g.rs')} + i32(e) * ${p.i('g.cs')})]; }
+    for (var e = 0u; e < ${ek.n}u; e++) { qr[e] = ${loadLanes(ek, 'Q', `qB + i32(i) * ${p.i('q.rs')}`, p.i('q.cs'), `e * ${ek.w}u`)} * scale; }
+    for (var e = 0u; e < ${ev.n}u; e++) { gr[e] = ${loadLanes(ev, 'G', `gB + i32(i) * ${p.i('g.rs')}`, p.i('g.cs'), `e * ${ev.w}u`)}; }
   }
   var kEnd = S;
   ${causal ? `kEnd = min(S, i0 + ${ROWS}u);` : ''}
   for (var j0 = 0u; j0 < kEnd; j0 += ${BC}u) {
     workgroupBarrier();
-    for (var t = lid; t < ${BC * E}u; t += ${ROWS}u) {
-      let j = j0 + t / ${arr(E)}u;
-      var x = 0.0;
-      if (j < S) { x = K[u32(kB + i32(j) * ${p.i('k.rs')} + i32(t % ${arr(E)}u) * ${p.i('k.cs')})]; }
-      Ks[t] = x;
-    }
-    for (var t = lid; t < ${BC * Ev}u; t += ${ROWS}u) {
-      let j = j0 + t / ${arr(Ev)}u;
-      var x = 0.0;
-      if (j < S) { x = V[u32(vB + i32(j) * ${p.i('v.rs')} + i32(t % ${arr(Ev)}u) * ${p.i('v.cs')})]; }
-      Vs[t] = x;
-    }
+    ${loadTile(ek, 'Ks', BC, 'K', 'kB', p.i('k.rs'), p.i('k.cs'), 'j0', 'S')}
+    ${loadTile(ev, 'Vs', BC, 'V', 'vB', p.i('v.rs'), p.i('v.cs'), 'j0', 'S')}
     workgroupBarrier();
     if (live) {
       for (var jj = 0u; jj < ${BC}u; jj++) {
@@ -347,14 +360,14 @@ fn main(${MAIN_ARGS}) {
         var vis = j < S${causal ? ' && j <= i' : ''};
         if (vis) {
           var s = 0.0;
-          for (var e = 0u; e < ${E}u; e++) { s = s + qr[e] * Ks[jj * ${E}u + e]; }
+          for (var e = 0u; e < ${ek.n}u; e++) { s = s + ${dotLanes(ek, 'qr[e]', `Ks[jj * ${ek.n}u + e]`)}; }
           ${maskCode(p, maskKind, 'i', 'j')}
           if (vis) {
             let pj = exp(s - lse);
             var dp = 0.0;
-            for (var e = 0u; e < ${Ev}u; e++) { dp = dp + gr[e] * Vs[jj * ${Ev}u + e]; }
+            for (var e = 0u; e < ${ev.n}u; e++) { dp = dp + ${dotLanes(ev, 'gr[e]', `Vs[jj * ${ev.n}u + e]`)}; }
             let ds = pj * (dp - D);
-            for (var e = 0u; e < ${E}u; e++) { acc[e] = acc[e] + ds * Ks[jj * ${E}u + e]; }
+            for (var e = 0u; e < ${ek.n}u; e++) { acc[e] = acc[e] + ds * Ks[jj * ${ek.n}u + e]; }
           }
         }
       }
@@ -362,7 +375,7 @@ fn main(${MAIN_ARGS}) {
   }
   if (i < L) {
     let r = b * L + i;
-    for (var e = 0u; e < ${E}u; e++) { DQ[r * ${E}u + e] = acc[e] * scale; }
+    for (var e = 0u; e < ${ek.n}u; e++) { ${storeLanes(ek, 'DQ', `r * ${E}u + e * ${ek.w}u`, 'acc[e] * scale')} }
   }
 }`);
   const w = writeParams(rt, kern, p);
@@ -381,6 +394,7 @@ function encodeDkv(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const BQ = tileOf('attention backward', E + Ev + 2, dims);
+  const ek = lanes(E), ev = lanes(Ev);
   const p = commonParams(dims, scale);
   operandParams(p, 'q', q, nb, true);
   operandParams(p, 'k', k, nb, true);
@@ -399,8 +413,8 @@ ${paramsDecl(p.words)}
 ${mask ? `@group(0) @binding(6) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}
 @group(0) @binding(${reads + 1}) var<storage, read_write> DK: array<f32>;
 @group(0) @binding(${reads + 2}) var<storage, read_write> DV: array<f32>;
-var<workgroup> Qs: array<f32, ${BQ * arr(E)}>;
-var<workgroup> Gs: array<f32, ${BQ * arr(Ev)}>;
+var<workgroup> Qs: array<${ek.ty}, ${BQ * arr(ek.n)}>;
+var<workgroup> Gs: array<${ev.ty}, ${BQ * arr(ev.n)}>;
 var<workgroup> Ss: array<f32, ${BQ * 2}>;
 @compute @workgroup_size(${ROWS})
 fn main(${MAIN_ARGS}) {
@@ -416,30 +430,20 @@ fn main(${MAIN_ARGS}) {
   ${batchBase(p, 'q', nb)} ${batchBase(p, 'k', nb)} ${batchBase(p, 'v', nb)} ${batchBase(p, 'g', nb)} ${mask ? batchBase(p, 'm', nb) : ''}
   let scale = ${p.f('scale')};
   let live = j < S;
-  var kr: array<f32, ${arr(E)}>;
-  var vr: array<f32, ${arr(Ev)}>;
-  var dka: array<f32, ${arr(E)}>;
-  var dva: array<f32, ${arr(Ev)}>;
+  var kr: array<${ek.ty}, ${arr(ek.n)}>;
+  var vr: array<${ev.ty}, ${arr(ev.n)}>;
+  var dka: array<${ek.ty}, ${arr(ek.n)}>;
+  var dva: array<${ev.ty}, ${arr(ev.n)}>;
   if (live) {
-    for (var e = 0u; e < ${E}u; e++) { kr[e] = K[u32(kB + i32(j) * ${p.i('k.rs')} + i32(e) * ${p.i('k.cs')})] * scale; }
-    for (var e = 0u; e < ${Ev}u; e++) { vr[e] = V[u32(vB + i32(j) * ${p.i('v.rs')} + i32(e) * ${p.i('v.cs')})]; }
+    for (var e = 0u; e < ${ek.n}u; e++) { kr[e] = ${loadLanes(ek, 'K', `kB + i32(j) * ${p.i('k.rs')}`, p.i('k.cs'), `e * ${ek.w}u`)} * scale; }
+    for (var e = 0u; e < ${ev.n}u; e++) { vr[e] = ${loadLanes(ev, 'V', `vB + i32(j) * ${p.i('v.rs')}`, p.i('v.cs'), `e * ${ev.w}u`)}; }
   }
   var iStart = 0u;
   ${causal ? `iStart = (j0 / ${BQ}u) * ${BQ}u;` : ''}
   for (var i0 = iStart; i0 < L; i0 += ${BQ}u) {
     workgroupBarrier();
-    for (var t = lid; t < ${BQ * E}u; t += ${ROWS}u) {
-      let i = i0 + t / ${arr(E)}u;
-      var x = 0.0;
-      if (i < L) { x = Q[u32(qB + i32(i) * ${p.i('q.rs')} + i32(t % ${arr(E)}u) * ${p.i('q.cs')})]; }
-      Qs[t] = x;
-    }
-    for (var t = lid; t < ${BQ * Ev}u; t += ${ROWS}u) {
-      let i = i0 + t / ${arr(Ev)}u;
-      var x = 0.0;
-      if (i < L) { x = G[u32(gB + i32(i) * ${p.i('g.rs')} + i32(t % ${arr(Ev)}u) * ${p.i('g.cs')})]; }
-      Gs[t] = x;
-    }
+    ${loadTile(ek, 'Qs', BQ, 'Q', 'qB', p.i('q.rs'), p.i('q.cs'), 'i0', 'L')}
+    ${loadTile(ev, 'Gs', BQ, 'G', 'gB', p.i('g.rs'), p.i('g.cs'), 'i0', 'L')}
     for (var t = lid; t < ${BQ * 2}u; t += ${ROWS}u) {
       let i = i0 + t / 2u;
       var x = 0.0;
@@ -454,18 +458,18 @@ fn main(${MAIN_ARGS}) {
         var vis = i < L && !isinf_(lse)${causal ? ' && j <= i' : ''};
         if (vis) {
           var s = 0.0;
-          for (var e = 0u; e < ${E}u; e++) { s = s + Qs[ii * ${E}u + e] * kr[e]; }
+          for (var e = 0u; e < ${ek.n}u; e++) { s = s + ${dotLanes(ek, `Qs[ii * ${ek.n}u + e]`, 'kr[e]')}; }
           ${maskCode(p, maskKind, 'i', 'j')}
           if (vis) {
             let pj = exp(s - lse);
             var dp = 0.0;
-            for (var e = 0u; e < ${Ev}u; e++) {
-              let g = Gs[ii * ${Ev}u + e];
-              dp = dp + g * vr[e];
+            for (var e = 0u; e < ${ev.n}u; e++) {
+              let g = Gs[ii * ${ev.n}u + e];
+              dp = dp + ${dotLanes(ev, 'g', 'vr[e]')};
               dva[e] = dva[e] + pj * g;
             }
             let ds = pj * (dp - Ss[2u * ii + 1u]);
-            for (var e = 0u; e < ${E}u; e++) { dka[e] = dka[e] + ds * Qs[ii * ${E}u + e]; }
+            for (var e = 0u; e < ${ek.n}u; e++) { dka[e] = dka[e] + ds * Qs[ii * ${ek.n}u + e]; }
           }
         }
       }
@@ -473,8 +477,8 @@ fn main(${MAIN_ARGS}) {
   }
   if (live) {
     let r = b * S + j;
-    for (var e = 0u; e < ${E}u; e++) { DK[r * ${E}u + e] = dka[e] * scale; }
-    for (var e = 0u; e < ${Ev}u; e++) { DV[r * ${Ev}u + e] = dva[e]; }
+    for (var e = 0u; e < ${ek.n}u; e++) { ${storeLanes(ek, 'DK', `r * ${E}u + e * ${ek.w}u`, 'dka[e] * scale')} }
+    for (var e = 0u; e < ${ev.n}u; e++) { ${storeLanes(ev, 'DV', `r * ${Ev}u + e * ${ev.w}u`, 'dva[e]')} }
   }
 }`);
   const w = writeParams(rt, kern, p);

@@ -139,6 +139,13 @@ export function attentionCases(): OpCase[] {
       await checkAttention(t, 'S=1', qkv(t, 'e2', [2, 4, 3], [2, 1, 3], [2, 1, 5]), { scale: 1 });
       await checkAttention(t, 'L=1', qkv(t, 'e3', [1, 8], [20, 8], [20, 8]), { scale: 0.35 });
     }),
+    defineCase('attention/head dims divisible by 4 (vector lanes on the GPU), permuted, float mask', async (t) => {
+      const q = Pair.of(t, randF32([2, 20, 2, 8], 'v1 q', -2, 2)).permute([0, 2, 1, 3]);
+      const k = Pair.of(t, randF32([2, 2, 20, 8], 'v1 k', -2, 2));
+      const v = Pair.of(t, randF32([2, 20, 2, 8], 'v1 v')).permute([0, 2, 1, 3]);
+      await checkAttention(t, 'lanes causal', { q, k, v }, { scale: 0.35, causal: true });
+      await checkAttention(t, 'lanes masked', { q, k, v, mask: Pair.of(t, randF32([20, 20], 'v1 mask', -2, 2)) }, { scale: 0.35 });
+    }),
     defineCase('attention/large scores stay finite (max subtracted)', async (t) => {
       const x = { q: Pair.of(t, randF32([4, 4], 'b1 q', 5, 6)), k: Pair.of(t, randF32([9, 4], 'b1 k', 5, 6)), v: Pair.of(t, randF32([9, 3], 'b1 v')) };
       await checkAttention(t, 'big', x, { scale: 1 }, false);
