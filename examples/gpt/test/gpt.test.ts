@@ -1,6 +1,6 @@
 import * as surf from '@surf/nn';
 import { Backend, CpuBackend } from '@surf/core';
-import { gpuOrSkip } from '../../../test-support/gpu';
+import { gpuOrSkip } from './gpu';
 import { bigram, bigramLoss } from '../src/bigram';
 import { decode, detokenize, encode, splitSamples } from '../src/corpus';
 import { loadBrown } from '../src/corpus-node';
