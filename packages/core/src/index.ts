@@ -13,3 +13,5 @@ export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, chec
 export type { AttentionOptions, AttentionResult, AttentionGrads } from './backend';
 export { attentionNd, attentionBackwardNd, checkAttentionArgs } from './attention';
 export type { AttentionNdOptions } from './attention';
+// programs: the matmul epilogue's checks and unfused fallback, shared by every backend
+export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
