@@ -1,7 +1,8 @@
 import { BackendError } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
-import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl } from './wgsl';
+import { Uniforms } from './program';
+import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
 
 /**
  * FlashAttention-style kernels. Forward: a workgroup owns ROWS query rows (one per thread,
@@ -29,24 +30,29 @@ export interface AttnOperand {
 export interface AttnDims { batch: readonly number[]; L: number; S: number; E: number; Ev: number }
 export type MaskKind = 'none' | 'float' | 'bool';
 
-/** Parameter words by name: shapes, per-operand offset/strides, constants. */
+/** A kernel's parameters by name: the layout (Uniforms) and this dispatch's values. */
 class Params {
-  readonly index = new Map<string, number>();
-  readonly values: { i: number; kind: 'u' | 'i' | 'f'; v: number }[] = [];
+  readonly layout = new Uniforms();
+  readonly values: [string, number][] = [];
   add(name: string, kind: 'u' | 'i' | 'f', v: number): void {
-    const i = this.values.length;
-    this.index.set(name, i);
-    this.values.push({ i, kind, v });
+    this.layout.add(name, kind === 'u' ? 'u32' : kind === 'i' ? 'i32' : 'f32');
+    this.values.push([name, v]);
   }
-  u(name: string): string { return pU(this.at(name)); }
-  i(name: string): string { return pI(this.at(name)); }
-  f(name: string): string { return pF(this.at(name)); }
-  private at(name: string): number {
-    const i = this.index.get(name);
-    if (i === undefined) throw new Error(`attention kernel: no parameter ${name}`);
-    return i;
-  }
-  get words(): number { return this.values.length; }
+  u(name: string): string { return this.layout.ref(name); }
+  i(name: string): string { return this.layout.ref(name); }
+  f(name: string): string { return this.layout.ref(name); }
+  get words(): number { return this.layout.words; }
+}
+
+/**
+ * Runs one of this file's kernels as a Program (kernels/program.ts): the key names everything
+ * the WGSL depends on (the parameter layout included), the values are written by name.
+ */
+function launch(rt: Runtime, key: string, reads: number, writes: number, p: Params, wgsl: () => string, bufs: readonly PooledBuffer[], groups: number): void {
+  const k = rt.program({ key, reads, writes, workgroupSize: ROWS, uniforms: () => p.layout, wgsl });
+  const blk = rt.block(k);
+  for (const [name, v] of p.values) blk.set(name, v);
+  rt.dispatch(k, bufs, blk.base, groups);
 }
 
 function operandParams(p: Params, name: string, x: AttnOperand, nb: number, hasCol: boolean): void {
@@ -78,17 +84,6 @@ function commonParams(dims: AttnDims, scale: number): Params {
   p.add('scale', 'f', scale);
   dims.batch.forEach((d, i) => p.add(`bs${i}`, 'u', d));
   return p;
-}
-
-function writeParams(rt: Runtime, k: ReturnType<Runtime['kernel']>, p: Params): number {
-  const w = rt.params(k);
-  const { u32, i32, f32 } = rt.words;
-  for (const { i, kind, v } of p.values) {
-    if (kind === 'u') u32[w + i] = v;
-    else if (kind === 'i') i32[w + i] = v;
-    else f32[w + i] = v;
-  }
-  return w;
 }
 
 /** The mask test for (row i, key j) inside a kernel: sets `vis` false or adds to `s`. */
@@ -160,7 +155,8 @@ export function encodeAttention(
   if (mask) operandParams(p, 'm', mask, nb, true);
   const reads = mask ? 4 : 3;
   const key = `attention|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
-  const kern = rt.kernel(key, reads, 2, p.words, () => /* wgsl */ `${FLOAT_HELPERS}
+  const bufs = [q.buf, k.buf, v.buf, ...(mask ? [mask.buf] : []), out, lse];
+  launch(rt, key, reads, 2, p, () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -240,10 +236,7 @@ fn main(${MAIN_ARGS}) {
       LSE[r] = -inf_();
     }
   }
-}`);
-  const w = writeParams(rt, kern, p);
-  const bufs = [q.buf, k.buf, v.buf, ...(mask ? [mask.buf] : []), out, lse];
-  rt.dispatch(kern, bufs, w, B * Math.ceil(L / ROWS));
+}`, bufs, B * Math.ceil(L / ROWS));
 }
 
 export function encodeAttentionBackward(
@@ -268,7 +261,7 @@ function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOpe
   operandParams(p, 'l', lse, nb, false);
   operandParams(p, 'g', gOut, nb, true);
   const key = `attention stats|nb${nb}|Ev${dims.Ev}|w${p.words}`;
-  const kern = rt.kernel(key, 3, 1, p.words, () => /* wgsl */ `${paramsDecl(p.words)}
+  launch(rt, key, 3, 1, p, () => /* wgsl */ `${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> O: array<f32>;
 @group(0) @binding(2) var<storage, read> LS: array<f32>;
 @group(0) @binding(3) var<storage, read> G: array<f32>;
@@ -288,9 +281,7 @@ fn main(${MAIN_ARGS}) {
   }
   ST[2u * r] = LS[u32(lB + i32(i) * ${p.i('l.rs')})];
   ST[2u * r + 1u] = D;
-}`);
-  const w = writeParams(rt, kern, p);
-  rt.dispatch(kern, [out.buf, lse.buf, gOut.buf, stats], w, Math.ceil((B * dims.L) / ROWS));
+}`, [out.buf, lse.buf, gOut.buf, stats], Math.ceil((B * dims.L) / ROWS));
 }
 
 /** dQ_i = scale Σ_j p_ij (dO_i·v_j - D_i) k_j: one thread per query row, keys in tiles. */
@@ -311,7 +302,7 @@ function encodeDq(
   if (mask) operandParams(p, 'm', mask, nb, true);
   const reads = mask ? 6 : 5;
   const key = `attention dq|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
-  const kern = rt.kernel(key, reads, 1, p.words, () => /* wgsl */ `${FLOAT_HELPERS}
+  launch(rt, key, reads, 1, p, () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -377,9 +368,7 @@ fn main(${MAIN_ARGS}) {
     let r = b * L + i;
     for (var e = 0u; e < ${ek.n}u; e++) { ${storeLanes(ek, 'DQ', `r * ${E}u + e * ${ek.w}u`, 'acc[e] * scale')} }
   }
-}`);
-  const w = writeParams(rt, kern, p);
-  rt.dispatch(kern, [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dq], w, B * Math.ceil(L / ROWS));
+}`, [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dq], B * Math.ceil(L / ROWS));
 }
 
 /**
@@ -403,7 +392,7 @@ function encodeDkv(
   if (mask) operandParams(p, 'm', mask, nb, true);
   const reads = mask ? 6 : 5;
   const key = `attention dkv|nb${nb}|E${E}|Ev${Ev}|bq${BQ}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
-  const kern = rt.kernel(key, reads, 2, p.words, () => /* wgsl */ `${FLOAT_HELPERS}
+  launch(rt, key, reads, 2, p, () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -480,7 +469,5 @@ fn main(${MAIN_ARGS}) {
     for (var e = 0u; e < ${ek.n}u; e++) { ${storeLanes(ek, 'DK', `r * ${E}u + e * ${ek.w}u`, 'dka[e] * scale')} }
     for (var e = 0u; e < ${ev.n}u; e++) { ${storeLanes(ev, 'DV', `r * ${Ev}u + e * ${ev.w}u`, 'dva[e]')} }
   }
-}`);
-  const w = writeParams(rt, kern, p);
-  rt.dispatch(kern, [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dk, dv], w, B * Math.ceil(S / ROWS));
+}`, [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dk, dv], B * Math.ceil(S / ROWS));
 }
