@@ -15,3 +15,8 @@ export { attentionNd, attentionBackwardNd, checkAttentionArgs } from './attentio
 export type { AttentionNdOptions } from './attention';
 // programs: the matmul epilogue's checks and unfused fallback, shared by every backend
 export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
+// ---- ops: scatter and sort ----
+export type { ScatterMode } from './backend';
+export { scatterFlat, sortAlong } from './scatter-sort';
+export { checkScatterArgs, checkSortArgs } from './validate-ops';
+// ---- end ops ----

@@ -14,6 +14,8 @@ import { ieeeCases } from './cases/ieee';
 import { matmulCases } from './cases/matmul';
 import { movementCases } from './cases/movement';
 import { reduceCases } from './cases/reduce';
+import { scatterCases } from './cases/scatter';
+import { sortCases } from './cases/sort';
 
 export * from './case';
 export * from './compare';
@@ -35,6 +37,7 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
   const all = [
     ...elementwiseCases(), ...castCases(), ...ieeeCases(), ...movementCases(),
     ...reduceCases(), ...matmulCases(), ...gatherCases(), ...backendCases(),
+    ...scatterCases(), ...sortCases(),
     ...attentionCases(), // attention
   ];
   const names = new Set<string>();
@@ -49,3 +52,6 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
 export function opCaseGroups(): string[] {
   return [...new Set(opCases().map((c) => c.group))];
 }
+
+// boundaries: CPU GEMM switches for the benchmarks (they imported core's src/ before).
+export * from './cpu-gemm';
