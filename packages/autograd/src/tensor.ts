@@ -3,6 +3,7 @@ import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
 import { track, untrack } from './scope';
+import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import * as A from './ops/arith';
 import * as U from './ops/activations';
 import * as R from './ops/reduce';
@@ -54,7 +55,9 @@ function nest(data: TypedArray, shape: readonly number[], bool: boolean): Nested
  * The user-facing n-d array with reverse-mode autodiff (PyTorch's torch.Tensor, camelCase).
  * It wraps one core NDArray on the current backend plus its autograd state: `requiresGrad`,
  * `.grad` on leaves, and the node that produced it. Ops are eager: each runs its kernel now,
- * and when a parent requires grad, records how to send gradients back.
+ * and when a parent requires grad, records how to send gradients back. The exception is a
+ * matmul's result, which waits for its first reader so that elementwise ops on it can join
+ * its kernel (the fusion pass, fusion/pending.ts).
  */
 export class Tensor {
   private _nd: NDArray | null;
@@ -67,9 +70,28 @@ export class Tensor {
   _uses = 0;
   private readonly _leaf: boolean;
 
+  // ---- fusion pass: a matmul result not computed yet (fusion/pending.ts) ----
+  private _pending: PendingResult | null = null;
+  /** @internal The pending matmul behind this tensor, while its value has not been read. */
+  get _lazy(): PendingResult | null { return this._pending; }
+  /** @internal Computes a pending value now (first read, or the end of the synchronous run). */
+  _materialize(): void {
+    const p = this._pending;
+    if (!p) return;
+    this._nd = p.take();
+    this._pending = null;
+    leaveFrontier(this);
+  }
+  // ---- end fusion pass ----
+
   /** @internal Use tensor(), Tensor.fromNDArray() or an op. */
-  constructor(nd: NDArray, opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {}) {
+  constructor(data: NDArray | PendingResult, opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {}) {
+    const nd = data instanceof PendingResult ? null : data;
     this._nd = nd;
+    if (data instanceof PendingResult) {
+      this._pending = data;
+      addToFrontier(this);
+    }
     this._leaf = !opts.node;
     this._requiresGrad = false;
     if (opts.node) {
@@ -77,7 +99,7 @@ export class Tensor {
       this._requiresGrad = true;
       for (const p of opts.node.parents) if (p._node) p._uses++;
     } else if (opts.requiresGrad) {
-      requireFloat('requiresGrad', nd.dtype);
+      requireFloat('requiresGrad', this.dtype);
       this._requiresGrad = true;
     }
     this._token = track(this, !opts.untracked);
@@ -94,12 +116,14 @@ export class Tensor {
 
   /** The underlying core NDArray (owned by this tensor: do not dispose it). */
   get ndarray(): NDArray {
+    if (this._pending) this._materialize();
     if (!this._nd) throw new DisposedError(`Tensor of shape ${fmtShape(this._shapeSeen)} was used after dispose()`);
     return this._nd;
   }
 
   /** @internal The NDArray, or a DisposedError that names the op. */
   nd(op: string): NDArray {
+    if (this._pending) this._materialize();
     if (!this._nd) throw new DisposedError(`${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after dispose()`);
     return this._nd;
   }
@@ -107,11 +131,11 @@ export class Tensor {
   private _shapeSeen: readonly number[] = [];
   private _dtypeSeen: DType = 'float32';
 
-  get shape(): number[] { return (this._nd ? this._nd.shape : this._shapeSeen).slice(); }
+  get shape(): number[] { return (this._nd ? this._nd.shape : this._pending ? this._pending.shape : this._shapeSeen).slice(); }
   get ndim(): number { return this.shape.length; }
   get numel(): number { return this.shape.reduce((a, b) => a * b, 1); }
-  get dtype(): DType { return this._nd ? this._nd.dtype : this._dtypeSeen; }
-  get isDisposed(): boolean { return this._nd === null; }
+  get dtype(): DType { return this._nd ? this._nd.dtype : this._pending ? 'float32' : this._dtypeSeen; }
+  get isDisposed(): boolean { return this._nd === null && this._pending === null; }
   /** True for tensors not made by a recorded op (inputs, parameters); only leaves keep .grad. */
   get isLeaf(): boolean { return this._leaf; }
 
@@ -156,6 +180,12 @@ export class Tensor {
 
   /** @internal Swaps the data without touching the graph. */
   _replace(nd: NDArray): void {
+    if (this._pending) {
+      // fusion pass: a pending value being replaced is never needed
+      this._pending.release();
+      this._pending = null;
+      leaveFrontier(this);
+    }
     const old = this._nd;
     this._nd = nd;
     if (old && old !== nd) old.dispose();
@@ -163,7 +193,7 @@ export class Tensor {
 
   /** @internal Frees the node once the tensor is disposed and no live node needs it. */
   _releaseGraphIfUnused(): void {
-    if (!this._nd && this._uses === 0) freeNode(this, true);
+    if (this.isDisposed && this._uses === 0) freeNode(this, true);
   }
 
   /**
@@ -183,11 +213,20 @@ export class Tensor {
 
   /** Frees the data (GPU buffer), the gradient and, unless still needed by a graph, the node. Idempotent. */
   dispose(): void {
-    if (!this._nd) return;
-    this._shapeSeen = this._nd.shape;
-    this._dtypeSeen = this._nd.dtype;
-    this._nd.dispose();
-    this._nd = null;
+    if (this._pending) {
+      // fusion pass: a value never read is never computed
+      this._shapeSeen = this._pending.shape;
+      this._dtypeSeen = 'float32';
+      this._pending.release();
+      this._pending = null;
+      leaveFrontier(this);
+    } else {
+      if (!this._nd) return;
+      this._shapeSeen = this._nd.shape;
+      this._dtypeSeen = this._nd.dtype;
+      this._nd.dispose();
+      this._nd = null;
+    }
     this._grad?.dispose();
     this._grad = null;
     untrack(this, this._token);

@@ -115,6 +115,14 @@ export interface Backend {
    */
   matmul(a: Strided, b: Strided, epilogue?: MatmulEpilogue): Storage;
 
+  // ---- fusion pass: ops whose kernel runs later still fail at the call ----
+  /**
+   * Optional. Throws the error that making an output of `size` elements of `dtype` for `op`
+   * would raise now (backend destroyed, device lost, over the buffer limit), running nothing.
+   * Autograd calls it when it defers a matmul (its pending results), so errors stay eager.
+   */
+  checkOutput?(op: string, dtype: DType, size: number): void;
+
   /**
    * Rows of `x` picked along `axis` by `idx` (int32, 1-d, no mask): the result is contiguous
    * with x's shape where dim `axis` becomes idx's length. Indices outside [0, size) give 0 in

@@ -400,6 +400,13 @@ export class WebGPUBackend implements Backend {
     if (!this.rt.destroyed) this.rt.release(b);
   }
 
+  // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
+  checkOutput(op: string, dtype: DType, size: number): void {
+    this.rt.check(op);
+    // newStorage throws the buffer-limit error before allocating anything; below it, skip.
+    if (Math.max(size, 1) * 4 > this.maxBytes) this.newStorage(op, dtype, size);
+  }
+
   flush(): void {
     if (this.rt.destroyed || this.rt.lostInfo) return;
     this.rt.submit();

@@ -9,6 +9,7 @@ import { attentionGradcheckCases } from './cases-attention';
 // ---- ops (issue 17) ----
 import { opsCases } from './cases-ops';
 // ---- end ops ----
+import { fusionCases } from './fusion-cases'; // fusion pass
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -300,6 +301,6 @@ function compositeCases(): GradcheckCase[] {
 
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
-  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(),
+  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(), ...fusionCases(),
     ...attentionGradcheckCases()]; // attention
 }

@@ -181,6 +181,12 @@ export class CpuBackend implements Backend {
   }
 
   flush(): void {}
+
+  // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
+  checkOutput(): void {
+    this.check();
+  }
+
   async sync(): Promise<void> {}
 
   memory(): MemoryInfo {
