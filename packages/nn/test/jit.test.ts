@@ -183,3 +183,19 @@ test('jit: bad arguments are clear errors', () => {
   const p = tensor([1, 2], { requiresGrad: true });
   expect(() => jit((x: Tensor) => x.mul(2))(p)).toThrow(/requires grad/);
 });
+
+test('jit: a jitted function called inside another one is part of its record', async () => {
+  await on(B.cpu, async () => {
+    manualSeed(5);
+    const inner = jit((x: Tensor) => x.mul(2).exp());
+    const outer = jit((x: Tensor) => inner(x).add(randn([2])));
+    manualSeed(6);
+    const xs = [randn([2]), randn([2]), randn([2]), randn([2]), randn([2])];
+    const want: number[][] = [];
+    manualSeed(9);
+    for (const x of xs) want.push(Array.from(await x.mul(2).exp().add(randn([2])).data()));
+    manualSeed(9);
+    for (const [i, x] of xs.entries()) expect(Array.from(await outer(x).data())).toEqual(want[i]);
+    expect(outer.stats.replayed).toBe(3);
+  });
+});

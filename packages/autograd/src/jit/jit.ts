@@ -7,6 +7,7 @@ import { JitError } from './errors';
 import { Plan, buildPlan } from './plan';
 import { replay } from './replay';
 import { Recorder, Trace } from './trace';
+import { isRecording } from './hooks';
 
 export interface JitOptions {
   /** Signatures kept (least recently used dropped first); default 8. */
@@ -128,6 +129,8 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
   const stats = { recorded: 0, replayed: 0 };
 
   const call = (...args: A): R => {
+    // Inside another jitted function's recording: that record captures this work (and its hooks).
+    if (isRecording()) return fn(...args);
     flushPending();
     const tensors: Tensor[] = [];
     const parts: string[] = [];

@@ -1,6 +1,9 @@
 import { Backend, BackendError, Storage } from '@surf/core';
 import { Binding, Plan } from './plan';
-import { visit } from './visit';
+import { Builder, compileBuilder } from './visit';
+
+// Each recorded call's argument rebuilder, compiled at its first replay.
+const builders = new WeakMap<object, Builder | null>();
 
 function isLive(s: Storage): boolean {
   return (s as { disposed?: boolean }).disposed !== true;
@@ -30,20 +33,18 @@ export function replay(plan: Plan, backend: Backend, inputs: readonly Storage[])
         if (st.free && l.k === 's') backend.dispose(get(l.b));
         continue;
       }
+      let build = builders.get(st);
+      if (build === undefined) builders.set(st, (build = compileBuilder(e.args, isStorage)));
       let j = 0;
-      const args = visit(e.args, {
-        isStorage,
-        key: null,
-        leaf: () => {
-          const r = st.leaves[j++];
-          switch (r.k) {
-            case 's': return get(r.b);
-            case 'c': return { kind: 'const', value: r.get(), dtype: r.dtype };
-            case 'd': return r.make();
-            default: return r.v;
-          }
-        },
-      }) as unknown[];
+      const args = (build ? build(() => {
+        const r = st.leaves[j++];
+        switch (r.k) {
+          case 's': return get(r.b);
+          case 'c': return { kind: 'const', value: r.get(), dtype: r.dtype };
+          case 'd': return r.make();
+          default: return r.v;
+        }
+      }) : e.args) as unknown[];
       const res = methods[e.method](...args);
       if (e.single) vals[st.slots[0]] = res as Storage;
       else if (st.slots.length) {

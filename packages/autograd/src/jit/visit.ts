@@ -72,3 +72,37 @@ export function visit(v: unknown, ctx: VisitCtx): unknown {
   key?.push(`O${(v as object).constructor?.name ?? '?'}`);
   return ctx.leaf({ k: 'o', o: v });
 }
+
+/** Rebuilds a call's arguments from fresh leaves, asked for in visit()'s order. */
+export type Builder = (leaf: () => unknown) => unknown;
+
+/**
+ * visit() compiled once for a recorded call, for replays: closures only along the paths that
+ * hold leaves, everything else reused as recorded. Null when `v` holds no leaf.
+ */
+export function compileBuilder(v: unknown, isStorage: (v: object) => boolean): Builder | null {
+  if (v === null || typeof v !== 'object' || v instanceof View) return null;
+  if (isStorage(v) || ArrayBuffer.isView(v)) return (leaf) => leaf();
+  if (Array.isArray(v)) {
+    const parts = v.map((x) => compileBuilder(x, isStorage));
+    if (parts.every((p) => p === null)) return null;
+    return (leaf) => {
+      const out = new Array(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = parts[i] ? parts[i]!(leaf) : v[i];
+      return out;
+    };
+  }
+  if (Object.getPrototypeOf(v) === Object.prototype) {
+    const o = v as Record<string, unknown>;
+    if (o.kind === 'const' && typeof o.value === 'number') return (leaf) => leaf();
+    const names = Object.keys(o);
+    const parts = names.map((n) => compileBuilder(o[n], isStorage));
+    if (parts.every((p) => p === null)) return null;
+    return (leaf) => {
+      const out: Record<string, unknown> = { ...o };
+      for (let i = 0; i < names.length; i++) if (parts[i]) out[names[i]] = parts[i]!(leaf);
+      return out;
+    };
+  }
+  return (leaf) => leaf();
+}
