@@ -4,6 +4,7 @@ import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
 import { track, untrack } from './scope';
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
+import { storageHolder } from './jit/hooks'; // jit
 import * as A from './ops/arith';
 import * as U from './ops/activations';
 import * as R from './ops/reduce';
@@ -176,6 +177,12 @@ export class Tensor {
     const own = g.contiguous();
     g.dispose();
     this._grad = new Tensor(own, { untracked: true });
+    // jit: a replay gives this leaf its new gradient even when the recorded one was zeroed since
+    const shape = own.shape;
+    storageHolder(own.storage, (s) => {
+      if (this._grad && !this._grad.isDisposed) s.backend.dispose(s);
+      else this._grad = new Tensor(NDArray.fromStorage(s, shape), { untracked: true });
+    });
   }
 
   /** @internal Swaps the data without touching the graph. */

@@ -199,3 +199,28 @@ test('jit: a jitted function called inside another one is part of its record', a
     expect(outer.stats.replayed).toBe(3);
   });
 });
+
+test('jit: gradients zeroed outside the function are set again by each replay', async () => {
+  await on(B.cpu, async () => {
+    const run = async (jitted: boolean) => {
+      manualSeed(8);
+      const model = new nn.Linear(3, 2);
+      const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
+      const body = (x: Tensor) => {
+        const loss = model.forward(x).pow(2).sum();
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+      const f = jitted ? jit(body) : body;
+      const grads: number[][] = [];
+      for (let i = 0; i < 5; i++) {
+        f(randn([4, 3])).dispose();
+        grads.push(Array.from(await model.weight.grad!.data()));
+        opt.zeroGrad();
+      }
+      return grads;
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+});

@@ -1,4 +1,4 @@
-import { Expr, TypedArray } from '@surf/core';
+import { Expr, Storage, TypedArray } from '@surf/core';
 
 /**
  * What library code tells the jit recorder about host-side values that change between calls
@@ -11,6 +11,7 @@ export interface HookSink {
   effect(run: () => void): void;
   constant(node: Expr, get: () => number): void;
   data(arr: TypedArray, make: () => TypedArray): void;
+  holder(s: Storage, rebind: (s: Storage) => void): void;
 }
 
 let sink: HookSink | null = null;
@@ -54,4 +55,13 @@ export function dynamicData<T extends TypedArray>(make: () => T): T {
   const arr = make();
   sink?.data(arr, make);
   return arr;
+}
+
+/**
+ * Says who holds a storage made inside the traced function (a leaf's new .grad). A replay
+ * writes the new value into the recorded storage; when that storage was freed meanwhile (the
+ * gradient was zeroed outside the function), `rebind` gets the replay's storage instead.
+ */
+export function storageHolder(s: Storage, rebind: (s: Storage) => void): void {
+  sink?.holder(s, rebind);
 }

@@ -34,8 +34,11 @@ export interface PlanStep {
 export interface Plan {
   readonly steps: readonly PlanStep[];
   readonly slotCount: number;
-  /** Storages the replay writes into at the end: [the storage object, the slot holding its new value]. */
-  readonly adopt: readonly (readonly [Storage, number])[];
+  /**
+   * Storages the replay writes into at the end: the storage object, the slot holding its new
+   * value, and who to hand the new storage to when the object was freed meanwhile.
+   */
+  readonly adopt: readonly (readonly [Storage, number, ((s: Storage) => void) | undefined])[];
   /** Slots handed to the caller as outputs, in output order. */
   readonly outputs: readonly number[];
   /** Storages that must still be alive for the plan to hold. */
@@ -121,8 +124,8 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
     if (slot === undefined || b.disposed.has(s)) throw new JitError(`jit: output ${i} is not a tensor computed by the function`);
     return slot;
   });
-  const adopt: [Storage, number][] = [];
-  for (const [s, slot] of slotOf) if (!b.disposed.has(s) && !bOutputs.includes(s)) adopt.push([s, slot]);
+  const adopt: [Storage, number, ((s: Storage) => void) | undefined][] = [];
+  for (const [s, slot] of slotOf) if (!b.disposed.has(s) && !bOutputs.includes(s)) adopt.push([s, slot, b.holders.get(s)]);
   const fixed = new Set<Storage>();
   for (const st of steps) for (const l of st.leaves) if (l.k === 's' && l.b.k === 'fixed') fixed.add(l.b.s);
   return { steps, slotCount, adopt, outputs, fixed: [...fixed] };

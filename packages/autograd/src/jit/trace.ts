@@ -26,6 +26,7 @@ export interface Trace {
   readonly disposed: ReadonlySet<Storage>;
   readonly dynamicConsts: WeakMap<object, () => number>;
   readonly dynamicData: WeakMap<object, () => TypedArray>;
+  readonly holders: ReadonlyMap<Storage, (s: Storage) => void>;
 }
 
 // Backend methods that do no device work on storages: called through untouched.
@@ -45,6 +46,7 @@ export class Recorder implements HookSink {
   private disposed = new Set<Storage>();
   private dynamicConsts = new WeakMap<object, () => number>();
   private dynamicData = new WeakMap<object, () => TypedArray>();
+  private holders = new Map<Storage, (s: Storage) => void>();
   private depth = 0;
   private restore: (() => void) | null = null;
   private prevSink: HookSink | null = null;
@@ -83,7 +85,7 @@ export class Recorder implements HookSink {
     this.restore?.();
     this.restore = null;
     if (this.logging) setHookSink(this.prevSink);
-    return { entries: this.entries, created: this.created, disposed: this.disposed, dynamicConsts: this.dynamicConsts, dynamicData: this.dynamicData };
+    return { entries: this.entries, created: this.created, disposed: this.disposed, dynamicConsts: this.dynamicConsts, dynamicData: this.dynamicData, holders: this.holders };
   }
 
   private wrap(name: string, orig: (...a: unknown[]) => unknown): (...a: unknown[]) => unknown {
@@ -146,5 +148,8 @@ export class Recorder implements HookSink {
   }
   data(arr: TypedArray, make: () => TypedArray): void {
     this.dynamicData.set(arr, make);
+  }
+  holder(s: Storage, rebind: (s: Storage) => void): void {
+    this.holders.set(s, rebind);
   }
 }
