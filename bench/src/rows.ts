@@ -36,6 +36,8 @@ export interface TrainRow extends RowBase {
   lr: number;
   /** Read the loss back to the host after every step (the usual training loop with logging). */
   readback: boolean;
+  /** jit: Surf replays the captured step (surf.jit); peers run their usual eager loop. */
+  jit?: boolean;
 }
 /** The MNIST example's own training loop (examples/mlp/src/train.ts), `steps` steps of its first epoch (125 = all of it at batch 64). */
 export interface ExampleRow extends RowBase { kind: 'example'; steps: number }
@@ -97,13 +99,14 @@ function fmaRow(side: number, permuted: boolean): FmaRow {
   return { id: `elementwise/fma-${mega}M${permuted ? '-permuted' : ''}`, group: 'elementwise', label: `a*b+c ${mega}M${permuted ? ' (a permuted view)' : ''}`, unit: 'GB/s', device: 'gpu', kind: 'fma', rows: side, cols: side, permuted };
 }
 
-function trainRow(layers: number[], batch: number, optimizer: 'sgd' | 'adam', readback: boolean, device: 'gpu' | 'cpu' = 'gpu'): TrainRow {
+function trainRow(layers: number[], batch: number, optimizer: 'sgd' | 'adam', readback: boolean, device: 'gpu' | 'cpu' = 'gpu', jit = false): TrainRow {
   const lr = optimizer === 'sgd' ? 0.1 : 1e-3;
   const name = `MLP ${layers.join('-')} b${batch} ${optimizer === 'sgd' ? 'SGD' : 'Adam'}`;
   return {
-    id: `${device === 'cpu' ? 'cpu/' : ''}train/${layers.join('-')}-b${batch}-${optimizer}${readback ? '-readback' : ''}`,
+    id: `${device === 'cpu' ? 'cpu/' : ''}train/${layers.join('-')}-b${batch}-${optimizer}${readback ? '-readback' : ''}${jit ? '-jit' : ''}`,
     group: device === 'cpu' ? 'cpu' : 'train',
-    label: `${name}${readback ? ', loss read every step' : ', sync at end'}`,
+    label: `${name}${readback ? ', loss read every step' : ', sync at end'}${jit ? ', jit' : ''}`,
+    ...(jit ? { jit } : {}),
     unit: 'steps/s',
     device,
     kind: 'train',
@@ -150,9 +153,16 @@ export function buildRows(quick: boolean): Row[] {
     rows.push(trainRow([784, 128, 10], 64, 'sgd', readback));
     rows.push(trainRow(big, bigBatch, 'adam', readback));
   }
+  // ---- jit (issue 12): the same steps captured ----
+  for (const readback of [false, true]) {
+    rows.push(trainRow([784, 128, 10], 64, 'sgd', readback, 'gpu', true));
+    rows.push(trainRow(big, bigBatch, 'adam', readback, 'gpu', true));
+  }
+  // ---- end jit ----
   rows.push({ id: 'train/mnist-example', group: 'train', label: 'MNIST example (examples/mlp) training loop', unit: 'steps/s', device: 'gpu', kind: 'example', steps: quick ? 20 : 125 });
 
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu'));
+  rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu', true)); // jit
   rows.push(mm(256, 256, 256, false, false, 'cpu'));
   rows.push(mm(256, 784, 512, false, false, 'cpu', 'MLP fwd 1'));
   return rows;

@@ -40,6 +40,7 @@ interface SurfNn {
   manualSeed(n: number): void;
   tidy<T>(fn: () => T): T;
   noGrad<T>(fn: () => T): T;
+  jit<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
   crossEntropy(logits: STensor, target: STensor): STensor;
   nn: {
     Linear: new (inF: number, outF: number) => SModule;
@@ -291,14 +292,16 @@ export class SurfFramework implements Framework {
       l.dispose();
       return v;
     };
-    const step = (b: number): STensor =>
-      surf.tidy(() => {
-        opt.zeroGrad();
-        const l = surf.crossEntropy(model.forward(xs[b]), ys[b]);
-        l.backward();
-        opt.step();
-        return l.detach();
-      });
+    const body = (x: STensor, y: STensor): STensor => {
+      opt.zeroGrad();
+      const l = surf.crossEntropy(model.forward(x), y);
+      l.backward();
+      opt.step();
+      return l.detach();
+    };
+    // jit rows replay the captured step; the others run it eagerly in tidy.
+    const jitted = row.jit ? surf.jit(body) : null;
+    const step = (b: number): STensor => (jitted ? jitted(xs[b], ys[b]) : surf.tidy(() => body(xs[b], ys[b])));
     return {
       step: (i) => {
         const loss = step(i % xs.length);

@@ -73,7 +73,7 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
       if (bOutputs.includes(succ)) throw new JitError(`jit: at ${at} the function reads a tensor it returned on the previous call; keep returned tensors out of the state the function reads`);
       return { k: 'fixed', s: succ };
     }
-    if (!la || la.s !== s) throw new JitError(`jit: at ${at} the two calls read different existing tensors (a tensor captured by the function was replaced between calls, or the function picks tensors by a changing value)`);
+    if (!la || la.s !== s) throw new JitError(`jit: at ${at} the two calls read different existing tensors (a tensor the function uses was replaced between calls: an optimizer stepping outside the jitted function does that, so put optimizer.step() inside it; or the function picks tensors by a changing value)`);
     if (b.disposed.has(s)) throw new JitError(`jit: at ${at} the function frees a tensor that existed before the call and is not remade by it`);
     return { k: 'fixed', s };
   };
