@@ -224,3 +224,18 @@ test('jit: gradients zeroed outside the function are set again by each replay', 
     expect(await run(true)).toEqual(await run(false));
   });
 });
+
+test('jit: a number argument that changes on every call warns once', async () => {
+  await on(B.cpu, async () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const f = jit((x: Tensor, k: number) => x.mul(k), { maxRecords: 2 });
+      const x = tensor([1, 2]);
+      for (let i = 0; i < 6; i++) expect(Array.from(await f(x, i).data())).toEqual([i, 2 * i]);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toMatch(/0-d tensor/);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});

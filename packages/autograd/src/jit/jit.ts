@@ -127,6 +127,20 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
   if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);
   const cache = new Map<string, Record_>();
   const stats = { recorded: 0, replayed: 0 };
+  // Number arguments are part of the signature: one that changes on every call never replays.
+  const numberKeys = new Map<string, Set<string>>();
+  let warned = false;
+  const noteNumbers = (shape: string, key: string) => {
+    if (warned) return;
+    let seen = numberKeys.get(shape);
+    if (!seen) numberKeys.set(shape, (seen = new Set()));
+    seen.add(key);
+    if (seen.size > maxRecords) {
+      warned = true;
+      numberKeys.clear();
+      console.warn(`jit: a number argument has taken more than ${maxRecords} values; each value is a new signature that records again (two eager calls) before it replays. Pass a value that changes per call as a 0-d tensor.`);
+    } else if (numberKeys.size > 64) numberKeys.clear();
+  };
 
   const call = (...args: A): R => {
     // Inside another jitted function's recording: that record captures this work (and its hooks).
@@ -140,6 +154,7 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
       if (t.nd('jit').backend !== backend) throw new ValueError(`jit: arguments live on different backends (${backend.name} and ${t.nd('jit').backend.name})`);
     }
     const key = `${idOf(backend)}|${isGradEnabled() ? 'grad' : 'nograd'}|${parts.join('')}`;
+    noteNumbers(parts.map((p) => (p.startsWith('n') ? 'n' : p)).join(''), key);
     let rec = cache.get(key);
     if (rec) {
       cache.delete(key);

@@ -66,6 +66,8 @@ export class Recorder implements HookSink {
         if (d && typeof d.value === 'function' && !PASS.has(n)) names.add(n);
       }
     }
+    // Methods set as instance fields too (a backend written with arrow functions).
+    for (const n of Object.keys(b)) if (typeof b[n] === 'function' && !PASS.has(n)) names.add(n);
     for (const n of names) {
       const own = Object.prototype.hasOwnProperty.call(b, n);
       const orig = b[n] as (...a: unknown[]) => unknown;
