@@ -239,3 +239,25 @@ test('jit: a number argument that changes on every call warns once', async () =>
     }
   });
 });
+
+async function adoptMovesData(b: Backend): Promise<void> {
+  const dst = b.fromData(new Float32Array([1, 2, 3]), 'float32');
+  const src = b.fromData(new Float32Array([4, 5, 6]), 'float32');
+  const before = b.memory();
+  expect(b.adopt!(dst, src)).toBe(true);
+  expect(Array.from(await b.read(dst))).toEqual([4, 5, 6]);
+  expect(b.memory().buffers).toBe(before.buffers - 1);
+  expect(b.memory().bytes).toBeLessThan(before.bytes);
+  // A freed destination: the source is freed too, and the call says so.
+  const src2 = b.fromData(new Float32Array([7, 8, 9]), 'float32');
+  b.dispose(dst);
+  expect(b.adopt!(dst, src2)).toBe(false);
+  expect(b.memory().buffers).toBe(before.buffers - 2);
+  const other = b.fromData(new Int32Array([1, 2, 3]), 'int32');
+  const dst3 = b.fromData(new Float32Array([1, 2, 3]), 'float32');
+  expect(() => b.adopt!(dst3, other)).toThrow(/differ/);
+  [other, dst3].forEach((s) => b.dispose(s));
+}
+
+test('Backend.adopt moves a buffer into a storage (CPU)', () => adoptMovesData(B.cpu));
+testGpu('Backend.adopt moves a buffer into a storage (WebGPU)', () => adoptMovesData(B.gpu()));
