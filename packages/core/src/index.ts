@@ -9,3 +9,11 @@ export { CpuBackend } from './cpu';
 export * from './random';
 export * from './registry';
 export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';
+// optable: the op table, the shared expression fold and the view lowering every generator uses
+export { UNARY_TABLE, BINARY_TABLE, opRow, acceptedDTypes } from './ops/table';
+export type { OpRow, RawOp, SimdOp, DTypeRule, Domain } from './ops/table';
+export { foldExpr } from './ops/visit';
+export type { ExprFold, Folded } from './ops/visit';
+export { collapseDims, lowerViews } from './ops/lower';
+export type { Access, InnerStep, Lowered, LoweredOperand } from './ops/lower';
+export { remapInputs } from './expr';
