@@ -85,6 +85,9 @@ test('the shared lowering collapses, keeps cut masks, and classifies reads', () 
   expect(c.ops.map((o) => [o.access, o.mask])).toEqual([['m', [[0, 2], [1, 3], [0, 4]]], ['c', null]]);
   const z = lowerViews([5], [{ strides: [1], mask: [[3, 3]] }]);
   expect(z.ops[0].access).toBe('z');
+  // Masked away on a size-1 dim that collapsing drops: still masked away, at any rank.
+  expect(lowerViews([1, 5], [{ strides: [0, 1], mask: [[1, 1], [0, 5]] }]).ops[0]).toEqual({ access: 'z', inner: 'g', strides: [1], mask: [[0, 0]] });
+  expect(lowerViews([1], [{ strides: [0], mask: [[1, 1]] }], 1).ops[0]).toEqual({ access: 'z', inner: 'g', strides: [0], mask: [[0, 0]] });
   // All size-1: rank 0, or [1] when the generator wants a loop.
   expect(lowerViews([1, 1], [{ strides: [5, 7], mask: null }]).shape).toEqual([]);
   expect(lowerViews([], [{ strides: [], mask: null }], 1)).toEqual({ shape: [1], ops: [{ access: 'b', inner: '0', strides: [0], mask: null }] });

@@ -38,8 +38,13 @@ export function collapseDims(shape: readonly number[], ops: readonly Operand[]):
       if (o.mask) o.mask.splice(d, 2, [0, sh[d]]);
     }
   }
+  // A size-1 dim whose mask is empty (a pad of a size-0 slice) is dropped above but masks the
+  // operand away entirely: say so on the dims that remain.
+  ops.forEach((o, i) => { if (isEmpty(o)) os[i].mask = sh.map(() => [0, 0]); });
   return { shape: sh, ops: os };
 }
+
+const isEmpty = (o: Operand) => o.mask !== null && o.mask.some(([lo, hi]) => hi <= lo);
 
 export type Access = 'c' | 'b' | 's' | 'm' | 'z';
 export type InnerStep = 'u' | '0' | 'g';
@@ -62,17 +67,17 @@ export function lowerViews(shape: readonly number[], ops: readonly Operand[], mi
   const c = collapseDims(shape, ops);
   if (c.shape.length < minRank) {
     c.shape.push(1);
-    for (const o of c.ops) { o.strides.push(0); if (o.mask) o.mask.push([0, 1]); }
+    c.ops.forEach((o, i) => { o.strides.push(0); if (o.mask) o.mask.push(isEmpty(ops[i]) ? [0, 0] : [0, 1]); });
   }
   const rank = c.shape.length;
   const dense: number[] = [];
   for (let d = rank - 1, acc = 1; d >= 0; d--) { dense[d] = acc; acc *= c.shape[d]; }
   return {
     shape: c.shape,
-    ops: c.ops.map((o): LoweredOperand => {
+    ops: c.ops.map((o, i): LoweredOperand => {
       let access: Access;
       let mask = o.mask;
-      if (mask && mask.some(([lo, hi]) => hi <= lo)) access = 'z';
+      if (isEmpty(ops[i])) access = 'z';
       else if (mask && mask.some(([lo, hi], d) => lo > 0 || hi < c.shape[d])) access = 'm';
       else {
         mask = null;

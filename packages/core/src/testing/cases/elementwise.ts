@@ -206,6 +206,13 @@ function shapeCases(): OpCase[] {
         await checkExprs(t, `[${n}]`, [E.sub(E.mul(x0, x1), x1)], [Pair.of(t, randF32([n], n)), Pair.of(t, randF32([n], n + 1))], TOL.fused);
       }
     }),
+    defineCase('elementwise/input masked away on a size-1 dim (pad of an empty slice)', async (t) => {
+      // Collapsing drops size-1 dims; the emptiness of this one's mask must survive it.
+      const gone = Pair.of(t, randF32([3, 5], 101)).crop([[0, 0], [0, 5]]).pad([[1, 0], [0, 0]]);
+      await checkExprs(t, 'x + gone', [E.add(x1, x0)], [gone, Pair.of(t, randF32([1, 5], 102))], TOL.f32);
+      await checkExprs(t, 'x + gone expanded', [E.add(x1, x0)], [gone.expand([4, 5]), Pair.of(t, randF32([4, 5], 103))], TOL.f32);
+      await checkExprs(t, '0-d gone', [E.neg(x0)], [gone.crop([[0, 1], [2, 3]]).reshape([])]);
+    }, { quick: true }),
     defineCase('elementwise/large contiguous [129,257]', async (t) => {
       await checkExprs(t, 'big', [E.add(E.mul(x0, E.f(2)), x1)], [Pair.of(t, randF32([129, 257], 99)), Pair.of(t, randF32([257], 100))], TOL.f32);
     }),
