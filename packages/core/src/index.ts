@@ -17,3 +17,4 @@ export type { ExprFold, Folded } from './ops/visit';
 export { collapseDims, lowerViews } from './ops/lower';
 export type { Access, InnerStep, Lowered, LoweredOperand } from './ops/lower';
 export { remapInputs } from './expr';
+export { deriveExpr } from './ops/derive';

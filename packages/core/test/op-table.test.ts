@@ -1,4 +1,4 @@
-import { BINARY_OPS, BINARY_TABLE, E, Expr, OpRow, UNARY_OPS, UNARY_TABLE, collapseDims, lowerViews } from '@surf/core';
+import { BINARY_OPS, BINARY_TABLE, E, Expr, OpRow, UNARY_OPS, UNARY_TABLE, collapseDims, deriveExpr, lowerViews } from '@surf/core';
 import { refArray, refElementwise } from '@surf/core/testing';
 import { erf, fmodFloor, imod, rint, sign } from '../src/ops/scalar';
 
@@ -92,4 +92,34 @@ test('the shared lowering collapses, keeps cut masks, and classifies reads', () 
   expect(lowerViews([1, 1], [{ strides: [5, 7], mask: null }]).shape).toEqual([]);
   expect(lowerViews([], [{ strides: [], mask: null }], 1)).toEqual({ shape: [1], ops: [{ access: 'b', inner: '0', strides: [0], mask: null }] });
   expect(collapseDims([4, 5], [{ strides: [-5, -1], mask: null }])).toEqual({ shape: [20], ops: [{ strides: [-1], mask: null }] });
+});
+
+test('deriveExpr: composite gradients from the table match finite differences', () => {
+  const [x, y] = [E.in(0), E.in(1)];
+  const sig = E.div(E.where(E.lt(x, E.f(0)), E.exp(E.neg(E.abs(x))), E.f(1)), E.add(E.f(1), E.exp(E.neg(E.abs(x)))));
+  const cases: [string, Expr, number[][]][] = [
+    ['silu x·σ(x)', E.mul(x, sig), [[-3, 0], [-0.4, 0], [0.7, 0], [5, 0]]],
+    ['x·sin(y) + y^2 / x', E.add(E.mul(x, E.sin(y)), E.div(E.mul(y, y), x)), [[1.3, -0.7], [-2, 2.1]]],
+    ['clamp-like where, y only in the condition', E.where(E.lt(x, y), E.mul(x, E.f(3)), E.tanh(x)), [[0.2, 1], [1.5, 1]]],
+    ['erf(x)·exp(y), floor contributes nothing', E.add(E.mul(E.erf(x), E.exp(y)), E.floor(x)), [[0.3, 0.2], [-1.2, -0.5]]],
+    ['x used twice through a cast', E.mul(E.cast(x, 'float32'), E.log1p(E.mul(x, x))), [[0.5, 0], [-2, 0]]],
+  ];
+  const evalAt = (e: Expr, v: number[]) => refElementwise([e], v.map((a) => refArray([a], [1])))[0].data[0];
+  for (const [name, e, points] of cases) {
+    const grads = deriveExpr(e, E.in(2)); // the upstream gradient is input 2
+    for (const p of points) {
+      for (let i = 0; i < 2; i++) {
+        const h = 1e-3;
+        const up = p.slice(), dn = p.slice();
+        up[i] += h; dn[i] -= h;
+        const num = (evalAt(e, up) - evalAt(e, dn)) / (2 * h);
+        const rule = grads.get(i);
+        const ana = rule ? evalAt(rule, [...p, 1]) : 0;
+        expect([name, i, p, Math.abs(num - ana) <= 2e-3 * (1 + Math.abs(num))]).toEqual([name, i, p, true]);
+      }
+    }
+  }
+  // y feeds only a condition: no gradient at all; a constant expression: none either.
+  expect(deriveExpr(cases[2][1], E.in(2)).has(1)).toBe(false);
+  expect(deriveExpr(E.f(3), E.in(0)).size).toBe(0);
 });

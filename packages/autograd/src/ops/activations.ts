@@ -1,7 +1,7 @@
 import { E, Expr, ValueError } from '@surf/core';
 import { requireNumeric } from '../dtypes';
 import { Tensor } from '../tensor';
-import { Rule, X, computeDType, fused, tableRule } from './fuse';
+import { Rule, X, computeDType, derivedRule, fused, tableRule } from './fuse';
 
 /**
  * Unary math and activations. Each is one fused forward kernel and one fused backward
@@ -78,14 +78,8 @@ export function gelu(x: Tensor, approximate: 'none' | 'tanh' = 'none'): Tensor {
   });
 }
 
-/** x·σ(x) (swish); gradient σ(x)(1 + x(1 - σ(x))). */
-export const silu = (x: Tensor) => unary('silu', x, {
-  fwd: ([a]) => E.mul(a, X.sigmoid(a)),
-  grad: (g, [a]) => {
-    const s = X.sigmoid(a);
-    return [E.mul(g, E.mul(s, E.add(X.one, E.mul(a, E.sub(X.one, s)))))];
-  },
-});
+/** x·σ(x) (swish); its gradient is derived from the op table's rules. */
+export const silu = (x: Tensor) => unary('silu', x, derivedRule(([a]) => E.mul(a, X.sigmoid(a))));
 
 /** log(1 + e^{βx})/β as max(βx, 0) + log(1 + e^{-|βx|}), divided by β; gradient σ(βx). */
 export function softplus(x: Tensor, beta: number): Tensor {

@@ -1,4 +1,4 @@
-import { BINARY_TABLE, BinaryOp, DType, E, Expr, NDArray, UNARY_TABLE, UnaryOp, exprInputs, remapInputs } from '@surf/core';
+import { BINARY_TABLE, BinaryOp, DType, E, Expr, NDArray, UNARY_TABLE, UnaryOp, deriveExpr, exprInputs, remapInputs } from '@surf/core';
 import { Scalar, checkScalar, promoteTypes, scalarDType } from '../dtypes';
 import { alias, fromOp, needsGrad } from '../node';
 import { Tensor } from '../tensor';
@@ -79,6 +79,25 @@ export function fused(op: string, xs: readonly Operand[], dts: readonly DType[],
 export function tableRule(op: UnaryOp | BinaryOp): Rule {
   if (Object.hasOwn(UNARY_TABLE, op)) return { fwd: ([a]) => E.un(op as UnaryOp, a), grad: UNARY_TABLE[op as UnaryOp].grad };
   return { fwd: ([a, b]) => E.bin(op as BinaryOp, a, b), grad: BINARY_TABLE[op as BinaryOp].grad };
+}
+
+/**
+ * A rule whose gradient is derived from its forward expression by the op table's derivatives
+ * (core's deriveExpr): for composites where a hand-written rule would only restate the chain
+ * rule. Operand i's gradient is that of the kernel input it reads; a number operand gets none.
+ */
+export function derivedRule(fwd: (x: Expr[]) => Expr): Rule {
+  return {
+    fwd,
+    grad: (g, x) => {
+      const grads = deriveExpr(fwd(x), g);
+      return x.map((xi) => {
+        let node = xi;
+        while (node.kind === 'cast') node = node.a;
+        return node.kind === 'input' ? grads.get(node.index) ?? E.f(0) : null;
+      });
+    },
+  };
 }
 
 /** Common rule pieces, as expressions. */
