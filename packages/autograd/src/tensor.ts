@@ -256,7 +256,7 @@ export class Tensor {
   sigmoid(): Tensor { return U.sigmoid(this); }
   relu(): Tensor { return U.relu(this); }
   leakyRelu(negativeSlope = 0.01): Tensor { return U.leakyRelu(this, negativeSlope); }
-  /** 'none': x·Φ(x) with an erf accurate to 1.5e-7; 'tanh': the tanh approximation. */
+  /** 'none': ½x(1 + erf(x/√2)) with the raw erf (PyTorch's formula); 'tanh': the tanh approximation. */
   gelu(approximate: 'none' | 'tanh' = 'none'): Tensor { return U.gelu(this, approximate); }
   softplus(beta = 1): Tensor { return U.softplus(this, beta); }
 

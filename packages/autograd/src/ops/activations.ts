@@ -81,14 +81,14 @@ export function gelu(x: Tensor, approximate: 'none' | 'tanh' = 'none'): Tensor {
 /** x·σ(x) (swish); its gradient is derived from the op table's rules. */
 export const silu = (x: Tensor) => unary('silu', x, derivedRule(([a]) => E.mul(a, X.sigmoid(a))));
 
-/** log(1 + e^{βx})/β as max(βx, 0) + log(1 + e^{-|βx|}), divided by β; gradient σ(βx). */
+/** log(1 + e^{βx})/β as max(βx, 0) + log1p(e^{-|βx|}), divided by β (no 1 + tiny rounding to 1); gradient σ(βx). */
 export function softplus(x: Tensor, beta: number): Tensor {
   if (typeof beta !== 'number' || !(beta > 0)) throw new ValueError(`softplus: beta must be a positive number; got ${beta}`);
   const b = E.f(beta);
   return unary('softplus', x, {
     fwd: ([a]) => {
       const z = E.mul(a, b);
-      return E.div(E.add(E.max(z, X.zero), E.log(E.add(X.one, E.exp(E.neg(X.abs(z)))))), b);
+      return E.div(E.add(E.max(z, X.zero), E.log1p(E.exp(E.neg(X.abs(z))))), b);
     },
     grad: (g, [a]) => [E.mul(g, X.sigmoid(E.mul(a, b)))],
   });
