@@ -6,4 +6,4 @@ export { erf, log1p, expm1 } from './special';
 export { floor, ceil, round, trunc, sign } from './rounding';
 export { bitwiseAnd, bitwiseOr, bitwiseXor } from './bitwise';
 export { remainder } from './arith';
-export { silu, gelu, tanh, abs } from './activations';
+export { silu, gelu } from './activations';

@@ -7,7 +7,7 @@ import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl, storageTyp
 /**
  * Elementwise kernels: an expression tree over strided inputs compiled to one WGSL kernel.
  * One thread per output element. Each input is read in one of five ways, chosen on the host
- * after dims are collapsed:
+ * by core's shared lowering (ops/lower.ts) after dims are collapsed:
  *   c  contiguous: buffer[offset + i], no index arithmetic (the fast path)
  *   b  broadcast scalar (every stride 0): buffer[offset]
  *   s  strided: offset + Σ digit[d]·stride[d] (negative strides are flips, 0 is broadcast)
@@ -23,11 +23,9 @@ export interface EwInput {
   mask: readonly (readonly [number, number])[] | null;
 }
 
-type Kind = Access;
-
 interface Plan {
   shape: number[];
-  kinds: Kind[];
+  kinds: Access[];
   strides: number[][];
   masks: ([number, number][] | null)[];
 }
