@@ -1,7 +1,7 @@
 import { Access, DType, Expr, exprDType, exprInputs, exprKey, foldExpr, lowerViews } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
-import { WGSL_BINARY, WGSL_UNARY } from './wgsl-ops';
+import { WGSL_BINARY, WGSL_UNARY, opHelpersFor } from './wgsl-ops';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl, storageType, valueType } from './wgsl';
 
 /**
@@ -43,6 +43,11 @@ export class Emitter {
   private n = 0;
   private counter = { next: 0 };
   constructor(private inDT: readonly DType[], private vals: readonly string[], private constBase: number) {}
+
+  /** The op helpers (wgsl-ops.ts) the emitted lines call: put them next to FLOAT_HELPERS. */
+  helpers(): string {
+    return opHelpersFor(this.lines.join('\n'));
+  }
 
   /** Folds the tree (core's foldExpr), spelling each op from wgsl-ops.ts. */
   emit(e: Expr): { v: string; key: string } {
@@ -169,6 +174,7 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
     return `${paramsDecl(w)}
 ${decl.join('\n')}
 ${FLOAT_HELPERS}
+${em.helpers()}
 @compute @workgroup_size(${wgSize})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}

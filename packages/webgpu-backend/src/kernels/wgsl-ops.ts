@@ -124,3 +124,34 @@ fn ferf_(x: f32) -> f32 {
   return select(1.0 - erfc, erfc - 1.0, x < 0.0);
 }
 `;
+
+/** OP_HELPERS split into its functions (each with the comment above it), by name. */
+const HELPER_FNS: ReadonlyMap<string, string> = (() => {
+  const m = new Map<string, string>();
+  let pending: string[] = [];
+  for (const chunk of OP_HELPERS.split('\n').reduce<string[][]>((acc, line) => {
+    if (line.startsWith('fn ')) { acc.push([...pending, line]); pending = []; } else if (line.startsWith('//') || line === '') pending.push(line); else acc[acc.length - 1].push(line);
+    return acc;
+  }, [])) {
+    const name = /fn (\w+)\(/.exec(chunk.find((l) => l.startsWith('fn '))!)![1];
+    m.set(name, chunk.filter((l) => l !== '').join('\n'));
+  }
+  return m;
+})();
+
+/** The OP_HELPERS functions that `code` calls, with the ones they call, in dependency order. */
+export function opHelpersFor(code: string): string {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const visit = (text: string) => {
+    for (const [, name] of text.matchAll(/\b(\w+_)\(/g)) {
+      const fn = HELPER_FNS.get(name);
+      if (!fn || seen.has(name)) continue;
+      seen.add(name);
+      visit(fn.slice(fn.indexOf('{')));
+      out.push(fn);
+    }
+  };
+  visit(code);
+  return out.join('\n');
+}

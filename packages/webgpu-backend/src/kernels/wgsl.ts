@@ -1,5 +1,4 @@
 import type { DType } from '@surf/core';
-import { OP_HELPERS } from './wgsl-ops';
 
 /**
  * WGSL fragments every kernel shares. Tensors live in storage buffers as f32, i32 or (bool)
@@ -121,7 +120,7 @@ fn fpow_(x: f32, y: f32) -> f32 {
   if (odd && signbit_(x)) { return -r; }
   return r;
 }
-` + OP_HELPERS; // optable: the helpers of the op table's newer ops (kernels/wgsl-ops.ts)
+`;
 
 /** Splits a workgroup count over x and y so neither exceeds the per-dimension limit. */
 export function grid(groups: number, maxPerDim: number): [number, number] {
