@@ -18,3 +18,5 @@ export { collapseDims, lowerViews } from './ops/lower';
 export type { Access, InnerStep, Lowered, LoweredOperand } from './ops/lower';
 export { remapInputs } from './expr';
 export { deriveExpr } from './ops/derive';
+// programs: the matmul epilogue's checks and unfused fallback, shared by every backend
+export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
