@@ -121,7 +121,7 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
   const kindStr = inputs.map((x, i) => (used.has(i) ? `${p.kinds[i]}${bindOf[i] ?? ''}` : '_')).join('');
 
   // Parameters: total, shape, then per read input its offset [, strides [, mask lo, hi]], then constants.
-  const readKind = (i: number): Kind => (used.has(i) ? p.kinds[i] : 'z');
+  const readKind = (i: number): Access => (used.has(i) ? p.kinds[i] : 'z');
   const key = `ew|${exprKeys}|${inDT.join(',')}|${kindStr}|${boundDT.join(',')}|r${rank}|wg${wgSize}`;
   const prog: Program = {
     key,
