@@ -27,3 +27,18 @@ export type { GradcheckCase, SuiteResult, SuiteOptions } from './gradcheck/suite
 export type { InputSpec, Layout, Values } from './gradcheck/inputs';
 // optable: functional forms of the raw elementwise ops (also Tensor methods)
 export { erf, log1p, expm1, floor, ceil, round, trunc, sign, remainder, bitwiseAnd, bitwiseOr, bitwiseXor, silu, gelu } from './ops/optable-ops';
+// ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
+export type { IndexArg, SliceSpec } from './ops/index';
+export { gather } from './ops/gather';
+export { scatter, scatterAdd } from './ops/scatter';
+export { sort, argsort, topk } from './ops/sort';
+export type { SortResult } from './ops/sort';
+export { cumsum, prod } from './ops/scan';
+export { norm } from './ops/norm';
+export type { NormOrder } from './ops/norm';
+export { split, chunk } from './ops/split';
+export { oneHot } from './ops/one-hot';
+export { triu, tril } from './ops/triangle';
+export { maskedFill } from './ops/masked-fill';
+export { multinomial } from './ops/multinomial';
+// ---- end ops ----

@@ -1,4 +1,4 @@
-import { NDArray } from '@surf/core';
+import { NDArray, ValueError, fmtShape } from '@surf/core';
 import { isGradEnabled } from './grad-mode';
 import { Tensor } from './tensor';
 
@@ -39,5 +39,18 @@ export function fromOp(op: string, out: NDArray, parents: readonly Tensor[], bac
     saved.forEach((s) => s.dispose());
     return new Tensor(out);
   }
+  // ---- ops: in-place version check ----
+  // A parent modified in place after this op used it no longer holds the value (nor the
+  // history) this op saw: refuse to run the rule, as PyTorch does.
+  {
+    const versions = parents.map((p) => p._version);
+    const check = () => parents.forEach((p, i) => {
+      if (p._version !== versions[i]) throw new ValueError(`backward: a tensor of shape ${fmtShape(p.shape)} that '${op}' used was modified in place afterwards (version ${versions[i]} -> ${p._version}); autograd needs the value '${op}' saw. Clone it before modifying it (x.clone().add_(...)), or modify it before using it`);
+    });
+    const bw = backward, one = backwardOne;
+    backward = (g) => { check(); return bw(g); };
+    if (one) backwardOne = () => { check(); return one(); };
+  }
+  // ---- end ops ----
   return new Tensor(out, { node: backwardOne ? { op, parents, backward, saved, backwardOne } : { op, parents, backward, saved } });
 }

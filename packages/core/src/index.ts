@@ -20,3 +20,8 @@ export { remapInputs } from './expr';
 export { deriveExpr } from './ops/derive';
 // programs: the matmul epilogue's checks and unfused fallback, shared by every backend
 export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
+// ---- ops: scatter and sort ----
+export type { ScatterMode } from './backend';
+export { scatterFlat, sortAlong } from './scatter-sort';
+export { checkScatterArgs, checkSortArgs } from './validate-ops';
+// ---- end ops ----

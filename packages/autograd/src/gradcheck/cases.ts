@@ -6,6 +6,9 @@ import { softmaxCrossEntropy } from '../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
 import { InputSpec } from './inputs';
 import { optableCases } from './cases-optable';
+// ---- ops (issue 17) ----
+import { opsCases } from './cases-ops';
+// ---- end ops ----
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -297,6 +300,6 @@ function compositeCases(): GradcheckCase[] {
 
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
-  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(),
+  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(),
     ...optableCases()]; // optable: the op table's newer raw ops
 }
