@@ -56,6 +56,9 @@ export function replay(plan: Plan, backend: Backend, inputs: readonly Storage[])
     for (const s of vals) if (s) backend.dispose(s);
     throw e;
   }
-  for (const [dst, slot] of plan.adopt) backend.adopt(dst, vals[slot]!);
+  for (const [dst, slot, rebind] of plan.adopt) {
+    if (isLive(dst) || !rebind) backend.adopt(dst, vals[slot]!);
+    else rebind(vals[slot]!);
+  }
   return plan.outputs.map((slot) => vals[slot]!);
 }
