@@ -261,3 +261,29 @@ async function adoptMovesData(b: Backend): Promise<void> {
 
 test('Backend.adopt moves a buffer into a storage (CPU)', () => adoptMovesData(B.cpu));
 testGpu('Backend.adopt moves a buffer into a storage (WebGPU)', () => adoptMovesData(B.gpu()));
+
+test('jit: an attention block step (MultiheadAttention with dropout, GELU, AdamW) = eager on the CPU, bit-exact', async () => {
+  await on(B.cpu, async () => {
+    const run = async (jitted: boolean) => {
+      manualSeed(12);
+      const attn = new nn.MultiheadAttention(8, 2, { dropout: 0.2 });
+      const ff = new nn.Sequential(new nn.LayerNorm(8), new nn.Linear(8, 8), new nn.GELU());
+      const params = [...attn.parameters(), ...ff.parameters()];
+      const opt = new optim.AdamW(params, { lr: 0.01 });
+      const body = (x: Tensor) => {
+        opt.zeroGrad();
+        const loss = ff.forward(attn.forward(x, x, x, { isCausal: true })).pow(2).mean();
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+      const f = jitted ? jit(body) : body;
+      const xs = [0, 1, 2, 3, 4].map(() => randn([2, 3, 8]));
+      manualSeed(13);
+      const losses: number[] = [];
+      for (const x of xs) losses.push(await f(x).item());
+      return [...losses, ...(await params[0].data())];
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+});
