@@ -35,6 +35,9 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   any: 'boolean result', all: 'boolean result', argsort: 'integer result', oneHot: 'integer result', multinomial: 'sampled integer result',
   // optable: bitwise ops take and give int32 or bool only.
   bitwiseAnd: 'integer or boolean result', bitwiseOr: 'integer or boolean result', bitwiseXor: 'integer or boolean result',
+  // jit: captures and replays whole functions; the hooks mark host state for replays.
+  jit: 'captures a function (tested against the eager loop)', JitError: 'the error class',
+  hostEffect: 'jit hook', dynamicConst: 'jit hook', dynamicData: 'jit hook', isRecording: 'jit hook',
 };
 
 /** The public API names: Tensor's methods and getters (not `_`-prefixed) and the package's function exports. */
