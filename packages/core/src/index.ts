@@ -9,3 +9,6 @@ export { CpuBackend } from './cpu';
 export * from './random';
 export * from './registry';
 export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';
+// conv (cnn)
+export { checkConvArgs, checkConvEpilogue, convNd, convOutSize } from './conv';
+export type { ConvParams } from './conv';

@@ -11,6 +11,10 @@ import { matmulInto } from './matmul';
 import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
 import { CpuStorage } from './storage';
+// conv (cnn)
+import type { ConvParams } from '../conv';
+import { checkConvArgs, checkConvEpilogue } from '../conv';
+import { convInto } from './conv';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
 
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
@@ -104,6 +108,24 @@ export class CpuBackend implements Backend {
     const out = this.pool.take(x.storage.dtype, numel(shape));
     if (out.length > 0) gatherInto(this.arr(x.storage), x.view, axis, this.arr(idx.storage) as Int32Array, idx.view, out);
     return this.make(x.storage.dtype, out);
+  }
+
+  // conv (cnn)
+  conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
+    this.check();
+    checkOperand(this, 'conv', 'input', x, { mask: false });
+    checkOperand(this, 'conv', 'weight', w, { mask: false });
+    const shape = checkConvArgs(x, w, params);
+    checkConvEpilogue(shape, epilogue);
+    epilogue?.inputs.forEach((e, i) => checkOperand(this, 'conv epilogue', `input ${i + 1}`, e));
+    const out = this.pool.take('float32', numel(shape)) as Float32Array;
+    out.fill(0);
+    convInto(this.arr(x.storage) as Float32Array, x.view, this.arr(w.storage) as Float32Array, w.view, params, shape, out);
+    const res = this.make('float32', out);
+    if (!epilogue) return res;
+    const [r] = this.elementwise([epilogue.expr], [{ storage: res, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
+    this.dispose(res);
+    return r;
   }
 
   async read(s: Storage): Promise<TypedArray> {

@@ -7,6 +7,8 @@
 import { OpCase } from './case';
 import { backendCases } from './cases/backend';
 import { castCases } from './cases/cast';
+// conv (cnn)
+import { convCases } from './cases/conv';
 import { elementwiseCases } from './cases/elementwise';
 import { gatherCases } from './cases/gather';
 import { ieeeCases } from './cases/ieee';
@@ -20,6 +22,7 @@ export * from './reference';
 export * from './ref-expr';
 export * from './inputs';
 export { Pair, checkExprs, checkRead } from './cases/pair';
+export { refConv } from './cases/conv'; // conv (cnn)
 
 export interface CaseFilter {
   /** Only the representative subset. */
@@ -33,6 +36,7 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
   const all = [
     ...elementwiseCases(), ...castCases(), ...ieeeCases(), ...movementCases(),
     ...reduceCases(), ...matmulCases(), ...gatherCases(), ...backendCases(),
+    ...convCases(), // conv (cnn)
   ];
   const names = new Set<string>();
   for (const c of all) {
