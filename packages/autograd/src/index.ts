@@ -25,3 +25,6 @@ export type { GradcheckOptions, GradcheckReport, GradcheckWorst } from './gradch
 export { gradcheckSuite, runGradcheckSuite, FORWARD_ATOL, FORWARD_RTOL, REF_ATOL, REF_RTOL } from './gradcheck/suite';
 export type { GradcheckCase, SuiteResult, SuiteOptions } from './gradcheck/suite';
 export type { InputSpec, Layout, Values } from './gradcheck/inputs';
+// cnn: convolution, pooling, batch norm
+export { conv1d, conv2d, convTranspose2d } from './ops/conv';
+export type { ConvOptions, ConvTransposeOptions } from './ops/conv';

@@ -84,9 +84,9 @@ export function checkConvEpilogue(outShape: readonly number[], ep: MatmulEpilogu
  * NDArray-level conv: checks arguments, makes masked operands contiguous (backends see no
  * masks), broadcasts epilogue inputs to the output shape, and calls the backend.
  */
-export function convNd(x: NDArray, w: NDArray, p: ConvParams, epilogue?: { expr: Expr; inputs: readonly NDArray[] }): NDArray {
-  if (x.backend !== w.backend) throw new BackendError(`conv: input and weight live on different backends (${x.backend.name} and ${w.backend.name})`);
-  const outShape = checkConvArgs(x, w, p);
+export function convNd(x: NDArray, w: NDArray, p: ConvParams, epilogue?: { expr: Expr; inputs: readonly NDArray[] }, op = 'conv'): NDArray {
+  if (x.backend !== w.backend) throw new BackendError(`${op}: input and weight live on different backends (${x.backend.name} and ${w.backend.name})`);
+  const outShape = checkConvArgs(x, w, p, op);
   const temps: NDArray[] = [];
   const plain = (a: NDArray): NDArray => {
     if (!a.view.mask) return a;

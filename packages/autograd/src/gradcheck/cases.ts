@@ -5,6 +5,8 @@ import { linear } from '../ops/linear';
 import { softmaxCrossEntropy } from '../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
 import { InputSpec } from './inputs';
+// cnn: conv, pool and batch-norm cases
+import { cnnCases } from './cases-cnn';
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -296,5 +298,5 @@ function compositeCases(): GradcheckCase[] {
 
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
-  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases()];
+  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...cnnCases()];
 }
