@@ -9,3 +9,9 @@ export { LayerNorm } from './layers/layer-norm';
 export { Embedding } from './layers/embedding';
 export { Flatten } from './layers/flatten';
 export * as init from './init';
+// cnn
+export { Conv1d, Conv2d, ConvTranspose2d } from './layers/conv';
+export type { ConvModuleOptions, ConvTransposeModuleOptions } from './layers/conv';
+export { MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './layers/pool';
+export { BatchNorm1d, BatchNorm2d } from './layers/batch-norm';
+export type { BatchNormModuleOptions } from './layers/batch-norm';
