@@ -96,28 +96,59 @@ function maxPoolOp(x: Tensor, g: Geometry): Tensor {
   taps.forEach((t) => t.dispose());
   const K = g.k[0] * g.k[1];
   return fromOp('maxPool2d', out, [x], (gy) => {
-    // Spread gy over taps: M[nc, t] = gy where the first max was tap t, else 0.
-    const ids = NDArray.fromData(gy.backend, Int32Array.from({ length: K }, (_, t) => t), [1, K, 1, 1], 'int32');
-    const a = arg.reshape([n * c, 1, oH, oW]);
-    const gg = gy.reshape([n * c, 1, oH, oW]);
-    const [mt] = NDArray.elementwise([E.where(E.eq(E.in(0), E.in(1)), E.in(2), E.f(0))], [a, ids, gg], 'maxPool2d backward');
-    a.dispose(); gg.dispose(); ids.dispose();
-    const oneHot = NDArray.fromData(gy.backend, Float32Array.from({ length: K * K }, (_, q) => (Math.floor(q / K) === q % K ? 1 : 0)), [K, 1, g.k[0], g.k[1]]);
-    const p: ConvParams = { stride: g.s, padding: [[0, 0], [0, 0]], dilation: g.d, lhsDilation: [1, 1], groups: 1 };
-    const gp = inputGrad(mt, oneHot, [n * c, 1, need[0], need[1]], [K, 1, g.k[0], g.k[1]], [n * c, K, oH, oW], p);
-    mt.dispose(); oneHot.dispose();
+    const tiled = g.k[0] === g.s[0] && g.k[1] === g.s[1] && g.d[0] === 1 && g.d[1] === 1;
+    const gp = tiled ? tiledGrad(gy, arg, g) : overlappingGrad(gy, arg, g, need);
     // Back from the padded extent to the input: drop the padding, zero-fill a cropped tail.
-    const r = gp.reshape([n, c, need[0], need[1]]);
+    const ext = gp.shape.slice(2);
+    const cr = gp.crop([[0, n], [0, c], [g.p[0], Math.min(ext[0], g.p[0] + h)], [g.p[1], Math.min(ext[1], g.p[1] + w)]]);
     gp.dispose();
-    const top = [g.p[0], g.p[1]];
-    const cr = r.crop([[0, n], [0, c], [top[0], Math.min(need[0], top[0] + h)], [top[1], Math.min(need[1], top[1] + w)]]);
-    r.dispose();
     const padded = cr.pad([[0, 0], [0, 0], [0, h - cr.shape[2]], [0, w - cr.shape[3]]]);
     cr.dispose();
     const gx = padded.contiguous();
     padded.dispose();
     return [gx];
   }, [arg]);
+}
+
+/**
+ * Windows that tile the input (stride = kernel, no dilation): each input element lies in one
+ * window, so the gradient is one elementwise kernel over the output's views broadcast to the
+ * window grid [N, C, oH, kH, oW, kW], keeping the element that is its window's first max.
+ */
+function tiledGrad(gy: NDArray, arg: NDArray, g: Geometry): NDArray {
+  const [n, c, oH, oW] = gy.shape;
+  const [kH, kW] = g.k;
+  const grid = [n, c, oH, kH, oW, kW];
+  const a = arg.reshape([n, c, oH, 1, oW, 1]);
+  const gg = gy.reshape([n, c, oH, 1, oW, 1]);
+  const tap = NDArray.fromData(gy.backend, Int32Array.from({ length: kH * kW }, (_, t) => t), [kH, 1, kW], 'int32');
+  const [r] = NDArray.elementwise([E.where(E.eq(E.in(0), E.in(1)), E.in(2), E.f(0))], [a.expand(grid), tap, gg.expand(grid)], 'maxPool2d backward');
+  a.dispose(); gg.dispose(); tap.dispose();
+  const out = r.reshape([n, c, oH * kH, oW * kW]);
+  r.dispose();
+  return out;
+}
+
+/**
+ * Overlapping windows: spread the gradient over taps, M[nc, t] = gy where tap t was the first
+ * max, then scatter-add M back with the contract's conv (the data gradient of a conv whose
+ * weights are one-hot per tap).
+ */
+function overlappingGrad(gy: NDArray, arg: NDArray, g: Geometry, need: number[]): NDArray {
+  const [n, c, oH, oW] = gy.shape;
+  const K = g.k[0] * g.k[1];
+  const ids = NDArray.fromData(gy.backend, Int32Array.from({ length: K }, (_, t) => t), [1, K, 1, 1], 'int32');
+  const a = arg.reshape([n * c, 1, oH, oW]);
+  const gg = gy.reshape([n * c, 1, oH, oW]);
+  const [mt] = NDArray.elementwise([E.where(E.eq(E.in(0), E.in(1)), E.in(2), E.f(0))], [a, ids, gg], 'maxPool2d backward');
+  a.dispose(); gg.dispose(); ids.dispose();
+  const oneHot = NDArray.fromData(gy.backend, Float32Array.from({ length: K * K }, (_, q) => (Math.floor(q / K) === q % K ? 1 : 0)), [K, 1, g.k[0], g.k[1]]);
+  const p: ConvParams = { stride: g.s, padding: [[0, 0], [0, 0]], dilation: g.d, lhsDilation: [1, 1], groups: 1 };
+  const gp = inputGrad(mt, oneHot, [n * c, 1, need[0], need[1]], [K, 1, g.k[0], g.k[1]], [n * c, K, oH, oW], p);
+  mt.dispose(); oneHot.dispose();
+  const r = gp.reshape([n, c, need[0], need[1]]);
+  gp.dispose();
+  return r;
 }
 
 export function avgPool2d(x: Tensor, kernelSize: number | readonly number[], opts: AvgPoolOptions = {}): Tensor {
