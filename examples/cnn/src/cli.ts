@@ -22,12 +22,12 @@ const HELP = `usage: npm run cnn -- [options]
   --steps N         at most N steps per epoch (a quick look)
   --seed N          seed (default 0)
   --backend B       auto | webgpu | cpu (default auto)
-  --out FILE        where to save the model (default out/mnist-cnn.safetensors)`;
+  --out FILE        where to save the model (default examples/cnn/out/model.safetensors)`;
 
 interface Args { epochs?: number; batchSize?: number; lr?: number; channels?: number[]; shift?: number; steps?: number; seed?: number; backend: 'auto' | 'webgpu' | 'cpu'; out: string; help: boolean }
 
 function parse(argv: string[]): Args {
-  const a: Args = { backend: 'auto', out: 'out/mnist-cnn.safetensors', help: false };
+  const a: Args = { backend: 'auto', out: 'examples/cnn/out/model.safetensors', help: false };
   const num = (flag: string, v: string | undefined, int = true): number => {
     const n = Number(v);
     if (v === undefined || !Number.isFinite(n) || n < 0 || (int && !Number.isInteger(n))) throw new Error(`${flag} needs a ${int ? 'non-negative integer' : 'number'}; got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
