@@ -5,7 +5,7 @@ const { nn } = surf;
 /**
  * The example's CNN for 28x28 digits: blocks of conv 3x3 (pad 1) - BatchNorm - ReLU - max
  * pool 2x2, then one linear layer. Channels [16, 32] give 28 -> 14 -> 7 and 20,490
- * parameters, 1/5 of the default MLP's, and ~99% test accuracy on the 8,000-digit split.
+ * parameters, 1/5 of the default MLP's; 98.4% test accuracy on the 8,000-digit split (12 epochs).
  */
 export const DEFAULT_CHANNELS = [16, 32];
 

@@ -29,7 +29,7 @@ export interface CnnEpoch {
   stepsPerSec: number;
 }
 
-export const CNN_DEFAULTS = { epochs: 6, batchSize: 64, lr: 3e-3, shift: 2, logEvery: 10 };
+export const CNN_DEFAULTS = { epochs: 12, batchSize: 32, lr: 2e-3, shift: 2, logEvery: 10 };
 
 /**
  * Trains the CNN with Adam and a cosine schedule on the MLP example's 8,000/2,000 split
