@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     const ha = rand(M * K, 1), hb = rand(K * N, 2);
     const buf = (data: Float32Array | number, usage: number) => {
       const b = device.createBuffer({ size: typeof data === 'number' ? data : data.byteLength, usage });
-      if (typeof data !== 'number') device.queue.writeBuffer(b, 0, data);
+      if (typeof data !== 'number') device.queue.writeBuffer(b, 0, data as Float32Array<ArrayBuffer>);
       return b;
     };
     const SU = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;

@@ -9,6 +9,13 @@ export { CpuBackend } from './cpu';
 export * from './random';
 export * from './registry';
 export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';
+// programs: the matmul epilogue's checks and unfused fallback, shared by every backend
+export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
+// ---- ops: scatter and sort ----
+export type { ScatterMode } from './backend';
+export { scatterFlat, sortAlong } from './scatter-sort';
+export { checkScatterArgs, checkSortArgs } from './validate-ops';
+// ---- end ops ----
 // conv (cnn)
 export { checkConvArgs, checkConvEpilogue, convNd, convOutSize } from './conv';
 export type { ConvParams } from './conv';

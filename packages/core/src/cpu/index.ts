@@ -1,8 +1,8 @@
-import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
+import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storage, Strided } from '../backend';
 import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
 import { DType, TypedArray } from '../dtype';
-import { DTypeError, DisposedError } from '../errors';
+import { DisposedError } from '../errors';
 import { Expr, exprDType } from '../expr';
 import { numel } from '../shape';
 import { runElementwise } from './elementwise';
@@ -11,11 +11,18 @@ import { matmulInto } from './matmul';
 import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
 import { CpuStorage } from './storage';
+import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 // conv (cnn)
 import type { ConvParams } from '../conv';
 import { checkConvArgs, checkConvEpilogue } from '../conv';
 import { convInto } from './conv';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
+// ---- ops: scatter and sort ----
+import { E } from '../expr';
+import { scatterInto } from './scatter';
+import { sortRows } from './sort';
+import { checkScatterArgs, checkSortArgs } from '../validate-ops';
+// ---- end ops ----
 
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
@@ -79,23 +86,14 @@ export class CpuBackend implements Backend {
     checkMatmulArgs(a, b);
     const nd = a.view.ndim;
     const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
-    if (epilogue) {
-      epilogue.inputs.forEach((x, i) => {
-        checkOperandShape('matmul epilogue', `input ${i + 1}`, x, shape);
-        checkOperand(this, 'matmul epilogue', `input ${i + 1}`, x);
-      });
-      const dt = exprDType(epilogue.expr, ['float32', ...epilogue.inputs.map((x) => x.storage.dtype)]);
-      if (dt !== 'float32') throw new DTypeError(`matmul epilogue: expression gives ${dt}; expected float32`);
-    }
+    if (epilogue) checkEpilogueArgs(this, epilogue, shape);
     const out = this.pool.take('float32', numel(shape)) as Float32Array;
     const ep = epilogue && { expr: epilogue.expr, inputs: epilogue.inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })) };
     let fused = false;
     if (out.length > 0) fused = matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out, undefined, ep);
     const prod = this.make('float32', out);
     if (!epilogue || fused) return prod;
-    const [r] = this.elementwise([epilogue.expr], [{ storage: prod, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
-    this.dispose(prod);
-    return r;
+    return unfusedEpilogue(this, prod, epilogue, shape);
   }
 
   gather(x: Strided, axis: number, idx: Strided): Storage {
@@ -110,6 +108,29 @@ export class CpuBackend implements Backend {
     return this.make(x.storage.dtype, out);
   }
 
+  // ---- ops: scatter and sort ----
+  scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
+    this.check();
+    checkOperand(this, 'scatter', 'index', idx, { mask: false });
+    checkOperand(this, 'scatter', 'source', src, { mask: false });
+    checkScatterArgs(mode, base, idx, src);
+    const [out] = this.elementwise([E.in(0)], [base], base.view.shape);
+    scatterInto(mode, this.arr(out), this.arr(idx.storage) as Int32Array, idx.view, this.arr(src.storage), src.view);
+    return out;
+  }
+
+  sort(x: Strided, descending: boolean): [Storage, Storage] {
+    this.check();
+    checkOperand(this, 'sort', 'input', x, { mask: false });
+    checkSortArgs(x, descending);
+    const size = numel(x.view.shape);
+    const values = this.pool.take(x.storage.dtype, size);
+    const indices = this.pool.take('int32', size) as Int32Array;
+    if (size > 0) sortRows(this.arr(x.storage), x.view, descending, values, indices);
+    return [this.make(x.storage.dtype, values), this.make('int32', indices)];
+  }
+  // ---- end ops ----
+
   // conv (cnn)
   conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
     this.check();
@@ -122,10 +143,7 @@ export class CpuBackend implements Backend {
     out.fill(0);
     convInto(this.arr(x.storage) as Float32Array, x.view, this.arr(w.storage) as Float32Array, w.view, params, shape, out);
     const res = this.make('float32', out);
-    if (!epilogue) return res;
-    const [r] = this.elementwise([epilogue.expr], [{ storage: res, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
-    this.dispose(res);
-    return r;
+    return epilogue ? unfusedEpilogue(this, res, epilogue, shape) : res;
   }
 
   async read(s: Storage): Promise<TypedArray> {
@@ -147,6 +165,12 @@ export class CpuBackend implements Backend {
   }
 
   flush(): void {}
+
+  // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
+  checkOutput(): void {
+    this.check();
+  }
+
   async sync(): Promise<void> {}
 
   memory(): MemoryInfo {
