@@ -19,12 +19,13 @@ const HELP = `usage: npm run cnn -- [options]
   --lr X            Adam learning rate, cosine-annealed (default ${CNN_DEFAULTS.lr})
   --channels A,B    conv channels per block (default ${DEFAULT_CHANNELS.join(',')})
   --shift N         random shifts up to N px (default ${CNN_DEFAULTS.shift})
+  --dropout P       dropout before the linear layer (default ${CNN_DEFAULTS.dropout})
   --steps N         at most N steps per epoch (a quick look)
   --seed N          seed (default 0)
   --backend B       auto | webgpu | cpu (default auto)
   --out FILE        where to save the model (default examples/cnn/out/model.safetensors)`;
 
-interface Args { epochs?: number; batchSize?: number; lr?: number; channels?: number[]; shift?: number; steps?: number; seed?: number; backend: 'auto' | 'webgpu' | 'cpu'; out: string; help: boolean }
+interface Args { epochs?: number; batchSize?: number; lr?: number; channels?: number[]; shift?: number; dropout?: number; steps?: number; seed?: number; backend: 'auto' | 'webgpu' | 'cpu'; out: string; help: boolean }
 
 function parse(argv: string[]): Args {
   const a: Args = { backend: 'auto', out: 'examples/cnn/out/model.safetensors', help: false };
@@ -42,6 +43,7 @@ function parse(argv: string[]): Args {
       case '--batch-size': a.batchSize = num(f, v); i++; break;
       case '--lr': a.lr = num(f, v, false); i++; break;
       case '--shift': a.shift = num(f, v); i++; break;
+      case '--dropout': a.dropout = num(f, v, false); if (a.dropout >= 1) throw new Error(`--dropout must be below 1; got ${v}`); i++; break;
       case '--steps': a.steps = num(f, v); i++; break;
       case '--seed': a.seed = num(f, v); i++; break;
       case '--channels': a.channels = (v ?? '').split(',').map((s) => num(f, s)); i++; break;
@@ -74,7 +76,7 @@ async function main(): Promise<void> {
   const bar = new ProgressBar(process.stdout);
   const t0 = performance.now();
   const r = await trainCnn({
-    data, channels, epochs, batchSize: a.batchSize, lr: a.lr, shift: a.shift, seed: a.seed, maxStepsPerEpoch: a.steps,
+    data, channels, epochs, batchSize: a.batchSize, lr: a.lr, shift: a.shift, dropout: a.dropout, seed: a.seed, maxStepsPerEpoch: a.steps,
     onLoss: (p) => bar.update({ epoch: p.epoch, epochs, step: p.step, steps: p.steps, stepsPerSec: p.stepsPerSec, loss: p.loss }),
     onEpoch: (e) => bar.line(`epoch ${e.epoch}/${epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${(e.testAccuracy * 100).toFixed(2)}%  ${e.seconds.toFixed(1)} s  (${e.stepsPerSec.toFixed(1)} steps/s)`),
   });

@@ -9,7 +9,7 @@ const { nn } = surf;
  */
 export const DEFAULT_CHANNELS = [16, 32];
 
-export function buildCnn(channels: readonly number[] = DEFAULT_CHANNELS): surf.nn.Sequential {
+export function buildCnn(channels: readonly number[] = DEFAULT_CHANNELS, opts: { dropout?: number } = {}): surf.nn.Sequential {
   if (channels.length < 1 || channels.length > 4 || !channels.every((c) => Number.isInteger(c) && c > 0)) {
     throw new surf.ValueError(`buildCnn: channels ${JSON.stringify(channels)}; expected 1 to 4 positive integers (28 px halves at each block)`);
   }
@@ -22,6 +22,8 @@ export function buildCnn(channels: readonly number[] = DEFAULT_CHANNELS): surf.n
     inC = c;
     side = Math.floor(side / 2);
   }
-  layers.push(new nn.Flatten(), new nn.Linear(inC * side * side, 10));
+  layers.push(new nn.Flatten());
+  if (opts.dropout) layers.push(new nn.Dropout(opts.dropout));
+  layers.push(new nn.Linear(inC * side * side, 10));
   return new nn.Sequential(...layers);
 }

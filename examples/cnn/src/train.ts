@@ -7,6 +7,8 @@ import { DEFAULT_CHANNELS, buildCnn } from './model';
 export interface CnnTrainOptions {
   data: MnistSplit;
   channels?: number[];
+  /** Dropout before the linear layer (0 = none). */
+  dropout?: number;
   epochs?: number;
   batchSize?: number;
   lr?: number;
@@ -29,7 +31,7 @@ export interface CnnEpoch {
   stepsPerSec: number;
 }
 
-export const CNN_DEFAULTS = { epochs: 12, batchSize: 32, lr: 2e-3, shift: 2, logEvery: 10 };
+export const CNN_DEFAULTS = { epochs: 12, batchSize: 32, lr: 2e-3, shift: 2, dropout: 0, logEvery: 10 };
 
 /**
  * Trains the CNN with Adam and a cosine schedule on the MLP example's 8,000/2,000 split
@@ -41,7 +43,7 @@ export async function trainCnn(opts: CnnTrainOptions): Promise<{ model: surf.nn.
   const o = { ...CNN_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as Required<CnnTrainOptions>;
   const seed = opts.seed ?? 0;
   surf.manualSeed(seed);
-  const model = buildCnn(opts.channels ?? DEFAULT_CHANNELS);
+  const model = buildCnn(opts.channels ?? DEFAULT_CHANNELS, { dropout: o.dropout });
   const images = (x: surf.Tensor) => x.reshape([x.shape[0], 1, 28, 28]);
   // The MLP's accuracy() feeds [n, 784] rows: wrap the CNN so it reshapes them.
   const asRows = new (class extends surf.Module {
