@@ -9,6 +9,9 @@ export { LayerNorm } from './layers/layer-norm';
 export { Embedding } from './layers/embedding';
 export { Flatten } from './layers/flatten';
 export * as init from './init';
+// attention
+export { MultiheadAttention } from './layers/multihead-attention';
+export type { MultiheadAttentionOptions, MultiheadAttentionForwardOptions } from './layers/multihead-attention';
 // cnn
 export { Conv1d, Conv2d, ConvTranspose2d } from './layers/conv';
 export type { ConvModuleOptions, ConvTransposeModuleOptions } from './layers/conv';

@@ -6,6 +6,7 @@
  */
 import { OpCase } from './case';
 import { backendCases } from './cases/backend';
+import { attentionCases } from './cases/attention';
 import { castCases } from './cases/cast';
 // conv (cnn)
 import { convCases } from './cases/conv';
@@ -24,6 +25,7 @@ export * from './reference';
 export * from './ref-expr';
 export * from './inputs';
 export { Pair, checkExprs, checkRead } from './cases/pair';
+export { refAttention } from './cases/attention';
 export { refConv } from './cases/conv'; // conv (cnn)
 
 export interface CaseFilter {
@@ -39,6 +41,7 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
     ...elementwiseCases(), ...castCases(), ...ieeeCases(), ...movementCases(),
     ...reduceCases(), ...matmulCases(), ...gatherCases(), ...backendCases(),
     ...scatterCases(), ...sortCases(),
+    ...attentionCases(), // attention
     ...convCases(), // conv (cnn)
   ];
   const names = new Set<string>();
