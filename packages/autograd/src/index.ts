@@ -25,3 +25,6 @@ export type { GradcheckOptions, GradcheckReport, GradcheckWorst } from './gradch
 export { gradcheckSuite, runGradcheckSuite, FORWARD_ATOL, FORWARD_RTOL, REF_ATOL, REF_RTOL } from './gradcheck/suite';
 export type { GradcheckCase, SuiteResult, SuiteOptions } from './gradcheck/suite';
 export type { InputSpec, Layout, Values } from './gradcheck/inputs';
+// nnapi: backends, moving tensors
+export { resolveBackend, moveInPlace, moveInPlaceAsync } from './move';
+export type { BackendTarget } from './move';

@@ -12,6 +12,8 @@ import * as J from './ops/join';
 import { softmax, logSoftmax } from './ops/softmax';
 import { indexSelect } from './ops/index-select';
 import { matmul, dot } from './ops/matmul';
+// nnapi: moving between backends
+import { BackendTarget, toBackend, toBackendAsync } from './move';
 
 export type Operand = Tensor | Scalar;
 export type Dims = number | readonly number[];
@@ -202,6 +204,27 @@ export class Tensor {
     if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
     return (await nd.data())[0];
   }
+
+  // ---- nnapi: backends (move.ts) ----
+
+  /** The name of the backend this tensor lives on ('cpu' or 'webgpu'). */
+  get device(): string { return this.nd('device').backend.name; }
+
+  /**
+   * This tensor on another backend (PyTorch's .to(device)): itself when already there, else a
+   * copy as a new leaf with the same requiresGrad. Synchronous from the CPU backend; a tensor
+   * on the GPU needs `await toAsync(...)`.
+   */
+  to(backend: BackendTarget): Tensor {
+    return toBackend(this, backend, (nd, rg) => new Tensor(nd, { requiresGrad: rg }));
+  }
+
+  /** to() for any source backend (reads the data back when it lives on a GPU). */
+  async toAsync(backend: BackendTarget): Promise<Tensor> {
+    return toBackendAsync(this, backend, (nd, rg) => new Tensor(nd, { requiresGrad: rg }));
+  }
+
+  // ---- end nnapi: backends ----
 
   toString(): string {
     return `Tensor(${this.dtype}, ${fmtShape(this.shape)}${this.requiresGrad ? ', requiresGrad' : ''}${this.isDisposed ? ', disposed' : ''})`;

@@ -1,5 +1,5 @@
 /** The `nn` namespace: Module, layers and initialisers (PyTorch's torch.nn). */
-export { Module, parameter } from './module';
+export { Module, parameter, isParameter } from './module';
 export type { StateDict, LoadResult } from './module';
 export { Linear } from './layers/linear';
 export { Sequential } from './layers/sequential';
@@ -9,3 +9,4 @@ export { LayerNorm } from './layers/layer-norm';
 export { Embedding } from './layers/embedding';
 export { Flatten } from './layers/flatten';
 export * as init from './init';
+export { ModuleList, ModuleDict, Identity } from './layers/containers';
