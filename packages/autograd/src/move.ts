@@ -27,7 +27,7 @@ export function resolveBackend(op: string, target: BackendTarget): Backend {
 }
 
 /** The elements of a CPU-backend array, read synchronously (null on other backends). */
-function readSync(nd: NDArray): TypedArray | null {
+export function readSync(nd: NDArray): TypedArray | null {
   if (nd.backend.name !== 'cpu') return null;
   const c = nd.contiguous();
   try {

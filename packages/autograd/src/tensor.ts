@@ -14,6 +14,7 @@ import { indexSelect } from './ops/index-select';
 import { matmul, dot } from './ops/matmul';
 // nnapi: moving between backends
 import { BackendTarget, toBackend, toBackendAsync } from './move';
+import { dropDeviceCheck, runDeviceCheck } from './device-checks';
 
 export type Operand = Tensor | Scalar;
 export type Dims = number | readonly number[];
@@ -178,6 +179,7 @@ export class Tensor {
     this._grad?.dispose();
     this._grad = null;
     untrack(this, this._token);
+    dropDeviceCheck(this); // nnapi
     this._releaseGraphIfUnused();
   }
 
@@ -190,16 +192,21 @@ export class Tensor {
   // ---- readback ----
 
   /** The elements in row-major order as a typed array (bool: Uint8Array of 0/1). */
-  async data(): Promise<TypedArray> { return this.nd('data').data(); }
+  async data(): Promise<TypedArray> {
+    await runDeviceCheck(this); // nnapi: deferred device-side input checks
+    return this.nd('data').data();
+  }
 
   /** The elements as nested arrays (numbers, or booleans for bool tensors); a 0-d tensor gives a number. */
   async toArray(): Promise<NestedArray> {
+    await runDeviceCheck(this); // nnapi
     const nd = this.nd('toArray');
     return nest(await nd.data(), nd.shape, nd.dtype === 'bool');
   }
 
   /** The single element of a one-element tensor. */
   async item(): Promise<number> {
+    await runDeviceCheck(this); // nnapi
     const nd = this.nd('item');
     if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
     return (await nd.data())[0];
