@@ -193,23 +193,26 @@ export class Tensor {
 
   /** The elements in row-major order as a typed array (bool: Uint8Array of 0/1). */
   async data(): Promise<TypedArray> {
-    await runDeviceCheck(this); // nnapi: deferred device-side input checks
-    return this.nd('data').data();
+    const d = await this.nd('data').data();
+    await runDeviceCheck(this, d); // nnapi: deferred device-side input checks
+    return d;
   }
 
   /** The elements as nested arrays (numbers, or booleans for bool tensors); a 0-d tensor gives a number. */
   async toArray(): Promise<NestedArray> {
-    await runDeviceCheck(this); // nnapi
     const nd = this.nd('toArray');
-    return nest(await nd.data(), nd.shape, nd.dtype === 'bool');
+    const d = await nd.data();
+    await runDeviceCheck(this, d); // nnapi
+    return nest(d, nd.shape, nd.dtype === 'bool');
   }
 
   /** The single element of a one-element tensor. */
   async item(): Promise<number> {
-    await runDeviceCheck(this); // nnapi
     const nd = this.nd('item');
     if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
-    return (await nd.data())[0];
+    const d = await nd.data();
+    await runDeviceCheck(this, d); // nnapi
+    return d[0];
   }
 
   // ---- nnapi: backends (move.ts) ----
