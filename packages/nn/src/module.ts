@@ -297,7 +297,7 @@ export abstract class Module {
    * an optimizer built on them stays valid.
    */
   loadStateDict(dict: StateDict | Map<string, Tensor>, opts: { strict?: boolean } = {}): LoadResult {
-    const strict = opts.strict ?? true;
+    const strict = checkOptions('loadStateDict', opts, '{ strict?: boolean }').strict ?? true;
     if (!(dict instanceof Map) && (dict === null || typeof dict !== 'object')) throw new ValueError(`loadStateDict: expected an object or Map of tensors; got ${dict === null ? 'null' : typeof dict}`);
     const given = dict instanceof Map ? dict : new Map(Object.entries(dict));
     const own = new Map(Object.entries(this.stateDict()));

@@ -1,6 +1,7 @@
 import { NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { Tensor, keep } from '@surf/autograd';
 import { batchCount, batchIndices, permutation } from './batches';
+import { checkOptions } from '../options';
 
 export interface DataLoaderOptions {
   batchSize: number;
@@ -39,6 +40,7 @@ export class DataLoader implements Iterable<Tensor[]> {
         throw new ShapeError(`DataLoader: tensor ${i} has shape ${fmtShape(t.shape)}; every tensor needs the same first dim (rows), here ${n < 0 ? 'at least 1-d' : n}`);
       }
     });
+    checkOptions('DataLoader', opts, '{ batchSize, shuffle?, seed?, dropLast? }');
     if (!opts || !(Number.isInteger(opts.batchSize) && opts.batchSize > 0)) throw new ValueError(`DataLoader: batchSize must be a positive integer; got ${opts?.batchSize}`);
     this.tensors = list;
     this.batchSize = opts.batchSize;

@@ -1,6 +1,7 @@
 import { ValueError } from '@surf/core';
 import { Tensor } from '@surf/autograd';
 import { Module } from '../module';
+import { checkOptions } from '../options';
 
 /** Parameter-free activation layers: each forwards to the Tensor method of the same name. */
 
@@ -22,7 +23,7 @@ export class GELU extends Module {
   readonly approximate: 'none' | 'tanh';
   constructor(opts: { approximate?: 'none' | 'tanh' } = {}) {
     super();
-    this.approximate = opts.approximate ?? 'none';
+    this.approximate = checkOptions('GELU', opts, "{ approximate?: 'none' | 'tanh' }").approximate ?? 'none';
     if (this.approximate !== 'none' && this.approximate !== 'tanh') throw new ValueError(`GELU: approximate must be 'none' or 'tanh'; got ${JSON.stringify(this.approximate)}`);
   }
   forward(x: Tensor): Tensor { return x.gelu(this.approximate); }
