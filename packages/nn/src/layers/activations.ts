@@ -1,5 +1,5 @@
 import { ValueError } from '@surf/core';
-import { Tensor } from '@surf/autograd';
+import { Tensor, tidy } from '@surf/autograd';
 import { Module } from '../module';
 import { checkOptions } from '../options';
 
@@ -45,5 +45,20 @@ export class Softmax extends Module {
     if (!Number.isInteger(dim)) throw new ValueError(`Softmax: dim must be an integer; got ${dim}`);
   }
   forward(x: Tensor): Tensor { return x.softmax(this.dim); }
+  protected override extraRepr(): string { return `dim=${this.dim}`; }
+}
+
+/** x·σ(x) (PyTorch's nn.SiLU, a.k.a. swish). */
+export class SiLU extends Module {
+  forward(x: Tensor): Tensor { return tidy(() => x.mul(x.sigmoid())); }
+}
+
+/** log(softmax(x)) over `dim`, computed stably (PyTorch's nn.LogSoftmax). */
+export class LogSoftmax extends Module {
+  constructor(readonly dim = -1) {
+    super();
+    if (!Number.isInteger(dim)) throw new ValueError(`LogSoftmax: dim must be an integer; got ${dim}`);
+  }
+  forward(x: Tensor): Tensor { return x.logSoftmax(this.dim); }
   protected override extraRepr(): string { return `dim=${this.dim}`; }
 }
