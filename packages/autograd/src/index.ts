@@ -10,7 +10,7 @@ export type { BackendChoice, InitOptions, InitResult } from './context';
 export { noGrad, enableGrad, isGradEnabled } from './grad-mode';
 export { tidy, keep, memory } from './scope';
 export type { MemoryReport } from './scope';
-export { manualSeed } from './seed';
+export { manualSeed, nextSeed } from './seed';
 export { promoteTypes } from './dtypes';
 export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, rand, randn, randint } from './creation';
 export type { TensorOptions } from './creation';

@@ -14,6 +14,7 @@ export type { StateDict, LoadResult } from './module';
 export { mseLoss, l1Loss, crossEntropy, nllLoss, binaryCrossEntropyWithLogits, binaryCrossEntropy, huberLoss, smoothL1Loss, klDivLoss } from './losses';
 export type { Reduction, LossOptions, CrossEntropyOptions, KLDivReduction } from './losses';
 export { DataLoader } from './data/dataloader';
+export { TensorDataset, Subset, randomSplit } from './data/dataset';
 export type { DataLoaderOptions } from './data/dataloader';
 export { save, load, loadMetadata } from './safetensors/serialize';
 export type { Saveable } from './safetensors/serialize';
