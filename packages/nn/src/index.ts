@@ -18,5 +18,7 @@ export { TensorDataset, Subset, randomSplit } from './data/dataset';
 export type { DataLoaderOptions } from './data/dataloader';
 export { save, load, loadMetadata } from './safetensors/serialize';
 export type { Saveable } from './safetensors/serialize';
-export { saveFile, loadFile } from './safetensors/node-files';
+export { saveFile, loadFile, saveCheckpointFile, loadCheckpointFile } from './safetensors/node-files';
+export { saveCheckpoint, loadCheckpoint } from './safetensors/checkpoint';
+export type { CheckpointParts, Scheduler } from './safetensors/checkpoint';
 export { SurfError, ShapeError, DTypeError, ValueError, DisposedError, BackendError, DeviceLostError } from '@surf/core';
