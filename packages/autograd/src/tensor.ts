@@ -13,7 +13,8 @@ import { softmax, logSoftmax } from './ops/softmax';
 import { indexSelect } from './ops/index-select';
 import { matmul, dot } from './ops/matmul';
 // nnapi: moving between backends
-import { BackendTarget, toBackend, toBackendAsync } from './move';
+import { BackendTarget, readSync, toBackend, toBackendAsync } from './move';
+import { JSON_MAX_ELEMENTS, formatPlaceholder, formatTensor } from './format';
 import { dropDeviceCheck, runDeviceCheck } from './device-checks';
 
 export type Operand = Tensor | Scalar;
@@ -236,9 +237,54 @@ export class Tensor {
 
   // ---- end nnapi: backends ----
 
-  toString(): string {
-    return `Tensor(${this.dtype}, ${fmtShape(this.shape)}${this.requiresGrad ? ', requiresGrad' : ''}${this.isDisposed ? ', disposed' : ''})`;
+  // ---- nnapi: printing (format.ts) ----
+
+  private _formatInfo() {
+    return { requiresGrad: this.requiresGrad, gradFn: this._leaf ? null : (this._node?.op ?? null) };
   }
+
+  /**
+   * PyTorch's repr with the values when they are on the host (the CPU backend): String(t),
+   * `${t}`, console.log(t). A tensor on a GPU cannot be read synchronously: it says so and how
+   * to read it (await t.print() or await t.toStringAsync()).
+   */
+  toString(): string {
+    if (!this._nd) return `tensor(<disposed>, shape=${fmtShape(this._shapeSeen)}, dtype=${this._dtypeSeen})`;
+    const host = readSync(this._nd);
+    if (host) return formatTensor(host, this._nd.shape, this._nd.dtype, this._formatInfo());
+    return formatPlaceholder(this._nd.shape, this._nd.dtype, this._nd.backend.name, this._formatInfo());
+  }
+
+  /** The values formatted as PyTorch prints them, read back from any backend. */
+  async toStringAsync(): Promise<string> {
+    const nd = this.nd('toStringAsync');
+    return formatTensor(await this.data(), nd.shape, nd.dtype, this._formatInfo());
+  }
+
+  /** Reads the values back and console.log()s them (PyTorch's print(t)). */
+  async print(): Promise<void> {
+    // eslint-disable-next-line no-console
+    console.log(await this.toStringAsync());
+  }
+
+  /** Node's console.log / util.inspect use this (the symbol is global; no Node import). */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+
+  /**
+   * JSON.stringify(t): dtype and shape, with the values only for a host tensor of at most
+   * 1,000 elements (a GPU tensor, or a large one, never writes megabytes by accident).
+   */
+  toJSON(): { dtype: DType; shape: number[]; data?: NestedArray; note?: string } {
+    if (!this._nd) return { dtype: this._dtypeSeen, shape: this._shapeSeen.slice(), note: 'disposed' };
+    const nd = this._nd;
+    const host = nd.size <= JSON_MAX_ELEMENTS ? readSync(nd) : null;
+    if (host) return { dtype: nd.dtype, shape: nd.shape.slice(), data: nest(host, nd.shape, nd.dtype === 'bool') };
+    return { dtype: nd.dtype, shape: nd.shape.slice(), note: nd.size > JSON_MAX_ELEMENTS ? `values omitted (${nd.size} elements); use await t.toArray()` : `values on the ${nd.backend.name} device; use await t.toArray()` };
+  }
+
+  // ---- end nnapi: printing ----
 
   // ---- autodiff ----
 

@@ -52,9 +52,9 @@ export abstract class Optimizer<O extends BaseOptions> {
         if (!(p instanceof Tensor)) throw new ValueError(`${name}: group ${gi} param ${i} is not a Tensor`);
         // Frozen parameters (requiresGrad false) are accepted, as PyTorch does: they have no
         // grad, so step() skips them until they are unfrozen.
-        if (!p.isLeaf) throw new ValueError(`${name}: group ${gi} param ${i} (${p.toString()}) was made by an op; an optimizer updates leaves (model.parameters())`);
-        if (!p.requiresGrad && !isParameter(p)) throw new ValueError(`${name}: group ${gi} param ${i} (${p.toString()}) does not require grad and is not a (frozen) module parameter; pass model.parameters() or tensors made with requiresGrad: true`);
-        if (p.dtype !== 'float32') throw new ValueError(`${name}: group ${gi} param ${i} (${p.toString()}) has dtype ${p.dtype}; expected float32`);
+        if (!p.isLeaf) throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) was made by an op; an optimizer updates leaves (model.parameters())`);
+        if (!p.requiresGrad && !isParameter(p)) throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) does not require grad and is not a (frozen) module parameter; pass model.parameters() or tensors made with requiresGrad: true`);
+        if (p.dtype !== 'float32') throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) has dtype ${p.dtype}; expected float32`);
         if (seen.has(p)) throw new ValueError(`${name}: a parameter appears in more than one place (group ${gi}, index ${i})`);
         seen.add(p);
       });
