@@ -1,0 +1,30 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { gpuOrSkip } from '../../../test-support/gpu';
+
+// Dawn's adapter-probing warnings (written by native code straight to stderr) must not reach
+// a user's terminal: a fresh process that creates a backend prints nothing on stderr, and
+// SURF_DEBUG=1 shows what the probe said.
+
+const root = resolve(__dirname, '../../..');
+const run = (env: Record<string, string | undefined>) => spawnSync(process.execPath, ['scripts/run-ts.mjs', 'packages/webgpu-backend/test/fixtures/probe-main.ts'], {
+  cwd: root, encoding: 'utf8', timeout: 60000, env: { ...process.env, VK_ICD_FILENAMES: undefined, ...env },
+});
+
+test('creating a backend in a fresh process prints nothing on stderr', async () => {
+  const probe = await gpuOrSkip();
+  if (!probe) return;
+  probe.destroy();
+  const r = run({ SURF_DEBUG: undefined });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toMatch(/^adapter: WebGPU/);
+  expect(r.stderr).toBe('');
+});
+
+test('the no-adapter advice fits the platform: no Linux install commands in a browser', async () => {
+  const { installHint } = await import('@surf/webgpu');
+  expect(installHint(false)).toMatch(/This browser does not expose WebGPU/);
+  expect(installHint(false)).not.toMatch(/apt-get|Vulkan|npm/);
+  expect(installHint(true, 'linux')).toMatch(/apt-get install chromium libvulkan1/);
+  expect(installHint(true, 'darwin')).not.toMatch(/apt-get/);
+});
