@@ -31,6 +31,9 @@ export type ReduceOp = 'sum' | 'max';
  * output's shape (broadcast with stride 0 allowed, no mask). It must produce float32. Fusing it
  * saves a full write and read of the output per layer.
  */
+// programs: masked (padded) views reach only elementwise; NDArray copies them before reduce,
+// matmul (and its epilogue) and gather, and backends reject them there (checkOperand with
+// mask: false). A backend that cannot fuse an epilogue calls core's unfusedEpilogue.
 export interface MatmulEpilogue {
   readonly expr: Expr;
   readonly inputs: readonly Strided[];

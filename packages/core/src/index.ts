@@ -9,3 +9,5 @@ export { CpuBackend } from './cpu';
 export * from './random';
 export * from './registry';
 export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';
+// programs: the matmul epilogue's checks and unfused fallback, shared by every backend
+export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';

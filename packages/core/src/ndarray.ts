@@ -144,6 +144,16 @@ export class NDArray {
   // ---- compute ----
 
   /**
+   * The masked-input policy, in one place: the contract's matmul, reduce and gather (and a
+   * matmul epilogue's inputs) never see a masked (padded) view, so a masked operand is copied
+   * to a contiguous array here first; only elementwise kernels read masks. The caller
+   * disposes the result when it is not `this`.
+   */
+  private unmasked(): NDArray {
+    return this.view.mask ? this.contiguous() : this;
+  }
+
+  /**
    * Runs expressions over inputs broadcast to one shape (NumPy rules) and returns one new
    * array per expression: the single entry point to the backend's elementwise kernel.
    */
@@ -181,7 +191,7 @@ export class NDArray {
       c.dispose();
       return out;
     }
-    const src = this.view.mask ? this.contiguous() : this;
+    const src = this.unmasked();
     const s = this.backend.reduce(op, src.strided, ax);
     if (src !== this) src.dispose();
     const r = NDArray.fromStorage(s, keptShape);
@@ -209,10 +219,8 @@ export class NDArray {
     const [k2, n] = b.shape.slice(-2);
     if (k !== k2) throw new ShapeError(`matmul: inner dimensions differ: a ${fmtShape(a.shape)} and b ${fmtShape(b.shape)} (expected a's last dim ${k} to equal b's second-to-last ${k2})`);
     const batch = matmulBatch('matmul', a.shape, b.shape);
-    const av = a.view.mask ? null : a.view.expand([...batch, m, k]);
-    const bv = b.view.mask ? null : b.view.expand([...batch, k, n]);
-    const ac = av ? null : a.contiguous();
-    const bc = bv ? null : b.contiguous();
+    const ua = a.unmasked();
+    const ub = b.unmasked();
     const outShape = [...batch, m, n];
     let ep: MatmulEpilogue | undefined;
     const epTemps: NDArray[] = [];
@@ -223,7 +231,7 @@ export class NDArray {
         expr: epilogue.expr,
         inputs: epilogue.inputs.map((x) => {
           if (x.backend !== a.backend) throw new BackendError('matmul epilogue: input lives on another backend');
-          const u = x.view.mask ? x.contiguous() : x;
+          const u = x.unmasked();
           if (u !== x) epTemps.push(u);
           const shape = broadcastShapes('matmul epilogue', outShape, u.shape);
           if (!shapesEqual(shape, outShape)) throw new ShapeError(`matmul epilogue: input of shape ${fmtShape(x.shape)} does not broadcast to the output ${fmtShape(outShape)}`);
@@ -232,12 +240,12 @@ export class NDArray {
       };
     }
     const s = a.backend.matmul(
-      { storage: (ac ?? a).storage, view: av ?? ac!.view.expand([...batch, m, k]) },
-      { storage: (bc ?? b).storage, view: bv ?? bc!.view.expand([...batch, k, n]) },
+      { storage: ua.storage, view: ua.view.expand([...batch, m, k]) },
+      { storage: ub.storage, view: ub.view.expand([...batch, k, n]) },
       ep,
     );
-    ac?.dispose();
-    bc?.dispose();
+    if (ua !== a) ua.dispose();
+    if (ub !== b) ub.dispose();
     epTemps.forEach((t) => t.dispose());
     return NDArray.fromStorage(s, [...batch, m, n]);
   }
@@ -248,8 +256,8 @@ export class NDArray {
     if (idx.dtype !== 'int32') throw new DTypeError(`gather: index has dtype ${idx.dtype}; expected int32`);
     if (idx.ndim !== 1) throw new ShapeError(`gather: index has shape ${fmtShape(idx.shape)}; expected a 1-d index`);
     if (idx.backend !== this.backend) throw mixedBackends('gather', [this, idx]);
-    const x = this.view.mask ? this.contiguous() : this;
-    const i = idx.view.mask ? idx.contiguous() : idx;
+    const x = this.unmasked();
+    const i = idx.unmasked();
     const s = this.backend.gather(x.strided, ax, i.strided);
     if (x !== this) x.dispose();
     if (i !== idx) i.dispose();

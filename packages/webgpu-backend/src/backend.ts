@@ -1,6 +1,7 @@
 import {
   Backend, BackendError, DType, DTypeError, DisposedError, Expr, MatmulEpilogue, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
-  TypedArray, ValueError, View, E, checkGatherArgs, checkMatmulArgs, checkReduceArgs, exprDType, fmtShape, numel, shapesEqual,
+  TypedArray, ValueError, checkEpilogueArgs, checkGatherArgs, checkMatmulArgs, checkOperand, checkReduceArgs, exprDType, fmtShape, numel,
+  shapesEqual, unfusedEpilogue,
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
@@ -56,8 +57,8 @@ export function isSoftwareAdapter(info: GPUAdapterInfo | null): boolean {
   return /swiftshader|llvmpipe|lavapipe|microsoft basic render|\bwarp\b/i.test(s);
 }
 
-// Measured on SwiftShader (96^3): compile 0.76 s and run 14 ms, against 2.1 s and 31 ms for
-// the unrolled 64x64x16 default; bigger unrolled tiles compile for up to 6 s each.
+// Software adapters compile unrolled tiles for seconds each: a small rolled config (figures
+// in docs/tuning-log.md, "Software adapters").
 const SOFTWARE_MATMUL = { tileM: 32, tileN: 32, tileK: 16, threadM: 4, threadN: 4, vec4: true, unroll: false };
 
 function describe(info: GPUAdapterInfo | null): string {
@@ -151,14 +152,6 @@ export class WebGPUBackend implements Backend {
     return s;
   }
 
-  /** A contiguous copy of a masked operand (kernels other than elementwise read unmasked views). */
-  private unmasked(op: string, x: Strided): { s: Strided; tmp: GPUStorage | null } {
-    if (!x.view.mask) return { s: x, tmp: null };
-    const [c] = this.elementwise([E.in(0)], [x], x.view.shape) as GPUStorage[];
-    void op;
-    return { s: { storage: c, view: View.contiguous(x.view.shape) }, tmp: c };
-  }
-
   // ---- the contract ----
 
   fromData(data: TypedArray, dtype: DType): Storage {
@@ -202,16 +195,16 @@ export class WebGPUBackend implements Backend {
 
   reduce(op: ReduceOp, x: Strided, axes: readonly number[]): Storage {
     this.rt.check(op);
+    const buf = this.buf(op, x.storage);
+    checkOperand(this, op, 'input', x, { mask: false });
     checkReduceArgs(op, x, axes);
     const dt = x.storage.dtype;
-    this.buf(op, x.storage);
-    this.rt.begin(op, x.view.shape);
-    const { s, tmp } = this.unmasked(op, x);
-    const outShape = s.view.shape.map((d, i) => (axes.includes(i) ? 1 : d));
+    const v = x.view;
+    this.rt.begin(op, v.shape);
+    const outShape = v.shape.map((d, i) => (axes.includes(i) ? 1 : d));
     const out = this.newStorage(op, dt, numel(outShape));
-    const desc = describeReduce(this.buf(op, s.storage), dt, s.view.shape, s.view.strides, s.view.offset, axes);
+    const desc = describeReduce(buf, dt, v.shape, v.strides, v.offset, axes);
     encodeReduce(this.rt, op, desc, out.buf!, this.rwg, this.opts.reduce ? { ...DEFAULT_REDUCE, ...this.opts.reduce } : DEFAULT_REDUCE);
-    if (tmp) this.dispose(tmp);
     return out;
   }
 
@@ -219,21 +212,26 @@ export class WebGPUBackend implements Backend {
     this.rt.check('matmul');
     const as = a.view.shape;
     const bs = b.view.shape;
+    const abuf = this.buf('matmul', a.storage);
+    const bbuf = this.buf('matmul', b.storage);
+    checkOperand(this, 'matmul', 'a', a, { mask: false });
+    checkOperand(this, 'matmul', 'b', b, { mask: false });
     checkMatmulArgs(a, b);
     const nd = as.length;
-    this.buf('matmul', a.storage);
-    this.buf('matmul', b.storage);
-    this.rt.begin('matmul', [...as, bs[nd - 1]]);
-    const ua = this.unmasked('matmul', a);
-    const ub = this.unmasked('matmul', b);
-    const av = ua.s.view;
-    const bv = ub.s.view;
     const m = as[nd - 2], k = as[nd - 1], n = bs[nd - 1];
     const batchShape = as.slice(0, -2);
-    const out = this.newStorage('matmul', 'float32', numel([...batchShape, m, n]));
+    const shape = [...batchShape, m, n];
+    if (epilogue) {
+      for (const x of epilogue.inputs) this.buf('matmul', x.storage);
+      checkEpilogueArgs(this, epilogue, shape);
+    }
+    this.rt.begin('matmul', [...as, n]);
+    const av = a.view;
+    const bv = b.view;
+    const out = this.newStorage('matmul', 'float32', numel(shape));
     // The epilogue is fused into the store when its views fit the kernel's bindings.
     const room = this.limits.maxStorageBuffersPerShaderStage - 3;
-    const fuse = !!epilogue && epilogue.inputs.every((x) => !x.view.mask) && new Set(epilogue.inputs.map((x) => x.storage)).size <= room;
+    const fuse = !!epilogue && new Set(epilogue.inputs.map((x) => x.storage)).size <= room;
     const eIns = fuse ? epilogue!.inputs : [];
     // Collapse batch dims that every operand walks as one run.
     const cb = collapseBatch(batchShape, [av.strides.slice(0, -2), bv.strides.slice(0, -2), ...eIns.map((x) => x.view.strides.slice(0, -2))]);
@@ -248,20 +246,14 @@ export class WebGPUBackend implements Backend {
         batchStrides: cb.strides[2 + j], rowStride: x.view.strides[nd - 2], colStride: x.view.strides[nd - 1],
       })),
     } : undefined;
-    encodeMatmul(
-      this.rt, cfg,
-      { buf: this.buf('matmul', ua.s.storage), offset: av.offset, batchStrides: ast, rowStride: av.strides[nd - 2], colStride: av.strides[nd - 1] },
-      { buf: this.buf('matmul', ub.s.storage), offset: bv.offset, batchStrides: bst, rowStride: bv.strides[nd - 2], colStride: bv.strides[nd - 1] },
-      bsh, m, n, k, out.buf!, epi,
-    );
-    if (ua.tmp) this.dispose(ua.tmp);
-    if (ub.tmp) this.dispose(ub.tmp);
+    encodeMatmul(this.rt, cfg, {
+      a: { buf: abuf, offset: av.offset, batchStrides: ast, rowStride: av.strides[nd - 2], colStride: av.strides[nd - 1] },
+      b: { buf: bbuf, offset: bv.offset, batchStrides: bst, rowStride: bv.strides[nd - 2], colStride: bv.strides[nd - 1] },
+      batchShape: bsh, m, n, k, out: out.buf!, epi,
+    });
     if (!epilogue || fuse) return out;
-    // Masked views or too many buffers for one kernel: a second elementwise pass.
-    const shape = [...as.slice(0, -1), n];
-    const [r] = this.elementwise([epilogue.expr], [{ storage: out, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
-    this.dispose(out);
-    return r;
+    // Too many buffers for one kernel: core's second elementwise pass.
+    return unfusedEpilogue(this, out, epilogue, shape);
   }
 
   /** The current matmul config choice (a partial config, a chooser, or undefined for the defaults). */
@@ -283,22 +275,20 @@ export class WebGPUBackend implements Backend {
   gather(x: Strided, axis: number, idx: Strided): Storage {
     this.rt.check('gather');
     const xs = x.view.shape;
+    const xbuf = this.buf('gather', x.storage);
+    const ibuf = this.buf('gather', idx.storage);
+    checkOperand(this, 'gather', 'source', x, { mask: false });
+    checkOperand(this, 'gather', 'index', idx, { mask: false });
     checkGatherArgs(x, axis, idx);
-    this.buf('gather', x.storage);
-    this.buf('gather', idx.storage);
     const outShape = xs.slice();
     outShape[axis] = idx.view.shape[0];
     this.rt.begin('gather', outShape);
-    const ux = this.unmasked('gather', x);
-    const ui = this.unmasked('gather', idx);
     const out = this.newStorage('gather', x.storage.dtype, numel(outShape));
-    const v = ux.s.view;
+    const v = x.view;
     encodeGather(
-      this.rt, { buf: this.buf('gather', ux.s.storage), dtype: x.storage.dtype, offset: v.offset, strides: v.strides, shape: v.shape }, axis,
-      { buf: this.buf('gather', ui.s.storage), offset: ui.s.view.offset, stride: ui.s.view.strides[0], length: idx.view.shape[0] }, out.buf!, this.wg,
+      this.rt, { buf: xbuf, dtype: x.storage.dtype, offset: v.offset, strides: v.strides, shape: v.shape }, axis,
+      { buf: ibuf, offset: idx.view.offset, stride: idx.view.strides[0], length: idx.view.shape[0] }, out.buf!, this.wg,
     );
-    if (ux.tmp) this.dispose(ux.tmp);
-    if (ui.tmp) this.dispose(ui.tmp);
     return out;
   }
 

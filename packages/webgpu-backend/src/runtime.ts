@@ -2,6 +2,7 @@ import { BackendError, DeviceLostError, DisposedError, fmtShape } from '@surf/co
 import { ParamArena } from './params';
 import { BufferPool, PooledBuffer } from './pool';
 import { paramBytes } from './kernels/wgsl';
+import { ParamBlock, Program, Uniforms } from './kernels/program';
 
 /** Uploads up to this size are copied in the command stream from the parameter arena. */
 export const INLINE_UPLOAD_BYTES = 8192;
@@ -13,6 +14,8 @@ export interface Kernel {
   readonly layoutKey: string;
   readonly paramBytes: number;
   readonly name: string;
+  /** The named parameter layout (kernels compiled from a Program; see program()). */
+  readonly uniforms?: Uniforms;
 }
 
 export interface RuntimeOptions {
@@ -128,6 +131,21 @@ export class Runtime {
     this.counters.pipelinesCreated++;
     this.pipelines.set(key, k);
     return k;
+  }
+
+  /** The pipeline of a program object (kernels/program.ts): layout and WGSL built once per key. */
+  program(p: Program): Kernel & { uniforms: Uniforms } {
+    const hit = this.pipelines.get(p.key);
+    if (hit?.uniforms) return hit as Kernel & { uniforms: Uniforms };
+    const u = p.uniforms();
+    const k = { ...this.kernel(p.key, p.reads, p.writes, u.words, () => p.wgsl(u)), uniforms: u };
+    this.pipelines.set(p.key, k);
+    return k;
+  }
+
+  /** Reserves a zeroed parameter block for a program's kernel, written by name. */
+  block(k: Kernel & { uniforms: Uniforms }): ParamBlock {
+    return new ParamBlock(this.arena, this.params(k), k.uniforms);
   }
 
   get pipelineCount(): number {

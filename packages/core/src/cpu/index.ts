@@ -1,8 +1,7 @@
 import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
-import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
 import { DType, TypedArray } from '../dtype';
-import { DTypeError, DisposedError } from '../errors';
+import { DisposedError } from '../errors';
 import { Expr, exprDType } from '../expr';
 import { numel } from '../shape';
 import { runElementwise } from './elementwise';
@@ -11,6 +10,7 @@ import { matmulInto } from './matmul';
 import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
 import { CpuStorage, allocate } from './storage';
+import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
 
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
@@ -76,23 +76,14 @@ export class CpuBackend implements Backend {
     checkMatmulArgs(a, b);
     const nd = a.view.ndim;
     const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
-    if (epilogue) {
-      epilogue.inputs.forEach((x, i) => {
-        checkOperandShape('matmul epilogue', `input ${i + 1}`, x, shape);
-        checkOperand(this, 'matmul epilogue', `input ${i + 1}`, x);
-      });
-      const dt = exprDType(epilogue.expr, ['float32', ...epilogue.inputs.map((x) => x.storage.dtype)]);
-      if (dt !== 'float32') throw new DTypeError(`matmul epilogue: expression gives ${dt}; expected float32`);
-    }
+    if (epilogue) checkEpilogueArgs(this, epilogue, shape);
     const out = allocate(this.take, 'matmul', 'float32', shape) as Float32Array;
     const ep = epilogue && { expr: epilogue.expr, inputs: epilogue.inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })) };
     let fused = false;
     if (out.length > 0) fused = matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out, undefined, ep);
     const prod = this.make('float32', out);
     if (!epilogue || fused) return prod;
-    const [r] = this.elementwise([epilogue.expr], [{ storage: prod, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
-    this.dispose(prod);
-    return r;
+    return unfusedEpilogue(this, prod, epilogue, shape);
   }
 
   gather(x: Strided, axis: number, idx: Strided): Storage {

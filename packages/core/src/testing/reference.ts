@@ -116,18 +116,6 @@ export function refBroadcastShape(...shapes: (readonly number[])[]): number[] {
   return out;
 }
 
-/** Elementwise map over inputs broadcast to one shape. */
-export function refMap(inputs: readonly RefArray[], dtype: DType, fn: (...v: number[]) => number): RefArray {
-  const shape = refBroadcastShape(...inputs.map((x) => x.shape));
-  const xs = inputs.map((x) => refExpand(x, shape));
-  const vals = new Array<number>(xs.length);
-  return build(shape, dtype, (idx) => {
-    const f = flatOf(shape, idx);
-    for (let i = 0; i < xs.length; i++) vals[i] = xs[i].data[f];
-    return fn(...vals);
-  });
-}
-
 export interface RefReduced {
   /** Keepdim result. */
   out: RefArray;

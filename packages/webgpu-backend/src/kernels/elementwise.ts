@@ -3,6 +3,7 @@ import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { collapse } from './collapse';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl, storageType, valueType } from './wgsl';
+import { Program, Uniforms, operandNames } from './program';
 
 /**
  * Elementwise kernels: an expression tree over strided inputs compiled to one WGSL kernel.
@@ -179,96 +180,87 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
   const exprKeys = outs.map((e) => exprKey(e, consts)).join(';');
   const kindStr = inputs.map((x, i) => (used.has(i) ? `${p.kinds[i]}${bindOf[i] ?? ''}` : '_')).join('');
 
-  // Parameter words: total, shape, then per read input offset [, strides [, lo, hi]], then constants.
-  const layout: { off: number; st: number; lo: number; hi: number }[] = [];
-  let w = 1 + rank;
-  inputs.forEach((_, i) => {
-    const k = used.has(i) ? p.kinds[i] : 'z';
-    const l = { off: -1, st: -1, lo: -1, hi: -1 };
-    if (k !== 'z') l.off = w++;
-    if (k === 's' || k === 'm') { l.st = w; w += rank; }
-    if (k === 'm') { l.lo = w; w += rank; l.hi = w; w += rank; }
-    layout.push(l);
-  });
-  const constBase = w;
-  w += consts.length;
-
+  // Parameters: total, shape, then per read input its offset [, strides [, mask lo, hi]], then constants.
+  const readKind = (i: number): Kind => (used.has(i) ? p.kinds[i] : 'z');
   const key = `ew|${exprKeys}|${inDT.join(',')}|${kindStr}|${boundDT.join(',')}|r${rank}|wg${wgSize}`;
-  const k = rt.kernel(key, bound.length, outBufs.length, w, () => {
-    const decl: string[] = [];
-    bound.forEach((_, j) => decl.push(`@group(0) @binding(${j + 1}) var<storage, read> b${j}: array<${storageType(boundDT[j])}>;`));
-    outDT.forEach((dt, o) => decl.push(`@group(0) @binding(${bound.length + 1 + o}) var<storage, read_write> out${o}: array<${storageType(dt)}>;`));
-    const body: string[] = [];
-    const needDigits = inputs.some((_, i) => used.has(i) && (p.kinds[i] === 's' || p.kinds[i] === 'm'));
-    if (needDigits && rank > 0) {
-      body.push(`var r = i;`);
-      for (let d = rank - 1; d > 0; d--) body.push(`let d${d} = r % ${pU(1 + d)}; r = r / ${pU(1 + d)};`);
-      body.push(`let d0 = r;`);
-    }
-    const vals: string[] = [];
-    inputs.forEach((x, i) => {
-      const kind = used.has(i) ? p.kinds[i] : 'z';
-      const l = layout[i];
-      const ty = valueType(x.dtype);
-      const load = (idx: string) => (x.dtype === 'bool' ? `(b${bindOf[i]}[${idx}] != 0u)` : `b${bindOf[i]}[${idx}]`);
-      const zero = x.dtype === 'float32' ? '0.0' : x.dtype === 'int32' ? '0' : 'false';
-      vals.push(`v${i}`);
-      if (kind === 'z') body.push(`let v${i}: ${ty} = ${zero};`);
-      else if (kind === 'c') body.push(`let v${i}: ${ty} = ${load(`${pU(l.off)} + i`)};`);
-      else if (kind === 'b') body.push(`let v${i}: ${ty} = ${load(pU(l.off))};`);
-      else {
-        const terms = Array.from({ length: rank }, (_, d) => `i32(d${d}) * ${pI(l.st + d)}`);
-        body.push(`let o${i} = u32(${pI(l.off)} + ${terms.join(' + ')});`);
-        if (kind === 's') body.push(`let v${i}: ${ty} = ${load(`o${i}`)};`);
-        else {
-          const conds = Array.from({ length: rank }, (_, d) => `d${d} >= ${pU(l.lo + d)} && d${d} < ${pU(l.hi + d)}`);
-          body.push(`var v${i}: ${ty} = ${zero};`);
-          body.push(`if (${conds.join(' && ')}) { v${i} = ${load(`o${i}`)}; }`);
-        }
+  const prog: Program = {
+    key,
+    workgroupSize: wgSize,
+    reads: bound.length,
+    writes: outBufs.length,
+    uniforms: () => {
+      const u = new Uniforms().u32('total').u32('shape', rank);
+      inputs.forEach((_, i) => {
+        const kind = readKind(i);
+        if (kind !== 'z') u.i32(inNames(i).Offset);
+        if (kind === 's' || kind === 'm') u.i32(inNames(i).Strides, rank);
+        if (kind === 'm') u.u32(inNames(i).Lo, rank).u32(inNames(i).Hi, rank);
+      });
+      return u.u32('consts', consts.length);
+    },
+    wgsl: (u) => {
+      const decl: string[] = [];
+      bound.forEach((_, j) => decl.push(`@group(0) @binding(${j + 1}) var<storage, read> b${j}: array<${storageType(boundDT[j])}>;`));
+      outDT.forEach((dt, o) => decl.push(`@group(0) @binding(${bound.length + 1 + o}) var<storage, read_write> out${o}: array<${storageType(dt)}>;`));
+      const body: string[] = [];
+      const needDigits = inputs.some((_, i) => used.has(i) && (p.kinds[i] === 's' || p.kinds[i] === 'm'));
+      if (needDigits && rank > 0) {
+        body.push(`var r = i;`);
+        for (let d = rank - 1; d > 0; d--) body.push(`let d${d} = r % ${u.ref('shape', d)}; r = r / ${u.ref('shape', d)};`);
+        body.push(`let d0 = r;`);
       }
-    });
-    const em = new Emitter(inDT, vals, constBase);
-    const results = outs.map((e) => em.emit(e).v);
-    body.push(...em.lines);
-    results.forEach((v, o) => body.push(outDT[o] === 'bool' ? `out${o}[i] = select(0u, 1u, ${v});` : `out${o}[i] = ${v};`));
-    return `${paramsDecl(w)}
+      const vals: string[] = [];
+      inputs.forEach((x, i) => {
+        const kind = readKind(i);
+        const ty = valueType(x.dtype);
+        const load = (idx: string) => (x.dtype === 'bool' ? `(b${bindOf[i]}[${idx}] != 0u)` : `b${bindOf[i]}[${idx}]`);
+        const zero = x.dtype === 'float32' ? '0.0' : x.dtype === 'int32' ? '0' : 'false';
+        vals.push(`v${i}`);
+        if (kind === 'z') body.push(`let v${i}: ${ty} = ${zero};`);
+        // (a contiguous input's offset is non-negative: read as u32 to index without a cast)
+        else if (kind === 'c') body.push(`let v${i}: ${ty} = ${load(`${pU(u.word(inNames(i).Offset))} + i`)};`);
+        else if (kind === 'b') body.push(`let v${i}: ${ty} = ${load(pU(u.word(inNames(i).Offset)))};`);
+        else {
+          const terms = Array.from({ length: rank }, (_, d) => `i32(d${d}) * ${u.ref(inNames(i).Strides, d)}`);
+          body.push(`let o${i} = u32(${u.ref(inNames(i).Offset)} + ${terms.join(' + ')});`);
+          if (kind === 's') body.push(`let v${i}: ${ty} = ${load(`o${i}`)};`);
+          else {
+            const conds = Array.from({ length: rank }, (_, d) => `d${d} >= ${u.ref(inNames(i).Lo, d)} && d${d} < ${u.ref(inNames(i).Hi, d)}`);
+            body.push(`var v${i}: ${ty} = ${zero};`);
+            body.push(`if (${conds.join(' && ')}) { v${i} = ${load(`o${i}`)}; }`);
+          }
+        }
+      });
+      const em = new Emitter(inDT, vals, u.slot('consts').at);
+      const results = outs.map((e) => em.emit(e).v);
+      body.push(...em.lines);
+      results.forEach((v, o) => body.push(outDT[o] === 'bool' ? `out${o}[i] = select(0u, 1u, ${v});` : `out${o}[i] = ${v};`));
+      return `${paramsDecl(u.words)}
 ${decl.join('\n')}
 ${FLOAT_HELPERS}
 @compute @workgroup_size(${wgSize})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
   let i = wg * ${wgSize}u + lid;
-  if (i >= ${pU(0)}) { return; }
+  if (i >= ${u.ref('total')}) { return; }
   ${body.join('\n  ')}
 }`;
-  });
-
-  const base = rt.params(k);
-  const { u32, i32, f32 } = rt.words;
-  u32[base] = total;
-  for (let d = 0; d < rank; d++) u32[base + 1 + d] = p.shape[d];
+    },
+  };
+  const k = rt.program(prog);
+  const w = rt.block(k);
+  w.set('total', total).setAll('shape', p.shape);
   inputs.forEach((x, i) => {
-    const l = layout[i];
-    if (l.off >= 0) i32[base + l.off] = x.offset;
-    if (l.st >= 0) for (let d = 0; d < rank; d++) i32[base + l.st + d] = p.strides[i][d];
-    if (l.lo >= 0) {
-      for (let d = 0; d < rank; d++) {
-        u32[base + l.lo + d] = Math.max(0, p.masks[i]![d][0]);
-        u32[base + l.hi + d] = Math.max(0, p.masks[i]![d][1]);
-      }
+    const kind = readKind(i);
+    if (kind !== 'z') w.set(inNames(i).Offset, x.offset);
+    if (kind === 's' || kind === 'm') w.setAll(inNames(i).Strides, p.strides[i]);
+    if (kind === 'm') {
+      for (let d = 0; d < rank; d++) w.set(inNames(i).Lo, Math.max(0, p.masks[i]![d][0]), d).set(inNames(i).Hi, Math.max(0, p.masks[i]![d][1]), d);
     }
   });
-  consts.forEach((c, j) => {
-    if (c.dtype === 'float32') f32[base + constBase + j] = c.value;
-    else if (c.dtype === 'int32') i32[base + constBase + j] = castInt(c.value);
-    else u32[base + constBase + j] = c.value !== 0 ? 1 : 0;
-  });
-  rt.dispatch(k, [...bound, ...outBufs], base, Math.ceil(total / wgSize));
+  w.setConsts('consts', consts);
+  rt.dispatch(k, [...bound, ...outBufs], w.base, Math.ceil(total / wgSize));
 }
 
-function castInt(v: number): number {
-  if (Number.isNaN(v)) return 0;
-  if (v >= 2147483647) return 2147483647;
-  if (v <= -2147483648) return -2147483648;
-  return Math.trunc(v);
-}
+/** Parameter names of input i's offset, strides and mask bounds. */
+const inNames = operandNames('in', ['Offset', 'Strides', 'Lo', 'Hi'] as const);

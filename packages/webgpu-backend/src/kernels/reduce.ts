@@ -1,7 +1,8 @@
 import type { DType, ReduceOp } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
-import { LINEAR_WG, MAIN_ARGS, FLOAT_HELPERS, pI, pU, paramsDecl, storageType } from './wgsl';
+import { Program, Uniforms } from './program';
+import { LINEAR_WG, MAIN_ARGS, FLOAT_HELPERS, paramsDecl, storageType } from './wgsl';
 
 /**
  * Reductions. The input is seen as [outputs, reduced] (kept dims, then reduced dims, each
@@ -74,6 +75,25 @@ export function describeReduce(buf: PooledBuffer, dtype: DType, shape: readonly 
   };
 }
 
+/**
+ * One pass of the plan: T threads per output, the reduced range in C chunks of L elements
+ * (C > 1 writes partials that a second pass reduces), `vec` for vec4 loads.
+ */
+export interface ReducePass {
+  op: ReduceOp;
+  x: ReduceDesc;
+  out: PooledBuffer;
+  outN: number;
+  redN: number;
+  T: number;
+  C: number;
+  L: number;
+  wgSize: number;
+  vec: boolean;
+  /** Four accumulators per thread are allowed (the tuning knob; used when an offset is one multiply). */
+  unroll: boolean;
+}
+
 export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, wgSize: number, tune: ReduceTuning = DEFAULT_REDUCE): void {
   const { perThread: PER_THREAD, targetGroups: TARGET_GROUPS, colOutputs: COL_OUTPUTS } = tune;
   const outN = x.kept.shape.reduce((a, b) => a * b, 1);
@@ -100,10 +120,10 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
   C = Math.max(1, Math.ceil(redN / L));
   if (C > 1) {
     const partial = rt.alloc(outN * C * 4);
-    run(rt, op, x, partial, outN, redN, T, C, L, wgSize, vec, tune.unroll);
-    // Column layout: partials are chunk-major [C, outputs] (see run), else [outputs, C].
-    // (run's condition for the column layout, which chunks make chunk-major)
-    const second: ReduceDesc = S > 1 && innerKept < innerRed
+    const first = new ReduceProgram({ op, x, out: partial, outN, redN, T, C, L, wgSize, vec, unroll: tune.unroll });
+    first.record(rt);
+    // Column layout: partials are chunk-major [C, outputs] (see ReduceProgram), else [outputs, C].
+    const second: ReduceDesc = first.col
       ? { buf: partial, dtype: x.dtype, offset: 0, kept: merge([outN], [1]), red: { shape: [C], strides: [outN] } }
       : { buf: partial, dtype: x.dtype, offset: 0, kept: merge([outN], [C]), red: { shape: [C], strides: [1] } };
     encodeReduce(rt, op, second, out, wgSize, tune);
@@ -111,24 +131,61 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
     rt.release(partial);
     return;
   }
-  run(rt, op, x, out, outN, redN, T, 1, Math.max(redN, 1), wgSize, vec, tune.unroll);
+  new ReduceProgram({ op, x, out, outN, redN, T, C: 1, L: Math.max(redN, 1), wgSize, vec, unroll: tune.unroll }).record(rt);
 }
 
-function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: number, redN: number, T: number, C: number, L: number, wgSize: number, vec: boolean, unrollOk: boolean): void {
-  const kr = x.kept.shape.length;
-  const rr = x.red.shape.length;
-  const S = wgSize / T;
-  const innerKept = kr ? Math.abs(x.kept.strides[kr - 1]) : Infinity;
-  const innerRed = rr ? Math.abs(x.red.strides[rr - 1]) : Infinity;
-  const col = S > 1 && innerKept < innerRed;
-  // In the column layout the S segments of a workgroup must be adjacent outputs (coalesced
-  // rows), so with chunks the segment index runs over outputs first: v = chunk·outputs + o.
-  const chunkMajor = col && C > 1;
-  // Four accumulators when an element's offset is one multiply (the common cases).
-  const unroll = unrollOk && rr <= 1;
-  const words = 5 + 2 * kr + 2 * rr;
-  const key = `red|${op}|${x.dtype}|k${kr}|r${rr}|T${T}|S${S}|${col ? 'col' : 'row'}${chunkMajor ? '|cm' : ''}${vec ? '|v4' : ''}${unroll ? '|u4' : ''}`;
-  const k = rt.kernel(key, 1, 1, words, () => {
+/** The kernel of one reduction pass. */
+export class ReduceProgram implements Program {
+  readonly key: string;
+  readonly reads = 1;
+  readonly writes = 1;
+  readonly workgroupSize: number;
+  /** Outputs served per workgroup. */
+  readonly S: number;
+  /** Column layout: a workgroup's segments are adjacent outputs, threads of one output interleaved. */
+  readonly col: boolean;
+  /** With chunks in the column layout, the segment index runs over outputs first: v = chunk·outputs + o. */
+  readonly chunkMajor: boolean;
+  /** Four accumulators (when an element's offset is one multiply: the common cases). */
+  readonly unroll: boolean;
+  private readonly kr: number;
+  private readonly rr: number;
+
+  constructor(readonly pass: ReducePass) {
+    const { x, T, C, wgSize, vec, op } = pass;
+    this.workgroupSize = wgSize;
+    this.kr = x.kept.shape.length;
+    this.rr = x.red.shape.length;
+    this.S = wgSize / T;
+    const innerKept = this.kr ? Math.abs(x.kept.strides[this.kr - 1]) : Infinity;
+    const innerRed = this.rr ? Math.abs(x.red.strides[this.rr - 1]) : Infinity;
+    this.col = this.S > 1 && innerKept < innerRed;
+    this.chunkMajor = this.col && C > 1;
+    this.unroll = pass.unroll && this.rr <= 1;
+    this.key = `red|${op}|${x.dtype}|k${this.kr}|r${this.rr}|T${T}|S${this.S}|${this.col ? 'col' : 'row'}${this.chunkMajor ? '|cm' : ''}${vec ? '|v4' : ''}${this.unroll ? '|u4' : ''}`;
+  }
+
+  uniforms(): Uniforms {
+    return new Uniforms()
+      .u32('slots').u32('chunks').u32('chunkLen').u32('redN').i32('offset')
+      .u32('keptShape', this.kr).i32('keptStrides', this.kr)
+      .u32('redShape', this.rr).i32('redStrides', this.rr);
+  }
+
+  /** Writes the parameters and records the dispatch. */
+  record(rt: Runtime): void {
+    const { x, out, outN, C, L, redN } = this.pass;
+    const k = rt.program(this);
+    const p = rt.block(k);
+    p.set('slots', outN * C).set('chunks', C).set('chunkLen', L).set('redN', redN).set('offset', x.offset);
+    p.setAll('keptShape', x.kept.shape).setAll('keptStrides', x.kept.strides);
+    p.setAll('redShape', x.red.shape).setAll('redStrides', x.red.strides);
+    rt.dispatch(k, [x.buf, out], p.base, Math.ceil((outN * C) / this.S));
+  }
+
+  wgsl(u: Uniforms): string {
+    const { op, x, T, wgSize, vec } = this.pass;
+    const { kr, rr, S, col, chunkMajor, unroll } = this;
     const ty = storageType(x.dtype);
     const f = x.dtype === 'float32';
     const ident = op === 'sum' ? (f ? '0.0' : '0') : f ? '-inf_()' : 'bitcast<i32>(0x80000000u)';
@@ -136,19 +193,19 @@ function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: 
     // vec4 lanes: the accumulators are vec4s, combined component-wise, folded at the end.
     const combV = (a: string, b: string) => (!vec || op === 'sum' || !f ? comb(a, b) : `vec4<f32>(fmax_(${a}.x, ${b}.x), fmax_(${a}.y, ${b}.y), fmax_(${a}.z, ${b}.z), fmax_(${a}.w, ${b}.w))`);
     const accT = vec ? `vec4<${ty}>` : ty;
-    const KS = 5, KT = 5 + kr, RS = 5 + 2 * kr, RT = 5 + 2 * kr + rr;
-    const base: string[] = [`var base = ${pI(4)};`];
+    const slots = u.ref('slots'), chunks = u.ref('chunks'), len = u.ref('chunkLen'), redN = u.ref('redN');
+    const base: string[] = [`var base = ${u.ref('offset')};`];
     if (kr) {
       base.push(`var q = o;`);
       for (let d = kr - 1; d >= 0; d--) {
-        base.push(d > 0 ? `base += i32(q % ${pU(KS + d)}) * ${pI(KT + d)}; q = q / ${pU(KS + d)};` : `base += i32(q) * ${pI(KT)};`);
+        base.push(d > 0 ? `base += i32(q % ${u.ref('keptShape', d)}) * ${u.ref('keptStrides', d)}; q = q / ${u.ref('keptShape', d)};` : `base += i32(q) * ${u.ref('keptStrides', 0)};`);
       }
     }
     let fold: string;
     if (vec) {
       // Elements [r0, r1) of a stride-1 range: vec4 index (base + r) / 4 (all 4-aligned).
       const ld = (r: string) => `x4[u32(base + i32(${r}) * 4) / 4u]`;
-      fold = `let q0 = (c * ${pU(2)}) / 4u; let q1 = min(c * ${pU(2)} + ${pU(2)}, ${pU(3)}) / 4u;
+      fold = `let q0 = (c * ${len}) / 4u; let q1 = min(c * ${len} + ${len}, ${redN}) / 4u;
     var a0 = ${accT}(${ident}); var a1 = a0; var a2 = a0; var a3 = a0;
     var r = q0 + lane;
     for (; r + ${3 * T}u < q1; r += ${4 * T}u) {
@@ -158,11 +215,11 @@ function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: 
     let av = ${combV(`(${combV('a0', 'a1')})`, `(${combV('a2', 'a3')})`)};
     acc = ${comb(`(${comb('av.x', 'av.y')})`, `(${comb('av.z', 'av.w')})`)};`;
     } else if (unroll) {
-      const off = (r: string) => (rr === 0 ? '0' : `i32(${r}) * ${pI(RT)}`);
+      const off = (r: string) => (rr === 0 ? '0' : `i32(${r}) * ${u.ref('redStrides', 0)}`);
       const ld = (r: string) => `x[u32(base + ${off(r)})]`;
-      fold = `let r1 = min(c * ${pU(2)} + ${pU(2)}, ${pU(3)});
+      fold = `let r1 = min(c * ${len} + ${len}, ${redN});
     var a0 = ${ident}; var a1 = a0; var a2 = a0; var a3 = a0;
-    var r = c * ${pU(2)} + lane;
+    var r = c * ${len} + lane;
     for (; r + ${3 * T}u < r1; r += ${4 * T}u) {
       a0 = ${comb('a0', ld('r'))}; a1 = ${comb('a1', ld(`r + ${T}u`))}; a2 = ${comb('a2', ld(`r + ${2 * T}u`))}; a3 = ${comb('a3', ld(`r + ${3 * T}u`))};
     }
@@ -171,10 +228,10 @@ function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: 
     } else {
       const rlines: string[] = [`var s = r; var ro = 0;`];
       for (let d = rr - 1; d >= 0; d--) {
-        rlines.push(d > 0 ? `ro += i32(s % ${pU(RS + d)}) * ${pI(RT + d)}; s = s / ${pU(RS + d)};` : `ro += i32(s) * ${pI(RT)};`);
+        rlines.push(d > 0 ? `ro += i32(s % ${u.ref('redShape', d)}) * ${u.ref('redStrides', d)}; s = s / ${u.ref('redShape', d)};` : `ro += i32(s) * ${u.ref('redStrides', 0)};`);
       }
-      fold = `let r1 = min(c * ${pU(2)} + ${pU(2)}, ${pU(3)});
-    for (var r = c * ${pU(2)} + lane; r < r1; r += ${T}u) {
+      fold = `let r1 = min(c * ${len} + ${len}, ${redN});
+    for (var r = c * ${len} + lane; r < r1; r += ${T}u) {
       ${rlines.join('\n      ')}
       acc = ${comb('acc', 'x[u32(base + ro)]')};
     }`;
@@ -185,7 +242,7 @@ function run(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, outN: 
       tree.push(`if (lane < ${s}u) { sh[lid] = ${comb('sh[lid]', `sh[lid + ${s * step}u]`)}; }`);
       tree.push(`workgroupBarrier();`);
     }
-    return `${paramsDecl(words)}
+    return `${paramsDecl(u.words)}
 @group(0) @binding(1) var<storage, read> ${vec ? `x4: array<vec4<${ty}>>` : `x: array<${ty}>`};
 @group(0) @binding(2) var<storage, read_write> y: array<${ty}>;
 var<workgroup> sh: array<${ty}, ${wgSize}>;
@@ -197,31 +254,15 @@ fn main(${MAIN_ARGS}) {
   let lane = ${col ? `lid / ${S}u` : `lid % ${T}u`};
   let v = wg * ${S}u + seg;
   var acc: ${ty} = ${ident};
-  if (v < ${pU(0)}) {
-    ${chunkMajor ? `let nO = ${pU(0)} / ${pU(1)}; let c = v / nO; let o = v - c * nO;` : `let o = v / ${pU(1)}; let c = v - o * ${pU(1)};`}
+  if (v < ${slots}) {
+    ${chunkMajor ? `let nO = ${slots} / ${chunks}; let c = v / nO; let o = v - c * nO;` : `let o = v / ${chunks}; let c = v - o * ${chunks};`}
     ${base.join('\n    ')}
     ${fold}
   }
   sh[lid] = acc;
   workgroupBarrier();
   ${tree.join('\n  ')}
-  if (lane == 0u && v < ${pU(0)}) { y[v] = sh[lid]; }
+  if (lane == 0u && v < ${slots}) { y[v] = sh[lid]; }
 }`;
-  });
-  const b = rt.params(k);
-  const { u32, i32 } = rt.words;
-  u32[b] = outN * C;
-  u32[b + 1] = C;
-  u32[b + 2] = L;
-  u32[b + 3] = redN;
-  i32[b + 4] = x.offset;
-  for (let d = 0; d < kr; d++) {
-    u32[b + 5 + d] = x.kept.shape[d];
-    i32[b + 5 + kr + d] = x.kept.strides[d];
   }
-  for (let d = 0; d < rr; d++) {
-    u32[b + 5 + 2 * kr + d] = x.red.shape[d];
-    i32[b + 5 + 2 * kr + rr + d] = x.red.strides[d];
-  }
-  rt.dispatch(k, [x.buf, out], b, Math.ceil((outN * C) / S));
 }

@@ -2,11 +2,10 @@ import { ValueError } from '@surf/core';
 import type { MatmulConfig } from '../kernels/matmul';
 
 /**
- * Which matmul config a problem gets when nothing was tuned. The buckets come from the H200
- * sweeps in docs/tuning-log.md (run 2): up to ~512K outputs (the MLP's layers) 32-wide tiles
- * win because they give every SM a workgroup (256x784x512: 9.0 TFLOP/s against 2.2 with
- * 64x64); 1024² wants 128x64 with 8x4 register tiles; from 2048² 128x128x16 with 8x8
- * register tiles, a padded A tile and interleaved columns (36-38 TFLOP/s at 2048² and 4096²).
+ * Which matmul config a problem gets when nothing was tuned, bucketed by output elements:
+ * small layers want 32-wide tiles (every SM gets a workgroup), large squares big register
+ * tiles with a padded A tile and interleaved columns. The measurements behind each bucket are
+ * in docs/tuning-log.md (runs 2 and 5, and "Where the defaults come from").
  */
 export const DEFAULT_MATMUL: MatmulConfig = { tileM: 64, tileN: 64, tileK: 16, threadM: 4, threadN: 4, vec4: true };
 export const SMALL_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 16, threadM: 2, threadN: 4, vec4: true };

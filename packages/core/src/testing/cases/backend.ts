@@ -1,4 +1,5 @@
 import type { Strided } from '../../backend';
+import { ValueError } from '../../errors';
 import { E } from '../../expr';
 import { View } from '../../view';
 import { OpCase, defineCase } from '../case';
@@ -90,6 +91,44 @@ export function backendCases(): OpCase[] {
       const want = refGather(readView(xbuf, xs.shape, xs.strides, xs.offset, null), 0, Array.from(readView(ibuf, is.shape, is.strides, is.offset, null).data));
       await t.checkStorage('gather', got, [4, 4], want);
     }),
+    defineCase('backend/masked operands: matmul, reduce and gather reject them; NDArray copies them first', async (t) => {
+      // The masked-input policy lives in core (NDArray.unmasked): a backend never sees a
+      // masked operand outside elementwise, and says so clearly if handed one.
+      const buf = randF32([12], 7);
+      const s = t.storage(buf);
+      const ibuf = refArray([2, 0, 1], [3], 'int32');
+      const si = t.storage(ibuf);
+      const padded = new View([3, 4], [3, 1], -1, [[0, 3], [1, 4]]); // [3,3] with a zero column in front
+      const plain = View.contiguous([4, 3]);
+      const x: Strided = { storage: s, view: padded };
+      const attempts: [string, () => unknown][] = [
+        ['sum', () => t.backend.reduce('sum', x, [1])],
+        ['matmul a', () => t.backend.matmul(x, { storage: s, view: plain })],
+        ['matmul b', () => t.backend.matmul({ storage: s, view: plain }, x)],
+        ['matmul epilogue', () => t.backend.matmul({ storage: s, view: new View([3, 4], [4, 1], 0) }, { storage: s, view: plain }, { expr: E.add(E.in(0), E.in(1)), inputs: [{ storage: s, view: new View([3, 3], [3, 1], -1, [[0, 3], [1, 3]]) }] })],
+        ['gather source', () => t.backend.gather(x, 0, { storage: si, view: View.contiguous([3]) })],
+        ['gather index', () => t.backend.gather({ storage: s, view: plain }, 0, { storage: si, view: new View([3], [1], -1, [[1, 3]]) })],
+      ];
+      for (const [what, run] of attempts) {
+        let named = 0;
+        try {
+          const got = run();
+          t.keepStorage(got as never);
+        } catch (e) {
+          named = e instanceof ValueError && /mask/.test((e as Error).message) ? 1 : 0;
+        }
+        t.checks.push({ label: `${what} rejects a masked view with a ValueError`, got: Int32Array.of(named), gotShape: [1], gotDType: 'int32', want: refArray([1], [1], 'int32'), tol: TOL.exact });
+      }
+      // Through NDArray the same views work: padded operands are copied before the kernel.
+      const m43 = t.keep(t.upload(buf).reshape([4, 3]));
+      const xa = t.keep(t.keep(m43.crop([[0, 3], [0, 3]])).pad([[0, 0], [1, 0]]));
+      const want = readView(buf, [3, 4], [3, 1], -1, [[0, 3], [1, 4]]);
+      const r = refMatmul(want, readView(buf, [4, 3], [3, 1], 0, null));
+      await t.check('padded @ plain', xa.matmul(m43), r.out, TOL.accumulate, r.mag);
+      const rs = refReduce('sum', want, [1]);
+      await t.check('padded row sums', xa.sum(1, true), rs.out, TOL.accumulate, rs.mag);
+      await t.check('gather rows of padded', xa.gather(0, t.upload(ibuf)), refGather(want, 0, [2, 0, 1]));
+    }, { quick: true }),
     defineCase('backend/fromData and read round-trip every dtype exactly', async (t) => {
       const vals = [0, -0, 1.5, -2.25, 3.4028234663852886e38, -Infinity, NaN, 1.1754943508222875e-38];
       for (const r of [refArray(vals.map(Math.fround), [vals.length]), refArray([0, -1, 2147483647, -2147483648], [4], 'int32'), refArray([1, 0, 1], [3], 'bool')]) {

@@ -1,0 +1,193 @@
+import { DType, Expr, exprInputs, exprKey } from '@surf/core';
+import type { PooledBuffer } from '../pool';
+import { operandNames } from './program';
+
+/** Parameter names of epilogue input j. */
+export const epiNames = operandNames('e', ['Offset', 'BatchStrides', 'RowStride', 'ColStride'] as const);
+
+/**
+ * Tiled matmul, the host-side plan. A workgroup computes a tileM×tileN block of C; each of its
+ * (tileM/threadM)·(tileN/threadN) threads owns a threadM×threadN register tile. Per step of
+ * tileK, the workgroup stages A's tileM×tileK and B's tileK×tileN blocks in workgroup memory
+ * (A transposed, so a thread's rows are adjacent), then every thread does threadM·threadN
+ * fused multiply-adds per k from registers. Global loads are vec4 when the operand is
+ * contiguous along the loaded dim and 4-aligned; workgroup reads are vec4 for B (threadN a
+ * multiple of 4) and for A (threadM a multiple of 4, `vecA`). Edges (any m, n, k) are
+ * handled by bounds checks in the loads and the store. Any strides (transposes, broadcast
+ * batches with stride 0) are read directly. An optional epilogue expression is applied to
+ * each product element before the store (bias, activation) so it costs no extra pass.
+ *
+ * The plan holds every decision the WGSL depends on (and so the pipeline's cache key); the
+ * shader text is in matmul-wgsl.ts, the dispatch and its parameters in matmul.ts.
+ */
+export interface MatmulConfig {
+  tileM: number;
+  tileN: number;
+  tileK: number;
+  threadM: number;
+  threadN: number;
+  /** Use vec4 global loads and stores when the operands allow it. */
+  vec4: boolean;
+  /**
+   * Unroll the tileK loop in the generated code (default true). Register-tile loops are
+   * always unrolled. Off, shaders are far smaller: software adapters compile a fully
+   * unrolled 64x64x32 kernel in seconds.
+   */
+  unroll?: boolean;
+  /** Read A's register column from workgroup memory as vec4s (default true; needs threadM % 4 = 0). */
+  vecA?: boolean;
+  /**
+   * Floats of padding after each k-row of the staged A tile (default 0; a multiple of 4 keeps
+   * vec4 reads legal). Spreads the transposing stores of a k-major A over memory banks.
+   */
+  padA?: number;
+  /**
+   * A thread's column groups of 4 lie tileN/threadN·4 apart instead of side by side (default
+   * false), so the threads of a warp read consecutive vec4s of the B tile.
+   */
+  interleave?: boolean;
+  /**
+   * Apply an epilogue in a second, rolled loop over the just-stored tile instead of in the
+   * store itself. Frees the accumulators' registers before the epilogue runs. Default: true
+   * for register tiles of 32 or more elements (see docs/tuning-log.md, run 4).
+   */
+  epilogueAfter?: boolean;
+}
+
+export interface MatmulOperand {
+  buf: PooledBuffer;
+  offset: number;
+  /** Strides of the collapsed batch dims (shared shape), then rows, then cols. */
+  batchStrides: number[];
+  rowStride: number;
+  colStride: number;
+}
+
+/** A strided view of C's shape read by the epilogue (batch strides over the collapsed batch dims; 0 = broadcast). */
+export interface MatmulEpilogueInput extends MatmulOperand {
+  dtype: DType;
+}
+
+/** The product-element epilogue: input 0 is the product, inputs 1.. are strided views of C. */
+export interface MatmulEpilogueDesc {
+  expr: Expr;
+  inputs: MatmulEpilogueInput[];
+}
+
+/** One matmul to record: C[batch, m, n] = A[batch, m, k] · B[batch, k, n] (then the epilogue). */
+export interface MatmulProblem {
+  a: MatmulOperand;
+  b: MatmulOperand;
+  /** The collapsed batch shape every operand's batchStrides walk. */
+  batchShape: number[];
+  m: number;
+  n: number;
+  k: number;
+  out: PooledBuffer;
+  epi?: MatmulEpilogueDesc;
+}
+
+export interface MatmulPlan {
+  readonly cfg: MatmulConfig;
+  /** Tile extents (tileM, tileN, tileK), register tile (threadM, threadN). */
+  readonly TM: number; readonly TN: number; readonly TK: number; readonly RM: number; readonly RN: number;
+  /** Threads along n and m, threads per workgroup. */
+  readonly TX: number; readonly TY: number; readonly NT: number;
+  /** Collapsed batch rank. */
+  readonly br: number;
+  /** A is read along k (else along m); B along n (else along k). */
+  readonly aKMajor: boolean; readonly bNMajor: boolean;
+  /** vec4 global loads of A and B; vec4 C stores. */
+  readonly aVec: boolean; readonly bVec: boolean; readonly cVec: boolean;
+  /** vec4 staged tiles (workgroup memory) for A and B. */
+  readonly vecA: boolean; readonly vecB: boolean;
+  readonly padA: number;
+  /** k-row pitch of the staged A tile. */
+  readonly TMP: number;
+  readonly inter: boolean;
+  readonly unroll: boolean;
+  /** The epilogue runs after the store (a rolled loop) rather than in it. */
+  readonly after: boolean;
+  readonly epi?: MatmulEpilogueDesc;
+  /** Epilogue inputs the expression reads (indices into epi.inputs), ascending. */
+  readonly eIdx: number[];
+  /** Binding (among the epilogue's distinct buffers) of each read epilogue input. */
+  readonly eBind: number[];
+  readonly eBufs: PooledBuffer[];
+  readonly eDT: DType[];
+  /** The epilogue's constants, in the order exprKey numbered them (parameters, not code). */
+  readonly consts: { value: number; dtype: DType }[];
+  readonly key: string;
+}
+
+/**
+ * Drops size-1 batch dims and merges adjacent ones that every operand (A, B, epilogue views)
+ * walks as one run, so the kernel splits the batch index into as few digits as possible.
+ */
+export function collapseBatch(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
+  const sh: number[] = [];
+  const st: number[][] = strides.map(() => []);
+  shape.forEach((d, i) => {
+    if (d === 1) return;
+    const j = sh.length - 1;
+    if (j >= 0 && strides.every((s, o) => st[o][j] === s[i] * d)) {
+      sh[j] *= d;
+      strides.forEach((s, o) => { st[o][j] = s[i]; });
+    } else {
+      sh.push(d);
+      strides.forEach((s, o) => st[o].push(s[i]));
+    }
+  });
+  return { shape: sh, strides: st };
+}
+
+/** Every structural decision for `pr` under `cfg`. */
+export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
+  const { a, b, m, n, k, epi } = pr;
+  const { tileM: TM, tileN: TN, tileK: TK, threadM: RM, threadN: RN } = cfg;
+  const TX = TN / RN;
+  const TY = TM / RM;
+  const br = pr.batchShape.length;
+  const aligned = (o: MatmulOperand, along: 'row' | 'col', len: number) => {
+    const other = along === 'col' ? o.rowStride : o.colStride;
+    const own = along === 'col' ? o.colStride : o.rowStride;
+    return cfg.vec4 && own === 1 && len % 4 === 0 && o.offset % 4 === 0 && other % 4 === 0 && o.batchStrides.every((s) => s % 4 === 0);
+  };
+  // A is loaded along k (its cols) or along m (its rows) — whichever is contiguous in memory.
+  const aKMajor = Math.abs(a.colStride) <= Math.abs(a.rowStride);
+  const bNMajor = Math.abs(b.colStride) <= Math.abs(b.rowStride);
+  const aVec = aKMajor ? aligned(a, 'col', k) : aligned(a, 'row', m);
+  const bVec = bNMajor ? aligned(b, 'col', n) : aligned(b, 'row', k);
+  const vecB = RN % 4 === 0;
+  const padA = cfg.padA ?? 0;
+  const TMP = TM + padA;
+  const vecA = cfg.vecA !== false && RM % 4 === 0 && TMP % 4 === 0;
+  const inter = !!cfg.interleave && vecB;
+  const after = !!epi && (cfg.epilogueAfter ?? RM * RN >= 32);
+  const cVec = cfg.vec4 && vecB && n % 4 === 0;
+  const unroll = cfg.unroll !== false;
+
+  // Epilogue inputs: bind each distinct (buffer, dtype) once.
+  const eUsed = epi ? exprInputs(epi.expr) : new Set<number>();
+  const eIdx: number[] = [];
+  const eBind: number[] = [];
+  const eBufs: PooledBuffer[] = [];
+  const eDT: DType[] = [];
+  const consts: { value: number; dtype: DType }[] = [];
+  let eKey = '';
+  if (epi) {
+    epi.inputs.forEach((x, j) => {
+      if (!eUsed.has(j + 1)) return;
+      let q = eBufs.findIndex((bb, i) => bb === x.buf && eDT[i] === x.dtype);
+      if (q < 0) { q = eBufs.length; eBufs.push(x.buf); eDT.push(x.dtype); }
+      eBind[j] = q;
+      eIdx.push(j);
+    });
+    eKey = `|e${exprKey(epi.expr, consts)}|${epi.inputs.map((x, j) => (eUsed.has(j + 1) ? `${x.dtype[0]}${eBind[j]}` : '_')).join('')}`;
+  }
+  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${eKey}`;
+  return {
+    cfg, TM, TN, TK, RM, RN, TX, TY, NT: TX * TY, br, aKMajor, bNMajor, aVec, bVec, cVec, vecA, vecB, padA, TMP, inter, unroll, after,
+    epi, eIdx, eBind, eBufs, eDT, consts, key,
+  };
+}

@@ -1,0 +1,211 @@
+import type { DType } from '@surf/core';
+import { Emitter } from './elementwise';
+import { MatmulPlan, epiNames } from './matmul-plan';
+import type { Uniforms } from './program';
+import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl, storageType, valueType } from './wgsl';
+
+/**
+ * One operand's side of the tile loader. Both staged tiles are k-major (a k-row of A's tile
+ * holds tileM values of m, one of B's tileN values of n), so A and B differ only in names,
+ * extents and which of the operand's strides walks k.
+ */
+interface TileSide {
+  /** Global buffer ('A' or 'B'; 'A4' when read as vec4) and its batch base variable. */
+  name: string;
+  base: string;
+  /** Staged tile ('As' or 'Bs'; 'As4' when vec4) and a scratch index name. */
+  staged: string;
+  scratch: string;
+  /** vec4 global loads; vec4 staged tile. */
+  vecGlobal: boolean;
+  vecStaged: boolean;
+  /** The operand is contiguous along k (else along its other dim, x). */
+  kContig: boolean;
+  /** Extent of x in the tile (tileM for A, tileN for B) and the staged tile's k-row pitch. */
+  xExtent: number;
+  pitch: number;
+  /** x's local and global index names, the tile origin along x, and x's bound. */
+  x: string;
+  gx: string;
+  origin: string;
+  bound: string;
+  /** x is the operand's row (A) or column (B). */
+  xIsRow: boolean;
+  rowStride: string;
+  colStride: string;
+}
+
+/** WGSL moving one operand's tile for step k0 into workgroup memory: ceil(elems/NT) elements (or vec4s) per thread. */
+function loadTile(s: TileSide, TK: number, NT: number, K: string): string[] {
+  const out: string[] = [];
+  const along = s.kContig ? TK : s.xExtent; // contiguous extent in the tile
+  const vw = s.vecGlobal ? 4 : 1;
+  const units = (s.xExtent * TK) / vw;
+  const put = (idx: string, val: string) => (s.vecStaged ? `{ let ${s.scratch} = ${idx}; ${s.staged}4[${s.scratch} / 4u][${s.scratch} % 4u] = ${val}; }` : `${s.staged}[${idx}] = ${val};`);
+  const [ri, ci] = s.xIsRow ? [s.gx, 'gk'] : ['gk', s.gx];
+  const addr = `u32(${s.base} + i32(${ri}) * ${s.rowStride} + i32(${ci}) * ${s.colStride})`;
+  const cond = `${s.gx} < ${s.bound} && gk < ${K}`;
+  for (let it = 0; it < Math.ceil(units / NT); it++) {
+    const guard = (it + 1) * NT > units;
+    const e = `(lid + ${it * NT}u)`;
+    const lines: string[] = [];
+    lines.push(`let e = ${e};`);
+    lines.push(`let inner = (e % ${along / vw}u) * ${vw}u; let outer = e / ${along / vw}u;`);
+    lines.push(s.kContig ? `let ${s.x} = outer; let kk = inner;` : `let ${s.x} = inner; let kk = outer;`);
+    lines.push(`let ${s.gx} = ${s.origin} + ${s.x}; let gk = k0 + kk;`);
+    if (s.vecGlobal) {
+      lines.push(`var v = vec4<f32>(0.0);`);
+      lines.push(`if (${cond}) { v = ${s.name}4[${addr} / 4u]; }`);
+      if (!s.kContig && s.vecStaged) lines.push(`${s.staged}4[(kk * ${s.pitch}u + ${s.x}) / 4u] = v;`);
+      else for (let q = 0; q < 4; q++) lines.push(s.kContig ? put(`(kk + ${q}u) * ${s.pitch}u + ${s.x}`, `v[${q}]`) : put(`kk * ${s.pitch}u + ${s.x} + ${q}u`, `v[${q}]`));
+    } else {
+      lines.push(`var v = 0.0;`);
+      lines.push(`if (${cond}) { v = ${s.name}[${addr}]; }`);
+      lines.push(put(`kk * ${s.pitch}u + ${s.x}`, 'v'));
+    }
+    out.push(guard ? `if (${e} < ${units}u) {\n      ${lines.join('\n      ')}\n    }` : `{\n      ${lines.join('\n      ')}\n    }`);
+  }
+  return out;
+}
+
+/** The matmul shader for plan `p`, reading its parameters through `u` (see MatmulProgram.uniforms). */
+export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
+  const { TM, TN, TK, RM, RN, TX, NT, br, vecA, vecB, TMP, inter, after, cVec, epi, eIdx } = p;
+  const L: string[] = [];
+  const M = u.ref('m'), N = u.ref('n'), K = u.ref('k');
+  const loadA = loadTile({
+    name: 'A', base: 'aBase', staged: 'As', scratch: 'ai', vecGlobal: p.aVec, vecStaged: vecA, kContig: p.aKMajor, xExtent: TM, pitch: TMP,
+    x: 'row', gx: 'gr', origin: 'tileRow', bound: M, xIsRow: true, rowStride: u.ref('aRowStride'), colStride: u.ref('aColStride'),
+  }, TK, NT, K);
+  const loadB = loadTile({
+    name: 'B', base: 'bBase', staged: 'Bs', scratch: 'bi', vecGlobal: p.bVec, vecStaged: vecB, kContig: !p.bNMajor, xExtent: TN, pitch: TN,
+    x: 'col', gx: 'gc', origin: 'tileCol', bound: N, xIsRow: false, rowStride: u.ref('bRowStride'), colStride: u.ref('bColStride'),
+  }, TK, NT, K);
+  // Register tile: acc{i}_{q} is row i, column group q (4 columns, vec4) or column q (scalar).
+  const cols = vecB ? RN / 4 : RN;
+  const accT = vecB ? 'vec4<f32>' : 'f32';
+  // Column of group q (or scalar column q) of this thread, relative to the tile.
+  const colOf = (q: number) => (inter ? `${q * TX * 4}u + tx * 4u` : vecB ? `tx * ${RN}u + ${q * 4}u` : `tx * ${RN}u + ${q}u`);
+  const bIdx = (q: number) => (inter ? `${q * TX}u + tx` : `tx * ${RN / 4}u + ${q}u`);
+  const decl: string[] = [];
+  for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) decl.push(`var acc${i}_${q} = ${accT}(0.0);`);
+  const inner: string[] = [];
+  const unroll = p.unroll;
+  for (let kk = 0; kk < (unroll ? TK : 1); kk++) {
+    // Unrolled: constant offsets per step; rolled: one loop body over kk.
+    const aRow = unroll ? `${kk * TMP}u` : `kk * ${TMP}u`;
+    const aRow4 = unroll ? `${(kk * TMP) / 4}u` : `kk * ${TMP / 4}u`;
+    const bRow = unroll ? `${(kk * TN) / 4}u` : `kk * ${TN / 4}u`;
+    const bRowS = unroll ? `${kk * TN}u` : `kk * ${TN}u`;
+    inner.push(unroll ? '{' : `for (var kk = 0u; kk < ${TK}u; kk++) {`);
+    if (vecA) {
+      for (let g = 0; g < RM / 4; g++) inner.push(`let a4_${g} = As4[${aRow4} + ty * ${RM / 4}u + ${g}u];`);
+      for (let i = 0; i < RM; i++) inner.push(`let a${i} = a4_${i >> 2}[${i & 3}];`);
+    } else {
+      for (let i = 0; i < RM; i++) inner.push(`let a${i} = As[${aRow} + ty * ${RM}u + ${i}u];`);
+    }
+    for (let q = 0; q < cols; q++) {
+      inner.push(vecB ? `let b${q} = Bs4[${bRow} + ${bIdx(q)}];` : `let b${q} = Bs[${bRowS} + ${colOf(q)}];`);
+    }
+    for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) inner.push(`acc${i}_${q} = fma(${vecB ? `vec4<f32>(a${i})` : `a${i}`}, b${q}, acc${i}_${q});`);
+    inner.push('}');
+  }
+  // Store, through the epilogue when there is one.
+  const fin = (v: string, r: string, c: string) => (epi && !after ? `epi_(${v}, ${r}, ${c})` : v);
+  const store: string[] = [];
+  for (let i = 0; i < RM; i++) {
+    store.push(`{ let r = tileRow + ty * ${RM}u + ${i}u;`);
+    store.push(`  if (r < ${M}) {`);
+    for (let q = 0; q < cols; q++) {
+      const c0 = `tileCol + ${colOf(q)}`;
+      if (vecB) {
+        if (cVec) {
+          const v = epi && !after ? `vec4<f32>(${[0, 1, 2, 3].map((j) => fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)).join(', ')})` : `acc${i}_${q}`;
+          store.push(`    { let c0 = ${c0}; if (c0 < ${N}) { C4[(cBase + r * ${N} + c0) / 4u] = ${v}; } }`);
+        } else {
+          store.push(`    { let c0 = ${c0};`);
+          for (let j = 0; j < 4; j++) store.push(`      if (c0 + ${j}u < ${N}) { C[cBase + r * ${N} + c0 + ${j}u] = ${fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)}; }`);
+          store.push(`    }`);
+        }
+      } else {
+        store.push(`    { let c = ${c0}; if (c < ${N}) { C[cBase + r * ${N} + c] = ${fin(`acc${i}_${q}`, 'r', 'c')}; } }`);
+      }
+    }
+    store.push(`  } }`);
+  }
+  if (after) {
+    // Re-read this thread's own stores (same invocation: ordered) and apply the epilogue.
+    const g = vecB ? 4 : 1;
+    const col = inter ? `q * ${TX * 4}u + tx * 4u` : `tx * ${RN}u + q * ${g}u`;
+    store.push(`for (var i = 0u; i < ${RM}u; i++) {
+    let r = tileRow + ty * ${RM}u + i;
+    if (r >= ${M}) { break; }
+    for (var q = 0u; q < ${RN / g}u; q++) {
+      let c0 = tileCol + ${col};
+      ${cVec ? `if (c0 < ${N}) { let ci = (cBase + r * ${N} + c0) / 4u; let v = C4[ci]; C4[ci] = vec4<f32>(epi_(v.x, r, c0), epi_(v.y, r, c0 + 1u), epi_(v.z, r, c0 + 2u), epi_(v.w, r, c0 + 3u)); }`
+    : Array.from({ length: g }, (_, j) => `if (c0 + ${j}u < ${N}) { let ci = cBase + r * ${N} + c0 + ${j}u; C[ci] = epi_(C[ci], r, c0 + ${j}u); }`).join('\n      ')}
+    }
+  }`);
+  }
+  // Batch offsets from the collapsed batch index (A, B and each epilogue view).
+  const bat: string[] = [`var aBase = ${u.ref('aOffset')}; var bBase = ${u.ref('bOffset')};`];
+  for (const j of eIdx) bat.push(`eb${j} = ${u.ref(epiNames(j).Offset)};`);
+  if (br) {
+    bat.push(`var bq = bt;`);
+    for (let d = br - 1; d >= 0; d--) {
+      const dig = d > 0 ? `bq % ${u.ref('batchShape', d)}` : 'bq';
+      const eb = eIdx.map((j) => ` eb${j} += dg * ${u.ref(epiNames(j).BatchStrides, d)};`).join('');
+      bat.push(`{ let dg = i32(${dig}); aBase += dg * ${u.ref('aBatchStrides', d)}; bBase += dg * ${u.ref('bBatchStrides', d)};${eb}${d > 0 ? ` bq = bq / ${u.ref('batchShape', d)};` : ''} }`);
+    }
+  }
+  L.push(paramsDecl(u.words));
+  L.push(`@group(0) @binding(1) var<storage, read> ${p.aVec ? 'A4: array<vec4<f32>>' : 'A: array<f32>'};`);
+  L.push(`@group(0) @binding(2) var<storage, read> ${p.bVec ? 'B4: array<vec4<f32>>' : 'B: array<f32>'};`);
+  p.eBufs.forEach((_, q) => L.push(`@group(0) @binding(${3 + q}) var<storage, read> E${q}: array<${storageType(p.eDT[q])}>;`));
+  L.push(`@group(0) @binding(${3 + p.eBufs.length}) var<storage, read_write> ${cVec ? 'C4: array<vec4<f32>>' : 'C: array<f32>'};`);
+  L.push(vecA ? `var<workgroup> As4: array<vec4<f32>, ${(TMP * TK) / 4}>;` : `var<workgroup> As: array<f32, ${TMP * TK}>;`);
+  L.push(vecB ? `var<workgroup> Bs4: array<vec4<f32>, ${(TK * TN) / 4}>;` : `var<workgroup> Bs: array<f32, ${TK * TN}>;`);
+  if (epi) {
+    // The epilogue as a function of (product, row, col): the elementwise emitter over reads
+    // of the strided views at this thread's batch base (private, set once in main).
+    const inDT: DType[] = ['float32', ...epi.inputs.map((x) => x.dtype)];
+    const vals = inDT.map((_, i) => `v${i}`);
+    const reads: string[] = [];
+    for (const j of eIdx) {
+      const x = epi.inputs[j];
+      const idx = `u32(eb${j} + i32(r) * ${u.ref(epiNames(j).RowStride)} + i32(c) * ${u.ref(epiNames(j).ColStride)})`;
+      const ld = x.dtype === 'bool' ? `(E${p.eBind[j]}[${idx}] != 0u)` : `E${p.eBind[j]}[${idx}]`;
+      reads.push(`let v${j + 1}: ${valueType(x.dtype)} = ${ld};`);
+    }
+    const em = new Emitter(inDT, vals, u.slot('consts').at);
+    const res = em.emit(epi.expr).v;
+    L.push(FLOAT_HELPERS);
+    for (const j of eIdx) L.push(`var<private> eb${j}: i32;`);
+    L.push(`fn epi_(v0: f32, r: u32, c: u32) -> f32 {\n  ${[...reads, ...em.lines].join('\n  ')}\n  return ${res};\n}`);
+  }
+  L.push(`@compute @workgroup_size(${NT})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  if (wg >= ${u.ref('total')}) { return; }
+  let tn = wg % ${u.ref('tilesN')};
+  let rest = wg / ${u.ref('tilesN')};
+  let tm = rest % ${u.ref('tilesM')};
+  let bt = rest / ${u.ref('tilesM')};
+  let tileRow = tm * ${TM}u;
+  let tileCol = tn * ${TN}u;
+  let tx = lid % ${TX}u;
+  let ty = lid / ${TX}u;
+  ${bat.join('\n  ')}
+  let cBase = bt * ${M} * ${N};
+  ${decl.join('\n  ')}
+  for (var k0 = 0u; k0 < ${K}; k0 += ${TK}u) {
+    ${loadA.join('\n    ')}
+    ${loadB.join('\n    ')}
+    workgroupBarrier();
+    ${inner.join('\n    ')}
+    workgroupBarrier();
+  }
+  ${store.join('\n  ')}
+}`);
+  return L.join('\n');
+}

@@ -1,0 +1,219 @@
+// Matmul lab for issue 15: standalone WGSL variants (register prefetch with double-buffered
+// workgroup memory, tile shapes, split-K) timed on the GPU host against each other, so a
+// scheme is proven before it goes into kernels/matmul.ts. Row-major A [M,K], B [K,N], sizes
+// multiples of the tiles. Results go to docs/tuning-log.md.
+// Usage on the host: node .bench/mm-lab.mjs [--sizes 1024,2048,4096] [--only a,b] [--flags 'enable-dawn-features=disable_robustness']
+import { createRequire } from 'module';
+import * as path from 'path';
+
+const req = createRequire(path.join(process.cwd(), 'x.js'));
+const dir = path.dirname(req.resolve('webgpu/package.json'));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const dawn = req(path.join(dir, 'dist', `${process.platform}-${process.arch}`, 'dawn.node')) as any;
+Object.assign(globalThis, dawn.globals);
+
+const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const sizes = (arg('--sizes') ?? '1024,2048,4096').split(',').map(Number);
+
+interface Variant { name: string; TM: number; TN: number; TK: number; RM: number; RN: number; prefetch: boolean; splitK: number }
+const V = (name: string, TM: number, TN: number, TK: number, RM: number, RN: number, prefetch: boolean, splitK = 1): Variant => ({ name, TM, TN, TK, RM, RN, prefetch, splitK });
+const variants: Variant[] = [
+  V('128x128x16 8x8', 128, 128, 16, 8, 8, false),
+  V('128x128x32 8x8', 128, 128, 32, 8, 8, false),
+  V('128x128x16 8x8 pf', 128, 128, 16, 8, 8, true),
+  V('128x64x16 8x8', 128, 64, 16, 8, 8, false),
+  V('64x128x16 8x8', 64, 128, 16, 8, 8, false),
+  V('64x128x32 8x8', 64, 128, 32, 8, 8, false),
+  V('64x128x16 8x8 pf', 64, 128, 16, 8, 8, true),
+  V('64x128x16 4x8', 64, 128, 16, 4, 8, false),
+  V('128x128x16 8x8 sk2', 128, 128, 16, 8, 8, false, 2),
+  V('128x128x32 8x8 sk2', 128, 128, 32, 8, 8, false, 2),
+  V('64x128x16 8x8 sk2', 64, 128, 16, 8, 8, false, 2),
+  V('128x128x16 8x8 pf sk2', 128, 128, 16, 8, 8, true, 2),
+].filter((v) => !arg('--only') || arg('--only')!.split(',').some((s) => v.name.includes(s)));
+
+function wgsl(v: Variant, M: number, N: number, K: number): string {
+  const { TM, TN, TK, RM, RN, prefetch } = v;
+  const TX = TN / RN, TY = TM / RM, NT = TX * TY;
+  const KS = K / v.splitK; // k range per slice
+  const aUnits = (TM * TK) / 4, bUnits = (TK * TN) / 4;
+  const aPer = aUnits / NT, bPer = bUnits / NT;
+  const nbuf = prefetch ? 2 : 1;
+  const L: string[] = [];
+  L.push(`@group(0) @binding(0) var<storage, read> A: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> B: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> C: array<vec4<f32>>;
+var<workgroup> As: array<vec4<f32>, ${(nbuf * TM * TK) / 4}>;
+var<workgroup> Bs: array<vec4<f32>, ${(nbuf * TK * TN) / 4}>;`);
+  const loadRegs: string[] = [];
+  const storeRegs = (buf: string): string[] => {
+    const s: string[] = [];
+    for (let j = 0; j < aPer; j++) {
+      s.push(`{ let e = lid + ${j * NT}u; let row = e / ${TK / 4}u; let kq = (e % ${TK / 4}u) * 4u;`);
+      for (let q = 0; q < 4; q++) s.push(`  { let ai = ${buf} * ${TM * TK}u + (kq + ${q}u) * ${TM}u + row; As[ai / 4u][ai % 4u] = ra${j}[${q}]; }`);
+      s.push('}');
+    }
+    for (let j = 0; j < bPer; j++) s.push(`{ let e = lid + ${j * NT}u; Bs[${buf} * ${bUnits}u + e] = rb${j}; }`);
+    return s;
+  };
+  for (let j = 0; j < aPer; j++) loadRegs.push(`{ let e = lid + ${j * NT}u; let row = e / ${TK / 4}u; let kq = (e % ${TK / 4}u) * 4u; ra${j} = A[((tileRow + row) * ${K}u + k0 + kq) / 4u]; }`);
+  for (let j = 0; j < bPer; j++) loadRegs.push(`{ let e = lid + ${j * NT}u; let kk = e / ${TN / 4}u; let c4 = e % ${TN / 4}u; rb${j} = B[((k0 + kk) * ${N}u + tileCol) / 4u + c4]; }`);
+  const compute = (buf: string): string[] => {
+    const s: string[] = [];
+    for (let kk = 0; kk < TK; kk++) {
+      s.push('{');
+      for (let g = 0; g < RM / 4; g++) s.push(`let a4_${g} = As[(${buf} * ${TM * TK}u + ${kk * TM}u) / 4u + ty * ${RM / 4}u + ${g}u];`);
+      for (let q = 0; q < RN / 4; q++) s.push(`let b${q} = Bs[${buf} * ${bUnits}u + ${(kk * TN) / 4}u + ${q * TX}u + tx];`);
+      for (let i = 0; i < RM; i++) for (let q = 0; q < RN / 4; q++) s.push(`acc${i}_${q} = fma(vec4<f32>(a4_${i >> 2}[${i & 3}]), b${q}, acc${i}_${q});`);
+      s.push('}');
+    }
+    return s;
+  };
+  const decl: string[] = [];
+  for (let i = 0; i < RM; i++) for (let q = 0; q < RN / 4; q++) decl.push(`var acc${i}_${q} = vec4<f32>(0.0);`);
+  for (let j = 0; j < aPer; j++) decl.push(`var ra${j}: vec4<f32>;`);
+  for (let j = 0; j < bPer; j++) decl.push(`var rb${j}: vec4<f32>;`);
+  const store: string[] = [];
+  const cBase = v.splitK > 1 ? `wid.z * ${(M * N) / 4}u + ` : '';
+  for (let i = 0; i < RM; i++) for (let q = 0; q < RN / 4; q++) store.push(`C[${cBase}((tileRow + ty * ${RM}u + ${i}u) * ${N}u + tileCol) / 4u + ${q * TX}u + tx] = acc${i}_${q};`);
+  const kStart = `wid.z * ${KS}u`;
+  const body = prefetch
+    ? `var k0 = ${kStart};
+  ${loadRegs.join('\n  ')}
+  ${storeRegs('0u').join('\n  ')}
+  workgroupBarrier();
+  var cur = 0u;
+  for (var t = 0u; t < ${KS / TK}u; t++) {
+    let more = t + 1u < ${KS / TK}u;
+    if (more) { k0 = ${kStart} + (t + 1u) * ${TK}u;
+      ${loadRegs.join('\n      ')}
+    }
+    ${compute('cur').join('\n    ')}
+    if (more) {
+      ${storeRegs('(1u - cur)').join('\n      ')}
+    }
+    workgroupBarrier();
+    cur = 1u - cur;
+  }`
+    : `for (var k0 = ${kStart}; k0 < ${kStart} + ${KS}u; k0 += ${TK}u) {
+    ${loadRegs.join('\n    ')}
+    ${storeRegs('0u').join('\n    ')}
+    workgroupBarrier();
+    ${compute('0u').join('\n    ')}
+    workgroupBarrier();
+  }`;
+  L.push(`@compute @workgroup_size(${NT})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let tileCol = wid.x * ${TN}u;
+  let tileRow = wid.y * ${TM}u;
+  let tx = lid % ${TX}u;
+  let ty = lid / ${TX}u;
+  ${decl.join('\n  ')}
+  ${body}
+  ${store.join('\n  ')}
+}`);
+  return L.join('\n');
+}
+
+/** Sums split-K partials P[s][M*N/4] into C. */
+function sumWgsl(S: number, n4: number): string {
+  return `@group(0) @binding(0) var<storage, read> P: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> C: array<vec4<f32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = gid.x + gid.y * nwg.x * 256u;
+  if (i >= ${n4}u) { return; }
+  var s = P[i];
+  ${Array.from({ length: S - 1 }, (_, j) => `s += P[i + ${(j + 1) * n4}u];`).join('\n  ')}
+  C[i] = s;
+}`;
+}
+
+function rand(n: number, seed: number): Float32Array {
+  const a = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; a[i] = s / 2 ** 31 - 1; }
+  return a;
+}
+
+async function main(): Promise<void> {
+  const gpu = dawn.create(arg('--flags') ? arg('--flags')!.split(' ') : []);
+  const adapter: GPUAdapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  const device: GPUDevice = await adapter.requestDevice({ requiredLimits: { maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize, maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize, maxBufferSize: adapter.limits.maxBufferSize } });
+  device.onuncapturederror = (e: GPUUncapturedErrorEvent) => console.error('GPU error:', e.error.message);
+  const rows: string[] = [];
+  const json: unknown[] = [];
+  for (const S of sizes) {
+    const M = S, N = S, K = S;
+    const ha = rand(M * K, 1), hb = rand(K * N, 2);
+    const buf = (data: Float32Array | number, usage: number) => {
+      const b = device.createBuffer({ size: typeof data === 'number' ? data : data.byteLength, usage });
+      if (typeof data !== 'number') device.queue.writeBuffer(b, 0, data as Float32Array<ArrayBuffer>);
+      return b;
+    };
+    const SU = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+    const A = buf(ha, SU), B = buf(hb, SU), C = buf(M * N * 4, SU);
+    const P = buf(4 * M * N * 4, SU);
+    const rd = buf(M * N * 4, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+    // Reference: 256 sampled outputs in float64.
+    const samples = Array.from({ length: 256 }, (_, i) => [(i * 7919) % M, (i * 104729) % N]);
+    const ref = samples.map(([r, c]) => { let s = 0; for (let k = 0; k < K; k++) s += ha[r * K + k] * hb[k * N + c]; return s; });
+    for (const v of variants) {
+      if (M % v.TM || N % v.TN || K % (v.TK * v.splitK)) continue;
+      const t0 = performance.now();
+      const mod = device.createShaderModule({ code: wgsl(v, M, N, K) });
+      const pipe = await device.createComputePipelineAsync({ layout: 'auto', compute: { module: mod, entryPoint: 'main' } });
+      const bg = device.createBindGroup({ layout: pipe.getBindGroupLayout(0), entries: [A, B, v.splitK > 1 ? P : C].map((b, i) => ({ binding: i, resource: { buffer: b } })) });
+      let sumPipe: GPUComputePipeline | null = null, sumBg: GPUBindGroup | null = null;
+      const n4 = (M * N) / 4;
+      if (v.splitK > 1) {
+        sumPipe = await device.createComputePipelineAsync({ layout: 'auto', compute: { module: device.createShaderModule({ code: sumWgsl(v.splitK, n4) }), entryPoint: 'main' } });
+        sumBg = device.createBindGroup({ layout: sumPipe.getBindGroupLayout(0), entries: [P, C].map((b, i) => ({ binding: i, resource: { buffer: b } })) });
+      }
+      const compileMs = performance.now() - t0;
+      const encodeN = (reps: number) => {
+        const enc = device.createCommandEncoder();
+        for (let r = 0; r < reps; r++) {
+          const pass = enc.beginComputePass();
+          pass.setPipeline(pipe); pass.setBindGroup(0, bg);
+          pass.dispatchWorkgroups(N / v.TN, M / v.TM, v.splitK);
+          if (sumPipe) { pass.setPipeline(sumPipe); pass.setBindGroup(0, sumBg!); const g = Math.ceil(n4 / 256); pass.dispatchWorkgroups(Math.min(g, 65535), Math.ceil(g / 65535)); }
+          pass.end();
+        }
+        device.queue.submit([enc.finish()]);
+      };
+      // Correctness: poison C, run once, read back.
+      device.queue.writeBuffer(C, 0, new Float32Array(M * N).fill(NaN));
+      encodeN(1);
+      const enc = device.createCommandEncoder(); enc.copyBufferToBuffer(C, 0, rd, 0, M * N * 4); device.queue.submit([enc.finish()]);
+      await rd.mapAsync(GPUMapMode.READ);
+      const out = new Float32Array(rd.getMappedRange().slice(0));
+      rd.unmap();
+      let num = 0, den = 0, nan = 0;
+      samples.forEach(([r, c], i) => { const d = out[r * N + c] - ref[i]; if (!Number.isFinite(out[r * N + c])) nan++; num += d * d; den += ref[i] * ref[i]; });
+      for (let i = 0; i < M * N; i += 997) if (!Number.isFinite(out[i])) nan++;
+      const err = Math.sqrt(num / den);
+      // Timing: warm up 200 ms, then 5 rounds of ~100 ms, median.
+      let reps = 1;
+      for (const tw = performance.now(); performance.now() - tw < 200;) {
+        const t1 = performance.now(); encodeN(reps); await device.queue.onSubmittedWorkDone();
+        if (performance.now() - t1 < 20 && reps < 4096) reps *= 2;
+      }
+      const rounds: number[] = [];
+      for (let r = 0; r < 5; r++) { const t1 = performance.now(); encodeN(reps); await device.queue.onSubmittedWorkDone(); rounds.push((performance.now() - t1) / reps); }
+      const ms = rounds.sort((x, y) => x - y)[2];
+      const tf = (2 * M * N * K) / (ms * 1e-3) / 1e12;
+      const bad = err > 1e-5 || nan > 0 ? ` BAD(err ${err.toExponential(1)}, nonfinite ${nan})` : '';
+      rows.push(`${String(S).padStart(5)} | ${v.name.padEnd(24)} | ${tf.toFixed(1).padStart(6)} TFLOP/s | ${ms.toFixed(3).padStart(8)} ms | err ${err.toExponential(1)} | compile ${compileMs.toFixed(0)} ms${bad}`);
+      json.push({ size: S, variant: v.name, tflops: tf, ms, err, nonfinite: nan, spread: [rounds[0], rounds[4]] });
+      console.error(rows[rows.length - 1]);
+    }
+    for (const b of [A, B, C, P, rd]) b.destroy();
+  }
+  console.log(rows.join('\n'));
+  const outFile = arg('--json');
+  if (outFile) (await import('fs')).writeFileSync(outFile, JSON.stringify(json, null, 1));
+  device.destroy();
+  process.exit(0);
+}
+main().catch((e) => { console.error(e); process.exit(1); });
