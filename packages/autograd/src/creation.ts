@@ -16,7 +16,16 @@ function toShape(op: string, s: ShapeArg): number[] {
   return assertShape(op, typeof s === 'number' ? [s] : s);
 }
 
+// nnapi: an options argument that is not an object (tensor(data, 'float32')) is an error, not
+// silently the defaults.
+function checkOpts(op: string, opts: unknown): void {
+  if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts))) {
+    throw new ValueError(`${op}: the options argument must be an object { dtype?, requiresGrad? }; got ${opts === null ? 'null' : Array.isArray(opts) ? 'an array' : `${typeof opts} ${JSON.stringify(opts)}`}`);
+  }
+}
+
 function make(nd: NDArray, opts: TensorOptions): Tensor {
+  checkOpts('tensor creation', opts);
   return new Tensor(nd, { requiresGrad: opts.requiresGrad });
 }
 
@@ -44,6 +53,7 @@ function flattenNested(data: NestedArray): { shape: number[]; values: (number | 
 /** A tensor from nested arrays, a number/boolean (0-d), or a typed array (1-d). */
 export function tensor(data: NestedArray | TypedArray | Float64Array | ArrayLike<number>, opts: TensorOptions = {}): Tensor {
   if (data instanceof Tensor) throw new ValueError('tensor: got a Tensor; use t.clone() or t.detach()');
+  checkOpts('tensor', opts);
   let shape: number[];
   let values: ArrayLike<number | boolean>;
   let inferred: DType;

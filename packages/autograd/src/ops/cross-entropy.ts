@@ -41,6 +41,7 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   const op = 'crossEntropy';
   checkTensor(op, logits, 'input');
   checkTensor(op, target, 'target');
+  if (opts === null || typeof opts !== 'object') throw new ValueError(`${op}: the options argument must be an object { labelSmoothing?, reduction? }; got ${JSON.stringify(opts)}`);
   const eps = opts.labelSmoothing ?? 0;
   if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1)) throw new ValueError(`${op}: labelSmoothing must be in [0, 1]; got ${eps}`);
   const reduction = opts.reduction ?? 'mean';
