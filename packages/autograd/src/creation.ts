@@ -83,10 +83,10 @@ export function full(shape: ShapeArg, value: number | boolean, opts: TensorOptio
   const dtype = opts.dtype ?? scalarDType(value);
   return make(NDArray.full(getBackend(), toShape('full', shape), Number(value), dtype), opts);
 }
-export const zeros = (shape: ShapeArg, opts: TensorOptions = {}) => full(shape, 0, { dtype: 'float32', ...opts });
-export const ones = (shape: ShapeArg, opts: TensorOptions = {}) => full(shape, 1, { dtype: 'float32', ...opts });
-export const zerosLike = (t: Tensor, opts: TensorOptions = {}) => full(t.shape, 0, { dtype: t.dtype, ...opts });
-export const onesLike = (t: Tensor, opts: TensorOptions = {}) => full(t.shape, 1, { dtype: t.dtype, ...opts });
+export const zeros = (shape: ShapeArg, opts: TensorOptions = {}) => { checkOpts('zeros', opts); return full(shape, 0, { dtype: 'float32', ...opts }); };
+export const ones = (shape: ShapeArg, opts: TensorOptions = {}) => { checkOpts('ones', opts); return full(shape, 1, { dtype: 'float32', ...opts }); };
+export const zerosLike = (t: Tensor, opts: TensorOptions = {}) => { checkOpts('zerosLike', opts); return full(t.shape, 0, { dtype: t.dtype, ...opts }); };
+export const onesLike = (t: Tensor, opts: TensorOptions = {}) => { checkOpts('onesLike', opts); return full(t.shape, 1, { dtype: t.dtype, ...opts }); };
 
 /** [start, end) by step; int32 when all arguments are integers, else float32 (torch.arange). */
 export function arange(start: number, end?: number, step = 1, opts: TensorOptions = {}): Tensor {
