@@ -41,7 +41,9 @@ function loadDawn(): Promise<DawnModule> {
       }
     }
     const name = 'webgpu';
-    return (await import(/* @vite-ignore */ name)) as DawnModule;
+    const mod = (await import(/* @vite-ignore */ name)) as DawnModule;
+    dawnPath = await esmDawnPath();
+    return mod;
   })();
   dawn.catch(() => {
     dawn = null;
@@ -99,15 +101,39 @@ function setEnv(name: string, value: string | undefined): void {
 // process's stderr, where no JS code can catch them. So the first, default probe runs in a
 // short-lived child process whose stderr is a pipe; only its answer comes back. Its messages
 // are shown with SURF_DEBUG=1. Returns null when the probe cannot run (then probe in-process).
-function quietDefaultProbe(flags: string[]): boolean | null {
-  if (process.platform !== 'linux' || !dawnPath || !nodeRequire) return null;
+async function quietDefaultProbe(flags: string[]): Promise<boolean | null> {
+  if (process.platform !== 'linux' || !dawnPath) return null;
   try {
+    let cp: typeof import('node:child_process');
+    try {
+      cp = nodeRequire('child_process');
+    } catch {
+      // An ES-module bundle's require shim may refuse built-ins; import them instead.
+      const cpName = 'node:child_process';
+      cp = (await import(/* @vite-ignore */ cpName)) as typeof import('node:child_process');
+    }
     const script = `const d=require(${JSON.stringify(dawnPath)});process.env.XDG_RUNTIME_DIR||='/tmp';` +
       `d.create(${JSON.stringify(flags)}).requestAdapter().then((a)=>{process.stdout.write(a?'1':'0');process.exit(0)},()=>{process.stdout.write('0');process.exit(0)})`;
-    const r = nodeRequire('child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000, env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || '/tmp' } });
+    const r = cp.spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000, env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || '/tmp' } });
     if (process.env.SURF_DEBUG && r.stderr) console.debug(`[surf] Dawn adapter probe:\n${r.stderr}`); // eslint-disable-line no-console
     if (r.status !== 0 || (r.stdout !== '0' && r.stdout !== '1')) return null;
     return r.stdout === '1';
+  } catch {
+    return null;
+  }
+}
+
+/** In an ES module (no require), the native addon's path as the app resolves 'webgpu'. */
+async function esmDawnPath(): Promise<string | null> {
+  try {
+    const modName = 'node:module';
+    const pathName = 'node:path';
+    const { createRequire } = (await import(/* @vite-ignore */ modName)) as typeof import('node:module');
+    const path = (await import(/* @vite-ignore */ pathName)) as typeof import('node:path');
+    const req = createRequire(path.join(process.cwd(), 'index.js'));
+    const dir = path.dirname(req.resolve('webgpu/package.json'));
+    const arch = process.platform === 'darwin' ? 'universal' : process.arch;
+    return path.join(dir, 'dist', `${process.platform}-${arch}`, 'dawn.node');
   } catch {
     return null;
   }
@@ -140,7 +166,7 @@ export async function nodeAdapter(flags: string[], powerPreference: GPUPowerPref
   if (!process.env.XDG_RUNTIME_DIR) setEnv('XDG_RUNTIME_DIR', '/tmp');
   // Without VK_ICD_FILENAMES, ask a quiet child first: when it finds nothing, go straight to
   // SwiftShader and never run the noisy default probe here.
-  const defaultFinds = process.env.VK_ICD_FILENAMES ? true : quietDefaultProbe(flags);
+  const defaultFinds = process.env.VK_ICD_FILENAMES ? true : await quietDefaultProbe(flags);
   let gpu = mod.create(flags);
   let adapter = defaultFinds === false ? null : await gpu.requestAdapter({ powerPreference });
   let note = '';

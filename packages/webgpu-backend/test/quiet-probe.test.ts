@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { gpuOrSkip } from '../../../test-support/gpu';
 
 // Dawn's adapter-probing warnings (written by native code straight to stderr) must not reach
@@ -16,6 +18,19 @@ test('creating a backend in a fresh process prints nothing on stderr', async () 
   if (!probe) return;
   probe.destroy();
   const r = run({ SURF_DEBUG: undefined });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toMatch(/^adapter: WebGPU/);
+  expect(r.stderr).toBe('');
+});
+
+test('so does a plain ES-module bundle (no require shim), as a user app builds', async () => {
+  const probe = await gpuOrSkip();
+  if (!probe) return;
+  probe.destroy();
+  const { build } = await import('esbuild');
+  const outfile = join(mkdtempSync(join(tmpdir(), 'surf-probe-')), 'probe.mjs');
+  await build({ entryPoints: [join(root, 'packages/webgpu-backend/test/fixtures/probe-main.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, external: ['webgpu'], logLevel: 'warning' });
+  const r = spawnSync(process.execPath, [outfile], { cwd: root, encoding: 'utf8', timeout: 60000, env: { ...process.env, VK_ICD_FILENAMES: undefined, SURF_DEBUG: undefined } });
   expect(r.status).toBe(0);
   expect(r.stdout).toMatch(/^adapter: WebGPU/);
   expect(r.stderr).toBe('');
