@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gpuOrSkip } from '../../../test-support/gpu';
 
@@ -28,7 +27,9 @@ test('so does a plain ES-module bundle (no require shim), as a user app builds',
   if (!probe) return;
   probe.destroy();
   const { build } = await import('esbuild');
-  const outfile = join(mkdtempSync(join(tmpdir(), 'surf-probe-')), 'probe.mjs');
+  mkdirSync(join(root, '.out'), { recursive: true });
+  // Inside the repo (as run-ts's bundles), so the external 'webgpu' resolves.
+  const outfile = join(mkdtempSync(join(root, '.out', 'probe-')), 'probe.mjs');
   await build({ entryPoints: [join(root, 'packages/webgpu-backend/test/fixtures/probe-main.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, external: ['webgpu'], logLevel: 'warning' });
   const r = spawnSync(process.execPath, [outfile], { cwd: root, encoding: 'utf8', timeout: 60000, env: { ...process.env, VK_ICD_FILENAMES: undefined, SURF_DEBUG: undefined } });
   expect(r.status).toBe(0);
