@@ -71,7 +71,8 @@ async function drawDigit(page: Page, digit: Float32Array): Promise<void> {
 
 test('the page trains on WebGPU, plots falling loss and rising accuracy, and reads a drawn digit', async () => {
   if (!browser && unavailable(`no Chromium at ${CHROMIUM}`)) return;
-  const { page, errors } = await openPage('?epochs=2&steps=40&evalEvery=10');
+  // backend=webgpu: 'auto' would skip a software adapter (headless Chromium's SwiftShader).
+  const { page, errors } = await openPage('?epochs=2&steps=40&evalEvery=10&backend=webgpu');
   const backend = await page.evaluate(() => window.__mlp.backend);
   if (backend !== 'webgpu' && unavailable(`Chromium found no WebGPU adapter (${await page.evaluate(() => window.__mlp.backendLine)})`)) return;
   expect(await page.locator('#backend').textContent()).toMatch(/^WebGPU · \S/);
