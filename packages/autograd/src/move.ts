@@ -26,9 +26,15 @@ export function resolveBackend(op: string, target: BackendTarget): Backend {
   return target;
 }
 
-/** The elements of a CPU-backend array, read synchronously (null on other backends). */
-export function readSync(nd: NDArray): TypedArray | null {
+/**
+ * The elements of a CPU-backend array, read synchronously (null on other backends). With
+ * `copy` false a plain contiguous array is returned without copying: read it at once, never
+ * keep or write it (printing does this, so printing a large tensor costs no copy).
+ */
+export function readSync(nd: NDArray, copy = true): TypedArray | null {
   if (nd.backend.name !== 'cpu') return null;
+  const direct = (nd.storage as unknown as { data?: TypedArray }).data;
+  if (!copy && direct && nd.view.isPlain && nd.storage.size === nd.size) return direct;
   const c = nd.contiguous();
   try {
     const data = (c.storage as unknown as { data?: TypedArray }).data;

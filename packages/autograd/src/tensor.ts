@@ -250,7 +250,7 @@ export class Tensor {
    */
   toString(): string {
     if (!this._nd) return `tensor(<disposed>, shape=${fmtShape(this._shapeSeen)}, dtype=${this._dtypeSeen})`;
-    const host = readSync(this._nd);
+    const host = readSync(this._nd, false);
     if (host) return formatTensor(host, this._nd.shape, this._nd.dtype, this._formatInfo());
     return formatPlaceholder(this._nd.shape, this._nd.dtype, this._nd.backend.name, this._formatInfo());
   }
@@ -279,7 +279,7 @@ export class Tensor {
   toJSON(): { dtype: DType; shape: number[]; data?: NestedArray; note?: string } {
     if (!this._nd) return { dtype: this._dtypeSeen, shape: this._shapeSeen.slice(), note: 'disposed' };
     const nd = this._nd;
-    const host = nd.size <= JSON_MAX_ELEMENTS ? readSync(nd) : null;
+    const host = nd.size <= JSON_MAX_ELEMENTS ? readSync(nd, false) : null;
     if (host) return { dtype: nd.dtype, shape: nd.shape.slice(), data: nest(host, nd.shape, nd.dtype === 'bool') };
     return { dtype: nd.dtype, shape: nd.shape.slice(), note: nd.size > JSON_MAX_ELEMENTS ? `values omitted (${nd.size} elements); use await t.toArray()` : `values on the ${nd.backend.name} device; use await t.toArray()` };
   }

@@ -52,7 +52,7 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   if (yn.dtype !== 'int32') throw new DTypeError(`${op}: target has dtype ${yn.dtype}; expected int32 class indices`);
   const [n, c] = zn0.shape;
   if (yn.ndim !== 1 || yn.shape[0] !== n) throw new ShapeError(`${op}: target has shape ${fmtShape(yn.shape)}; expected [${n}] (one class index per row of the input ${fmtShape(zn0.shape)})`);
-  const hostY = readSync(yn);
+  const hostY = readSync(yn, false);
   if (hostY) checkClassIndices(op, hostY, c);
   const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
   const m = zn.max(1, true);
