@@ -341,8 +341,9 @@ export abstract class Module {
   private reprLines(): string[] {
     const name = this.constructor.name;
     const extra = this.extraRepr();
-    const own = this.entries().filter((e): e is [string, Tensor] => e[1] instanceof Tensor);
-    const params = own.length ? `# ${own.map(([n, p]) => `${n} ${fmtShape(p.shape)}`).join(', ')} (${own.reduce((a, [, p]) => a + p.numel, 0)} params)` : '';
+    const { params: own, buffers } = this.ownTensors();
+    const bufs = buffers.length ? `; buffers ${buffers.map(([n, b]) => `${n} ${fmtShape(b.shape)}`).join(', ')}` : '';
+    const params = own.length || buffers.length ? `# ${own.map(([n, p]) => `${n} ${fmtShape(p.shape)}`).join(', ')} (${own.reduce((a, [, p]) => a + p.numel, 0)} params)${bufs}` : '';
     const kids = this.namedChildren();
     if (!kids.length) return [`${name}(${extra})${params ? `  ${params}` : ''}`];
     const lines = [`${name}(${extra}`];

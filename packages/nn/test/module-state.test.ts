@@ -36,6 +36,8 @@ test('a frozen parameter stays in parameters() and stateDict(); buffers follow t
   // PyTorch's order: each module's parameters, then its persistent buffers, then its children.
   expect(Object.keys(net.stateDict())).toEqual(['fc.weight', 'fc.bias', 'norm.weight', 'norm.runningMean']);
   expect(net.stateDict()['norm.runningMean']).toBe(net.norm.runningMean);
+  // Printing counts parameters only and lists buffers apart.
+  expect(String(net)).toContain('(norm): Norm()  # weight [2] (2 params); buffers runningMean [2], cache [1]');
 }));
 
 test('the state-dict round trip of a model with frozen parameters and buffers is exact (strict load)', () => on(B.cpu, async () => {
