@@ -2,14 +2,14 @@ import '@surf/webgpu';
 import { inspect } from 'node:util';
 import { Backend, CpuBackend } from '@surf/core';
 import { arange, setBackend, tensor, zeros } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { gpuAvailable, gpuBackend, testGpu } from './gpu';
 
 // Tensor printing against PyTorch's repr of the same values, the GPU placeholder, the async
 // forms that read back, and a guarded toJSON.
 
 const cpu = new CpuBackend();
 let gpu: Backend | null = null;
-beforeAll(async () => { gpu = await gpuOrSkip(); });
+beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
 afterAll(() => gpu?.destroy());
 
 test('String(t) on the CPU prints the values as PyTorch does', () => {
@@ -49,9 +49,8 @@ test('String(t) on the CPU prints the values as PyTorch does', () => {
   }
 });
 
-test('on WebGPU String(t) says how to read the values; toStringAsync and print read them', async () => {
-  if (!gpu) return;
-  const prev = setBackend(gpu);
+testGpu('on WebGPU String(t) says how to read the values; toStringAsync and print read them', async () => {
+  const prev = setBackend(gpu!);
   try {
     const t = tensor([[0.5, -1.25]], { requiresGrad: true });
     expect(String(t)).toBe('tensor(<values on the webgpu device: await t.print() or await t.toStringAsync() to read them>, shape=[1,2], dtype=float32, device=webgpu, requiresGrad=true)');

@@ -1,7 +1,7 @@
 import '@surf/webgpu';
 import { Backend, CpuBackend } from '@surf/core';
 import { Tensor, gradcheck, setBackend, tensor } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { describeEach, gpuAvailable, gpuBackend } from './gpu';
 
 // gradcheck's step and tolerance follow the magnitudes of inputs and outputs: correct
 // functions with outputs near 1e2 and near 1e-2 pass at the defaults on both backends, and a
@@ -9,7 +9,7 @@ import { gpuOrSkip } from './gpu';
 
 let gpu: Backend | null = null;
 const cpu = new CpuBackend();
-beforeAll(async () => { gpu = await gpuOrSkip(); });
+beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
 afterAll(() => gpu?.destroy());
 
 async function on<T>(b: Backend, fn: () => Promise<T>): Promise<T> {
@@ -22,13 +22,11 @@ const cube = (a: Tensor) => a.mul(a).mul(a);
 // 0.05·x² from the gradient: 1.7 % too small.
 const wrongCube = (a: Tensor) => cube(a).add(a.mul(a.detach()).mul(a).mul(0.05)).sub(a.detach().mul(a.detach()).mul(a).mul(0.05));
 
-describe.each(['cpu', 'webgpu'] as const)('on %s', (kind) => {
-  const get = () => (kind === 'cpu' ? cpu : gpu);
+describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
+  const get = () => (kind === 'cpu' ? cpu : gpu!);
 
   test('outputs near 1e2 pass at the defaults; a 1.7 % gradient error fails', async () => {
-    const b = get();
-    if (!b) return;
-    await on(b, async () => {
+    await on(get(), async () => {
       const x = tensor([5.38, -5.2, 5.41, 4.9], { requiresGrad: true });
       const ok = await gradcheck(cube, [x]);
       expect(Math.abs(ok.output[0])).toBeGreaterThan(150);
@@ -38,9 +36,7 @@ describe.each(['cpu', 'webgpu'] as const)('on %s', (kind) => {
   });
 
   test('outputs near 1e-2 from small inputs pass at the defaults (the step shrinks with the inputs)', async () => {
-    const b = get();
-    if (!b) return;
-    await on(b, async () => {
+    await on(get(), async () => {
       const x = tensor([3e-3, 5e-3, 8e-3], { requiresGrad: true });
       const f = (a: Tensor) => a.log().mul(0.005);
       const r = await gradcheck(f, [x]);

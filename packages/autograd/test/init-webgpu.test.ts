@@ -1,10 +1,9 @@
 import '@surf/webgpu';
 import { getBackend, init, tensor } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 
-test("init('auto') picks WebGPU when '@surf/webgpu' is imported and an adapter exists", async () => {
-  const probe = await gpuOrSkip();
-  if (!probe) return;
+testGpu("init('auto') picks a hardware WebGPU adapter, skips a software one unless allowed", async () => {
+  const probe = await gpuBackend();
   const software = probe.software;
   probe.destroy();
   const made = tensor([2.5]);

@@ -11,3 +11,8 @@ export * from './registry';
 export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';
 // programs: the matmul epilogue's checks and unfused fallback, shared by every backend
 export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
+// ---- ops: scatter and sort ----
+export type { ScatterMode } from './backend';
+export { scatterFlat, sortAlong } from './scatter-sort';
+export { checkScatterArgs, checkSortArgs } from './validate-ops';
+// ---- end ops ----

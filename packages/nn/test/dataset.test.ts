@@ -1,5 +1,5 @@
 import { DataLoader, Tensor, TensorDataset, ValueError, manualSeed, randomSplit, tensor } from '@surf/nn';
-import { arr, backends, on } from './helpers';
+import { arr, backends, describeEach, on } from './helpers';
 
 // TensorDataset, randomSplit and DataLoader over datasets; shuffling follows manualSeed;
 // batches are typed as tuples.
@@ -61,11 +61,9 @@ test('randomSplit: disjoint subsets covering every row, seeded by manualSeed, fr
   expect([...c.indices].sort((p, q) => p - q)).toEqual([...a.indices].sort((p, q) => p - q));
 }));
 
-describe.each(['cpu', 'webgpu'] as const)('DataLoader over datasets on %s', (kind) => {
+describeEach(['cpu', 'webgpu'] as const, 'DataLoader over datasets on %s', (kind) => {
   test('a Subset in order and shuffled; shuffles follow manualSeed', async () => {
-    const backend = kind === 'cpu' ? B.cpu : B.gpu();
-    if (!backend) return;
-    await on(backend, async () => {
+    await on(kind === 'cpu' ? B.cpu : B.gpu(), async () => {
       const ds = new TensorDataset(...data(9));
       const [train] = randomSplit(ds, [6, 3], { seed: 2 });
       const inOrder = await rowsOf(new DataLoader(train, { batchSize: 4 }));

@@ -1,5 +1,5 @@
 import { BackendError, Module, Tensor, ValueError, load, manualSeed, nn, optim, save, tensor, tidy, zeros } from '@surf/nn';
-import { arr, backends, on } from './helpers';
+import { arr, backends, on, testGpu } from './helpers';
 
 // Module semantics as PyTorch's: frozen parameters and buffers in the state dict, containers,
 // requiresGrad_, apply, zeroGrad and moving between backends.
@@ -146,9 +146,8 @@ test('requiresGrad_, zeroGrad and apply reach every parameter and module', () =>
   expect(() => net.requiresGrad_('yes' as never)).toThrow(/expected a boolean/);
 }));
 
-test('tensor.to / module.to move data between backends, keeping parameter identity', async () => {
+testGpu('tensor.to / module.to move data between backends, keeping parameter identity', async () => {
   const gpu = B.gpu();
-  if (!gpu) return;
   await on(B.cpu, async () => {
     manualSeed(5);
     const net = new Net();

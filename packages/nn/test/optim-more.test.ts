@@ -1,5 +1,5 @@
 import { Tensor, ValueError, optim, tensor } from '@surf/nn';
-import { arr, backends, on } from './helpers';
+import { arr, backends, describeEach, on } from './helpers';
 
 // RMSprop, Adagrad and AMSGrad against PyTorch's documented rules evaluated here in float64
 // (several steps, gradients set by hand) on both backends; the newer schedulers against
@@ -78,9 +78,8 @@ function amsgradRef(o: { lr: number; b1: number; b2: number; eps: number; wd: nu
   });
 }
 
-describe.each(['cpu', 'webgpu'] as const)('update rules on %s', (kind) => {
-  const get = () => (kind === 'cpu' ? B.cpu : B.gpu());
-  const each = async (f: () => Promise<void>) => { const b = get(); if (b) await on(b, f); };
+describeEach(['cpu', 'webgpu'] as const, 'update rules on %s', (kind) => {
+  const each = async (f: () => Promise<void>) => { await on(kind === 'cpu' ? B.cpu : B.gpu(), f); };
 
   test('RMSprop (plain; centered with momentum and weight decay)', () => each(async () => {
     const plain = await run((p) => new optim.RMSprop([p], { lr: 0.01 }));

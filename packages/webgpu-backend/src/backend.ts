@@ -10,6 +10,11 @@ import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConf
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
+// ---- ops: scatter and sort ----
+import { E, ScatterMode, checkScatterArgs, checkSortArgs } from '@surf/core';
+import { encodeScatter } from './kernels/scatter';
+import { encodeSort, sortWidth } from './kernels/sort';
+// ---- end ops ----
 import { GPUStorage } from './storage';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
@@ -292,6 +297,49 @@ export class WebGPUBackend implements Backend {
     return out;
   }
 
+  // ---- ops: scatter and sort ----
+  scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
+    this.rt.check('scatter');
+    checkScatterArgs(mode, base, idx, src);
+    // Core unmasks views before calling (NDArray-level scatterFlat); a direct caller gets an error.
+    checkOperand(this, 'scatter', 'index', idx, { mask: false });
+    checkOperand(this, 'scatter', 'source', src, { mask: false });
+    const shape = base.view.shape;
+    const [out] = this.elementwise([E.in(0)], [base], shape) as GPUStorage[];
+    this.rt.begin('scatter', shape);
+    encodeScatter(
+      this.rt, mode, base.storage.dtype, idx.view.shape[0], numel(shape),
+      { buf: this.buf('scatter', idx.storage), offset: idx.view.offset, stride: idx.view.strides[0] },
+      { buf: this.buf('scatter', src.storage), offset: src.view.offset, stride: src.view.strides[0] }, out.buf!, this.wg,
+    );
+    return out;
+  }
+
+  sort(x: Strided, descending: boolean): [Storage, Storage] {
+    this.rt.check('sort');
+    checkSortArgs(x, descending);
+    const shape = x.view.shape;
+    const dt = x.storage.dtype;
+    const n = shape[shape.length - 1];
+    const size = numel(shape);
+    // The network reads rows contiguously: copy any other layout first.
+    const c = x.view.isPlain ? null : (this.elementwise([E.in(0)], [x], shape)[0] as GPUStorage);
+    this.rt.begin('sort', shape);
+    const values = this.newStorage('sort', dt, size);
+    const indices = this.newStorage('sort', 'int32', size);
+    if (size > 0) {
+      const rows = size / n;
+      const k = this.newStorage('sort', dt, rows * sortWidth(n));
+      const v = this.newStorage('sort', 'int32', rows * sortWidth(n));
+      encodeSort(this.rt, dt, this.buf('sort', c ?? x.storage), n, rows, descending, k.buf!, v.buf!, values.buf!, indices.buf!, this.wg);
+      this.dispose(k);
+      this.dispose(v);
+    }
+    if (c) this.dispose(c);
+    return [values, indices];
+  }
+  // ---- end ops ----
+
   async read(s: Storage): Promise<TypedArray> {
     this.rt.check('read');
     const b = this.buf('read', s);
@@ -309,6 +357,13 @@ export class WebGPUBackend implements Backend {
     s.buf = null;
     if (this.live.delete(s)) this.liveBytes -= b.bytes;
     if (!this.rt.destroyed) this.rt.release(b);
+  }
+
+  // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
+  checkOutput(op: string, dtype: DType, size: number): void {
+    this.rt.check(op);
+    // newStorage throws the buffer-limit error before allocating anything; below it, skip.
+    if (Math.max(size, 1) * 4 > this.maxBytes) this.newStorage(op, dtype, size);
   }
 
   flush(): void {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { gpuOrSkip } from '../../../test-support/gpu';
+import { gpuBackend, testGpu } from '../../../test-support/gpu';
 
 // Dawn's adapter-probing warnings (written by native code straight to stderr) must not reach
 // a user's terminal: a fresh process that creates a backend prints nothing on stderr, and
@@ -12,9 +12,8 @@ const run = (env: Record<string, string | undefined>) => spawnSync(process.execP
   cwd: root, encoding: 'utf8', timeout: 60000, env: { ...process.env, VK_ICD_FILENAMES: undefined, ...env },
 });
 
-test('creating a backend in a fresh process prints nothing on stderr', async () => {
-  const probe = await gpuOrSkip();
-  if (!probe) return;
+testGpu('creating a backend in a fresh process prints nothing on stderr', async () => {
+  const probe = await gpuBackend();
   probe.destroy();
   const r = run({ SURF_DEBUG: undefined });
   expect(r.status).toBe(0);
@@ -22,9 +21,8 @@ test('creating a backend in a fresh process prints nothing on stderr', async () 
   expect(r.stderr).toBe('');
 });
 
-test('so does a plain ES-module bundle (no require shim), as a user app builds', async () => {
-  const probe = await gpuOrSkip();
-  if (!probe) return;
+testGpu('so does a plain ES-module bundle (no require shim), as a user app builds', async () => {
+  const probe = await gpuBackend();
   probe.destroy();
   const { build } = await import('esbuild');
   mkdirSync(join(root, '.out'), { recursive: true });

@@ -1,4 +1,5 @@
-import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
+import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storage, Strided } from '../backend';
+import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
 import { DType, TypedArray } from '../dtype';
 import { DisposedError } from '../errors';
@@ -12,6 +13,12 @@ import { ArrayPool } from './pool';
 import { CpuStorage, allocate } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
+// ---- ops: scatter and sort ----
+import { E } from '../expr';
+import { scatterInto } from './scatter';
+import { sortRows } from './sort';
+import { checkScatterArgs, checkSortArgs } from '../validate-ops';
+// ---- end ops ----
 
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
@@ -98,6 +105,29 @@ export class CpuBackend implements Backend {
     return this.make(x.storage.dtype, out);
   }
 
+  // ---- ops: scatter and sort ----
+  scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
+    this.check();
+    checkOperand(this, 'scatter', 'index', idx, { mask: false });
+    checkOperand(this, 'scatter', 'source', src, { mask: false });
+    checkScatterArgs(mode, base, idx, src);
+    const [out] = this.elementwise([E.in(0)], [base], base.view.shape);
+    scatterInto(mode, this.arr(out), this.arr(idx.storage) as Int32Array, idx.view, this.arr(src.storage), src.view);
+    return out;
+  }
+
+  sort(x: Strided, descending: boolean): [Storage, Storage] {
+    this.check();
+    checkOperand(this, 'sort', 'input', x, { mask: false });
+    checkSortArgs(x, descending);
+    const size = numel(x.view.shape);
+    const values = this.pool.take(x.storage.dtype, size);
+    const indices = this.pool.take('int32', size) as Int32Array;
+    if (size > 0) sortRows(this.arr(x.storage), x.view, descending, values, indices);
+    return [this.make(x.storage.dtype, values), this.make('int32', indices)];
+  }
+  // ---- end ops ----
+
   async read(s: Storage): Promise<TypedArray> {
     return this.readSync(s);
   }
@@ -117,6 +147,12 @@ export class CpuBackend implements Backend {
   }
 
   flush(): void {}
+
+  // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
+  checkOutput(): void {
+    this.check();
+  }
+
   async sync(): Promise<void> {}
 
   memory(): MemoryInfo {

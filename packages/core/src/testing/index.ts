@@ -13,6 +13,8 @@ import { ieeeCases } from './cases/ieee';
 import { matmulCases } from './cases/matmul';
 import { movementCases } from './cases/movement';
 import { reduceCases } from './cases/reduce';
+import { scatterCases } from './cases/scatter';
+import { sortCases } from './cases/sort';
 
 export * from './case';
 export * from './compare';
@@ -33,6 +35,7 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
   const all = [
     ...elementwiseCases(), ...castCases(), ...ieeeCases(), ...movementCases(),
     ...reduceCases(), ...matmulCases(), ...gatherCases(), ...backendCases(),
+    ...scatterCases(), ...sortCases(),
   ];
   const names = new Set<string>();
   for (const c of all) {
@@ -46,3 +49,6 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
 export function opCaseGroups(): string[] {
   return [...new Set(opCases().map((c) => c.group))];
 }
+
+// boundaries: CPU GEMM switches for the benchmarks (they imported core's src/ before).
+export * from './cpu-gemm';
