@@ -161,7 +161,7 @@ testGpu('tensor.to / module.to move data between backends, keeping parameter ide
     expect(net.norm.runningMean.device).toBe('webgpu');
     expect(net.parameters()).toEqual(params);
     expect(() => net.forward(x)).toThrow(BackendError);
-    expect(() => net.forward(x)).toThrow(/operand 0 \[1,2\] on cpu, operand 1 \[2,2\] on webgpu.*tensor.to\(getBackend\(\)\)/);
+    expect(() => x.add(net.norm.runningMean)).toThrow(/add: operands live on different backends \(operand 0 \[1,2\] on cpu, operand 1 \[2\] on webgpu\).*tensor.to\(getBackend\(\)\)/);
     const xg = x.to(gpu);
     expect(x.to(B.cpu)).toBe(x);
     expect(xg.device).toBe('webgpu');
