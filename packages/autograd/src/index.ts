@@ -25,6 +25,9 @@ export type { GradcheckOptions, GradcheckReport, GradcheckWorst } from './gradch
 export { gradcheckSuite, runGradcheckSuite, FORWARD_ATOL, FORWARD_RTOL, REF_ATOL, REF_RTOL } from './gradcheck/suite';
 export type { GradcheckCase, SuiteResult, SuiteOptions } from './gradcheck/suite';
 export type { InputSpec, Layout, Values } from './gradcheck/inputs';
+// attention
+export { scaledDotProductAttention } from './ops/attention';
+export type { ScaledDotProductAttentionOptions } from './ops/attention';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
 export type { IndexArg, SliceSpec } from './ops/index';
 export { gather } from './ops/gather';

@@ -44,6 +44,34 @@ export interface MatmulEpilogue {
   readonly inputs: readonly Strided[];
 }
 
+// ---- attention (contract ops attention/attentionBackward) ----
+/**
+ * What attention applies to the scores s = scale·q·kᵀ: `causal` hides key j from query i when
+ * j > i (top-left aligned, as PyTorch's is_causal), and `mask`, a [...batch, L, S] view
+ * (stride 0 broadcast allowed, no view mask), is either float32 (added to s) or bool (true
+ * where attention is allowed). A row with every key hidden gives an output of 0 and a
+ * logsumexp of -Infinity (PyTorch's safe softmax), and no gradient.
+ */
+export interface AttentionOptions {
+  readonly scale: number;
+  readonly causal: boolean;
+  readonly mask?: Strided;
+}
+
+export interface AttentionResult {
+  /** softmax(s)·v, contiguous [...batch, L, Ev]. */
+  readonly out: Storage;
+  /** log Σ_j exp(s_ij) per query row, contiguous [...batch, L]: what backward needs to recompute p. */
+  readonly lse: Storage;
+}
+
+export interface AttentionGrads {
+  readonly dq: Storage;
+  readonly dk: Storage;
+  readonly dv: Storage;
+}
+// ---- end attention ----
+
 export interface MemoryInfo {
   /** Buffers holding live data. */
   buffers: number;
@@ -102,6 +130,21 @@ export interface Backend {
    */
   gather(x: Strided, axis: number, idx: Strided): Storage;
 
+  // ---- attention ----
+  /**
+   * Fused scaled-dot-product attention: q [...batch, L, E], k [...batch, S, E], v [...batch,
+   * S, Ev], float32, identical batch dims (stride 0 allowed), no view masks. Never stores the
+   * L x S scores: a row-wise online softmax over blocks of keys.
+   */
+  attention(q: Strided, k: Strided, v: Strided, opts: AttentionOptions): AttentionResult;
+
+  /**
+   * Gradients of `attention` for the output gradient gOut [...batch, L, Ev], given its
+   * forward result (out, lse as returned, read through the views given). Recomputes the
+   * probabilities block by block; the mask gets no gradient. Results are contiguous.
+   */
+  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads;
+  // ---- end attention ----
   // ---- ops: scatter and sort ----
   /**
    * A copy of `base` (contiguous, base's shape and dtype) where each `src[i]` is written

@@ -13,3 +13,6 @@ export { ModuleList, ModuleDict, Identity } from './layers/containers';
 export { RMSNorm, GroupNorm } from './layers/norms';
 export { CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, KLDivLoss } from './layers/losses';
 export * as functional from './functional';
+// attention
+export { MultiheadAttention } from './layers/multihead-attention';
+export type { MultiheadAttentionOptions, MultiheadAttentionForwardOptions } from './layers/multihead-attention';

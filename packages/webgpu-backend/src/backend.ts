@@ -2,10 +2,12 @@ import {
   Backend, BackendError, DType, DTypeError, DisposedError, Expr, MatmulEpilogue, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
   TypedArray, ValueError, checkEpilogueArgs, checkGatherArgs, checkMatmulArgs, checkOperand, checkReduceArgs, exprDType, fmtShape, numel,
   shapesEqual, unfusedEpilogue,
+  AttentionGrads, AttentionOptions, AttentionResult, checkAttentionArgs, // attention
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
 import { encodeGather } from './kernels/gather';
+import { AttnOperand, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
 import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConfig, collapseBatch, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
@@ -297,6 +299,45 @@ export class WebGPUBackend implements Backend {
     return out;
   }
 
+  // ---- attention ----
+  private attnArgs(op: string, q: Strided, k: Strided, v: Strided, opts: AttentionOptions, rest: Record<string, Strided> = {}) {
+    this.rt.check(op);
+    checkAttentionArgs(op, q, k, v, opts, Object.keys(rest).length ? { out: rest.out, lse: rest.lse, gOut: rest.gOut } : undefined);
+    const all: Record<string, Strided> = { q, k, v, ...rest, ...(opts.mask ? { mask: opts.mask } : {}) };
+    for (const [name, x] of Object.entries(all)) checkOperand(this, op, name, x, { mask: false });
+    const o = (x: Strided): AttnOperand => ({ buf: this.buf(op, x.storage), offset: x.view.offset, strides: x.view.strides });
+    const nd = q.view.ndim;
+    const dims = { batch: q.view.shape.slice(0, -2), L: q.view.shape[nd - 2], S: k.view.shape[nd - 2], E: q.view.shape[nd - 1], Ev: v.view.shape[nd - 1] };
+    const mask = opts.mask ? o(opts.mask) : null;
+    const maskKind = !opts.mask ? 'none' as const : opts.mask.storage.dtype === 'bool' ? 'bool' as const : 'float' as const;
+    checkAttentionFits(op, dims);
+    return { o, dims, mask, maskKind };
+  }
+
+  attention(q: Strided, k: Strided, v: Strided, opts: AttentionOptions): AttentionResult {
+    const { o, dims, mask, maskKind } = this.attnArgs('attention', q, k, v, opts);
+    const rows = numel([...dims.batch, dims.L]);
+    this.rt.begin('attention', q.view.shape);
+    const out = this.newStorage('attention', 'float32', rows * dims.Ev);
+    const lse = this.newStorage('attention', 'float32', rows);
+    encodeAttention(this.rt, dims, o(q), o(k), o(v), mask, maskKind, opts.scale, opts.causal, out.buf!, lse.buf!);
+    return { out, lse };
+  }
+
+  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads {
+    const op = 'attention backward';
+    const { o, dims, mask, maskKind } = this.attnArgs(op, q, k, v, opts, { out, lse, gOut });
+    this.rt.begin(op, q.view.shape);
+    const rows = numel([...dims.batch, dims.L]);
+    const stats = this.newStorage(op, 'float32', 2 * rows);
+    const dq = this.newStorage(op, 'float32', numel(q.view.shape));
+    const dk = this.newStorage(op, 'float32', numel(k.view.shape));
+    const dv = this.newStorage(op, 'float32', numel(v.view.shape));
+    encodeAttentionBackward(this.rt, dims, o(q), o(k), o(v), mask, maskKind, o(out), o(lse), o(gOut), opts.scale, opts.causal, stats.buf!, dq.buf!, dk.buf!, dv.buf!);
+    this.dispose(stats);
+    return { dq, dk, dv };
+  }
+  // ---- end attention ----
   // ---- ops: scatter and sort ----
   scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
     this.rt.check('scatter');

@@ -5,6 +5,7 @@ import { linear } from '../ops/linear';
 import { softmaxCrossEntropy } from '../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
 import { InputSpec } from './inputs';
+import { attentionGradcheckCases } from './cases-attention';
 // ---- ops (issue 17) ----
 import { opsCases } from './cases-ops';
 // ---- end ops ----
@@ -300,5 +301,6 @@ function compositeCases(): GradcheckCase[] {
 
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
-  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(), ...fusionCases()];
+  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(), ...fusionCases(),
+    ...attentionGradcheckCases()]; // attention
 }

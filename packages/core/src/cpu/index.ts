@@ -1,3 +1,6 @@
+import type { AttentionGrads, AttentionOptions, AttentionResult } from '../backend';
+import { attentionBackwardCpu, attentionCpu } from './attention';
+import { checkAttentionArgs } from '../attention';
 import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storage, Strided } from '../backend';
 import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
@@ -105,6 +108,38 @@ export class CpuBackend implements Backend {
     return this.make(x.storage.dtype, out);
   }
 
+  // ---- attention ----
+  private attnOperands(op: string, xs: Record<string, Strided>, opts: AttentionOptions) {
+    for (const [name, x] of Object.entries(xs)) checkOperand(this, op, name, x, { mask: false });
+    if (opts.mask) checkOperand(this, op, 'mask', opts.mask, { mask: false });
+    const mask = opts.mask && { data: this.arr(opts.mask.storage), view: opts.mask.view, bool: opts.mask.storage.dtype === 'bool' };
+    return { scale: opts.scale, causal: opts.causal, mask };
+  }
+
+  attention(q: Strided, k: Strided, v: Strided, opts: AttentionOptions): AttentionResult {
+    this.check();
+    checkAttentionArgs('attention', q, k, v, opts);
+    const o = this.attnOperands('attention', { q, k, v }, opts);
+    const rows = numel(q.view.shape.slice(0, -1));
+    const out = this.pool.take('float32', rows * v.view.shape[v.view.ndim - 1]) as Float32Array;
+    const lse = this.pool.take('float32', rows) as Float32Array;
+    const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
+    if (rows > 0) attentionCpu(op(q), op(k), op(v), o, out, lse);
+    return { out: this.make('float32', out), lse: this.make('float32', lse) };
+  }
+
+  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads {
+    this.check();
+    checkAttentionArgs('attention backward', q, k, v, opts, { out, lse, gOut });
+    const o = this.attnOperands('attention backward', { q, k, v, out, lse, gOut }, opts);
+    const dq = this.pool.take('float32', numel(q.view.shape)) as Float32Array;
+    const dk = this.pool.take('float32', numel(k.view.shape)) as Float32Array;
+    const dv = this.pool.take('float32', numel(v.view.shape)) as Float32Array;
+    const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
+    if (dq.length + dk.length + dv.length > 0) attentionBackwardCpu(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv);
+    return { dq: this.make('float32', dq), dk: this.make('float32', dk), dv: this.make('float32', dv) };
+  }
+  // ---- end attention ----
   // ---- ops: scatter and sort ----
   scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
     this.check();

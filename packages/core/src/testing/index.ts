@@ -6,6 +6,7 @@
  */
 import { OpCase } from './case';
 import { backendCases } from './cases/backend';
+import { attentionCases } from './cases/attention';
 import { castCases } from './cases/cast';
 import { elementwiseCases } from './cases/elementwise';
 import { gatherCases } from './cases/gather';
@@ -22,6 +23,7 @@ export * from './reference';
 export * from './ref-expr';
 export * from './inputs';
 export { Pair, checkExprs, checkRead } from './cases/pair';
+export { refAttention } from './cases/attention';
 
 export interface CaseFilter {
   /** Only the representative subset. */
@@ -36,6 +38,7 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
     ...elementwiseCases(), ...castCases(), ...ieeeCases(), ...movementCases(),
     ...reduceCases(), ...matmulCases(), ...gatherCases(), ...backendCases(),
     ...scatterCases(), ...sortCases(),
+    ...attentionCases(), // attention
   ];
   const names = new Set<string>();
   for (const c of all) {
