@@ -50,7 +50,7 @@ export class Softmax extends Module {
 
 /** x·σ(x) (PyTorch's nn.SiLU, a.k.a. swish). */
 export class SiLU extends Module {
-  forward(x: Tensor): Tensor { return tidy(() => x.mul(x.sigmoid())); }
+  forward(x: Tensor): Tensor { return x.silu(); }
 }
 
 /** log(softmax(x)) over `dim`, computed stably (PyTorch's nn.LogSoftmax). */
