@@ -16,9 +16,9 @@ import { Tensor } from '../tensor';
  *
  * Both the step and the tolerance follow the magnitudes involved, so a correct function
  * passes at the defaults whether its values are near 1e2 or 1e-2:
- * - step h_j = eps·max(|x_j|, min(1, 10·max|x|)) over that input: eps (1e-3) for inputs of
- *   order 1, relative for large ones (float32 spacing grows with |x|) and smaller for inputs
- *   that are all small (so log(x) at x = 5e-3 is not stepped across its singularity);
+ * - step h_j = eps·min(1, max(|x_j|, min(1, 10·max|x|))) over that input: eps (1e-3) for
+ *   inputs of order 1 or larger, and smaller for inputs that are all small (so log(x) at
+ *   x = 5e-3 is not stepped across its singularity);
  * - tolerance atol + rtol·|numeric| + noise_j, where noise_j = 2·2⁻²⁴·Σ_k |v_k|·max|y_k| /
  *   (x⁺_j - x⁻_j) bounds what float32 rounding of the outputs alone does to the quotient
  *   (for an output of 156 it is ≈ 1e-2, above atol; for outputs of order 1, ≈ 1e-4).
@@ -118,7 +118,9 @@ export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonl
     for (let j = 0; j < data.length; j++) {
       const L: number[] = [];
       const stored: number[] = [];
-      const h = fixedStep ? eps0 : eps0 * Math.max(Math.abs(data[j]), floor);
+      // Never larger than eps: a larger step would cross the rounding boundaries that cases
+      // place eps away from their inputs (round, floor); smaller for inputs that are all small.
+      const h = fixedStep ? eps0 : eps0 * Math.min(1, Math.max(Math.abs(data[j]), floor));
       // Σ|v|·max|y| over both evaluations: the scale of the outputs' float32 rounding.
       let mag = 0;
       const absOut = new Float64Array(output.length);
