@@ -48,3 +48,10 @@ export { multinomial } from './ops/multinomial';
 // nnapi: backends, moving tensors
 export { resolveBackend, moveInPlace, moveInPlaceAsync } from './move';
 export type { BackendTarget } from './move';
+// cnn: convolution, pooling, batch norm
+export { conv1d, conv2d, convTranspose2d } from './ops/conv';
+export type { ConvOptions, ConvTransposeOptions } from './ops/conv';
+export { maxPool2d, avgPool2d, adaptiveAvgPool2d } from './ops/pool';
+export type { MaxPoolOptions, AvgPoolOptions } from './ops/pool';
+export { batchNorm } from './ops/batch-norm';
+export type { BatchNormOptions } from './ops/batch-norm';
