@@ -12,6 +12,16 @@ const P = E.in(0);
 const G = E.in(1);
 
 /**
+ * jit: the scalars of one update as named constants. With `live` (the hyperparameters as
+ * they are when called) each is a dynamic constant, so a replayed step reads the current lr
+ * and step count; without, a plain E.f.
+ */
+function scalarConsts<C, T extends Record<string, number>>(c: C, scalars: (c: C) => T, live?: () => C): (name: keyof T) => Expr {
+  const now = scalars(c);
+  return (name) => (live ? dynamicConst(() => scalars(live())[name]) : E.f(now[name]));
+}
+
+/**
  * Inputs [param, grad, buf] (just [param, grad] without momentum or on the first step, when
  * the buffer starts as g); outputs [param'] or [param', buf'].
  */
@@ -27,16 +37,8 @@ export interface SgdConsts {
 
 const sgdScalars = (c: SgdConsts) => ({ weightDecay: c.weightDecay, lr: c.lr, momentum: c.momentum, keep: 1 - c.dampening });
 
-/**
- * jit: with `live` (the hyperparameters as they are when called), every scalar is a dynamic
- * constant, so a replayed step reads the current lr and step count.
- */
-function scalarConsts<T extends Record<string, number>>(now: T, live?: () => T): (name: keyof T) => Expr {
-  return (name) => (live ? dynamicConst(() => live()[name]) : E.f(now[name]));
-}
-
 export function sgdExprs(c: SgdConsts, live?: () => SgdConsts): Expr[] {
-  const k = scalarConsts(sgdScalars(c), live && (() => sgdScalars(live())));
+  const k = scalarConsts(c, sgdScalars, live);
   // g ← g + λ·p
   const g = E.add(G, E.mul(k('weightDecay'), P));
   if (c.momentum === 0) return [E.sub(P, E.mul(k('lr'), g))];
@@ -48,7 +50,7 @@ export function sgdExprs(c: SgdConsts, live?: () => SgdConsts): Expr[] {
 }
 
 /**
- * Inputs [param, grad, m, v] ([param, grad] on the first step, where m and v are zero, so no
+ * Inputs [param, grad, m, v(, v̂)] ([param, grad] on the first step, where m and v are zero, so no
  * zero-filled arrays are made); outputs [param', m', v'].
  */
 export interface AdamConsts {
@@ -61,9 +63,12 @@ export interface AdamConsts {
   decoupled: boolean;
   /** The step number t, from 1. */
   step: number;
+  /** Keep the running max of v (input and output 4) and divide by its root (AMSGrad). */
+  amsgrad?: boolean;
 }
 
-const lerp = (keep: Expr, rest: Expr, old: Expr | null, x: Expr): Expr =>
+/** keep·old + rest·x (rest = 1 − keep), or rest·x when old starts at zero. */
+const lerpK = (keep: Expr, rest: Expr, old: Expr | null, x: Expr): Expr =>
   old ? E.add(E.mul(keep, old), E.mul(rest, x)) : E.mul(rest, x);
 
 // The host computes the scalars in f64: lr / (1 − β1ᵗ) and 1 / √(1 − β2ᵗ).
@@ -80,14 +85,86 @@ const adamScalars = (c: AdamConsts) => ({
 });
 
 export function adamExprs(c: AdamConsts, live?: () => AdamConsts): Expr[] {
-  const k = scalarConsts(adamScalars(c), live && (() => adamScalars(live())));
+  const k = scalarConsts(c, adamScalars, live);
   const g = c.decoupled ? G : E.add(G, E.mul(k('weightDecay'), P));
   const p = c.decoupled ? E.mul(P, k('decay')) : P;
   // m ← β1·m + (1 − β1)·g ;  v ← β2·v + (1 − β2)·g²
   const first = c.step === 1;
-  const m = lerp(k('beta1'), k('rest1'), first ? null : E.in(2), g);
-  const v = lerp(k('beta2'), k('rest2'), first ? null : E.in(3), E.mul(g, g));
+  const m = lerpK(k('beta1'), k('rest1'), first ? null : E.in(2), g);
+  const v = lerpK(k('beta2'), k('rest2'), first ? null : E.in(3), E.mul(g, g));
   // p ← p − (lr / (1 − β1ᵗ)) · m / (√v / √(1 − β2ᵗ) + ε)
-  const denom = E.add(E.mul(E.sqrt(v), k('invBc2Sqrt')), k('eps'));
-  return [E.sub(p, E.div(E.mul(k('stepSize'), m), denom)), m, v];
+  // AMSGrad: v̂ ← max(v̂, v) and the denominator uses v̂ (v̂ = v on the first step).
+  const vHat = c.amsgrad && !first ? E.max(E.in(4), v) : v;
+  const denom = E.add(E.mul(E.sqrt(vHat), k('invBc2Sqrt')), k('eps'));
+  const out = [E.sub(p, E.div(E.mul(k('stepSize'), m), denom)), m, v];
+  return c.amsgrad ? [...out, vHat] : out;
+}
+
+/**
+ * RMSprop (torch.optim.RMSprop). State inputs are given by index, or null on the first step
+ * (they start at zero): v the mean square, gAvg the mean gradient (centered), buf the momentum
+ * buffer. Outputs [param', v', gAvg'?, buf'?] in that order, those present.
+ */
+export interface RmspropConsts {
+  lr: number;
+  alpha: number;
+  eps: number;
+  weightDecay: number;
+  momentum: number;
+  centered: boolean;
+  /** Input index of each state array, null when it starts from zero now. */
+  v: number | null;
+  gAvg: number | null;
+  buf: number | null;
+}
+
+const rmspropScalars = (c: RmspropConsts) => ({ weightDecay: c.weightDecay, alpha: c.alpha, rest: 1 - c.alpha, eps: c.eps, momentum: c.momentum, lr: c.lr });
+
+export function rmspropExprs(c: RmspropConsts, live?: () => RmspropConsts): Expr[] {
+  const k = scalarConsts(c, rmspropScalars, live);
+  const g = c.weightDecay ? E.add(G, E.mul(k('weightDecay'), P)) : G;
+  const old = (i: number | null): Expr | null => (i === null ? null : E.in(i));
+  // v ← α·v + (1 − α)·g²
+  const v = lerpK(k('alpha'), k('rest'), old(c.v), E.mul(g, g));
+  const gAvg = c.centered ? lerpK(k('alpha'), k('rest'), old(c.gAvg), g) : null;
+  // avg = √(v − ḡ²) + ε (centered) or √v + ε
+  const avg = E.add(E.sqrt(gAvg ? E.sub(v, E.mul(gAvg, gAvg)) : v), k('eps'));
+  const step = E.div(g, avg);
+  const out: Expr[] = [];
+  let buf: Expr | null = null;
+  if (c.momentum > 0) {
+    // buf ← μ·buf + g/avg ; p ← p − lr·buf
+    buf = c.buf === null ? step : E.add(E.mul(k('momentum'), E.in(c.buf)), step);
+    out.push(E.sub(P, E.mul(k('lr'), buf)));
+  } else {
+    out.push(E.sub(P, E.mul(k('lr'), step)));
+  }
+  out.push(v);
+  if (gAvg) out.push(gAvg);
+  if (buf) out.push(buf);
+  return out;
+}
+
+/**
+ * Adagrad (torch.optim.Adagrad): s ← s + g², p ← p − clr·g/(√s + ε) with
+ * clr = lr/(1 + (t − 1)·lrDecay). Inputs [param, grad, s] ([param, grad] on the first step,
+ * s then starting at initialAccumulatorValue); outputs [param', s'].
+ */
+export interface AdagradConsts {
+  lr: number;
+  lrDecay: number;
+  weightDecay: number;
+  eps: number;
+  initialAccumulatorValue: number;
+  step: number;
+  first: boolean;
+}
+
+const adagradScalars = (c: AdagradConsts) => ({ weightDecay: c.weightDecay, clr: c.lr / (1 + (c.step - 1) * c.lrDecay), eps: c.eps });
+
+export function adagradExprs(c: AdagradConsts, live?: () => AdagradConsts): Expr[] {
+  const k = scalarConsts(c, adagradScalars, live);
+  const g = c.weightDecay ? E.add(G, E.mul(k('weightDecay'), P)) : G;
+  const s = E.add(c.first ? E.f(c.initialAccumulatorValue) : E.in(2), E.mul(g, g));
+  return [E.sub(P, E.div(E.mul(k('clr'), g), E.add(E.sqrt(s), k('eps')))), s];
 }
