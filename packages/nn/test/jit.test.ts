@@ -9,7 +9,7 @@ const B = backends();
 beforeAll(B.setup);
 afterAll(B.teardown);
 
-type OptKind = 'sgd' | 'adam';
+type OptKind = 'sgd' | 'adam' | 'rmsprop' | 'adagrad' | 'amsgrad';
 
 interface Run {
   losses: number[];
@@ -29,8 +29,12 @@ async function train(kind: OptKind, jitted: boolean, steps: number, opts: { drop
     const n = opts.lastBatch && i === steps - 1 ? opts.lastBatch : 5;
     return { x: randn([n, 6]), y: randint(0, 4, [n]) };
   });
-  const opt = kind === 'sgd' ? new optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9, weightDecay: 1e-3 }) : new optim.Adam(model.parameters(), { lr: 0.01 });
-  const sched = kind === 'sgd' ? new optim.StepLR(opt, { stepSize: 2, gamma: 0.5 }) : new optim.CosineAnnealingLR(opt, { tMax: steps });
+  const ps = model.parameters();
+  const opt = kind === 'sgd' ? new optim.SGD(ps, { lr: 0.1, momentum: 0.9, weightDecay: 1e-3 })
+    : kind === 'rmsprop' ? new optim.RMSprop(ps, { lr: 0.01, centered: true, momentum: 0.5 })
+      : kind === 'adagrad' ? new optim.Adagrad(ps, { lr: 0.1, lrDecay: 0.01 })
+        : new optim.Adam(ps, { lr: 0.01, amsgrad: kind === 'amsgrad' });
+  const sched = kind === 'adam' ? new optim.CosineAnnealingLR(opt, { tMax: steps }) : new optim.StepLR(opt, { stepSize: 2, gamma: 0.5 });
   const step = (x: Tensor, y: Tensor): Tensor => {
     opt.zeroGrad();
     const loss = crossEntropy(model.forward(x), y);
@@ -77,6 +81,9 @@ async function matchesEager(backend: Backend, kind: OptKind, tol: number, opts: 
 
 test('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager, bit-exact on the CPU', () => matchesEager(B.cpu, 'sgd', 0));
 test('jit: MLP step with Adam, cosine schedule = eager, bit-exact on the CPU', () => matchesEager(B.cpu, 'adam', 0));
+test('jit: RMSprop (centered, momentum), Adagrad (lrDecay), AMSGrad with StepLR = eager, bit-exact on the CPU', async () => {
+  for (const kind of ['rmsprop', 'adagrad', 'amsgrad'] as const) await matchesEager(B.cpu, kind, 0, { steps: 5 });
+});
 test('jit: dropout masks are fresh per call and follow manualSeed (= eager on the CPU)', () => matchesEager(B.cpu, 'adam', 0, { dropout: true }));
 test('jit: a smaller last batch records again', () => matchesEager(B.cpu, 'sgd', 0, { lastBatch: 3 }));
 
