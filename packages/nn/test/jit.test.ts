@@ -302,3 +302,28 @@ test('jit: an attention block step (MultiheadAttention with dropout, GELU, AdamW
     expect(await run(true)).toEqual(await run(false));
   });
 });
+
+test('jit: a CNN step (Conv2d, BatchNorm2d running stats, MaxPool2d) = eager on the CPU, bit-exact', async () => {
+  await on(B.cpu, async () => {
+    const run = async (jitted: boolean) => {
+      manualSeed(14);
+      const bn = new nn.BatchNorm2d(3);
+      const model = new nn.Sequential(new nn.Conv2d(1, 3, 3, { padding: 1 }), bn, new nn.ReLU(), new nn.MaxPool2d(2), new nn.Flatten(), new nn.Linear(12, 2));
+      const opt = new optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.9 });
+      const body = (x: Tensor, y: Tensor) => {
+        opt.zeroGrad();
+        const loss = crossEntropy(model.forward(x), y);
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+      const f = jitted ? jit(body) : body;
+      const data = [0, 1, 2, 3, 4].map(() => ({ x: randn([2, 1, 4, 4]), y: randint(0, 2, [2]) }));
+      const out: number[] = [];
+      for (const { x, y } of data) out.push(await f(x, y).item());
+      for (const t of [bn.running_mean!, bn.running_var!, bn.num_batches_tracked!, ...model.parameters()]) out.push(...(await t.data()));
+      return out;
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+});
