@@ -14,6 +14,9 @@ export interface InitOptions {
   backend?: BackendChoice;
   /** Passed to the backend factory (e.g. Dawn toggles for WebGPU). */
   options?: BackendOptions;
+  // cpu threads
+  /** CPU backend: threads for its kernels (default min(cores, 4) in Node; 1 turns them off). */
+  threads?: number;
 }
 
 export interface InitResult {
@@ -36,20 +39,22 @@ export async function init(opts: InitOptions = {}): Promise<InitResult> {
   }
   let next: Backend;
   let fallbackReason: string | undefined;
+  // cpu threads: only the CPU factory takes `threads`.
+  const cpuOptions = opts.threads === undefined ? opts.options : { ...opts.options, threads: opts.threads };
   if (choice === 'auto') {
     if (!listBackends().includes('webgpu')) {
       fallbackReason = "no 'webgpu' backend is registered (import '@surf/webgpu', or use '@surf/nn', which does)";
-      next = await createBackend('cpu', opts.options);
+      next = await createBackend('cpu', cpuOptions);
     } else {
       try {
         next = await createBackend('webgpu', opts.options);
       } catch (e) {
         fallbackReason = `WebGPU is unavailable: ${(e as Error).message}`;
-        next = await createBackend('cpu', opts.options);
+        next = await createBackend('cpu', cpuOptions);
       }
     }
   } else {
-    next = await createBackend(choice, opts.options);
+    next = await createBackend(choice, choice === 'cpu' ? cpuOptions : opts.options);
   }
   if (current && current !== next) current.destroy();
   current = next;

@@ -12,6 +12,7 @@ import { ArrayPool } from './pool';
 import { CpuStorage } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
+import { setCpuThreads } from './threads/config';
 
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
@@ -21,6 +22,12 @@ export class CpuBackend implements Backend {
   /** Arrays of disposed storages, reused for new ones of the same dtype and length. */
   private pool = new ArrayPool();
   private destroyed = false;
+
+  // cpu threads: the thread count is process-wide (one worker pool on the shared wasm
+  // memory); a backend made with `threads` sets it. See threads/config.ts.
+  constructor(opts: { threads?: number } = {}) {
+    if (opts.threads !== undefined) setCpuThreads({ threads: opts.threads });
+  }
 
   private check(): void {
     if (this.destroyed) throw new DisposedError('cpu: backend was destroyed; call init() again');

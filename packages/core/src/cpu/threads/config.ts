@@ -101,6 +101,16 @@ export async function startCpuThreads(): Promise<number> {
   return n;
 }
 
+/** Jobs the current pool ran on its workers (0 without one). */
+export function threadJobs(): number {
+  return pool?.jobs ?? 0;
+}
+
+/** The current pool, if started (tests). */
+export function currentPool(): ThreadPool | null {
+  return pool;
+}
+
 /** Stops the workers (a later job starts them again). */
 export function stopPool(): void {
   pool?.terminate();

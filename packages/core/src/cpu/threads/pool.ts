@@ -21,6 +21,8 @@ export class ThreadPool {
   private readonly workers: WorkerHandle[] = [];
   private readonly ids = new Map<WebAssembly.Module, number>();
   private failed: unknown = null;
+  /** Jobs that ran on workers (tests and benchmarks check that threads were used). */
+  jobs = 0;
 
   /** `size` workers besides the calling thread; `spin`: load polls before a worker sleeps. */
   constructor(readonly arena: Arena, readonly size: number, spin = 20000) {
@@ -95,6 +97,7 @@ export class ThreadPool {
     }
     Atomics.store(this.ctrl, CTRL.PENDING, busy);
     if (busy > 0) {
+      this.jobs++;
       Atomics.add(this.ctrl, CTRL.GEN, 1);
       Atomics.notify(this.ctrl, CTRL.GEN);
     }
