@@ -2,11 +2,11 @@
  * `npm run bench`: Surf against its peers in one run, on one adapter.
  *
  *   npm run bench -- [--quick] [--only=matmul,reduce,...] [--backend=webgpu|cpu]
- *                    [--peers=tfjs,jax,torch | --no-peers] [--json path] [--list]
+ *                    [--peers=tfjs,jax,torch,ort | --no-peers] [--json path] [--list]
  *
  * GPU rows compare Surf's WebGPU backend with TF.js (webgpu) and jax-js (webgpu) on the same
  * Dawn adapter, and PyTorch CUDA when python3 has it; CPU rows compare Surf's CPU backend with
- * TF.js cpu/wasm and jax-js wasm. Every figure is checked against a float64 reference (kernel
+ * TF.js cpu/wasm, jax-js wasm and onnxruntime-node (native, CPU EP). Every figure is checked against a float64 reference (kernel
  * rows) or a falling loss (training rows). See docs/performance.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { dirname, resolve } from 'node:path';
 import { AdapterFacts, adapterLabel, machineFacts, peerVersions, setupWebGPU } from './env';
 import { Framework, FrameworkId, NotAvailable, RowInputs } from './framework';
 import { JaxFramework } from './peers/jax';
+import { OrtFramework } from './peers/ort';
 import { TfjsFramework } from './peers/tfjs';
 import { LABELS, Outcome, RowResult, fmtNum, isMeasured, notes, ratios, rowJson, table } from './report';
 import { GROUPS, Row, buildRows, toUnit } from './rows';
@@ -41,7 +42,7 @@ const USAGE = `usage: npm run bench -- [options]
   --quick               small sizes, few iterations (SwiftShader / CPU boxes: a few minutes)
   --only=A,B            groups (${GROUPS.join(', ')}) or row-id prefixes (e.g. matmul/1024)
   --backend=webgpu|cpu  only the GPU rows or only the CPU rows
-  --peers=tfjs,jax,torch  which peers run (default all); --no-peers for Surf alone
+  --peers=tfjs,jax,torch,ort  which peers run (default all); --no-peers for Surf alone
   --json PATH           where the JSON goes (default bench/results/latest.json)
   --torch-timeout=S     limit for the PyTorch run (default 300 s)
   --row-timeout=S       limit for one framework on one row (default 120 s); a framework that
@@ -51,7 +52,7 @@ const USAGE = `usage: npm run bench -- [options]
   --list                print the rows and exit`;
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { quick: false, json: 'bench/results/latest.json', only: null, backend: null, peers: new Set(['tfjs', 'jax', 'torch']), list: false, help: false, torchTimeoutS: 300, rowTimeoutS: 120, deadlineS: 0 };
+  const o: Options = { quick: false, json: 'bench/results/latest.json', only: null, backend: null, peers: new Set(['tfjs', 'jax', 'torch', 'ort']), list: false, help: false, torchTimeoutS: 300, rowTimeoutS: 120, deadlineS: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [k, v] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
     frameworks.push(new SurfFramework('cpu', log));
     if (o.peers.has('tfjs')) frameworks.push(new TfjsFramework('cpu', log), new TfjsFramework('wasm', log));
     if (o.peers.has('jax')) frameworks.push(new JaxFramework('wasm'));
+    if (o.peers.has('ort')) frameworks.push(new OrtFramework());
   }
 
   const results: RowResult[] = rows.map((row) => ({ row, results: {} }));

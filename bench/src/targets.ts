@@ -69,6 +69,24 @@ export function checkTargets(results: RowResult[]): TargetLine[] {
     (s, r) => s >= r,
     'steps/s',
   );
+
+  // Issue 15, CPU: within 2x of onnxruntime's native CPU backend; matmul above TF.js wasm.
+  add(
+    'CPU MLP 784-128-10 b64 SGD >= 0.5x onnxruntime-node cpu',
+    value(results, 'cpu/train/784-128-10-b64-sgd', 'surf-cpu'),
+    (() => { const v = value(results, 'cpu/train/784-128-10-b64-sgd', 'ort-cpu'); return v === null ? null : 0.5 * v; })(),
+    '0.5x ORT cpu',
+    (s, r) => s >= r,
+    'steps/s',
+  );
+  add(
+    'CPU matmul 256x784x512 >= TF.js wasm',
+    value(results, 'cpu/matmul/256x784x512', 'surf-cpu'),
+    value(results, 'cpu/matmul/256x784x512', 'tfjs-wasm'),
+    'TF.js wasm',
+    (s, r) => s >= r,
+    'GFLOP/s',
+  );
   return out;
 }
 
