@@ -1,11 +1,13 @@
 // One MLP 784-128-10 training step (batch 64, SGD) on the CPU backend, written with core's
 // NDArray ops the way autograd issues them, timed per op kind. Prints steps/s and the share
-// of each kind. Usage: node scripts/run-ts.mjs bench/src/cpu-mlp-step.ts [--steps N] [--js-matmul]
-import { cpus } from 'node:os';
-import { CpuBackend, E, NDArray } from '@surf/core';
+// of each kind. Usage: node scripts/run-ts.mjs bench/src/cpu-mlp-step.ts [--steps N] [--js-matmul] [--threads N]
+import { cpus, loadavg } from 'node:os';
+import { CpuBackend, E, NDArray, createBackend, cpuThreads } from '@surf/core';
 import { setMatmulImpl } from '@surf/core/testing';
 
-const be = new CpuBackend();
+const thrIdx = process.argv.indexOf('--threads');
+// The factory waits until the CPU backend's worker threads run.
+const be = (await createBackend('cpu', thrIdx > 0 ? { threads: +process.argv[thrIdx + 1] } : undefined)) as CpuBackend;
 if (process.argv.includes('--js-matmul')) setMatmulImpl('js');
 const B = 64, D = 784, H = 128, C = 10, lr = 0.1;
 const stepsArg = process.argv.indexOf('--steps');
@@ -66,6 +68,6 @@ const t0 = performance.now();
 let last = first;
 for (let i = 0; i < steps; i++) last = step();
 const ms = performance.now() - t0;
-console.log(`MLP 784-128-10, batch 64, SGD, ${process.argv.includes('--js-matmul') ? 'JS' : 'auto (WASM SIMD)'} matmul, on ${cpus()[0].model}, Node ${process.version}: ${(steps / (ms / 1000)).toFixed(1)} steps/s (${(ms / steps).toFixed(2)} ms/step); loss ${first.toFixed(3)} -> ${last.toFixed(3)}`);
+console.log(`MLP 784-128-10, batch 64, SGD, ${process.argv.includes('--js-matmul') ? 'JS' : 'auto (WASM SIMD)'} matmul, ${cpuThreads()} thread(s), on ${cpus()[0].model}, Node ${process.version}, load ${loadavg()[0].toFixed(1)}: ${(steps / (ms / 1000)).toFixed(1)} steps/s (${(ms / steps).toFixed(2)} ms/step); loss ${first.toFixed(3)} -> ${last.toFixed(3)}`);
 const total = [...times.values()].reduce((a, b) => a + b, 0);
 for (const [k, v] of [...times].sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(12)} ${(v / (steps + 1)).toFixed(3)} ms/step  ${((100 * v) / total).toFixed(0)}%`);

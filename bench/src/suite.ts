@@ -34,6 +34,8 @@ interface Options {
   torchTimeoutS: number;
   /** Limit for one framework on one row (prepare, timing, check); 0 = none. */
   rowTimeoutS: number;
+  /** The CPU backend's threads (undefined: its default). */
+  cpuThreads?: number;
   /** Stop starting measurements this many seconds after start (write what there is); 0 = none. */
   deadlineS: number;
 }
@@ -49,6 +51,7 @@ const USAGE = `usage: npm run bench -- [options]
                         times out is skipped for the rest of the run
   --deadline=S          start no measurement after S seconds; the tables and JSON still come
                         out (the GPU host's 10-minute limit: use --deadline=500)
+  --cpu-threads=N       threads of Surf's CPU backend (default: min(cores, 4))
   --list                print the rows and exit`;
 
 function parseArgs(argv: string[]): Options {
@@ -72,6 +75,7 @@ function parseArgs(argv: string[]): Options {
       case '--torch-timeout': o.torchTimeoutS = Number(val()); break;
       case '--row-timeout': o.rowTimeoutS = Number(val()); break;
       case '--deadline': o.deadlineS = Number(val()); break;
+      case '--cpu-threads': o.cpuThreads = Number(val()); break;
       case '--list': o.list = true; break;
       case '-h': case '--help': o.help = true; break;
       default: throw new Error(`unknown option ${a}\n${USAGE}`);
@@ -170,7 +174,7 @@ async function main(): Promise<void> {
     if (o.peers.has('jax')) frameworks.push(new JaxFramework('webgpu'));
   }
   if (wantCpu) {
-    frameworks.push(new SurfFramework('cpu', log));
+    frameworks.push(new SurfFramework('cpu', log, o.cpuThreads));
     if (o.peers.has('tfjs')) frameworks.push(new TfjsFramework('cpu', log), new TfjsFramework('wasm', log));
     if (o.peers.has('jax')) frameworks.push(new JaxFramework('wasm'));
     if (o.peers.has('ort')) frameworks.push(new OrtFramework());

@@ -4,7 +4,7 @@
  * packages are loaded fail-soft: a piece that is missing (or not yet written) turns its rows
  * into n/a with the reason, and the rest of the suite still runs.
  */
-import { Backend, CpuBackend, E, NDArray, createBackend } from '@surf/core';
+import { Backend, E, NDArray, createBackend, cpuThreads as cpuThreadCount } from '@surf/core';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pick, relErr } from './data';
@@ -139,21 +139,23 @@ export class SurfFramework implements Framework {
   private backendWhy: string | null = null;
   private nnMod: Loaded<SurfNn> | null = null;
 
-  constructor(readonly kind: 'webgpu' | 'cpu', private log: (s: string) => void) {
+  /** `cpuThreads`: the CPU backend's thread count (its default when undefined). */
+  constructor(readonly kind: 'webgpu' | 'cpu', private log: (s: string) => void, private readonly cpuThreads?: number) {
     this.id = kind === 'webgpu' ? 'surf-webgpu' : 'surf-cpu';
     this.label = kind === 'webgpu' ? 'Surf webgpu' : 'Surf cpu';
     this.device = kind === 'webgpu' ? 'gpu' : 'cpu';
   }
 
   describe(): Record<string, unknown> {
-    return { backend: this.kind, description: this.backend?.description ?? null, ...(this.backendWhy ? { error: this.backendWhy } : {}) };
+    return { backend: this.kind, description: this.backend?.description ?? null, ...(this.kind === 'cpu' ? { threads: cpuThreadCount() } : {}), ...(this.backendWhy ? { error: this.backendWhy } : {}) };
   }
 
   /** The backend every Surf row of this framework runs on (created once). */
   async getBackend(): Promise<Backend> {
     if (!this.backend && !this.backendWhy) {
       if (this.kind === 'cpu') {
-        this.backend = new CpuBackend();
+        // The factory waits until the worker threads run.
+        this.backend = await createBackend('cpu', this.cpuThreads === undefined ? undefined : { threads: this.cpuThreads });
       } else {
         const w = await loadWebgpu();
         try {
