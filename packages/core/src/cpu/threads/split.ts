@@ -26,14 +26,14 @@ export interface GemmPart {
 }
 
 /**
- * Cuts an m × n product for `threads` threads into row blocks (multiples of `mr` rows) or
- * column blocks (whole panels of `nr` columns), whichever gives the smallest largest part.
+ * Cuts an m × n product into at most `parts` row blocks (multiples of `mr` rows) or column
+ * blocks (whole panels of `nr` columns), whichever gives the smallest largest part.
  */
-export function planGemm(m: number, n: number, mr: number, nr: number, threads: number): GemmPart[] {
+export function planGemm(m: number, n: number, mr: number, nr: number, parts: number): GemmPart[] {
   const rowUnits = Math.ceil(m / mr), colUnits = Math.ceil(n / nr);
-  const largest = (units: number) => Math.ceil(units / Math.min(threads, units)) / units;
+  const largest = (units: number) => Math.ceil(units / Math.min(parts, units)) / units;
   if (largest(colUnits) <= largest(rowUnits)) {
-    return splitRange(colUnits, threads).map(([s, e]) => ({ r0: 0, r1: m, c0: s * nr, c1: Math.min(n, e * nr) }));
+    return splitRange(colUnits, parts).map(([s, e]) => ({ r0: 0, r1: m, c0: s * nr, c1: Math.min(n, e * nr) }));
   }
-  return splitRange(rowUnits, threads).map(([s, e]) => ({ r0: s * mr, r1: Math.min(m, e * mr), c0: 0, c1: n }));
+  return splitRange(rowUnits, parts).map(([s, e]) => ({ r0: s * mr, r1: Math.min(m, e * mr), c0: 0, c1: n }));
 }

@@ -17,6 +17,8 @@ export interface MatRef {
 }
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
+/** Chunks per thread when a product is split: enough to even out a busy machine, few enough to keep panels long. */
+const CHUNKS_PER_THREAD = 3;
 const roundUp4 = (n: number) => (n + 3) & ~3;
 
 /**
@@ -111,13 +113,15 @@ export class WasmGemm {
     const direct = this.placeB(B, m, k, n, bAt, sAt);
     const ldc = 4 * np;
     const threads = pool && pool.arena === this.arena ? pool.size + 1 : 1;
-    const parts = planGemm(m, n, this.shape.mr, this.nr, threads);
+    // A few chunks per thread, claimed as threads come free: a busy machine's slow thread
+    // takes fewer.
+    const parts = threads > 1 ? planGemm(m, n, this.shape.mr, this.nr, CHUNKS_PER_THREAD * threads) : [{ r0: 0, r1: m, c0: 0, c1: n }];
     const lists = parts.map((p) => this.blockCalls(p.r0, p.r1, p.c0, p.c1, direct, aAt, rsA, csA, bAt, cAt, ldc, n, k));
-    const runOwn = () => { for (const c of lists[0]) this.rows[c[0]](c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]); };
-    if (parts.length === 1 || !pool) runOwn();
-    else {
-      const ids = this.rowsMods.map((r) => (r ? pool.fnId(r.mod, r.bytes, end) : -1));
-      pool.run(lists.slice(1).map((l) => l.map((c) => [ids[c[0]], ...c.slice(1)])), end, runOwn);
+    if (parts.length === 1 || !pool) {
+      for (const c of lists[0]) this.rows[c[0]](c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
+    } else {
+      const ids = this.rowsMods.map((r, nv) => pool.fnId(r.mod, r.bytes, end, this.rows[nv]));
+      pool.run(lists.map((l) => l.map((c) => [ids[c[0]], ...c.slice(1)])), end);
     }
     const fused = epilogue ? epilogue(cAt, ldc, end) : false;
     const f = this.arena.f32;
