@@ -2,9 +2,10 @@ import { Backend } from '@surf/core';
 import { Tensor, crossEntropy, manualSeed, nn, optim, randn, tensor, tidy } from '@surf/nn';
 import { backends, on, testGpu } from './helpers';
 
-// The fused training path (Linear+ReLU as one op, softmax cross-entropy as one op with the
-// seed-free backward) against the same model written with plain Tensor ops, on the CPU and
-// on WebGPU; and what one step costs on WebGPU, counted by the backend.
+// The fused training path (nn.Linear's node with ReLU folded in by the fusion pass, softmax
+// cross-entropy as one op with the seed-free backward) against the same model written with
+// matmul on transposed weights and logSoftmax, on the CPU and on WebGPU; and what one step
+// costs on WebGPU, counted by the backend. fusion.test.ts checks other model spellings.
 
 const B = backends();
 beforeAll(B.setup);

@@ -31,6 +31,8 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   tidy: 'memory scope', keep: 'memory scope', memory: 'memory report',
   promoteTypes: 'dtype rule', checkTensor: 'argument check', Tensor: 'the class',
   gradcheck: 'the checker', gradcheckSuite: 'the checker', runGradcheckSuite: 'the checker',
+  // Issue-17 ops with integer, boolean or sampled results.
+  any: 'boolean result', all: 'boolean result', argsort: 'integer result', oneHot: 'integer result', multinomial: 'sampled integer result',
 };
 
 /** The public API names: Tensor's methods and getters (not `_`-prefixed) and the package's function exports. */
