@@ -56,6 +56,7 @@ run('matmul gives the same bits on 1, 2 and 3 threads, for every operand layout,
     [64, 300, 128, false, false, 1], // short A, B read in place, k over one block
     [150, 70, 37, true, false, 1], // column-major A, packed B, ragged edges
     [45, 33, 130, false, true, 1], // transposed B (packed by the wasm packer)
+    [8, 300, 120, false, true, 1], // a transposed B big enough to be packed by every thread
     [9, 20, 50, false, false, 3], // a batch
   ];
   const results: Float32Array[][] = cases.map(() => []);
