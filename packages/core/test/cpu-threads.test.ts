@@ -103,6 +103,43 @@ run('a fused epilogue (bias + ReLU) after a threaded product, through the backen
   expect(outs[0].some((v) => v > 0) && outs[0].some((v) => v === 0)).toBe(true);
 });
 
+run('elementwise SIMD work gives the same bits on 1 and 3 threads: split by rows and along one long row', async () => {
+  const be = new CpuBackend();
+  const R = 70, N = 130;
+  const a = NDArray.fromData(be, rand(R * N, 5), [R, N]);
+  const bias = NDArray.fromData(be, rand(N, 6), [N]);
+  const col = NDArray.fromData(be, rand(R, 7), [R, 1]);
+  const flat = NDArray.fromData(be, rand(10003, 8), [10003]);
+  const flat2 = NDArray.fromData(be, rand(10003, 9), [10003]);
+  // where(a < bias, a·col − 0.5, max(a, col)) and a flat update p − 0.1·g.
+  const e2d = E.where(E.lt(E.in(0), E.in(1)), E.sub(E.mul(E.in(0), E.in(2)), E.f(0.5)), E.max(E.in(0), E.in(2)));
+  const eFlat = E.sub(E.in(0), E.mul(E.f(0.1), E.in(1)));
+  const outs: Float32Array[][] = [];
+  for (const threads of [1, 3]) {
+    setCpuThreads({ threads, minElementwise: 0 });
+    await startCpuThreads();
+    const jobs0 = threadJobs();
+    if (threads > 1) currentPool()!.callerClaims = false;
+    const y = NDArray.elementwise([e2d], [a, bias, col])[0];
+    const z = flat.map(eFlat, flat2);
+    outs.push([(await y.data()) as Float32Array, (await z.data()) as Float32Array]);
+    if (threads > 1) expect(threadJobs()).toBeGreaterThanOrEqual(jobs0 + 2);
+    if (threads > 1) currentPool()!.callerClaims = true;
+  }
+  setCpuThreads({ minElementwise: 1 << 16 });
+  for (let t = 0; t < 2; t++) expect(bits(outs[1][t]).join() === bits(outs[0][t]).join()).toBe(true);
+  // Against an f32 loop written here.
+  const av = rand(R * N, 5), bv = rand(N, 6), cv = rand(R, 7);
+  const f = Math.fround;
+  let bad = 0;
+  for (let r = 0; r < R; r++) for (let j = 0; j < N; j++) {
+    const x = av[r * N + j];
+    const want = x < bv[j] ? f(f(x * cv[r]) - 0.5) : Math.max(x, cv[r]);
+    if (outs[0][0][r * N + j] !== want) bad++;
+  }
+  expect(bad).toBe(0);
+});
+
 run('small products stay on the calling thread', async () => {
   setCpuThreads({ threads: 2, minMatmulFlops: 1 << 22 });
   await startCpuThreads();
