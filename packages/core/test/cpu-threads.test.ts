@@ -140,6 +140,25 @@ run('elementwise SIMD work gives the same bits on 1 and 3 threads: split by rows
   expect(bad).toBe(0);
 });
 
+run('workers see linear memory that grew after they started', async () => {
+  setCpuThreads({ threads: 2, minMatmulFlops: 0 });
+  await startCpuThreads();
+  const pool = currentPool()!;
+  const before = pool.arena.memory.buffer.byteLength;
+  // Bigger than anything before in this file: the arena grows by several MiB.
+  const m = 640, k = 700, n = 300;
+  const a = rand(m * k, 61), b = rand(k * n, 62);
+  const av = View.contiguous([m, k]), bv = View.contiguous([k, n]);
+  const one = new Float32Array(m * n), two = new Float32Array(m * n);
+  pool.callerClaims = false;
+  matmulInto(a, av, b, bv, two, 'wasm');
+  pool.callerClaims = true;
+  expect(pool.arena.memory.buffer.byteLength).toBeGreaterThan(before);
+  setCpuThreads({ threads: 1 });
+  matmulInto(a, av, b, bv, one, 'wasm');
+  expect(bits(two).join() === bits(one).join()).toBe(true);
+});
+
 run('small products stay on the calling thread', async () => {
   setCpuThreads({ threads: 2, minMatmulFlops: 1 << 22 });
   await startCpuThreads();
