@@ -8,6 +8,7 @@ test('init({ backend: "cpu", threads }) sets the CPU thread count; a bad count i
   const r = await init({ backend: 'cpu', threads: 2 });
   expect(r.backend).toBe('cpu');
   expect(cpuThreads()).toBe(2);
+  expect(r.description).toMatch(/2 threads/);
   // A product big enough to be split gives the same numbers as on one thread.
   const a = tensor(Float32Array.from({ length: 96 * 200 }, (_, i) => Math.sin(i))).reshape(96, 200);
   const b = tensor(Float32Array.from({ length: 200 * 160 }, (_, i) => Math.cos(i))).reshape(200, 160);

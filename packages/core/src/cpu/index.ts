@@ -17,7 +17,7 @@ import { CpuStorage } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
 // cpu threads
-import { setCpuThreads } from './threads/config';
+import { cpuThreads, setCpuThreads } from './threads/config';
 // ---- ops: scatter and sort ----
 import { E } from '../expr';
 import { scatterInto } from './scatter';
@@ -28,7 +28,12 @@ import { checkScatterArgs, checkSortArgs } from '../validate-ops';
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
   readonly name = 'cpu';
-  readonly description = hasWasmSimd() ? 'CPU (WebAssembly SIMD + JavaScript)' : 'CPU (JavaScript)';
+  // cpu threads: the description names the thread count when there is more than one.
+  get description(): string {
+    if (!hasWasmSimd()) return 'CPU (JavaScript)';
+    const t = cpuThreads();
+    return `CPU (WebAssembly SIMD + JavaScript${t > 1 ? `, ${t} threads` : ''})`;
+  }
   private live = new Set<CpuStorage>();
   /** Arrays of disposed storages, reused for new ones of the same dtype and length. */
   private pool = new ArrayPool();
