@@ -49,7 +49,7 @@ export interface ReduceTuning {
   onePerThread: number;
 }
 
-export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true, oneDispatch: true, onePerThread: 32 };
+export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true, oneDispatch: true, onePerThread: 4 };
 
 /**
  * Scratch of the one-dispatch reductions, one per runtime, kept between dispatches: per
