@@ -74,8 +74,8 @@ for (const v of variants) {
   b.destroy();
 }
 
-if (!skipEw) {
-  const b = await createWebGPUBackend();
+for (const ewVec of skipEw ? [] : [true, false, true]) {
+  const b = await createWebGPUBackend({ elementwiseVec4: ewVec });
   const side = 4096, n = side * side;
   const [a, bb, c] = [1, 2, 3].map((s) => randomArray('uniform', n, s, -1, 1));
   for (const permuted of [false, true]) {
@@ -86,7 +86,7 @@ if (!skipEw) {
     const expr = E.add(E.mul(E.in(0), E.in(1)), E.in(2));
     let last: NDArray | null = null;
     const t = await timeIt(b, () => { const y = NDArray.elementwise([expr], [av, B, C])[0]; last?.dispose(); last = y; });
-    console.log(JSON.stringify({ kind: 'fma', permuted, us: +(t * 1000).toFixed(2), gbs: +((16 * n) / t / 1e6).toFixed(1) }));
+    console.log(JSON.stringify({ kind: 'fma', vec4: ewVec, permuted, us: +(t * 1000).toFixed(2), gbs: +((16 * n) / t / 1e6).toFixed(1) }));
     for (const x of [A, B, C]) x.dispose();
     (last as NDArray | null)?.dispose();
   }
@@ -94,7 +94,7 @@ if (!skipEw) {
   let x = NDArray.full(b, [1024], 0);
   const one = NDArray.full(b, [1024], 1);
   const t = await timeIt(b, () => { const nx = x.map(E.add(E.in(0), E.in(1)), one); x.dispose(); x = nx; });
-  console.log(JSON.stringify({ kind: 'add-chain 1K', us: +(t * 1000).toFixed(2) }));
+  console.log(JSON.stringify({ kind: 'add-chain 1K', vec4: ewVec, us: +(t * 1000).toFixed(2) }));
   b.destroy();
 }
 process.exit(0);
