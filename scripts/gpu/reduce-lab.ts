@@ -75,7 +75,7 @@ for (const v of variants) {
 }
 
 for (const ewVec of skipEw ? [] : [true, false, true]) {
-  const b = await createWebGPUBackend({ elementwiseVec4: ewVec });
+  const b = await createWebGPUBackend({ elementwiseFastPaths: ewVec });
   const side = 4096, n = side * side;
   const [a, bb, c] = [1, 2, 3].map((s) => randomArray('uniform', n, s, -1, 1));
   for (const permuted of [false, true]) {

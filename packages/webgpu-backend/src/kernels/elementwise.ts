@@ -4,6 +4,7 @@ import type { PooledBuffer } from '../pool';
 import { collapse } from './collapse';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl, storageType, valueType } from './wgsl';
 import { Program, Uniforms, operandNames } from './program';
+import { transposeGroups, transposeTiles, transposeWgsl } from './elementwise-transpose';
 
 /**
  * Elementwise kernels: an expression tree over strided inputs compiled to one WGSL kernel.
@@ -181,10 +182,12 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
   const kindStr = inputs.map((x, i) => (used.has(i) ? `${p.kinds[i]}${bindOf[i] ?? ''}` : '_')).join('');
   // Four elements per thread through vec4 loads and stores (see vec4Plan).
   const vec = allowVec4 && vec4Plan(total, inputs, p, used);
+  // A transposed input staged through workgroup tiles (elementwise-transpose.ts).
+  const tiled = vec || !allowVec4 ? null : transposeTiles(p.shape, inputs.map((x, i) => ({ dtype: x.dtype, kind: p.kinds[i], strides: p.strides[i], used: used.has(i) })), wgSize);
 
   // Parameters: total, shape, then per read input its offset [, strides [, mask lo, hi]], then constants.
   const readKind = (i: number): Kind => (used.has(i) ? p.kinds[i] : 'z');
-  const key = `ew|${exprKeys}|${inDT.join(',')}|${kindStr}|${boundDT.join(',')}|r${rank}|wg${wgSize}${vec ? '|v4' : ''}`;
+  const key = `ew|${exprKeys}|${inDT.join(',')}|${kindStr}|${boundDT.join(',')}|r${rank}|wg${wgSize}${vec ? '|v4' : ''}${tiled ? `|t${tiled.join(',')}` : ''}`;
   const prog: Program = {
     key,
     workgroupSize: wgSize,
@@ -202,6 +205,17 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
     },
     wgsl: (u) => {
       if (vec) return vec4Wgsl(u, outs, inputs, used, p.kinds, bindOf, boundDT, outDT, wgSize);
+      if (tiled) {
+        return transposeWgsl({
+          u, tiled, bindOf, boundDT, outDT, names: inNames,
+          inputs: inputs.map((x, i) => ({ dtype: x.dtype, kind: p.kinds[i], strides: p.strides[i], used: used.has(i) })),
+          emit: (vals) => {
+            const em = new Emitter(inDT, vals, u.slot('consts').at);
+            const results = outs.map((e) => em.emit(e).v);
+            return { lines: em.lines, results };
+          },
+        });
+      }
       const decl: string[] = [];
       bound.forEach((_, j) => decl.push(`@group(0) @binding(${j + 1}) var<storage, read> b${j}: array<${storageType(boundDT[j])}>;`));
       outDT.forEach((dt, o) => decl.push(`@group(0) @binding(${bound.length + 1 + o}) var<storage, read_write> out${o}: array<${storageType(dt)}>;`));
@@ -262,7 +276,7 @@ fn main(${MAIN_ARGS}) {
     }
   });
   w.setConsts('consts', consts);
-  rt.dispatch(k, [...bound, ...outBufs], w.base, Math.ceil(total / (vec ? 4 * wgSize : wgSize)));
+  rt.dispatch(k, [...bound, ...outBufs], w.base, tiled ? transposeGroups(p.shape) : Math.ceil(total / (vec ? 4 * wgSize : wgSize)));
 }
 
 /**
