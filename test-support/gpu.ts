@@ -1,17 +1,43 @@
 import { WebGPUBackend, WebGPUBackendOptions, createWebGPUBackend } from '@surf/webgpu';
 
 /**
- * The WebGPU backend for a test file, or null (its tests then return early) when no adapter
- * exists here. With CI set a missing adapter is a failure, not a skip. Shared by every
- * package's tests so that policy lives in one place.
+ * WebGPU in the tests, one policy for every package: test-support/global-setup.mjs probes for
+ * an adapter once per jest run, before tests register, and WebGPU tests are registered with
+ * testGpu / describeGpu / testEach / describeEach, which become test.skip / describe.skip when
+ * there is none, so they show as skipped, not passed. With CI set, a missing adapter fails the
+ * run instead (in the global setup).
  */
-export async function gpuOrSkip(opts?: WebGPUBackendOptions): Promise<WebGPUBackend | null> {
-  try {
-    return await createWebGPUBackend(opts);
-  } catch (e) {
-    if (process.env.CI) throw e;
-    // eslint-disable-next-line no-console
-    console.warn(`skipping WebGPU tests: ${(e as Error).message}`);
-    return null;
-  }
+const probed = process.env.SURF_TEST_WEBGPU;
+/** Whether WebGPU tests run in this jest run (true when nothing was probed: they then fail loudly). */
+export const gpuAvailable: boolean = probed === undefined || probed === 'yes';
+const unavailableReason = probed?.replace(/^no: /, '') ?? '';
+
+/** `test` when WebGPU is available, else `test.skip`. */
+export const testGpu: jest.It = gpuAvailable ? test : test.skip;
+/** `describe` when WebGPU is available, else `describe.skip`. */
+export const describeGpu: jest.Describe = gpuAvailable ? describe : describe.skip;
+
+export type BackendKind = 'cpu' | 'webgpu';
+
+/** test.each over backend kinds ('%s' in the name is the kind); the webgpu row skips without an adapter. */
+export function testEach<K extends string>(kinds: readonly K[], name: string, fn: (kind: K) => unknown, timeout?: number): void {
+  for (const k of kinds) (k === 'webgpu' ? testGpu : test)(name.replace('%s', k), () => fn(k) as Promise<void>, timeout);
 }
+
+/** describe.each over backend kinds ('%s' in the name is the kind); the webgpu block skips without an adapter. */
+export function describeEach<K extends string>(kinds: readonly K[], name: string, fn: (kind: K) => void): void {
+  for (const k of kinds) (k === 'webgpu' ? describeGpu : describe)(name.replace('%s', k), () => fn(k));
+}
+
+/**
+ * A WebGPU backend for tests registered with testGpu/describeGpu (their hooks do not run when
+ * they are skipped). Throws when there is no adapter: a WebGPU test registered with plain
+ * `test` then fails instead of passing.
+ */
+export async function gpuBackend(opts?: WebGPUBackendOptions): Promise<WebGPUBackend> {
+  if (!gpuAvailable) throw new Error(`no WebGPU adapter (${unavailableReason}): register WebGPU tests with testGpu/describeGpu from test-support/gpu.ts so they are skipped`);
+  return createWebGPUBackend(opts);
+}
+
+/** @deprecated The old name of gpuBackend (it never returns null now). */
+export const gpuOrSkip: (opts?: WebGPUBackendOptions) => Promise<WebGPUBackend> = gpuBackend;

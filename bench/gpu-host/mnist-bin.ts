@@ -8,10 +8,8 @@ import { writeFileSync } from 'node:fs';
 async function main(): Promise<void> {
   const out = process.argv[2];
   if (!out) throw new Error('usage: mnist-bin.ts <out.bin>');
-  // @ts-ignore -- the example may not be written yet
-  const node = (await import('../../examples/mlp/src/data/mnist-node')) as { loadMnist?: () => unknown };
-  // @ts-ignore -- as above
-  const bin = (await import('../../examples/mlp/src/data/binary')) as { encodeSplit?: (s: unknown) => Uint8Array };
+  const node = (await import('@surf/example-mlp/data/mnist-node')) as { loadMnist?: () => unknown };
+  const bin = (await import('@surf/example-mlp/data/binary')) as { encodeSplit?: (s: unknown) => Uint8Array };
   if (!node.loadMnist || !bin.encodeSplit) throw new Error('examples/mlp does not export loadMnist() and encodeSplit()');
   const bytes = bin.encodeSplit(node.loadMnist());
   writeFileSync(out, bytes);

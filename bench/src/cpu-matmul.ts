@@ -4,8 +4,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
-import { MatmulImpl, matmulInto } from '../../packages/core/src/cpu/matmul';
-import { View } from '../../packages/core/src/view';
+import { View } from '@surf/core';
+import { MatmulImpl, matmulInto } from '@surf/core/testing';
 
 interface Case { name: string; m: number; k: number; n: number; transA?: boolean; transB?: boolean }
 

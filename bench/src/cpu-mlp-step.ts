@@ -2,8 +2,8 @@
 // NDArray ops the way autograd issues them, timed per op kind. Prints steps/s and the share
 // of each kind. Usage: node scripts/run-ts.mjs bench/src/cpu-mlp-step.ts [--steps N] [--js-matmul]
 import { cpus } from 'node:os';
-import { CpuBackend, E, NDArray } from '../../packages/core/src/index';
-import { setMatmulImpl } from '../../packages/core/src/cpu/matmul';
+import { CpuBackend, E, NDArray } from '@surf/core';
+import { setMatmulImpl } from '@surf/core/testing';
 
 const be = new CpuBackend();
 if (process.argv.includes('--js-matmul')) setMatmulImpl('js');

@@ -81,7 +81,6 @@ async function loadNn(): Promise<Loaded<SurfNn>> {
     if (lacking.length) return { ok: false, why: `@surf/nn does not export ${lacking.join(', ')}` };
     if (!m.setBackend) {
       try {
-        // @ts-ignore -- as above
         const ag = (await import('@surf/autograd')) as { setBackend?: SurfNn['setBackend']; getBackend?: SurfNn['getBackend'] };
         return { ok: true, mod: { ...(m as SurfNn), setBackend: ag.setBackend, getBackend: ag.getBackend } };
       } catch {
@@ -107,8 +106,7 @@ async function loadWebgpu(): Promise<Loaded<{ createWebGPUBackend?: (opts?: unkn
 async function loadExample(): Promise<Loaded<{ ex: ExampleTrain; data: () => unknown }>> {
   let ex: Partial<ExampleTrain>;
   try {
-    // @ts-ignore -- the example may not be written yet
-    ex = (await import('../../examples/mlp/src/train')) as Partial<ExampleTrain>;
+    ex = (await import('@surf/example-mlp/train')) as Partial<ExampleTrain>;
   } catch (e) {
     return missing('examples/mlp/src/train', e);
   }
@@ -118,16 +116,14 @@ async function loadExample(): Promise<Loaded<{ ex: ExampleTrain; data: () => unk
   const bin = join(bundleDir(), 'mnist.bin');
   try {
     if (existsSync(bin)) {
-      // @ts-ignore -- as above
-      const b = (await import('../../examples/mlp/src/data/binary')) as { decodeSplit?: (u: Uint8Array) => unknown };
+      const b = (await import('@surf/example-mlp/data/binary')) as { decodeSplit?: (u: Uint8Array) => unknown };
       if (b.decodeSplit) {
         const bytes = new Uint8Array(readFileSync(bin));
         const decode = b.decodeSplit;
         return { ok: true, mod: { ex: ex as ExampleTrain, data: () => decode(bytes) } };
       }
     }
-    // @ts-ignore -- as above
-    const n = (await import('../../examples/mlp/src/data/mnist-node')) as { loadMnist?: () => unknown };
+    const n = (await import('@surf/example-mlp/data/mnist-node')) as { loadMnist?: () => unknown };
     if (!n.loadMnist) return { ok: false, why: 'examples/mlp/src/data/mnist-node does not export loadMnist()' };
     return { ok: true, mod: { ex: ex as ExampleTrain, data: n.loadMnist } };
   } catch (e) {

@@ -5,7 +5,7 @@ import { CpuBackend, E, NDArray, randomArray } from '@surf/core';
 import { opCases, runCase } from '@surf/core/testing';
 import { MATMUL_CANDIDATES, MatmulConfig, WebGPUBackend, createWebGPUBackend } from '@surf/webgpu';
 import { runGradcheckSuite, setBackend } from '@surf/autograd';
-import { runIeeeCases } from '../../packages/autograd/test/reliability/ieee-cases';
+import { runIeeeCases } from '../../test-support/ieee-cases';
 
 async function main(): Promise<void> {
   const gpu = await createWebGPUBackend();

@@ -1,6 +1,7 @@
 import * as surf from '@surf/nn';
 import { loadMnist } from '../src/data/mnist-node';
 import { LossPoint, train, TrainResult } from '../src/train';
+import { testGpu } from '../../../test-support/gpu';
 
 // A shortened run of the example's real training loop (60 steps of 64 digits, one test
 // evaluation): the loss must fall far below the untrained network's ln(10) ≈ 2.30 and the
@@ -37,14 +38,8 @@ test('a short run on the CPU backend learns the digits', async () => {
   expect(surf.memory().tensors).toBeLessThan(20);
 });
 
-test('the same short run on WebGPU learns, and tracks the CPU run step for step', async () => {
-  try {
-    await surf.init({ backend: 'webgpu' });
-  } catch (e) {
-    if (process.env.CI) throw e;
-    console.warn(`skipping the WebGPU training test: ${(e as Error).message}`);
-    return;
-  }
+testGpu('the same short run on WebGPU learns, and tracks the CPU run step for step', async () => {
+  await surf.init({ backend: 'webgpu' });
   const gpu = await shortRun();
   checkLearned(gpu);
   // Same seed, same weights and batches: only float rounding differs between the backends.

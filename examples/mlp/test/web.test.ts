@@ -1,16 +1,16 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { digitAt, SIDE } from '../src/data/digits';
 import { loadMnist } from '../src/data/mnist-node';
 import { RunningServer, startServer } from '../src/web/server';
+import { CHROMIUM, chromiumAvailable, testBrowser, testBrowserGpu } from '../../../test-support/browser';
 
 // The browser page end to end in headless Chromium (WebGPU on SwiftShader here): train a
 // short run, watch the plotted loss fall and accuracy rise, draw a real test digit on the pad
 // with the mouse and read the prediction. Then the same page with WebGPU taken away must say
-// so and train on the CPU. Without Chromium or a WebGPU adapter the WebGPU part is skipped,
-// unless CI is set, where it fails.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// so and train on the CPU. Without Chromium (or, for the WebGPU part, a WebGPU adapter) the
+// tests are skipped, unless CI is set, where they fail.
 const OUT = resolve(__dirname, '../../../test-output');
 
 interface Series { loss: { step: number; value: number }[]; accuracy: { step: number; value: number }[] }
@@ -18,15 +18,9 @@ interface Series { loss: { step: number; value: number }[]; accuracy: { step: nu
 let server: RunningServer;
 let browser: Browser | null = null;
 
-function unavailable(why: string): boolean {
-  if (process.env.CI) throw new Error(`browser test cannot run: ${why}`);
-  console.warn(`skipping the browser MLP test: ${why}`);
-  return true;
-}
-
 beforeAll(async () => {
   server = await startServer({ port: 0 });
-  if (!existsSync(CHROMIUM)) return;
+  if (!chromiumAvailable) return;
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -69,11 +63,12 @@ async function drawDigit(page: Page, digit: Float32Array): Promise<void> {
   }
 }
 
-test('the page trains on WebGPU, plots falling loss and rising accuracy, and reads a drawn digit', async () => {
-  if (!browser && unavailable(`no Chromium at ${CHROMIUM}`)) return;
+testBrowserGpu('the page trains on WebGPU, plots falling loss and rising accuracy, and reads a drawn digit', async () => {
+  if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
   const { page, errors } = await openPage('?epochs=2&steps=40&evalEvery=10');
   const backend = await page.evaluate(() => window.__mlp.backend);
-  if (backend !== 'webgpu' && unavailable(`Chromium found no WebGPU adapter (${await page.evaluate(() => window.__mlp.backendLine)})`)) return;
+  // Dawn found an adapter (else this test is skipped), so Chromium should too.
+  if (backend !== 'webgpu') throw new Error(`Chromium found no WebGPU adapter (${await page.evaluate(() => window.__mlp.backendLine)})`);
   expect(await page.locator('#backend').textContent()).toMatch(/^WebGPU · \S/);
 
   await page.click('#start');
@@ -112,8 +107,8 @@ test('the page trains on WebGPU, plots falling loss and rising accuracy, and rea
   await page.close();
 });
 
-test('without WebGPU the page says so and trains on the CPU backend; Stop stops', async () => {
-  if (!browser && unavailable(`no Chromium at ${CHROMIUM}`)) return;
+testBrowser('without WebGPU the page says so and trains on the CPU backend; Stop stops', async () => {
+  if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
   const { page, errors } = await openPage('?epochs=1&steps=20&evalEvery=10&autostart', true);
   expect(await page.evaluate(() => window.__mlp.backend)).toBe('cpu');
   expect(await page.locator('#backend').textContent()).toContain('WebGPU is not available');

@@ -1,5 +1,5 @@
 import { E, NDArray, ShapeError, ValueError, DisposedError, fmtShape, shapesEqual } from '@surf/core';
-import { alias } from './node';
+import { GradEpilogue, GradNode, alias } from './node';
 import type { Tensor } from './tensor';
 
 /**
@@ -83,9 +83,11 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
   }
   const order = topoSort(root);
   const grads = new Map<Tensor, NDArray>(g0 ? [[root, g0]] : []);
+  const skipped = new Set<Tensor>();
   try {
     for (let i = order.length - 1; i >= 0; i--) {
       const t = order[i];
+      if (skipped.has(t)) continue;
       const g = grads.get(t);
       grads.delete(t);
       if (t === unitRoot) {
@@ -104,18 +106,40 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
         throw new DisposedError(`backward: the graph through a tensor of shape ${fmtShape(t.shape)} was already freed (by an earlier backward(), or by disposing it and everything computed from it); pass { retainGraph: true } to backward through it twice`);
       }
       if (!g) { if (!opts.retainGraph) freeNode(t, false); continue; }
+      // fusion pass: parents whose own backward this node applies in its kernel (fusion/grad-epilogue.ts)
+      const epis = node.backwardWith ? foldableParents(node, grads, skipped) : null;
       let gs: (NDArray | null)[];
       try {
-        gs = node.backward(g);
+        if (epis) node.checkVersions?.();
+        gs = epis ? node.backwardWith!(g, epis) : node.backward(g);
       } finally {
         g.dispose();
       }
-      distribute(node.parents, gs, grads);
+      distribute(epis ? node.parents.map((p, k) => (epis[k] ? p._node!.parents[epis[k]!.parent] : p)) : node.parents, gs, grads);
       if (!opts.retainGraph) freeNode(t, false);
+      if (epis && !opts.retainGraph) node.parents.forEach((p, k) => { if (epis[k]) freeNode(p, false); });
     }
   } finally {
     grads.forEach((g) => g.dispose());
   }
+}
+
+/**
+ * fusion pass: for each parent, its node's gradient epilogue when this node is the only one
+ * reading the parent (so the parent's whole gradient comes from here); those parents are
+ * marked skipped: their backward runs inside this node's. Null when there is none.
+ */
+function foldableParents(node: GradNode, grads: Map<Tensor, NDArray>, skipped: Set<Tensor>): (GradEpilogue | undefined)[] | null {
+  let any = false;
+  const epis = node.parents.map((p) => {
+    const e = p._node?.gradEpilogue;
+    if (!e || p._uses !== 1 || grads.has(p) || skipped.has(p) || !p.requiresGrad) return undefined;
+    if (node.parents.filter((q) => q === p).length !== 1) return undefined;
+    skipped.add(p);
+    any = true;
+    return e;
+  });
+  return any ? epis : null;
 }
 
 /** Adds each parent's gradient (consumed) into the map, summing broadcast dims back. */

@@ -25,3 +25,21 @@ export type { GradcheckOptions, GradcheckReport, GradcheckWorst } from './gradch
 export { gradcheckSuite, runGradcheckSuite, FORWARD_ATOL, FORWARD_RTOL, REF_ATOL, REF_RTOL } from './gradcheck/suite';
 export type { GradcheckCase, SuiteResult, SuiteOptions } from './gradcheck/suite';
 export type { InputSpec, Layout, Values } from './gradcheck/inputs';
+// attention
+export { scaledDotProductAttention } from './ops/attention';
+export type { ScaledDotProductAttentionOptions } from './ops/attention';
+// ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
+export type { IndexArg, SliceSpec } from './ops/index';
+export { gather } from './ops/gather';
+export { scatter, scatterAdd } from './ops/scatter';
+export { sort, argsort, topk } from './ops/sort';
+export type { SortResult } from './ops/sort';
+export { cumsum, prod } from './ops/scan';
+export { norm } from './ops/norm';
+export type { NormOrder } from './ops/norm';
+export { split, chunk } from './ops/split';
+export { oneHot } from './ops/one-hot';
+export { triu, tril } from './ops/triangle';
+export { maskedFill } from './ops/masked-fill';
+export { multinomial } from './ops/multinomial';
+// ---- end ops ----

@@ -1,6 +1,7 @@
-import { NDArray } from '@surf/core';
+import { Expr, NDArray, ValueError, fmtShape } from '@surf/core';
 import { isGradEnabled } from './grad-mode';
 import { Tensor } from './tensor';
+import type { PendingResult } from './fusion/pending';
 
 /**
  * One recorded op of the graph. `backward` maps the gradient of the op's output to one
@@ -12,12 +13,33 @@ export interface GradNode {
   readonly op: string;
   readonly parents: readonly Tensor[];
   readonly backward: (g: NDArray) => (NDArray | null)[];
-  readonly saved: NDArray[];
+  readonly saved: { dispose(): void }[];
   /**
    * Optional: `backward` for a gradient of all ones, without the array. The engine uses it
    * for a scalar root seeded with 1 (`loss.backward()`), saving the kernel that fills the seed.
    */
   readonly backwardOne?: () => (NDArray | null)[];
+  // ---- fusion pass (fusion/grad-epilogue.ts) ----
+  /**
+   * Elementwise nodes whose backward sends a gradient to one parent only: that backward as an
+   * expression (input 0 = the incoming gradient, inputs 1.. = `inputs()`), so the node that
+   * produces the incoming gradient (a matmul) can apply it in its epilogue instead.
+   */
+  gradEpilogue?: GradEpilogue;
+  /**
+   * Nodes that can apply such an epilogue to the gradient of parent i: `epis[i]`, when set,
+   * is the backward of parent i's own node, and the result is the gradient of that node's
+   * parent `epis[i].parent` (the engine then skips parent i's node).
+   */
+  /** Throws when a parent was modified in place after this op used it (ops: version check). */
+  checkVersions?: () => void;
+  backwardWith?: (g: NDArray, epis: readonly (GradEpilogue | undefined)[]) => (NDArray | null)[];
+}
+
+export interface GradEpilogue {
+  readonly parent: number;
+  readonly expr: Expr;
+  inputs(): NDArray[];
 }
 
 /** A second reference to the same storage and view (no copy): disposing one keeps the other. */
@@ -34,10 +56,23 @@ export function needsGrad(...xs: unknown[]): boolean {
  * Wraps an op's result. When grad is enabled and a parent requires grad, the result records
  * a node; otherwise `saved` is released at once and the result is a plain tensor.
  */
-export function fromOp(op: string, out: NDArray, parents: readonly Tensor[], backward: GradNode['backward'], saved: NDArray[] = [], backwardOne?: GradNode['backwardOne']): Tensor {
+export function fromOp(op: string, out: NDArray | PendingResult, parents: readonly Tensor[], backward: GradNode['backward'], saved: { dispose(): void }[] = [], backwardOne?: GradNode['backwardOne']): Tensor {
   if (!needsGrad(...parents)) {
     saved.forEach((s) => s.dispose());
     return new Tensor(out);
   }
-  return new Tensor(out, { node: backwardOne ? { op, parents, backward, saved, backwardOne } : { op, parents, backward, saved } });
+  // ---- ops: in-place version check ----
+  // A parent modified in place after this op used it no longer holds the value (nor the
+  // history) this op saw: refuse to run the rule, as PyTorch does.
+  const versions = parents.map((p) => p._version);
+  const check = (): void => parents.forEach((p, i) => {
+    if (p._version !== versions[i]) throw new ValueError(`backward: a tensor of shape ${fmtShape(p.shape)} that '${op}' used was modified in place afterwards (version ${versions[i]} -> ${p._version}); autograd needs the value '${op}' saw. Clone it before modifying it (x.clone().add_(...)), or modify it before using it`);
+  });
+  const bw = backward, one = backwardOne;
+  backward = (g) => { check(); return bw(g); };
+  if (one) backwardOne = () => { check(); return one(); };
+  // ---- end ops ----
+  const t = new Tensor(out, { node: backwardOne ? { op, parents, backward, saved, backwardOne } : { op, parents, backward, saved } });
+  t._node!.checkVersions = check;
+  return t;
 }

@@ -3,6 +3,7 @@ import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
 import { track, untrack } from './scope';
+import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import * as A from './ops/arith';
 import * as U from './ops/activations';
 import * as R from './ops/reduce';
@@ -12,6 +13,21 @@ import * as J from './ops/join';
 import { softmax, logSoftmax } from './ops/softmax';
 import { indexSelect } from './ops/index-select';
 import { matmul, dot } from './ops/matmul';
+// ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
+import { isGradEnabled } from './grad-mode';
+import { IndexArg, index as indexOp, slice as sliceOp } from './ops/index';
+import { gather as gatherOp } from './ops/gather';
+import { scatter as scatterOp, scatterAdd as scatterAddOp } from './ops/scatter';
+import { SortResult, sort as sortOp, argsort as argsortOp, topk as topkOp } from './ops/sort';
+import { cumsum as cumsumOp, prod as prodOp } from './ops/scan';
+import { NormOrder, norm as normOp } from './ops/norm';
+import { any as anyOp, all as allOp } from './ops/logical';
+import { repeat as repeatOp } from './ops/repeat';
+import { split as splitOp, chunk as chunkOp } from './ops/split';
+import { triu as triuOp, tril as trilOp } from './ops/triangle';
+import { maskedFill as maskedFillOp } from './ops/masked-fill';
+import * as Inplace from './ops/inplace';
+// ---- end ops ----
 
 export type Operand = Tensor | Scalar;
 export type Dims = number | readonly number[];
@@ -39,7 +55,9 @@ function nest(data: TypedArray, shape: readonly number[], bool: boolean): Nested
  * The user-facing n-d array with reverse-mode autodiff (PyTorch's torch.Tensor, camelCase).
  * It wraps one core NDArray on the current backend plus its autograd state: `requiresGrad`,
  * `.grad` on leaves, and the node that produced it. Ops are eager: each runs its kernel now,
- * and when a parent requires grad, records how to send gradients back.
+ * and when a parent requires grad, records how to send gradients back. The exception is a
+ * matmul's result, which waits for its first reader so that elementwise ops on it can join
+ * its kernel (the fusion pass, fusion/pending.ts).
  */
 export class Tensor {
   private _nd: NDArray | null;
@@ -52,9 +70,28 @@ export class Tensor {
   _uses = 0;
   private readonly _leaf: boolean;
 
+  // ---- fusion pass: a matmul result not computed yet (fusion/pending.ts) ----
+  private _pending: PendingResult | null = null;
+  /** @internal The pending matmul behind this tensor, while its value has not been read. */
+  get _lazy(): PendingResult | null { return this._pending; }
+  /** @internal Computes a pending value now (first read, or the end of the synchronous run). */
+  _materialize(): void {
+    const p = this._pending;
+    if (!p) return;
+    this._nd = p.take();
+    this._pending = null;
+    leaveFrontier(this);
+  }
+  // ---- end fusion pass ----
+
   /** @internal Use tensor(), Tensor.fromNDArray() or an op. */
-  constructor(nd: NDArray, opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {}) {
+  constructor(data: NDArray | PendingResult, opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {}) {
+    const nd = data instanceof PendingResult ? null : data;
     this._nd = nd;
+    if (data instanceof PendingResult) {
+      this._pending = data;
+      addToFrontier(this);
+    }
     this._leaf = !opts.node;
     this._requiresGrad = false;
     if (opts.node) {
@@ -62,7 +99,7 @@ export class Tensor {
       this._requiresGrad = true;
       for (const p of opts.node.parents) if (p._node) p._uses++;
     } else if (opts.requiresGrad) {
-      requireFloat('requiresGrad', nd.dtype);
+      requireFloat('requiresGrad', this.dtype);
       this._requiresGrad = true;
     }
     this._token = track(this, !opts.untracked);
@@ -79,12 +116,14 @@ export class Tensor {
 
   /** The underlying core NDArray (owned by this tensor: do not dispose it). */
   get ndarray(): NDArray {
+    if (this._pending) this._materialize();
     if (!this._nd) throw new DisposedError(`Tensor of shape ${fmtShape(this._shapeSeen)} was used after dispose()`);
     return this._nd;
   }
 
   /** @internal The NDArray, or a DisposedError that names the op. */
   nd(op: string): NDArray {
+    if (this._pending) this._materialize();
     if (!this._nd) throw new DisposedError(`${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after dispose()`);
     return this._nd;
   }
@@ -92,11 +131,11 @@ export class Tensor {
   private _shapeSeen: readonly number[] = [];
   private _dtypeSeen: DType = 'float32';
 
-  get shape(): number[] { return (this._nd ? this._nd.shape : this._shapeSeen).slice(); }
+  get shape(): number[] { return (this._nd ? this._nd.shape : this._pending ? this._pending.shape : this._shapeSeen).slice(); }
   get ndim(): number { return this.shape.length; }
   get numel(): number { return this.shape.reduce((a, b) => a * b, 1); }
-  get dtype(): DType { return this._nd ? this._nd.dtype : this._dtypeSeen; }
-  get isDisposed(): boolean { return this._nd === null; }
+  get dtype(): DType { return this._nd ? this._nd.dtype : this._pending ? 'float32' : this._dtypeSeen; }
+  get isDisposed(): boolean { return this._nd === null && this._pending === null; }
   /** True for tensors not made by a recorded op (inputs, parameters); only leaves keep .grad. */
   get isLeaf(): boolean { return this._leaf; }
 
@@ -141,6 +180,12 @@ export class Tensor {
 
   /** @internal Swaps the data without touching the graph. */
   _replace(nd: NDArray): void {
+    if (this._pending) {
+      // fusion pass: a pending value being replaced is never needed
+      this._pending.release();
+      this._pending = null;
+      leaveFrontier(this);
+    }
     const old = this._nd;
     this._nd = nd;
     if (old && old !== nd) old.dispose();
@@ -148,7 +193,7 @@ export class Tensor {
 
   /** @internal Frees the node once the tensor is disposed and no live node needs it. */
   _releaseGraphIfUnused(): void {
-    if (!this._nd && this._uses === 0) freeNode(this, true);
+    if (this.isDisposed && this._uses === 0) freeNode(this, true);
   }
 
   /**
@@ -168,11 +213,20 @@ export class Tensor {
 
   /** Frees the data (GPU buffer), the gradient and, unless still needed by a graph, the node. Idempotent. */
   dispose(): void {
-    if (!this._nd) return;
-    this._shapeSeen = this._nd.shape;
-    this._dtypeSeen = this._nd.dtype;
-    this._nd.dispose();
-    this._nd = null;
+    if (this._pending) {
+      // fusion pass: a value never read is never computed
+      this._shapeSeen = this._pending.shape;
+      this._dtypeSeen = 'float32';
+      this._pending.release();
+      this._pending = null;
+      leaveFrontier(this);
+    } else {
+      if (!this._nd) return;
+      this._shapeSeen = this._nd.shape;
+      this._dtypeSeen = this._nd.dtype;
+      this._nd.dispose();
+      this._nd = null;
+    }
     this._grad?.dispose();
     this._grad = null;
     untrack(this, this._token);
@@ -307,6 +361,114 @@ export class Tensor {
 
   /** Slices of dim `dim` picked by a 1-d int32 index (a tensor or a list): batching, embeddings. */
   indexSelect(dim: number, index: Tensor | readonly number[]): Tensor { return indexSelect(this, dim, index); }
+
+  // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
+
+  /**
+   * PyTorch's t[...]: numbers, slices ('1:5:2' or {start, stop, step}), null (new dim), '...',
+   * int32 tensors / number[] (integer-array indexing). See ops/index.ts and docs/api.md.
+   */
+  index(...args: IndexArg[]): Tensor { return indexOp(this, args); }
+  /** t[..., start:end:step, ...] on one dim (negative bounds count from the end; step > 0). */
+  slice(dim: number, start?: number | null, end?: number | null, step = 1): Tensor { return sliceOp(this, dim, start, end, step); }
+  /** torch.gather: out[i][j] = x[i][index[i][j]] for dim 1; index is int32 with x's number of dims. */
+  gather(dim: number, index: Tensor): Tensor { return gatherOp(this, dim, index); }
+  /** torch.scatter (out of place): a copy with src (a tensor or a number) written at index along dim. */
+  scatter(dim: number, index: Tensor, src: Tensor | number): Tensor { return scatterOp(this, dim, index, src); }
+  /** torch.scatter_add (out of place): a copy with src added at index along dim (duplicates add up). */
+  scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor { return scatterAddOp(this, dim, index, src); }
+  /** value where the bool mask (broadcast to this shape) is true; keeps this dtype. */
+  maskedFill(mask: Tensor, value: number | boolean | Tensor): Tensor { return maskedFillOp(this, mask, value); }
+  /** Stable sort along dim (default last; NaN largest): { values, indices (int32) }. */
+  sort(dim = -1, opts: { descending?: boolean } = {}): SortResult { return sortOp(this, dim, opts); }
+  argsort(dim = -1, opts: { descending?: boolean } = {}): Tensor { return argsortOp(this, dim, opts); }
+  /** The k largest (largest: false: smallest) along dim, sorted: { values, indices }. */
+  topk(k: number, dim = -1, opts: { largest?: boolean } = {}): SortResult { return topkOp(this, k, dim, opts); }
+  cumsum(dim: number): Tensor { return cumsumOp(this, dim); }
+  /** Product over one dim, or of all elements when dim is absent. */
+  prod(dim?: number, keepdim = false): Tensor { return prodOp(this, dim, keepdim); }
+  /** Vector p-norm over dims (all by default): p a number, Infinity, -Infinity or 'fro'. */
+  norm(p: NormOrder = 2, dim?: Dims, keepdim = false): Tensor { return normOp(this, p, dim, keepdim); }
+  /** True where any element (over dims, all by default) is non-zero; a bool tensor. */
+  any(dim?: Dims, keepdim = false): Tensor { return anyOp(this, dim, keepdim); }
+  all(dim?: Dims, keepdim = false): Tensor { return allOp(this, dim, keepdim); }
+  /** Tiles the tensor sizes[d] times along each dim (torch.Tensor.repeat). */
+  repeat(...sizes: number[]): Tensor;
+  repeat(sizes: readonly number[]): Tensor;
+  repeat(...args: (number | readonly number[])[]): Tensor { return repeatOp(this, shapeArgs('repeat', args)); }
+  /** Views of `size` along dim (the last may be shorter), or of the listed sizes. */
+  split(size: number | readonly number[], dim = 0): Tensor[] { return splitOp(this, size, dim); }
+  chunk(chunks: number, dim = 0): Tensor[] { return chunkOp(this, chunks, dim); }
+  triu(diagonal = 0): Tensor { return triuOp(this, diagonal); }
+  tril(diagonal = 0): Tensor { return trilOp(this, diagonal); }
+
+  /**
+   * @internal Bumped by every in-place op; a recorded op whose parent's version changed
+   * refuses to run its backward (see node.ts).
+   */
+  _version = 0;
+
+  add_(o: Operand): this { return Inplace.binary(this, 'add_', o); }
+  sub_(o: Operand): this { return Inplace.binary(this, 'sub_', o); }
+  mul_(o: Operand): this { return Inplace.binary(this, 'mul_', o); }
+  div_(o: Operand): this { return Inplace.binary(this, 'div_', o); }
+  clamp_(min?: Operand | null, max?: Operand | null): this { return Inplace.clampInPlace(this, min, max); }
+  fill_(value: number | boolean): this { return Inplace.fill(this, value); }
+  zero_(): this { return Inplace.fill(this, 0); }
+  /** Copies src (broadcast to this shape, cast to this dtype) into this tensor. */
+  copy_(src: Tensor): this { return Inplace.copy(this, src); }
+
+  /**
+   * @internal The in-place machinery: `f(old)` computes the new value from a stand-in tensor
+   * that takes over this tensor's current value and history, so the recorded op's parent is
+   * the old value, not this tensor; this tensor then takes the result's data and history.
+   * In-place ops rebind this tensor only: other views of the same data keep the old values.
+   */
+  _inplace(op: string, f: (old: Tensor) => Tensor): this {
+    const nd = this.nd(op);
+    const grad = isGradEnabled();
+    if (this._leaf && this._requiresGrad && grad) {
+      throw new ValueError(`${op}: a leaf tensor that requires grad cannot be modified in place while grad is enabled (autograd needs its value); do it inside noGrad(), or use the out-of-place op`);
+    }
+    const node = this._node;
+    const old = new Tensor(alias(nd), node ? { node, untracked: true } : { untracked: true });
+    // The stand-in inherits the node, whose parents already count this tensor's hold.
+    if (node) for (const p of node.parents) if (p._node) p._uses--;
+    let r: Tensor;
+    try {
+      r = f(old);
+    } catch (e) {
+      if (node) for (const p of node.parents) if (p._node) p._uses++;
+      old._node = null;
+      old.dispose();
+      throw e;
+    }
+    this._node = null;
+    const rn = r.nd(op);
+    const bad = !shapesEqual(rn.shape, nd.shape) ? `shape ${fmtShape(rn.shape)} (expected this tensor's ${fmtShape(nd.shape)}; the other operand must broadcast to it)`
+      : rn.dtype !== nd.dtype ? `dtype ${rn.dtype} (expected this tensor's ${nd.dtype}; PyTorch refuses the same cast)`
+        : this._leaf && r._node ? 'a result that needs autograd history, which a tensor created without requiresGrad cannot hold (use the out-of-place op)' : null;
+    if (bad) {
+      r.dispose();
+      this._node = old._node;
+      if (old._node) { old._node = null; }
+      old.dispose();
+      throw new (bad.startsWith('dtype') ? DTypeError : bad.startsWith('shape') ? ShapeError : ValueError)(`${op}: the result has ${bad}`);
+    }
+    // Take r's data and node without disposing them.
+    this._nd = rn.view.isPlain && rn.storage.size === rn.size ? rn : rn.contiguous();
+    if (this._nd !== rn) rn.dispose();
+    r._nd = null;
+    this._node = r._node;
+    r._node = null;
+    if (!this._leaf) this._requiresGrad = !!this._node;
+    untrack(r, r._token);
+    nd.dispose();
+    old.dispose();
+    this._version++;
+    return this;
+  }
+  // ---- end ops ----
 
   // ---- linear algebra ----
 

@@ -1,1 +1,1 @@
-export { gpuOrSkip } from '../../../test-support/gpu';
+export * from '../../../test-support/gpu';

@@ -1,10 +1,9 @@
 import '@surf/webgpu';
 import { getBackend, init, tensor } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 
-test("init('auto') picks WebGPU when '@surf/webgpu' is imported and an adapter exists", async () => {
-  const probe = await gpuOrSkip();
-  if (!probe) return;
+testGpu("init('auto') picks WebGPU when '@surf/webgpu' is imported and an adapter exists", async () => {
+  const probe = await gpuBackend();
   probe.destroy();
   const r = await init({ backend: 'auto' });
   expect(r.backend).toBe('webgpu');

@@ -1,6 +1,6 @@
 import { CpuBackend } from '@surf/core';
 import { Tensor, getBackend, keep, memory, noGrad, randn, setBackend, tensor, tidy, zeros } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { describeEach, gpuBackend } from './gpu';
 
 describe('tidy', () => {
   test('disposes what fn created and did not return, keeps what it returned (nested structures too)', () => {
@@ -63,10 +63,9 @@ async function trainingLoopIsFlat(): Promise<void> {
   [w, b, x, target].forEach((t) => t.dispose());
 }
 
-describe.each(['cpu', 'webgpu'] as const)('memory on %s', (kind) => {
+describeEach(['cpu', 'webgpu'] as const, 'memory on %s', (kind) => {
   test('a training step in tidy leaves tensors, buffers and bytes flat', async () => {
-    const backend = kind === 'cpu' ? new CpuBackend() : await gpuOrSkip();
-    if (!backend) return;
+    const backend = kind === 'cpu' ? new CpuBackend() : await gpuBackend();
     const prev = setBackend(backend);
     try {
       await trainingLoopIsFlat();

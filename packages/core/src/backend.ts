@@ -25,6 +25,11 @@ export interface Strided {
 
 export type ReduceOp = 'sum' | 'max';
 
+// ---- ops: scatter and sort ----
+/** How scatter combines a source element with what is already at its position. */
+export type ScatterMode = 'set' | 'add';
+// ---- end ops ----
+
 /**
  * An elementwise expression a matmul applies to each product element before storing it (bias,
  * activation, scaling): input 0 is the product, input i >= 1 is `inputs[i-1]`, a view with the
@@ -38,6 +43,34 @@ export interface MatmulEpilogue {
   readonly expr: Expr;
   readonly inputs: readonly Strided[];
 }
+
+// ---- attention (contract ops attention/attentionBackward) ----
+/**
+ * What attention applies to the scores s = scale·q·kᵀ: `causal` hides key j from query i when
+ * j > i (top-left aligned, as PyTorch's is_causal), and `mask`, a [...batch, L, S] view
+ * (stride 0 broadcast allowed, no view mask), is either float32 (added to s) or bool (true
+ * where attention is allowed). A row with every key hidden gives an output of 0 and a
+ * logsumexp of -Infinity (PyTorch's safe softmax), and no gradient.
+ */
+export interface AttentionOptions {
+  readonly scale: number;
+  readonly causal: boolean;
+  readonly mask?: Strided;
+}
+
+export interface AttentionResult {
+  /** softmax(s)·v, contiguous [...batch, L, Ev]. */
+  readonly out: Storage;
+  /** log Σ_j exp(s_ij) per query row, contiguous [...batch, L]: what backward needs to recompute p. */
+  readonly lse: Storage;
+}
+
+export interface AttentionGrads {
+  readonly dq: Storage;
+  readonly dk: Storage;
+  readonly dv: Storage;
+}
+// ---- end attention ----
 
 export interface MemoryInfo {
   /** Buffers holding live data. */
@@ -82,12 +115,54 @@ export interface Backend {
    */
   matmul(a: Strided, b: Strided, epilogue?: MatmulEpilogue): Storage;
 
+  // ---- fusion pass: ops whose kernel runs later still fail at the call ----
+  /**
+   * Optional. Throws the error that making an output of `size` elements of `dtype` for `op`
+   * would raise now (backend destroyed, device lost, over the buffer limit), running nothing.
+   * Autograd calls it when it defers a matmul (its pending results), so errors stay eager.
+   */
+  checkOutput?(op: string, dtype: DType, size: number): void;
+
   /**
    * Rows of `x` picked along `axis` by `idx` (int32, 1-d, no mask): the result is contiguous
    * with x's shape where dim `axis` becomes idx's length. Indices outside [0, size) give 0 in
    * every element of that slice (the frontend validates indices it knows on the host).
    */
   gather(x: Strided, axis: number, idx: Strided): Storage;
+
+  // ---- attention ----
+  /**
+   * Fused scaled-dot-product attention: q [...batch, L, E], k [...batch, S, E], v [...batch,
+   * S, Ev], float32, identical batch dims (stride 0 allowed), no view masks. Never stores the
+   * L x S scores: a row-wise online softmax over blocks of keys.
+   */
+  attention(q: Strided, k: Strided, v: Strided, opts: AttentionOptions): AttentionResult;
+
+  /**
+   * Gradients of `attention` for the output gradient gOut [...batch, L, Ev], given its
+   * forward result (out, lse as returned, read through the views given). Recomputes the
+   * probabilities block by block; the mask gets no gradient. Results are contiguous.
+   */
+  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads;
+  // ---- end attention ----
+  // ---- ops: scatter and sort ----
+  /**
+   * A copy of `base` (contiguous, base's shape and dtype) where each `src[i]` is written
+   * ('set') or added ('add') at the row-major flat position `idx[i]` of base's shape. idx is
+   * int32 and 1-d, src is 1-d with idx's length and base's dtype; neither has a mask.
+   * Positions outside [0, size) are skipped. 'add' sums every duplicate (float32 in no fixed
+   * order); for 'set' with duplicates one of them wins. 'add' does not take bool.
+   */
+  scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage;
+
+  /**
+   * Sorts every row along the LAST axis of `x` (no mask): returns [values, indices], both
+   * contiguous with x's shape (values in x's dtype, indices int32 positions in the row). The
+   * order is stable (equal keys keep their order, also when descending) and NaN sorts as the
+   * largest float. bool is not taken (cast to int32 first).
+   */
+  sort(x: Strided, descending: boolean): [Storage, Storage];
+  // ---- end ops ----
 
   /** Reads a storage back. Waits for all queued work that writes it. */
   read(s: Storage): Promise<TypedArray>;

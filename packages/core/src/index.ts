@@ -9,5 +9,14 @@ export { CpuBackend } from './cpu';
 export * from './random';
 export * from './registry';
 export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';
+// attention
+export type { AttentionOptions, AttentionResult, AttentionGrads } from './backend';
+export { attentionNd, attentionBackwardNd, checkAttentionArgs } from './attention';
+export type { AttentionNdOptions } from './attention';
 // programs: the matmul epilogue's checks and unfused fallback, shared by every backend
 export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
+// ---- ops: scatter and sort ----
+export type { ScatterMode } from './backend';
+export { scatterFlat, sortAlong } from './scatter-sort';
+export { checkScatterArgs, checkSortArgs } from './validate-ops';
+// ---- end ops ----

@@ -9,3 +9,6 @@ export { LayerNorm } from './layers/layer-norm';
 export { Embedding } from './layers/embedding';
 export { Flatten } from './layers/flatten';
 export * as init from './init';
+// attention
+export { MultiheadAttention } from './layers/multihead-attention';
+export type { MultiheadAttentionOptions, MultiheadAttentionForwardOptions } from './layers/multihead-attention';

@@ -1,6 +1,6 @@
 import { DataLoader, Tensor, tensor, tidy } from '@surf/nn';
 import { batchIndices, permutation } from '../src/data/batches';
-import { arr, backends, on } from './helpers';
+import { arr, backends, describeEach, on } from './helpers';
 
 // Batching, seeded per-epoch shuffles, dropLast, batch contents, ownership, and that only
 // the small index travels to the device.
@@ -26,12 +26,11 @@ test('permutation is a seeded Fisher–Yates shuffle', () => {
   expect(batchIndices(Int32Array.from([0, 1, 2, 3, 4]), 2, true).map((b) => [...b])).toEqual([[0, 1], [2, 3]]);
 });
 
-describe.each(['cpu', 'webgpu'] as const)('DataLoader on %s', (kind) => {
+describeEach(['cpu', 'webgpu'] as const, 'DataLoader on %s', (kind) => {
   const get = () => (kind === 'cpu' ? B.cpu : B.gpu());
 
   test('in order: batches of rows, last one short unless dropLast', async () => {
     const backend = get();
-    if (!backend) return;
     await on(backend, async () => {
       const [x, y] = dataset(7);
       const dl = new DataLoader([x, y], { batchSize: 3 });
@@ -52,7 +51,6 @@ describe.each(['cpu', 'webgpu'] as const)('DataLoader on %s', (kind) => {
 
   test('shuffled: each epoch a new seeded permutation, every row once, rows kept together', async () => {
     const backend = get();
-    if (!backend) return;
     await on(backend, async () => {
       const [x, y] = dataset(10);
       const epoch = async (dl: DataLoader) => {
@@ -80,7 +78,6 @@ describe.each(['cpu', 'webgpu'] as const)('DataLoader on %s', (kind) => {
 
   test('only the int32 batch index is uploaded; the loader frees each batch when it moves on', async () => {
     const backend = get();
-    if (!backend) return;
     await on(backend, async () => {
       const [x, y] = dataset(9);
       const dl = new DataLoader([x, y], { batchSize: 4, shuffle: true, seed: 1 });

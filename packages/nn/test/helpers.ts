@@ -1,8 +1,8 @@
 import { Backend, CpuBackend } from '@surf/core';
 import { Module, Tensor, setBackend } from '@surf/nn';
-import { gpuOrSkip } from '../../../test-support/gpu';
+import { gpuAvailable, gpuBackend } from '../../../test-support/gpu';
 
-export { gpuOrSkip };
+export * from '../../../test-support/gpu';
 
 /** Runs fn with `backend` as the current backend, restoring the previous one afterwards. */
 export async function on<T>(backend: Backend, fn: () => T | Promise<T>): Promise<T> {
@@ -14,14 +14,20 @@ export async function on<T>(backend: Backend, fn: () => T | Promise<T>): Promise
   }
 }
 
-/** One CPU backend and (when available) one WebGPU backend per test file. */
-export function backends(): { cpu: Backend; gpu: () => Backend | null; setup: () => Promise<void>; teardown: () => void } {
+/**
+ * One CPU backend and (when available) one WebGPU backend per test file. gpu() is for tests
+ * registered with testGpu/describeGpu/testEach/describeEach, which are skipped without one.
+ */
+export function backends(): { cpu: Backend; gpu: () => Backend; setup: () => Promise<void>; teardown: () => void } {
   const cpu = new CpuBackend();
   let gpu: Backend | null = null;
   return {
     cpu,
-    gpu: () => gpu,
-    setup: async () => { gpu = await gpuOrSkip(); },
+    gpu: () => {
+      if (!gpu) throw new Error('no WebGPU backend: register this test with testGpu/describeGpu (test-support/gpu.ts)');
+      return gpu;
+    },
+    setup: async () => { if (gpuAvailable) gpu = await gpuBackend(); },
     teardown: () => { gpu?.destroy(); },
   };
 }

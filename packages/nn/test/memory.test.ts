@@ -1,6 +1,6 @@
 import { Backend } from '@surf/core';
 import { DataLoader, MemoryReport, crossEntropy, manualSeed, memory, nn, optim, randn, tidy } from '@surf/nn';
-import { backends, on } from './helpers';
+import { backends, on, testGpu } from './helpers';
 
 // Training keeps memory flat: after the first step (which creates the optimizer state), the
 // live tensor count and the backend's live buffers and bytes stay exactly where they were,
@@ -65,8 +65,7 @@ async function train(backend: Backend, steps: number, readEvery: number): Promis
 
 test('300 training steps on the CPU: memory flat, reads only when asked', () => on(B.cpu, () => train(B.cpu, 300, 50)));
 
-test('40 training steps on WebGPU: memory flat, reads only when asked', async () => {
+testGpu('40 training steps on WebGPU: memory flat, reads only when asked', async () => {
   const gpu = B.gpu();
-  if (!gpu) return;
   await on(gpu, () => train(gpu, 40, 20));
 });

@@ -1,6 +1,6 @@
 import { Backend } from '@surf/core';
 import { Tensor, ValueError, manualSeed, nn, optim, randn, tensor, tidy } from '@surf/nn';
-import { arr, backends, on } from './helpers';
+import { arr, backends, on, testEach, testGpu } from './helpers';
 
 /** A float32 tensor (integer literals would infer int32). */
 const ft = (xs: number[], o: { requiresGrad?: boolean } = {}) => tensor(xs, { dtype: 'float32', ...o });
@@ -127,9 +127,8 @@ describe('update rules against hand-computed values (cpu)', () => {
 });
 
 describe('one fused kernel per parameter per step, no readback', () => {
-  test.each(['cpu', 'webgpu'] as const)('on %s', (kind) => {
-    const backend: Backend | null = kind === 'cpu' ? B.cpu : B.gpu();
-    if (!backend) return;
+  testEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
+    const backend: Backend = kind === 'cpu' ? B.cpu : B.gpu();
     return on(backend, async () => {
       manualSeed(0);
       const model = new nn.Sequential(new nn.Linear(3, 4), new nn.ReLU(), new nn.Linear(4, 2));
@@ -178,13 +177,12 @@ describe('fused step on WebGPU equals an unfused tensor computation on the CPU',
     s.m = s.m ? s.m.mul(0.9).add(g) : g;
     return p.sub(g.add(s.m.mul(0.9)).mul(lr));
   };
-  test.each([
+  testGpu.each([
     ['Adam', (ps: Tensor[]) => new optim.Adam(ps, { lr, betas: [b1, b2], eps, weightDecay: wd }), adamRef(false), 'expAvg'],
     ['AdamW', (ps: Tensor[]) => new optim.AdamW(ps, { lr, betas: [b1, b2], eps, weightDecay: wd }), adamRef(true), 'expAvg'],
     ['SGD nesterov', (ps: Tensor[]) => new optim.SGD(ps, { lr, momentum: 0.9, nesterov: true, weightDecay: wd }), sgdRef, 'momentumBuffer'],
   ] as const)('%s, 5 steps', async (_n, make, ref, stateKey) => {
     const gpu = B.gpu();
-    if (!gpu) return;
     const shape = [7, 5];
     const n = 35;
     const p0 = Float32Array.from({ length: n }, (_, i) => 1 + 0.5 * Math.sin(i));
@@ -243,9 +241,8 @@ describe('schedulers', () => {
 });
 
 describe('clipGradNorm', () => {
-  test.each(['cpu', 'webgpu'] as const)('scales all gradients by maxNorm/‖g‖ when above, on %s', (kind) => {
+  testEach(['cpu', 'webgpu'] as const, 'scales all gradients by maxNorm/‖g‖ when above, on %s', (kind) => {
     const backend = kind === 'cpu' ? B.cpu : B.gpu();
-    if (!backend) return;
     return on(backend, async () => {
       const a = ft([0, 0], { requiresGrad: true });
       const b = ft([0], { requiresGrad: true });
@@ -290,9 +287,8 @@ test('optimizer stateDict round-trips: a restored optimizer continues identicall
   expect(await go(true)).toEqual(await go(false));
 }));
 
-test('a scheduled learning rate never compiles a new kernel (webgpu)', async () => {
-  const gpu = B.gpu() as (Backend & { pipelineCount?: number }) | null;
-  if (!gpu) return;
+testGpu('a scheduled learning rate never compiles a new kernel (webgpu)', async () => {
+  const gpu = B.gpu() as Backend & { pipelineCount?: number };
   await on(gpu, () => {
     expect(typeof gpu.pipelineCount).toBe('number');
     const p = ft([1, 2, 3], { requiresGrad: true });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ValueError, load, loadFile, loadMetadata, manualSeed, nn, save, saveFile, tensor } from '@surf/nn';
-import { arr, backends, on } from './helpers';
+import { arr, backends, describeEach, on } from './helpers';
 
 // save/load of tensors and modules through the safetensors format, against a file built by
 // hand to the spec, and round trips through bytes and files on both backends.
@@ -30,12 +30,11 @@ class Net extends nn.Module {
   forward(x: import('@surf/nn').Tensor) { return this.fc.forward(x); }
 }
 
-describe.each(['cpu', 'webgpu'] as const)('on %s', (kind) => {
+describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
   const get = () => (kind === 'cpu' ? B.cpu : B.gpu());
 
   test('load() reads a hand-built file, and a module loads its state from it', async () => {
     const backend = get();
-    if (!backend) return;
     await on(backend, async () => {
       const sd = load(fixture());
       expect(Object.keys(sd)).toEqual(['fc.bias', 'fc.weight', 'steps', 'flags']);
@@ -56,7 +55,6 @@ describe.each(['cpu', 'webgpu'] as const)('on %s', (kind) => {
 
   test('save() writes what the spec says, byte for byte', async () => {
     const backend = get();
-    if (!backend) return;
     await on(backend, async () => {
       const bytes = await save({ a: tensor([1.5, -2]), n: tensor([3], { dtype: 'int32' }) }, { by: 'surf' });
       let header = '{"__metadata__":{"by":"surf"},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"n":{"dtype":"I32","shape":[1],"data_offsets":[8,12]}}';
@@ -73,7 +71,6 @@ describe.each(['cpu', 'webgpu'] as const)('on %s', (kind) => {
 
   test('a module round-trips through bytes and through a file', async () => {
     const backend = get();
-    if (!backend) return;
     await on(backend, async () => {
       manualSeed(1);
       const a = new nn.Sequential(new nn.Linear(3, 4), new nn.GELU(), new nn.LayerNorm(4), new nn.Linear(4, 2));

@@ -2,14 +2,21 @@ import {
   Backend, BackendError, DType, DTypeError, DisposedError, Expr, MatmulEpilogue, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
   TypedArray, ValueError, checkEpilogueArgs, checkGatherArgs, checkMatmulArgs, checkOperand, checkReduceArgs, exprDType, fmtShape, numel,
   shapesEqual, unfusedEpilogue,
+  AttentionGrads, AttentionOptions, AttentionResult, checkAttentionArgs, // attention
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
 import { encodeGather } from './kernels/gather';
+import { AttnOperand, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
 import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConfig, collapseBatch, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
+// ---- ops: scatter and sort ----
+import { E, ScatterMode, checkScatterArgs, checkSortArgs } from '@surf/core';
+import { encodeScatter } from './kernels/scatter';
+import { encodeSort, sortWidth } from './kernels/sort';
+// ---- end ops ----
 import { GPUStorage } from './storage';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
@@ -299,6 +306,88 @@ export class WebGPUBackend implements Backend {
     return out;
   }
 
+  // ---- attention ----
+  private attnArgs(op: string, q: Strided, k: Strided, v: Strided, opts: AttentionOptions, rest: Record<string, Strided> = {}) {
+    this.rt.check(op);
+    checkAttentionArgs(op, q, k, v, opts, Object.keys(rest).length ? { out: rest.out, lse: rest.lse, gOut: rest.gOut } : undefined);
+    const all: Record<string, Strided> = { q, k, v, ...rest, ...(opts.mask ? { mask: opts.mask } : {}) };
+    for (const [name, x] of Object.entries(all)) checkOperand(this, op, name, x, { mask: false });
+    const o = (x: Strided): AttnOperand => ({ buf: this.buf(op, x.storage), offset: x.view.offset, strides: x.view.strides });
+    const nd = q.view.ndim;
+    const dims = { batch: q.view.shape.slice(0, -2), L: q.view.shape[nd - 2], S: k.view.shape[nd - 2], E: q.view.shape[nd - 1], Ev: v.view.shape[nd - 1] };
+    const mask = opts.mask ? o(opts.mask) : null;
+    const maskKind = !opts.mask ? 'none' as const : opts.mask.storage.dtype === 'bool' ? 'bool' as const : 'float' as const;
+    checkAttentionFits(op, dims);
+    return { o, dims, mask, maskKind };
+  }
+
+  attention(q: Strided, k: Strided, v: Strided, opts: AttentionOptions): AttentionResult {
+    const { o, dims, mask, maskKind } = this.attnArgs('attention', q, k, v, opts);
+    const rows = numel([...dims.batch, dims.L]);
+    this.rt.begin('attention', q.view.shape);
+    const out = this.newStorage('attention', 'float32', rows * dims.Ev);
+    const lse = this.newStorage('attention', 'float32', rows);
+    encodeAttention(this.rt, dims, o(q), o(k), o(v), mask, maskKind, opts.scale, opts.causal, out.buf!, lse.buf!);
+    return { out, lse };
+  }
+
+  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads {
+    const op = 'attention backward';
+    const { o, dims, mask, maskKind } = this.attnArgs(op, q, k, v, opts, { out, lse, gOut });
+    this.rt.begin(op, q.view.shape);
+    const rows = numel([...dims.batch, dims.L]);
+    const stats = this.newStorage(op, 'float32', 2 * rows);
+    const dq = this.newStorage(op, 'float32', numel(q.view.shape));
+    const dk = this.newStorage(op, 'float32', numel(k.view.shape));
+    const dv = this.newStorage(op, 'float32', numel(v.view.shape));
+    encodeAttentionBackward(this.rt, dims, o(q), o(k), o(v), mask, maskKind, o(out), o(lse), o(gOut), opts.scale, opts.causal, stats.buf!, dq.buf!, dk.buf!, dv.buf!);
+    this.dispose(stats);
+    return { dq, dk, dv };
+  }
+  // ---- end attention ----
+  // ---- ops: scatter and sort ----
+  scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
+    this.rt.check('scatter');
+    checkScatterArgs(mode, base, idx, src);
+    // Core unmasks views before calling (NDArray-level scatterFlat); a direct caller gets an error.
+    checkOperand(this, 'scatter', 'index', idx, { mask: false });
+    checkOperand(this, 'scatter', 'source', src, { mask: false });
+    const shape = base.view.shape;
+    const [out] = this.elementwise([E.in(0)], [base], shape) as GPUStorage[];
+    this.rt.begin('scatter', shape);
+    encodeScatter(
+      this.rt, mode, base.storage.dtype, idx.view.shape[0], numel(shape),
+      { buf: this.buf('scatter', idx.storage), offset: idx.view.offset, stride: idx.view.strides[0] },
+      { buf: this.buf('scatter', src.storage), offset: src.view.offset, stride: src.view.strides[0] }, out.buf!, this.wg,
+    );
+    return out;
+  }
+
+  sort(x: Strided, descending: boolean): [Storage, Storage] {
+    this.rt.check('sort');
+    checkSortArgs(x, descending);
+    const shape = x.view.shape;
+    const dt = x.storage.dtype;
+    const n = shape[shape.length - 1];
+    const size = numel(shape);
+    // The network reads rows contiguously: copy any other layout first.
+    const c = x.view.isPlain ? null : (this.elementwise([E.in(0)], [x], shape)[0] as GPUStorage);
+    this.rt.begin('sort', shape);
+    const values = this.newStorage('sort', dt, size);
+    const indices = this.newStorage('sort', 'int32', size);
+    if (size > 0) {
+      const rows = size / n;
+      const k = this.newStorage('sort', dt, rows * sortWidth(n));
+      const v = this.newStorage('sort', 'int32', rows * sortWidth(n));
+      encodeSort(this.rt, dt, this.buf('sort', c ?? x.storage), n, rows, descending, k.buf!, v.buf!, values.buf!, indices.buf!, this.wg);
+      this.dispose(k);
+      this.dispose(v);
+    }
+    if (c) this.dispose(c);
+    return [values, indices];
+  }
+  // ---- end ops ----
+
   async read(s: Storage): Promise<TypedArray> {
     this.rt.check('read');
     const b = this.buf('read', s);
@@ -316,6 +405,13 @@ export class WebGPUBackend implements Backend {
     s.buf = null;
     if (this.live.delete(s)) this.liveBytes -= b.bytes;
     if (!this.rt.destroyed) this.rt.release(b);
+  }
+
+  // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
+  checkOutput(op: string, dtype: DType, size: number): void {
+    this.rt.check(op);
+    // newStorage throws the buffer-limit error before allocating anything; below it, skip.
+    if (Math.max(size, 1) * 4 > this.maxBytes) this.newStorage(op, dtype, size);
   }
 
   flush(): void {

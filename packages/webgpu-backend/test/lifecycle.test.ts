@@ -1,12 +1,11 @@
 import { BackendError, DeviceLostError, DisposedError, E, NDArray, View } from '@surf/core';
 import { createWebGPUBackend, isWebGPUAvailable } from '@surf/webgpu';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 
 // Device acquisition, loss, destroy, GPU errors turned into op errors, and the buffer pool.
 
-test('the backend names its adapter and uses the adapter limits', async () => {
-  const b = await gpuOrSkip();
-  if (!b) return;
+testGpu('the backend names its adapter and uses the adapter limits', async () => {
+  const b = await gpuBackend();
   try {
     expect(b.name).toBe('webgpu');
     expect(b.description).toMatch(/^WebGPU: \S/);
@@ -19,9 +18,8 @@ test('the backend names its adapter and uses the adapter limits', async () => {
   }
 });
 
-test('destroy(): the next op raises DisposedError, dispose stays harmless, a new backend works', async () => {
-  const b = await gpuOrSkip();
-  if (!b) return;
+testGpu('destroy(): the next op raises DisposedError, dispose stays harmless, a new backend works', async () => {
+  const b = await gpuBackend();
   const x = NDArray.fromData(b, [1, 2, 3], [3]);
   b.destroy();
   b.destroy(); // idempotent
@@ -37,9 +35,8 @@ test('destroy(): the next op raises DisposedError, dispose stays harmless, a new
   }
 });
 
-test('device loss: the next op raises DeviceLostError naming the reason; re-creating works', async () => {
-  const b = await gpuOrSkip();
-  if (!b) return;
+testGpu('device loss: the next op raises DeviceLostError naming the reason; re-creating works', async () => {
+  const b = await gpuBackend();
   const x = NDArray.fromData(b, [1, 2, 3], [3]);
   b.device.destroy();
   await b.device.lost;
@@ -62,9 +59,8 @@ test('device loss: the next op raises DeviceLostError naming the reason; re-crea
   }
 });
 
-test('a GPU validation error becomes a BackendError naming the op, then the backend carries on', async () => {
-  const b = await gpuOrSkip();
-  if (!b) return;
+testGpu('a GPU validation error becomes a BackendError naming the op, then the backend carries on', async () => {
+  const b = await gpuBackend();
   try {
     const x = NDArray.fromData(b, [1, 2, 3], [3]);
     await b.sync();
@@ -87,9 +83,8 @@ test('a GPU validation error becomes a BackendError naming the op, then the back
   }
 });
 
-test('storages are checked: use after dispose, another backend, idempotent dispose', async () => {
-  const b = await gpuOrSkip();
-  if (!b) return;
+testGpu('storages are checked: use after dispose, another backend, idempotent dispose', async () => {
+  const b = await gpuBackend();
   const b2 = await createWebGPUBackend();
   try {
     const s = b.fromData(new Float32Array([1, 2]), 'float32');
@@ -105,9 +100,8 @@ test('storages are checked: use after dispose, another backend, idempotent dispo
   }
 });
 
-test('the pool: freed buffers are reused, memory() goes back down', async () => {
-  const b = await gpuOrSkip();
-  if (!b) return;
+testGpu('the pool: freed buffers are reused, memory() goes back down', async () => {
+  const b = await gpuBackend();
   try {
     const m0 = b.memory();
     expect(m0.buffers).toBe(0);
@@ -139,9 +133,8 @@ test('the pool: freed buffers are reused, memory() goes back down', async () => 
   }
 });
 
-test('an upload never lands in a buffer that an unsubmitted kernel still reads', async () => {
-  const b = await gpuOrSkip({ opsPerSubmit: 1000 });
-  if (!b) return;
+testGpu('an upload never lands in a buffer that an unsubmitted kernel still reads', async () => {
+  const b = await gpuBackend({ opsPerSubmit: 1000 });
   try {
     const a = NDArray.fromData(b, [1, 2, 3, 4], [4]);
     await b.sync();

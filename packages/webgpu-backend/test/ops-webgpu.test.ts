@@ -1,17 +1,16 @@
 import { assertCase, opCaseGroups, opCases } from '@surf/core/testing';
 import type { WebGPUBackend } from '@surf/webgpu';
-import { gpuOrSkip } from './gpu';
+import { describeGpu, gpuBackend } from './gpu';
 
 // The shared op table (the same one ops-cpu.test.ts runs) against the WebGPU backend.
-let backend: WebGPUBackend | null = null;
+let backend: WebGPUBackend;
 beforeAll(async () => {
-  backend = await gpuOrSkip();
+  backend = await gpuBackend();
 });
 afterAll(() => backend?.destroy());
 
-describe.each(opCaseGroups())('webgpu %s', (group) => {
+describeGpu.each(opCaseGroups())('webgpu %s', (group) => {
   it.each(opCases({ groups: [group] }).map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-    if (!backend) return;
     await assertCase(c, backend);
   });
 });

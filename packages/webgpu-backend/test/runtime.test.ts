@@ -1,19 +1,18 @@
 import { E, NDArray } from '@surf/core';
 import { WebGPUBackend } from '@surf/webgpu';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 
 // The runtime's host-side shortcuts: small uploads copied in the command stream (so a
 // buffer freed in the open batch is reused at once), the dispatch/submit counters, and a
 // chain of one kernel recorded without re-setting its pipeline. Each is checked by values.
 
-let b: WebGPUBackend | null = null;
-beforeAll(async () => { b = await gpuOrSkip(); });
+let b: WebGPUBackend;
+beforeAll(async () => { b = await gpuBackend(); });
 afterAll(() => b?.destroy());
 
 const bufId = (x: NDArray) => (x.storage as unknown as { buf: { id: number } }).buf.id;
 
-test('a small upload into a buffer the open batch still reads keeps both values right', async () => {
-  if (!b) return;
+testGpu('a small upload into a buffer the open batch still reads keeps both values right', async () => {
   const a = NDArray.fromData(b, new Float32Array([1, 2, 3, 4]), [4]);
   const doubled = a.map(E.mul(E.in(0), E.f(2)));
   const id = bufId(a);
@@ -29,8 +28,7 @@ test('a small upload into a buffer the open batch still reads keeps both values 
   [doubled, c, sum].forEach((x) => x.dispose());
 });
 
-test('int32 and bool uploads, and one larger than the inline limit, read back exactly', async () => {
-  if (!b) return;
+testGpu('int32 and bool uploads, and one larger than the inline limit, read back exactly', async () => {
   const i = NDArray.fromData(b, new Int32Array([-3, 0, 2147483647]), [3]);
   const q = NDArray.fromData(b, [1, 0, 1], [3], 'bool');
   const big = new Float32Array(5000).map((_, k) => k * 0.5 - 7);
@@ -41,8 +39,7 @@ test('int32 and bool uploads, and one larger than the inline limit, read back ex
   [i, q, f].forEach((x) => x.dispose());
 });
 
-test('stats() counts dispatches and submits; a chain of one kernel stays correct', async () => {
-  if (!b) return;
+testGpu('stats() counts dispatches and submits; a chain of one kernel stays correct', async () => {
   const s0 = b.stats();
   let t = NDArray.fromData(b, new Float32Array([1, -2, 0.5]), [3]);
   for (let k = 0; k < 10; k++) {

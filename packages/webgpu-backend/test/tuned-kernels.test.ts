@@ -4,15 +4,15 @@ import * as path from 'path';
 import { E, Expr, NDArray } from '@surf/core';
 import { WebGPUBackend, createWebGPUBackend, tableChooser, tuneMatmul } from '@surf/webgpu';
 import { cpu, expectClose, twin } from './cpu-compare';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 
 // The tuned kernel variants against the CPU backend: matmul epilogues fused into the store,
 // the matmul knobs the tuner picks from (vec4 A reads, padded A tile, interleaved columns),
 // the column and vec4 reduction layouts, x - x / x / x on Inf and NaN, and the tuner itself.
 // Sizes are odd and small (SwiftShader in CI); tolerances as in vs-cpu.test.ts.
-let gpu: WebGPUBackend | null = null;
+let gpu: WebGPUBackend;
 beforeAll(async () => {
-  gpu = await gpuOrSkip();
+  gpu = await gpuBackend();
 });
 afterAll(() => gpu?.destroy());
 
@@ -30,8 +30,7 @@ const relu = (x: Expr) => E.max(x, E.f(0));
 // A gelu-like tree: 0.5 x (1 + sin(0.7 x)) / (2 + y*y), reading the product twice.
 const geluish = (x: Expr, y: Expr) => E.div(E.mul(E.mul(E.f(0.5), x), E.add(E.f(1), E.sin(E.mul(x, E.f(0.7))))), E.add(E.f(2), E.mul(y, y)));
 
-test('matmul epilogue: bias+relu, gelu-like tree, full-shape input, transposed operands, odd m/n/k, batches', async () => {
-  if (!gpu) return;
+testGpu('matmul epilogue: bias+relu, gelu-like tree, full-shape input, transposed operands, odd m/n/k, batches', async () => {
   const g = gpu;
   const dims: [number, number, number][] = [[5, 7, 3], [33, 17, 65], [64, 64, 64]];
   let seed = 500;
@@ -78,8 +77,7 @@ test('matmul epilogue: bias+relu, gelu-like tree, full-shape input, transposed o
   for (const x of [ag, ac, bg, bc, eg, ec, got, want]) x.dispose();
 });
 
-test('matmul: vec4 A reads, padded A tile, interleaved columns, epilogue after the store give the CPU result on every load variant', async () => {
-  if (!gpu) return;
+testGpu('matmul: vec4 A reads, padded A tile, interleaved columns, epilogue after the store give the CPU result on every load variant', async () => {
   const configs = [
     { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 8, vec4: true, unroll: false, interleave: true },
     { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 4, vec4: true, unroll: false, padA: 4, epilogueAfter: true },
@@ -112,8 +110,7 @@ test('matmul: vec4 A reads, padded A tile, interleaved columns, epilogue after t
   }
 });
 
-test('reduce: column layout (32 outputs per workgroup), vec4 rows and four accumulators match the CPU', async () => {
-  if (!gpu) return;
+testGpu('reduce: column layout (32 outputs per workgroup), vec4 rows and four accumulators match the CPU', async () => {
   // 64-thread reductions reach the column layout (32 outputs x 2 threads) on any adapter;
   // then every knob off (the plain tree reduction).
   for (const reduce of [{}, { vec4: false, unroll: false, colOutputs: 0, targetGroups: 64 }]) {
@@ -146,8 +143,7 @@ test('reduce: column layout (32 outputs per workgroup), vec4 rows and four accum
   }
 });
 
-test('x - x and x / x of Inf and NaN are NaN inside one kernel (no algebraic folding)', async () => {
-  if (!gpu) return;
+testGpu('x - x and x / x of Inf and NaN are NaN inside one kernel (no algebraic folding)', async () => {
   const v = [1.5, 0, Infinity, -Infinity, NaN, -3];
   const x = NDArray.fromData(gpu, new Float32Array(v), [6]);
   const [d, q] = NDArray.elementwise([E.sub(E.in(0), E.in(0)), E.div(E.in(0), E.in(0))], [x]);
@@ -156,8 +152,7 @@ test('x - x and x / x of Inf and NaN are NaN inside one kernel (no algebraic fol
   for (const a of [x, d, q]) a.dispose();
 });
 
-test('tuner: times candidates, picks the fastest per problem, caches by adapter in a JSON file', async () => {
-  if (!gpu) return;
+testGpu('tuner: times candidates, picks the fastest per problem, caches by adapter in a JSON file', async () => {
   const cands = [
     { tileM: 16, tileN: 16, tileK: 8, threadM: 2, threadN: 4, vec4: true, unroll: false },
     { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 4, vec4: true, unroll: false },
@@ -198,8 +193,9 @@ test('tuner: times candidates, picks the fastest per problem, caches by adapter 
   void cpu;
 });
 
-test("matmul 'auto' on a software adapter keeps the small rolled config without tuning", async () => {
-  if (!gpu || !gpu.software) return;
+testGpu("matmul 'auto' on a software adapter keeps the small rolled config without tuning", async () => {
+  // Only a software adapter skips tuning; on a hardware one there is nothing to check here.
+  if (!gpu.software) return;
   const b = await createWebGPUBackend({ matmul: 'auto' });
   try {
     expect(b.matmulOption).toMatchObject({ unroll: false });

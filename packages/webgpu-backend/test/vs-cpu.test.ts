@@ -1,7 +1,7 @@
 import { E, NDArray } from '@surf/core';
 import type { WebGPUBackend } from '@surf/webgpu';
 import { cpu, expectClose, twin } from './cpu-compare';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 
 // Backend-specific paths checked against the CPU backend on seeded random inputs of odd
 // sizes: every read kind of the elementwise generator, both reduction layouts and the
@@ -9,9 +9,9 @@ import { gpuOrSkip } from './gpu';
 // k-major B), custom tile configs, and gather. Tolerances: elementwise f32 rtol 1e-6 (one
 // rounding per op, inputs in [-1, 1]); sums rtol 1e-5 of Σ|x| (f32 tree vs float64);
 // matmul rtol 1e-5 of Σ|a||b| (f32 accumulation over k).
-let gpu: WebGPUBackend | null = null;
+let gpu: WebGPUBackend;
 beforeAll(async () => {
-  gpu = await gpuOrSkip();
+  gpu = await gpuBackend();
 });
 afterAll(() => gpu?.destroy());
 
@@ -23,8 +23,7 @@ async function same(g: NDArray, c: NDArray, what: string, rtol = 1e-6, atol = 1e
   c.dispose();
 }
 
-test('elementwise: contiguous, broadcast-scalar, strided, masked and fully-masked inputs in one kernel', async () => {
-  if (!gpu) return;
+testGpu('elementwise: contiguous, broadcast-scalar, strided, masked and fully-masked inputs in one kernel', async () => {
   for (const [i, n] of [1, 3, 7, 33, 65, 257].entries()) {
     const [ag, ac] = twin(gpu, [n, 5], 10 + i);
     const [bg, bc] = twin(gpu, [5, n], 20 + i);
@@ -41,8 +40,7 @@ test('elementwise: contiguous, broadcast-scalar, strided, masked and fully-maske
   }
 });
 
-test('elementwise: multi-output mixed dtypes with constants reuses one pipeline', async () => {
-  if (!gpu) return;
+testGpu('elementwise: multi-output mixed dtypes with constants reuses one pipeline', async () => {
   const [ag, ac] = twin(gpu, [257], 1, -5, 5);
   const run = (a: NDArray, k: number) => NDArray.elementwise([E.mul(E.in(0), E.f(k)), E.lt(E.in(0), E.f(k)), E.cast(E.in(0), 'int32')], [a]);
   const before = gpu.pipelineCount;
@@ -56,8 +54,7 @@ test('elementwise: multi-output mixed dtypes with constants reuses one pipeline'
   ac.dispose();
 });
 
-test('elementwise: more outputs than storage bindings are split over several kernels', async () => {
-  if (!gpu) return;
+testGpu('elementwise: more outputs than storage bindings are split over several kernels', async () => {
   const n = gpu.limits.maxStorageBuffersPerShaderStage + 3;
   const [xg, xc] = twin(gpu, [33], 5);
   const outs = Array.from({ length: n }, (_, j) => E.add(E.mul(E.in(0), E.f(j)), E.f(-j)));
@@ -68,8 +65,7 @@ test('elementwise: more outputs than storage bindings are split over several ker
   xc.dispose();
 });
 
-test('reduce: row and column layouts, mixed axes, multi-pass splits', async () => {
-  if (!gpu) return;
+testGpu('reduce: row and column layouts, mixed axes, multi-pass splits', async () => {
   const shapes: [number[], number[][]][] = [
     [[33, 257], [[0], [1], [0, 1]]],
     [[7, 65, 3], [[0], [1], [2], [0, 2], [1, 2], [0, 1, 2]]],
@@ -97,8 +93,7 @@ test('reduce: row and column layouts, mixed axes, multi-pass splits', async () =
   }
 });
 
-test('matmul: every load variant and edge tiles against the CPU', async () => {
-  if (!gpu) return;
+testGpu('matmul: every load variant and edge tiles against the CPU', async () => {
   const dims: [number, number, number][] = [[1, 1, 1], [3, 5, 7], [4, 8, 12], [33, 65, 17], [64, 64, 64], [65, 67, 129], [128, 4, 256]];
   let seed = 200;
   for (const [m, k, n] of dims) {
@@ -124,8 +119,7 @@ test('matmul: every load variant and edge tiles against the CPU', async () => {
   }
 });
 
-test('matmul: custom tile configs (scalar registers, no vec4, rolled and unrolled k, large register tiles) give the same result', async () => {
-  if (!gpu) return;
+testGpu('matmul: custom tile configs (scalar registers, no vec4, rolled and unrolled k, large register tiles) give the same result', async () => {
   const { createWebGPUBackend } = await import('@surf/webgpu');
   const configs = [
     { tileM: 16, tileN: 16, tileK: 8, threadM: 1, threadN: 1, vec4: false, unroll: false },
@@ -148,8 +142,7 @@ test('matmul: custom tile configs (scalar registers, no vec4, rolled and unrolle
   void cpu;
 });
 
-test('gather: every axis of a strided 3-d source, with out-of-range ids', async () => {
-  if (!gpu) return;
+testGpu('gather: every axis of a strided 3-d source, with out-of-range ids', async () => {
   const [xg, xc] = twin(gpu, [7, 33, 5], 400);
   const ids = new Int32Array([0, 6, -1, 3, 32, 33, 1]);
   const ig = NDArray.fromData(gpu, ids, [7]);

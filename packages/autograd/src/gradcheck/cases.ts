@@ -5,6 +5,11 @@ import { linear } from '../ops/linear';
 import { softmaxCrossEntropy } from '../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
 import { InputSpec } from './inputs';
+import { attentionGradcheckCases } from './cases-attention';
+// ---- ops (issue 17) ----
+import { opsCases } from './cases-ops';
+// ---- end ops ----
+import { fusionCases } from './fusion-cases'; // fusion pass
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -296,5 +301,6 @@ function compositeCases(): GradcheckCase[] {
 
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
-  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases()];
+  return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(), ...fusionCases(),
+    ...attentionGradcheckCases()]; // attention
 }

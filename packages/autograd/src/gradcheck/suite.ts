@@ -3,6 +3,7 @@ import { setBackend } from '../context';
 import { tidy } from '../scope';
 import { Tensor } from '../tensor';
 import { GradcheckCase, gradcheckCases } from './cases';
+import { copyCases } from './cases-copies';
 import { gradcheck } from './gradcheck';
 import { Host } from './host';
 import { hostValues, makeInput } from './inputs';
@@ -40,7 +41,8 @@ export interface SuiteResult {
 }
 
 export function gradcheckSuite(): GradcheckCase[] {
-  return gradcheckCases();
+  // boundaries: copies and same-dtype casts, found missing by the coverage check (coverage.ts).
+  return [...gradcheckCases(), ...copyCases()];
 }
 
 function maxErr(got: ArrayLike<number>, want: ArrayLike<number>, atol: number, rtol: number): { err: number; ok: boolean; at: number } {

@@ -50,10 +50,13 @@ export const sigmoid = (x: Tensor) => unary('sigmoid', x, {
   grad: (g, _, o) => [E.mul(E.mul(g, o), E.sub(X.one, o))],
 });
 
-/** max(x, 0); the gradient at 0 is 0. */
+/**
+ * max(x, 0); the gradient at 0 is 0. The mask reads the output (y > 0 exactly where x > 0), so
+ * a matmul feeding relu never needs its pre-activation kept (fusion pass, fusion/fold.ts).
+ */
 export const relu = (x: Tensor) => unary('relu', x, {
   fwd: ([a]) => E.max(a, E.c(0, x.dtype === 'float32' ? 'float32' : 'int32')),
-  grad: (g, [a]) => [E.where(E.lt(X.zero, a), g, X.zero)],
+  grad: (g, _, o) => [E.where(E.lt(X.zero, o), g, X.zero)],
 }, false);
 
 export function leakyRelu(x: Tensor, slope: number): Tensor {

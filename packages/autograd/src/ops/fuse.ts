@@ -2,6 +2,8 @@ import { DType, E, Expr, NDArray, exprInputs } from '@surf/core';
 import { Scalar, checkScalar, promoteTypes, scalarDType } from '../dtypes';
 import { alias, fromOp, needsGrad } from '../node';
 import { Tensor } from '../tensor';
+import { foldIntoPending } from '../fusion/fold';
+import { gradEpilogueOf } from '../fusion/grad-epilogue';
 
 /**
  * The one machine behind every elementwise op: a forward expression and, per operand, a
@@ -61,6 +63,9 @@ export function runExprs(op: string, outs: Expr[], inputs: NDArray[]): NDArray[]
  * Applies an elementwise rule. `dts[i]` is the dtype operand i is cast to inside the kernel.
  */
 export function fused(op: string, xs: readonly Operand[], dts: readonly DType[], rule: Rule): Tensor {
+  // fusion pass: on a pending matmul result this op becomes part of its epilogue (fusion/fold.ts)
+  const folded = foldIntoPending(op, xs, dts, rule);
+  if (folded) return folded;
   const tensors = xs.filter((x): x is Tensor => x instanceof Tensor);
   const nds = tensors.map((t) => t.nd(op));
   const [out] = runExprs(op, [rule.fwd(operandExprs(xs, dts, 0))], nds);
@@ -77,13 +82,16 @@ export function fused(op: string, xs: readonly Operand[], dts: readonly DType[],
   const saved = slots.filter((s): s is NDArray => s !== null);
   const isG = (e: Expr) => e.kind === 'input' && e.index === 0;
   const exprs = want.filter((e): e is Expr => e !== null && !isG(e));
-  return fromOp(op, out, tensors, (g) => {
+  const t = fromOp(op, out, tensors, (g) => {
     // Unsaved slots are never read by the expressions; g stands in for them.
     const ins = [g, ...slots.map((s) => s ?? g)];
     const res = exprs.length ? runExprs(`${op} backward`, exprs, ins) : [];
     let r = 0;
     return want.map((e) => (e === null ? null : isG(e) ? alias(g) : res[r++]));
   }, saved);
+  // fusion pass: a one-gradient backward can ride in the producer's matmul (fusion/grad-epilogue.ts)
+  if (t._node) t._node.gradEpilogue = gradEpilogueOf(want, (k) => slots[k - 1]!);
+  return t;
 }
 
 /** Common rule pieces, as expressions. */

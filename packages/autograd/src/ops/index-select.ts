@@ -1,13 +1,12 @@
-import { DTypeError, E, NDArray, ShapeError, ValueError, fmtShape, normAxis } from '@surf/core';
+import { DTypeError, NDArray, ShapeError, ValueError, fmtShape, normAxis, scatterFlat } from '@surf/core';
 import { alias, fromOp } from '../node';
 import { Tensor } from '../tensor';
+import { flatPositions } from './positions';
 
 /**
  * Slices of `dim` picked by a 1-d int32 index (torch.index_select): the backend's gather.
- * The backward pass must scatter-add g's slices back to the rows they came from, and
- * repeated indices must add up. The contract has no scatter, so it is a matmul with a
- * one-hot matrix: grad = g (moved to [rest, L]) @ onehot[L, n], onehot[l, r] = (idx[l] == r).
- * That costs rest·L·n multiply-adds, fine for batching and modest vocabularies.
+ * The backward pass scatter-adds g's slices back to the rows they came from (repeated
+ * indices add up) with the contract's scatter, at flat positions computed in one kernel.
  */
 export function indexSelect(x: Tensor, dim: number, index: Tensor | readonly number[]): Tensor {
   const nd = x.nd('indexSelect');
@@ -31,23 +30,17 @@ export function indexSelect(x: Tensor, dim: number, index: Tensor | readonly num
   const out = nd.gather(ax, idx);
   const shape = nd.shape.slice();
   return fromOp('indexSelect', out, [x], (g) => {
-    const L = idx.shape[0];
-    const moved = g.permute([...g.shape.keys()].filter((d) => d !== ax).concat(ax));
-    const rest = moved.shape.slice(0, -1);
-    const g2 = moved.reshape([rest.reduce((a, b) => a * b, 1), L]);
-    moved.dispose();
-    const rows = NDArray.fromData(g.backend, Int32Array.from({ length: n }, (_, r) => r), [1, n]);
-    const col = idx.reshape([L, 1]);
-    const [onehot] = NDArray.elementwise([E.cast(E.eq(E.in(0), E.in(1)), 'float32')], [col, rows], 'indexSelect backward');
-    rows.dispose(); col.dispose();
-    const r2 = g2.matmul(onehot);
-    g2.dispose(); onehot.dispose();
-    const r = r2.reshape([...rest, n]);
-    r2.dispose();
-    const inv = new Array<number>(shape.length);
-    [...shape.keys()].filter((d) => d !== ax).concat(ax).forEach((d, i) => { inv[d] = i; });
-    const back = r.permute(inv);
-    r.dispose();
-    return [back];
+    const shaped = idx.reshape(shape.map((_, d) => (d === ax ? idx.shape[0] : 1)));
+    const pos = flatPositions('indexSelect backward', shape, ax, shaped, g.shape);
+    shaped.dispose();
+    const flatP = pos.reshape([pos.size]);
+    pos.dispose();
+    const zero = NDArray.full(g.backend, [shape.reduce((a, b) => a * b, 1)], 0);
+    const gf = g.reshape([g.size]);
+    const s = scatterFlat('add', zero, flatP, gf);
+    zero.dispose(); gf.dispose(); flatP.dispose();
+    const r = s.reshape(shape);
+    s.dispose();
+    return [r];
   }, [idx]);
 }

@@ -1,27 +1,21 @@
-import { DTypeError, E, Expr, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
-import { alias, fromOp } from '../node';
+import { BackendError, DTypeError, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { GradEpilogue, alias, fromOp } from '../node';
+import { PendingResult, matmulKernel } from '../fusion/pending';
+import { matmulGrad } from '../fusion/grad-epilogue';
 import { Tensor, checkTensor } from '../tensor';
+import { relu } from './activations';
 
 /**
- * A fully connected layer as ONE op: y = act(x·Wᵀ + b), W [out, in] as PyTorch's. The bias
- * and the activation ride in the matmul's epilogue, so the forward is one kernel where the
- * backend fuses epilogues, instead of matmul + add + relu. The backward is written by hand:
- * - the ReLU mask comes from the saved output (relu(z) > 0 exactly where z > 0);
+ * A fully connected layer: y = act(x·Wᵀ + b), W [out, in] as PyTorch's. It is x·Wᵀ as its
+ * own node, then the public add and relu: the fusion pass (fusion/fold.ts) folds the bias and
+ * the activation into the product's epilogue, so the forward is one kernel, exactly as for
+ * `x.matmul(W).add(b).relu()` written by hand. What the node adds over matmul:
+ * - x of any rank folds into rows (one 2-d product, no batch dims to sum back in backward);
  * - the weight gradient is computed directly in W's [out, in] layout (no transpose copy);
- * - the bias gradient is one column sum; the input gradient only when x requires grad;
- * - when x is itself the output of a ReLU linear (an MLP's hidden layer), the input
- *   gradient applies that layer's mask in its matmul epilogue and is marked, so that layer's
- *   backward skips its own mask kernel. A gradient summed from several uses is a new array,
- *   not marked, and gets masked as usual.
+ * - the input gradient only when x requires grad, taking the backward of the op that made x
+ *   (an MLP's hidden ReLU mask) into its epilogue when the engine offers it.
  */
 export type LinearActivation = 'none' | 'relu';
-
-/** The saved ReLU output of each live 'linear' node with activation 'relu', by output tensor. */
-const reluOutputs = new WeakMap<Tensor, NDArray>();
-/** Input gradients already multiplied by the ReLU mask of the tensor they flow into. */
-const premasked = new WeakMap<NDArray, Tensor>();
-
-const MASK = (out: Expr): Expr => E.where(E.lt(E.f(0), E.in(1)), out, E.f(0));
 
 export function linear(x: Tensor, w: Tensor, b: Tensor | null = null, activation: LinearActivation = 'none'): Tensor {
   checkTensor('linear', x, 'the input');
@@ -36,55 +30,56 @@ export function linear(x: Tensor, w: Tensor, b: Tensor | null = null, activation
   const [outF, inF] = wn.shape;
   if (xn.ndim < 1 || xn.shape[xn.ndim - 1] !== inF) throw new ShapeError(`linear: input has shape ${fmtShape(xn.shape)}; expected the last dim to be in = ${inF} (weight ${fmtShape(wn.shape)})`);
   if (bn && (bn.ndim !== 1 || bn.shape[0] !== outF)) throw new ShapeError(`linear: bias has shape ${fmtShape(bn.shape)}; expected [${outF}]`);
-  const relu = activation === 'relu';
+  for (const o of [wn, bn]) {
+    if (o && o.backend !== xn.backend) throw new BackendError(`linear: the input lives on backend ${xn.backend.name}, a parameter on ${o.backend.name}`);
+  }
+  const y = product(x, w, xn, wn);
+  if (!b && activation === 'none') return y;
+  // Intermediates are folded into their consumer and never read: free them now.
+  let out = y;
+  if (b) {
+    out = out.add(b);
+    y.dispose();
+  }
+  if (activation === 'relu') {
+    const z = relu(out);
+    out.dispose();
+    out = z;
+  }
+  return out;
+}
+
+/** x·Wᵀ as one pending node (fusion/pending.ts). */
+function product(x: Tensor, w: Tensor, xn: NDArray, wn: NDArray): Tensor {
+  const [outF, inF] = wn.shape;
   const lead = xn.shape.slice(0, -1);
   const rows = lead.reduce((a, d) => a * d, 1);
   const xShape = xn.shape;
+  xn.backend.checkOutput?.('linear', 'float32', rows * outF);
   const x2 = xn.ndim === 2 ? alias(xn) : xn.reshape([rows, inF]);
   const wt = wn.permute([1, 0]);
-  let expr: Expr | null = bn ? E.add(E.in(0), E.in(1)) : null;
-  if (relu) expr = E.max(expr ?? E.in(0), E.f(0));
-  const y2 = x2.matmul(wt, expr ? { expr, inputs: bn ? [bn] : [] } : undefined);
-  wt.dispose();
-  const out = y2.reshape([...lead, outF]);
+  const pending = new PendingResult(matmulKernel, [alias(x2), wt], null, [], [...lead, outF], [rows, outF]);
   // Save only what the wanted gradients read.
   const wSaved = x.requiresGrad ? alias(wn) : null;
   const xSaved = w.requiresGrad ? x2 : null;
   if (!xSaved) x2.dispose();
-  const ySaved = relu ? y2 : null;
-  if (!ySaved) y2.dispose();
-  const parents = b ? [x, w, b] : [x, w];
-  const wantB = b !== null && b.requiresGrad;
-  const self: { t: Tensor | null } = { t: null };
-  const t = fromOp(relu ? 'linear(relu)' : 'linear', out, parents, (g) => {
-    let gz = g.ndim === 2 ? alias(g) : g.reshape([rows, outF]);
-    if (relu && premasked.get(g) !== self.t) {
-      const [m] = NDArray.elementwise([MASK(E.in(0))], [gz, ySaved!], 'linear backward');
-      gz.dispose();
-      gz = m;
-    }
-    const res: (NDArray | null)[] = [null, null, null];
-    if (x.requiresGrad) {
-      const prevY = reluOutputs.get(x);
-      const fuseMask = prevY !== undefined && !prevY.disposed;
-      const gx = fuseMask ? gz.matmul(wSaved!, { expr: MASK(E.in(0)), inputs: [prevY] }) : gz.matmul(wSaved!);
-      const gxs = gx.reshape(xShape);
+  const backwardWith = (g: NDArray, epis: readonly (GradEpilogue | undefined)[]): (NDArray | null)[] => {
+    const gz = g.ndim === 2 ? alias(g) : g.reshape([rows, outF]);
+    const res: (NDArray | null)[] = [null, null];
+    if (x.requiresGrad) res[0] = matmulGrad(gz, wSaved!, epis[0], xShape, (gx) => {
+      const r = gx.reshape(xShape);
       gx.dispose();
-      if (fuseMask) premasked.set(gxs, x);
-      res[0] = gxs;
-    }
+      return r;
+    });
     if (w.requiresGrad) {
       const gt = gz.permute([1, 0]);
       res[1] = gt.matmul(xSaved!);
       gt.dispose();
     }
-    if (wantB) res[2] = gz.sum(0);
     gz.dispose();
-    return b ? res : res.slice(0, 2);
-  }, [wSaved, xSaved, ySaved].filter((s): s is NDArray => s !== null));
-  if (t._node && ySaved) {
-    self.t = t;
-    reluOutputs.set(t, ySaved);
-  }
+    return res;
+  };
+  const t = fromOp('linear', pending, [x, w], (g) => backwardWith(g, []), [wSaved, xSaved].filter((s): s is NDArray => s !== null));
+  if (t._node) t._node.backwardWith = backwardWith;
   return t;
 }

@@ -1,7 +1,7 @@
 import { CpuBackend, DisposedError, ValueError } from '@surf/core';
 import { Tensor, memory, setBackend, tensor, tidy } from '@surf/autograd';
 import type { WebGPUBackend } from '@surf/webgpu';
-import { gpuOrSkip, watchUnhandled } from './gpu';
+import { describeEach, gpuAvailable, gpuBackend, watchUnhandled } from './gpu';
 
 /**
  * Async safety, as docs/errors.md documents it, on the CPU and on WebGPU:
@@ -13,22 +13,20 @@ import { gpuOrSkip, watchUnhandled } from './gpu';
  *   the function made before its first await; tidy() between awaits, in interleaved async
  *   tasks, frees exactly its own temporaries.
  */
-let gpu: WebGPUBackend | null = null;
+let gpu: WebGPUBackend;
 const watch = watchUnhandled();
-beforeAll(async () => { gpu = await gpuOrSkip(); });
+beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
 afterAll(() => { gpu?.destroy(); watch.stop(); });
 afterEach(() => { expect(watch.list).toEqual([]); });
 
-const backends: [string, () => CpuBackend | WebGPUBackend | null][] = [['cpu', () => new CpuBackend()], ['webgpu', () => gpu]];
+const makers = { cpu: (): CpuBackend | WebGPUBackend => new CpuBackend(), webgpu: () => gpu };
 
-describe.each(backends)('%s', (_name, make) => {
+describeEach(['cpu', 'webgpu'] as const, '%s', (kind) => {
   let prev: ReturnType<typeof setBackend> | null = null;
-  let b: CpuBackend | WebGPUBackend | null = null;
-  beforeAll(() => { b = make(); if (b) prev = setBackend(b); });
+  beforeAll(() => { prev = setBackend(makers[kind]()); });
   afterAll(() => { if (prev) setBackend(prev); });
 
   test('overlapping readbacks of many tensors (and of one tensor twice) each get the right values', async () => {
-    if (!b) return;
     const before = memory();
     const ts: Tensor[] = Array.from({ length: 24 }, (_, i) => tensor(Float32Array.from({ length: 1 + i * 37 }, (_, j) => i * 1000 + j)));
     const outs = ts.map((t, i) => tidy(() => t.mul(2).add(i)));
@@ -46,7 +44,6 @@ describe.each(backends)('%s', (_name, make) => {
   });
 
   test('a read started before dispose() gets the values of the call time even when the buffer is reused', async () => {
-    if (!b) return;
     const n = 1000;
     const x = tidy(() => tensor(Float32Array.from({ length: n }, (_, i) => i)).mul(1));
     const pending = x.data();
@@ -64,7 +61,6 @@ describe.each(backends)('%s', (_name, make) => {
   });
 
   test('tidy() given an async function throws a ValueError and frees what ran before the first await', async () => {
-    if (!b) return;
     const before = memory().tensors;
     let made: Tensor | null = null;
     let after: Tensor | null = null;
@@ -88,7 +84,6 @@ describe.each(backends)('%s', (_name, make) => {
   });
 
   test('tidy() between awaits in interleaved async tasks frees exactly its own temporaries', async () => {
-    if (!b) return;
     const before = memory();
     const w = tensor([[1, 2], [3, 4]], { dtype: 'float32' });
     const task = async (k: number): Promise<number[]> => {

@@ -1,7 +1,7 @@
 import { DeviceLostError, DisposedError, SurfError } from '@surf/core';
 import { Tensor, getBackend, init, memory, tensor } from '@surf/autograd';
 import { WebGPUBackend } from '@surf/webgpu';
-import { gpuOrSkip, watchUnhandled } from './gpu';
+import { testGpu, watchUnhandled } from './gpu';
 
 /**
  * Device loss: after device.destroy() (what a driver reset looks like to WebGPU) every use
@@ -9,15 +9,8 @@ import { gpuOrSkip, watchUnhandled } from './gpu';
  * hanging, init() gives a working backend again, and tensors of the lost device keep saying
  * so. No rejection goes unhandled.
  */
-let available = false;
 const watch = watchUnhandled();
 
-beforeAll(async () => {
-  // Probe once so a machine without an adapter skips (or fails under CI) like the others.
-  const probe = await gpuOrSkip();
-  available = !!probe;
-  probe?.destroy();
-});
 afterAll(async () => {
   await init({ backend: 'cpu' });
   watch.stop();
@@ -40,8 +33,7 @@ async function errorOf(fn: () => unknown): Promise<Error | null> {
   }
 }
 
-test('after device.destroy() ops, reads and new tensors raise DeviceLostError; init() recovers', async () => {
-  if (!available) return;
+testGpu('after device.destroy() ops, reads and new tensors raise DeviceLostError; init() recovers', async () => {
   const b = await webgpu();
   const x = tensor([1, 2, 3], { dtype: 'float32' });
   const y = x.mul(2);
@@ -77,8 +69,7 @@ test('after device.destroy() ops, reads and new tensors raise DeviceLostError; i
   x.dispose();
 });
 
-test('a read pending when the device is lost rejects with a SurfError instead of hanging', async () => {
-  if (!available) return;
+testGpu('a read pending when the device is lost rejects with a SurfError instead of hanging', async () => {
   const b = await webgpu();
   const x = tensor(Float32Array.from({ length: 4096 }, (_, i) => i));
   const reads: Promise<unknown>[] = [];
@@ -97,8 +88,7 @@ test('a read pending when the device is lost rejects with a SurfError instead of
   expect(await tensor([3]).mul(3).item()).toBe(9);
 });
 
-test('destroying the backend (init() to another one) makes its tensors raise DisposedError naming the op', async () => {
-  if (!available) return;
+testGpu('destroying the backend (init() to another one) makes its tensors raise DisposedError naming the op', async () => {
   await webgpu();
   const x: Tensor = tensor([1, 2]);
   await init({ backend: 'cpu' });

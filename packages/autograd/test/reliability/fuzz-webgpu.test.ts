@@ -3,7 +3,7 @@ import { setBackend } from '@surf/autograd';
 import type { WebGPUBackend } from '@surf/webgpu';
 import { disagreements } from './fuzz/agree';
 import { checkAgainstOracle, makeCase, runCase } from './fuzz/run';
-import { gpuOrSkip, watchUnhandled } from './gpu';
+import { gpuAvailable, gpuBackend, testGpu, watchUnhandled } from './gpu';
 
 /**
  * The fuzz cases of fuzz-cpu.test.ts (a different seed range) run on the CPU and on WebGPU:
@@ -14,15 +14,14 @@ import { gpuOrSkip, watchUnhandled } from './gpu';
 const CASES = 400;
 const FIRST_SEED = 100001;
 
-let gpu: WebGPUBackend | null = null;
+let gpu: WebGPUBackend;
 const cpu = new CpuBackend();
 const watch = watchUnhandled();
 
-beforeAll(async () => { gpu = await gpuOrSkip(); });
+beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
 afterAll(() => { gpu?.destroy(); watch.stop(); });
 
-test(`fuzz: ${CASES} random op chains agree between the CPU and WebGPU backends`, async () => {
-  if (!gpu) return;
+testGpu(`fuzz: ${CASES} random op chains agree between the CPU and WebGPU backends`, async () => {
   const prev = setBackend(cpu);
   const failures: string[] = [];
   try {

@@ -1,4 +1,4 @@
-export { gpuOrSkip } from '../../../../test-support/gpu';
+export * from '../../../../test-support/gpu';
 
 /**
  * Collects promise rejections nobody handled while a test file runs: a GPU error or a

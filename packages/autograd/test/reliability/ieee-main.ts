@@ -5,7 +5,7 @@
  */
 import '@surf/webgpu';
 import { init } from '@surf/autograd';
-import { runIeeeCases } from './ieee-cases';
+import { runIeeeCases } from '../../../../test-support/ieee-cases';
 
 async function main(): Promise<void> {
   const choice = (process.argv[2] ?? 'webgpu') as 'webgpu' | 'cpu' | 'auto';

@@ -1,13 +1,13 @@
 import { CpuBackend } from '@surf/core';
 import { memory, setBackend } from '@surf/autograd';
 import type { WebGPUBackend } from '@surf/webgpu';
-import { gpuOrSkip, watchUnhandled } from './gpu';
-import { IEEE_CASES, IeeeResult, runIeeeCases } from './ieee-cases';
+import { gpuAvailable, gpuBackend, testGpu, watchUnhandled } from './gpu';
+import { IEEE_CASES, IeeeResult, runIeeeCases } from '../../../../test-support/ieee-cases';
 
 /** The IEEE edge cases of ieee-cases.ts give the documented results on the CPU and on WebGPU. */
-let gpu: WebGPUBackend | null = null;
+let gpu: WebGPUBackend;
 const watch = watchUnhandled();
-beforeAll(async () => { gpu = await gpuOrSkip(); });
+beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
 afterAll(() => { gpu?.destroy(); watch.stop(); });
 
 const bad = (rs: IeeeResult[]) => rs.filter((r) => !r.ok).map((r) => `${r.name}: ${r.message} (got ${JSON.stringify(r.got)})`);
@@ -29,8 +29,7 @@ test(`ieee: ${IEEE_CASES.length} edge cases give the documented results on the C
   expect(bad(await runOn(new CpuBackend()))).toEqual([]);
 });
 
-test(`ieee: ${IEEE_CASES.length} edge cases give the documented results on WebGPU`, async () => {
-  if (!gpu) return;
+testGpu(`ieee: ${IEEE_CASES.length} edge cases give the documented results on WebGPU`, async () => {
   expect(bad(await runOn(gpu))).toEqual([]);
   await gpu.sync();
   expect(watch.list).toEqual([]);

@@ -1,19 +1,19 @@
 import { BackendError, CpuBackend } from '@surf/core';
 import { Tensor, manualSeed, memory, ones, rand, randint, setBackend, tensor, tidy, zeros } from '@surf/autograd';
 import { WebGPUBackend, createWebGPUBackend, requestWebGPUAdapter } from '@surf/webgpu';
-import { gpuOrSkip, watchUnhandled } from './gpu';
+import { gpuAvailable, gpuBackend, testGpu, watchUnhandled } from './gpu';
 
 /**
  * Device limits: a tensor bigger than a storage binding, and dispatches wider than
  * maxComputeWorkgroupsPerDimension, either work (checked against the CPU) or raise a
  * BackendError naming the op, the bytes and the limit, and the backend stays usable.
  */
-let gpu: WebGPUBackend | null = null;
+let gpu: WebGPUBackend;
 const cpu = new CpuBackend();
 const watch = watchUnhandled();
 let prev = setBackend(cpu);
 
-beforeAll(async () => { gpu = await gpuOrSkip(); });
+beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
 afterAll(() => { setBackend(prev); gpu?.destroy(); watch.stop(); });
 afterEach(() => { expect(watch.list).toEqual([]); });
 
@@ -34,8 +34,7 @@ function bindingLimit(b: WebGPUBackend): number {
   return Math.min(b.limits.maxStorageBufferBindingSize, b.limits.maxBufferSize);
 }
 
-test('a tensor one element over the storage binding limit raises a BackendError naming the sizes; the backend stays usable', async () => {
-  if (!gpu) return;
+testGpu('a tensor one element over the storage binding limit raises a BackendError naming the sizes; the backend stays usable', async () => {
   prev = setBackend(gpu);
   const before = memory();
   const limit = bindingLimit(gpu);
@@ -58,8 +57,7 @@ test('a tensor one element over the storage binding limit raises a BackendError 
   setBackend(prev);
 });
 
-test('a matmul whose output exceeds the binding limit raises a BackendError naming matmul', () => {
-  if (!gpu) return;
+testGpu('a matmul whose output exceeds the binding limit raises a BackendError naming matmul', () => {
   const p = setBackend(gpu);
   try {
     const side = Math.ceil(Math.sqrt(bindingLimit(gpu) / 4)) + 1;
@@ -71,8 +69,7 @@ test('a matmul whose output exceeds the binding limit raises a BackendError nami
 
 // Fixed bug (autograd, ops/matmul.ts): when the backend rejected the product (after the
 // frontend's checks passed), the 2-d aliases a2/b2 made for it were not disposed.
-test('fixed bug (autograd): a matmul the backend rejects leaks no buffer', () => {
-  if (!gpu) throw new Error('no WebGPU adapter');
+testGpu('fixed bug (autograd): a matmul the backend rejects leaks no buffer', () => {
   const p = setBackend(gpu);
   try {
     const side = Math.ceil(Math.sqrt(bindingLimit(gpu) / 4)) + 1;
@@ -89,8 +86,7 @@ test('fixed bug (autograd): a matmul the backend rejects leaks no buffer', () =>
   }
 });
 
-test('with the binding limit lowered to 1 MiB, a tensor of exactly 1 MiB computes right and one element more raises', async () => {
-  if (!gpu) return;
+testGpu('with the binding limit lowered to 1 MiB, a tensor of exactly 1 MiB computes right and one element more raises', async () => {
   const adapter = await requestWebGPUAdapter();
   const device = await adapter.requestDevice();
   // Surf reads the limits from the device; lowering them this way (WebGPU cannot request a
@@ -123,8 +119,7 @@ test('with the binding limit lowered to 1 MiB, a tensor of exactly 1 MiB compute
   }
 });
 
-test('dispatches of more than 65,535 workgroups fold into a 2-D grid: elementwise, reduce, gather and batched matmul agree with the CPU', async () => {
-  if (!gpu) return;
+testGpu('dispatches of more than 65,535 workgroups fold into a 2-D grid: elementwise, reduce, gather and batched matmul agree with the CPU', async () => {
   // One thread per workgroup makes a 70,001-element op a 70,001-workgroup dispatch, past
   // the real per-dimension limit, without SwiftShader computing a huge tensor. (Matmul
   // tiles of 8x8: with the default 32x32 tiles, 70,001 1x1 products take ~90 s there.)

@@ -1,4 +1,8 @@
-import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, Storage, Strided } from '../backend';
+import type { AttentionGrads, AttentionOptions, AttentionResult } from '../backend';
+import { attentionBackwardCpu, attentionCpu } from './attention';
+import { checkAttentionArgs } from '../attention';
+import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storage, Strided } from '../backend';
+import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
 import { DType, TypedArray } from '../dtype';
 import { DisposedError } from '../errors';
@@ -12,6 +16,12 @@ import { ArrayPool } from './pool';
 import { CpuStorage } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
+// ---- ops: scatter and sort ----
+import { E } from '../expr';
+import { scatterInto } from './scatter';
+import { sortRows } from './sort';
+import { checkScatterArgs, checkSortArgs } from '../validate-ops';
+// ---- end ops ----
 
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
@@ -97,6 +107,61 @@ export class CpuBackend implements Backend {
     return this.make(x.storage.dtype, out);
   }
 
+  // ---- attention ----
+  private attnOperands(op: string, xs: Record<string, Strided>, opts: AttentionOptions) {
+    for (const [name, x] of Object.entries(xs)) checkOperand(this, op, name, x, { mask: false });
+    if (opts.mask) checkOperand(this, op, 'mask', opts.mask, { mask: false });
+    const mask = opts.mask && { data: this.arr(opts.mask.storage), view: opts.mask.view, bool: opts.mask.storage.dtype === 'bool' };
+    return { scale: opts.scale, causal: opts.causal, mask };
+  }
+
+  attention(q: Strided, k: Strided, v: Strided, opts: AttentionOptions): AttentionResult {
+    this.check();
+    checkAttentionArgs('attention', q, k, v, opts);
+    const o = this.attnOperands('attention', { q, k, v }, opts);
+    const rows = numel(q.view.shape.slice(0, -1));
+    const out = this.pool.take('float32', rows * v.view.shape[v.view.ndim - 1]) as Float32Array;
+    const lse = this.pool.take('float32', rows) as Float32Array;
+    const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
+    if (rows > 0) attentionCpu(op(q), op(k), op(v), o, out, lse);
+    return { out: this.make('float32', out), lse: this.make('float32', lse) };
+  }
+
+  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads {
+    this.check();
+    checkAttentionArgs('attention backward', q, k, v, opts, { out, lse, gOut });
+    const o = this.attnOperands('attention backward', { q, k, v, out, lse, gOut }, opts);
+    const dq = this.pool.take('float32', numel(q.view.shape)) as Float32Array;
+    const dk = this.pool.take('float32', numel(k.view.shape)) as Float32Array;
+    const dv = this.pool.take('float32', numel(v.view.shape)) as Float32Array;
+    const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
+    if (dq.length + dk.length + dv.length > 0) attentionBackwardCpu(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv);
+    return { dq: this.make('float32', dq), dk: this.make('float32', dk), dv: this.make('float32', dv) };
+  }
+  // ---- end attention ----
+  // ---- ops: scatter and sort ----
+  scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
+    this.check();
+    checkOperand(this, 'scatter', 'index', idx, { mask: false });
+    checkOperand(this, 'scatter', 'source', src, { mask: false });
+    checkScatterArgs(mode, base, idx, src);
+    const [out] = this.elementwise([E.in(0)], [base], base.view.shape);
+    scatterInto(mode, this.arr(out), this.arr(idx.storage) as Int32Array, idx.view, this.arr(src.storage), src.view);
+    return out;
+  }
+
+  sort(x: Strided, descending: boolean): [Storage, Storage] {
+    this.check();
+    checkOperand(this, 'sort', 'input', x, { mask: false });
+    checkSortArgs(x, descending);
+    const size = numel(x.view.shape);
+    const values = this.pool.take(x.storage.dtype, size);
+    const indices = this.pool.take('int32', size) as Int32Array;
+    if (size > 0) sortRows(this.arr(x.storage), x.view, descending, values, indices);
+    return [this.make(x.storage.dtype, values), this.make('int32', indices)];
+  }
+  // ---- end ops ----
+
   async read(s: Storage): Promise<TypedArray> {
     return this.readSync(s);
   }
@@ -116,6 +181,12 @@ export class CpuBackend implements Backend {
   }
 
   flush(): void {}
+
+  // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
+  checkOutput(): void {
+    this.check();
+  }
+
   async sync(): Promise<void> {}
 
   memory(): MemoryInfo {

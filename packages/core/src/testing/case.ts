@@ -12,7 +12,7 @@ import { RefArray } from './reference';
 export interface OpCase {
   /** Unique, e.g. 'elementwise/add f32 [7,33]+[33]'. */
   readonly name: string;
-  /** The first part of the name: elementwise, cast, ieee, movement, reduce, matmul, gather, backend. */
+  /** The first part of the name: elementwise, cast, ieee, movement, reduce, matmul, gather, backend, attention. */
   readonly group: string;
   /** Part of the small representative subset (browser page, SwiftShader smoke runs). */
   readonly quick?: boolean;

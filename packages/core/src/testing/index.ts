@@ -6,6 +6,7 @@
  */
 import { OpCase } from './case';
 import { backendCases } from './cases/backend';
+import { attentionCases } from './cases/attention';
 import { castCases } from './cases/cast';
 import { elementwiseCases } from './cases/elementwise';
 import { gatherCases } from './cases/gather';
@@ -13,6 +14,8 @@ import { ieeeCases } from './cases/ieee';
 import { matmulCases } from './cases/matmul';
 import { movementCases } from './cases/movement';
 import { reduceCases } from './cases/reduce';
+import { scatterCases } from './cases/scatter';
+import { sortCases } from './cases/sort';
 
 export * from './case';
 export * from './compare';
@@ -20,6 +23,7 @@ export * from './reference';
 export * from './ref-expr';
 export * from './inputs';
 export { Pair, checkExprs, checkRead } from './cases/pair';
+export { refAttention } from './cases/attention';
 
 export interface CaseFilter {
   /** Only the representative subset. */
@@ -33,6 +37,8 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
   const all = [
     ...elementwiseCases(), ...castCases(), ...ieeeCases(), ...movementCases(),
     ...reduceCases(), ...matmulCases(), ...gatherCases(), ...backendCases(),
+    ...scatterCases(), ...sortCases(),
+    ...attentionCases(), // attention
   ];
   const names = new Set<string>();
   for (const c of all) {
@@ -46,3 +52,6 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
 export function opCaseGroups(): string[] {
   return [...new Set(opCases().map((c) => c.group))];
 }
+
+// boundaries: CPU GEMM switches for the benchmarks (they imported core's src/ before).
+export * from './cpu-gemm';

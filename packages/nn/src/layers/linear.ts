@@ -24,8 +24,8 @@ export class Linear extends Module {
   }
 
   /**
-   * act(x·Wᵀ + b) as one fused op (autograd's `linear`): Sequential calls it with 'relu' for
-   * a Linear followed by a ReLU, so the pair costs one forward kernel.
+   * act(x·Wᵀ + b) (autograd's `linear`). Kept for callers that name the activation; a ReLU
+   * module (or `.relu()`) after forward() fuses the same way, by autograd's fusion pass.
    */
   forwardWith(x: Tensor, activation: LinearActivation): Tensor {
     if (x.ndim < 1 || x.shape[x.ndim - 1] !== this.inFeatures) {

@@ -1,8 +1,6 @@
 import { ValueError } from '@surf/core';
 import { Tensor } from '@surf/autograd';
 import { Module } from '../module';
-import { ReLU } from './activations';
-import { Linear } from './linear';
 
 /** Runs its layers in order; they are named '0', '1', ... as in PyTorch. */
 export class Sequential extends Module {
@@ -30,16 +28,12 @@ export class Sequential extends Module {
 
   forward(x: Tensor): Tensor {
     // Intermediate activations stay alive only through the graph: each one is disposed as
-    // soon as the next layer has consumed it (backward still sees what it saved).
-    // A Linear followed by a ReLU (exactly those classes: a subclass may change forward) runs
-    // as one fused op, the ReLU in the matmul's epilogue and its mask in the backward.
+    // soon as the next layer has consumed it (backward still sees what it saved). No layer
+    // is special here: a Linear followed by a ReLU fuses by autograd's general rule (the
+    // ReLU folds into the matmul's epilogue), as it does in any container or plain class.
     let y = x;
-    const ls = this.layers;
-    for (let i = 0; i < ls.length; i++) {
-      const l = ls[i];
-      const fuse = l.constructor === Linear && ls[i + 1]?.constructor === ReLU;
-      const next = fuse ? (l as Linear).forwardWith(y, 'relu') : l.forward(y);
-      if (fuse) i++;
+    for (const l of this.layers) {
+      const next = l.forward(y);
       if (y !== x && next !== y) y.dispose();
       y = next;
     }

@@ -1,10 +1,11 @@
 import { CpuBackend } from '@surf/core';
 import { setBackend } from '@surf/nn';
-import { WebGPUBackend, createWebGPUBackend } from '@surf/webgpu';
-import { runSoak } from '../../../../bench/src/soak';
+import type { WebGPUBackend } from '@surf/webgpu';
+import { gpuBackend, testGpu } from '../../../../test-support/gpu';
+import { runSoak } from '../../../../test-support/soak-loop';
 
 /**
- * The memory soak of bench/src/soak.ts (10,000 steps there), shortened: the MNIST-shaped MLP
+ * The memory soak of test-support/soak-loop.ts (bench/src/soak.ts runs 10,000 steps), shortened: the MNIST-shaped MLP
  * trains on synthetic data and memory() (live tensors, buffers, bytes) must not move by one
  * after the first step. The loss must fall, so the loop really trains.
  */
@@ -26,14 +27,8 @@ test('soak: 300 steps of the MNIST-shaped MLP on the CPU keep memory flat', asyn
   await soakOn(new CpuBackend(), 300);
 });
 
-test('soak: 60 steps of the MNIST-shaped MLP on WebGPU keep memory flat', async () => {
-  let gpu: WebGPUBackend;
-  try {
-    gpu = await createWebGPUBackend();
-  } catch (e) {
-    if (process.env.CI) throw e;
-    return;
-  }
+testGpu('soak: 60 steps of the MNIST-shaped MLP on WebGPU keep memory flat', async () => {
+  const gpu = await gpuBackend();
   try {
     await soakOn(gpu, 60);
   } finally {

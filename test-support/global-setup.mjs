@@ -1,0 +1,40 @@
+// jest globalSetup: decides once, before any test file registers its tests, whether this run
+// has a WebGPU adapter, and hands the answer to every worker in SURF_TEST_WEBGPU ('yes', or
+// 'no: <reason>'). test-support/gpu.ts reads it to register WebGPU tests as test or test.skip,
+// so without an adapter they show as skipped, never as passed. With CI set a missing adapter
+// fails the run. Set SURF_TEST_WEBGPU yourself to skip the probe (e.g. 'no: not wanted').
+import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+function probe() {
+  const outfile = join(root, '.out', 'gpu-probe.mjs');
+  return build({
+    entryPoints: [join(root, 'test-support', 'gpu-probe.ts')],
+    bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, external: ['webgpu'],
+    tsconfig: join(root, 'tsconfig.json'),
+    banner: { js: "import { createRequire as __surfCreateRequire } from 'module'; const require = __surfCreateRequire(import.meta.url);" },
+    logLevel: 'silent',
+  }).then(() => {
+    // Dawn's adapter-probing warnings go to the child's stderr: kept unless the probe fails.
+    const r = spawnSync(process.execPath, [outfile], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+    try {
+      return JSON.parse(line);
+    } catch {
+      return { ok: false, reason: `the probe exited with ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().slice(-500)}` };
+    }
+  });
+}
+
+export default async function globalSetup() {
+  if (process.env.SURF_TEST_WEBGPU) return;
+  const r = await probe();
+  process.env.SURF_TEST_WEBGPU = r.ok ? 'yes' : `no: ${r.reason}`;
+  if (r.ok) return;
+  if (process.env.CI) throw new Error(`CI is set and no WebGPU adapter was found: ${r.reason}`);
+  console.warn(`\nWebGPU tests will be skipped: ${r.reason}`);
+}
