@@ -1,17 +1,13 @@
 import { E, NDArray, randomArray } from '@surf/core';
-import { createWebGPUBackend } from '@surf/webgpu';
 import { cpu, expectClose } from './cpu-compare';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 
 // The vec4 elementwise path (four elements per thread) against the scalar path and the CPU:
 // float, int and bool inputs and outputs, a broadcast scalar, views at offsets that are and
 // are not multiples of 4, and two outputs from one kernel.
-test('vec4 and transposed-tile elementwise kernels agree bit for bit with the scalar path and with the CPU', async () => {
-  const probe = await gpuOrSkip();
-  if (!probe) return;
-  probe.destroy();
-  const vec = await createWebGPUBackend();
-  const scalar = await createWebGPUBackend({ elementwiseFastPaths: false });
+testGpu('vec4 and transposed-tile elementwise kernels agree bit for bit with the scalar path and with the CPU', async () => {
+  const vec = await gpuBackend();
+  const scalar = await gpuBackend({ elementwiseFastPaths: false });
   try {
     const n = 4 * 129;
     const fa = randomArray('uniform', n + 8, 31, -3, 3);

@@ -1,19 +1,15 @@
 import { E, NDArray } from '@surf/core';
-import { createWebGPUBackend } from '@surf/webgpu';
 import { expectClose, twin } from './cpu-compare';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 
 // Chunked float reductions finish in one dispatch: the last workgroup of each output folds
 // the partials and resets the shared scratch. 64-thread workgroups and 2 vec4 loads per
 // thread make small shapes chunk, so SwiftShader reaches the path; every reduction is
 // checked against the CPU, repeated on one backend (the scratch must come back clean),
 // and counted (one dispatch each).
-test('one-dispatch reductions: sum and max over chunks match the CPU, repeatedly, with NaN and -Inf', async () => {
-  const probe = await gpuOrSkip();
-  if (!probe) return;
-  probe.destroy();
+testGpu('one-dispatch reductions: sum and max over chunks match the CPU, repeatedly, with NaN and -Inf', async () => {
   for (const extra of [{}, { maxWorkgroupsPerDim: 3 }]) {
-    const b = await createWebGPUBackend({ reduceWorkgroupSize: 64, reduce: { onePerThread: 2 }, ...extra });
+    const b = await gpuBackend({ reduceWorkgroupSize: 64, reduce: { onePerThread: 2 }, ...extra });
     try {
       const cases: [number[], number[] | undefined][] = [[[5000], undefined], [[3, 4001], [1]], [[4, 2, 1500], [0, 2]], [[7, 3000], undefined], [[6, 3000], [1]]];
       let seed = 900;
