@@ -28,6 +28,8 @@ export type { InputSpec, Layout, Values } from './gradcheck/inputs';
 // attention
 export { scaledDotProductAttention } from './ops/attention';
 export type { ScaledDotProductAttentionOptions } from './ops/attention';
+// optable: functional forms of the raw elementwise ops (also Tensor methods)
+export { erf, log1p, expm1, floor, ceil, round, trunc, sign, remainder, bitwiseAnd, bitwiseOr, bitwiseXor, silu, gelu } from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
 export type { IndexArg, SliceSpec } from './ops/index';
 export { gather } from './ops/gather';
@@ -43,3 +45,10 @@ export { triu, tril } from './ops/triangle';
 export { maskedFill } from './ops/masked-fill';
 export { multinomial } from './ops/multinomial';
 // ---- end ops ----
+// cnn: convolution, pooling, batch norm
+export { conv1d, conv2d, convTranspose2d } from './ops/conv';
+export type { ConvOptions, ConvTransposeOptions } from './ops/conv';
+export { maxPool2d, avgPool2d, adaptiveAvgPool2d } from './ops/pool';
+export type { MaxPoolOptions, AvgPoolOptions } from './ops/pool';
+export { batchNorm } from './ops/batch-norm';
+export type { BatchNormOptions } from './ops/batch-norm';

@@ -6,10 +6,13 @@ import { softmaxCrossEntropy } from '../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
 import { InputSpec } from './inputs';
 import { attentionGradcheckCases } from './cases-attention';
+import { optableCases } from './cases-optable';
 // ---- ops (issue 17) ----
 import { opsCases } from './cases-ops';
 // ---- end ops ----
 import { fusionCases } from './fusion-cases'; // fusion pass
+// cnn: conv, pool and batch-norm cases
+import { cnnCases } from './cases-cnn';
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -302,5 +305,5 @@ function compositeCases(): GradcheckCase[] {
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
   return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(), ...fusionCases(),
-    ...attentionGradcheckCases()]; // attention
+    ...attentionGradcheckCases(), ...optableCases(), ...cnnCases()];
 }

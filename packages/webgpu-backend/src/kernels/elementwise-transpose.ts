@@ -45,7 +45,7 @@ export interface TransposeWgslArgs {
   /** Names of input i's parameter words (offset, strides). */
   names: (i: number) => { Offset: string; Strides: string };
   /** Emits the expressions over values v0..vn; returns the statements and each output's value. */
-  emit: (vals: string[]) => { lines: string[]; results: string[] };
+  emit: (vals: string[]) => { lines: string[]; results: string[]; helpers: string };
 }
 
 /** Workgroups of the tiled kernel for collapsed shape [R, C]. */
@@ -69,6 +69,7 @@ export function transposeWgsl(a: TransposeWgslArgs): string {
     stage.push(`{ let r = r0 + lx; let c = c0 + ly + ${j * ROWS_PER_PASS}u; if (r < ${R} && c < ${C}) { ${loads.join(' ')} } }`);
   }
   const produce: string[] = [];
+  let helpers = '';
   for (let j = 0; j < TILE / ROWS_PER_PASS; j++) {
     const lines: string[] = [];
     const vals: string[] = [];
@@ -84,6 +85,7 @@ export function transposeWgsl(a: TransposeWgslArgs): string {
       lines.push(`let v${i}: ${ty} = ${raw === null ? zero : x.dtype === 'bool' ? `(${raw} != 0u)` : raw};`);
     });
     const em = a.emit(vals);
+    helpers = em.helpers;
     lines.push(...em.lines);
     em.results.forEach((v, o) => lines.push(`out${o}[i] = ${outDT[o] === 'bool' ? `select(0u, 1u, ${v})` : v};`));
     produce.push(`{ let r = r0 + ly + ${j * ROWS_PER_PASS}u; let c = c0 + lx; if (r < ${R} && c < ${C}) {
@@ -94,6 +96,7 @@ export function transposeWgsl(a: TransposeWgslArgs): string {
   return `${paramsDecl(u.words)}
 ${decl.join('\n')}
 ${FLOAT_HELPERS}
+${helpers}
 @compute @workgroup_size(256)
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
