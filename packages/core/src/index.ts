@@ -7,7 +7,7 @@ export type { Backend, Storage, Strided, ReduceOp, MemoryInfo, MatmulEpilogue } 
 export { NDArray } from './ndarray';
 export { CpuBackend } from './cpu';
 // cpu threads
-export { cpuThreads, setCpuThreads } from './cpu/threads/config';
+export { cpuThreads, setCpuThreads, startCpuThreads } from './cpu/threads/config';
 export type { ThreadOptions } from './cpu/threads/config';
 export * from './random';
 export * from './registry';
@@ -32,3 +32,6 @@ export type { ScatterMode } from './backend';
 export { scatterFlat, sortAlong } from './scatter-sort';
 export { checkScatterArgs, checkSortArgs } from './validate-ops';
 // ---- end ops ----
+// conv (cnn)
+export { checkConvArgs, checkConvEpilogue, convNd, convOutSize } from './conv';
+export type { ConvParams } from './conv';
