@@ -17,67 +17,17 @@
  */
 export const CTRL = { GEN: 0, PENDING: 1, READY: 2, ERROR: 3, QUIT: 4, NEXT: 5, JOB: 6, CHUNKS: 7, DONE: 8, LOADS: 9, LOAD_AT: 10, TEXT: 16, TEXT_CHARS: 255, WORDS: 272 } as const;
 
-export const WORKER_SOURCE = `'use strict';
-(function () {
-  var C = ${JSON.stringify(CTRL)};
-  function fail(ctrl, e) {
-    // The message goes to the caller through the control array's text area.
-    if (Atomics.compareExchange(ctrl, C.ERROR, 0, 1) !== 0) return;
-    var text = String((e && e.message) || e).slice(0, C.TEXT_CHARS);
-    for (var c = 0; c < text.length; c++) ctrl[C.TEXT + c] = text.charCodeAt(c);
-    ctrl[C.TEXT + text.length] = 0;
-  }
-  function serve(msg) {
-    var memory = msg.memory, ctrl = new Int32Array(msg.ctrl), spin = msg.spin;
-    var fns = [], args = [], loads = 0;
-    var gen = Atomics.load(ctrl, C.GEN);
-    Atomics.add(ctrl, C.READY, 1);
-    Atomics.notify(ctrl, C.READY);
-    for (;;) {
-      var g = Atomics.load(ctrl, C.GEN);
-      // A short spin first: a job often follows another within microseconds.
-      for (var s = 0; g === gen && s < spin; s++) g = Atomics.load(ctrl, C.GEN);
-      while (g === gen) { Atomics.wait(ctrl, C.GEN, gen); g = Atomics.load(ctrl, C.GEN); }
-      gen = g;
-      if (Atomics.load(ctrl, C.QUIT)) return;
-      if (Atomics.load(ctrl, C.LOADS) > loads) {
-        loads++;
-        try {
-          var w = new Int32Array(memory.buffer), l = Atomics.load(ctrl, C.LOAD_AT) >> 2;
-          var bytes = new Uint8Array(memory.buffer, w[l], w[l + 1]).slice();
-          var exp = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: memory } }).exports;
-          for (var k in exp) if (typeof exp[k] === 'function') { fns[w[l + 2]] = exp[k]; break; }
-        } catch (e) {
-          fail(ctrl, e);
-        }
-        if (Atomics.sub(ctrl, C.PENDING, 1) === 1) Atomics.notify(ctrl, C.PENDING);
-        continue;
-      }
-      var tag = g & 0x7fff, m = null;
-      for (;;) {
-        var v = Atomics.load(ctrl, C.NEXT);
-        if (v < 0 || (v >>> 16) !== tag) break;
-        var chunks = Atomics.load(ctrl, C.CHUNKS), c = v & 0xffff;
-        if (c >= chunks) break;
-        if (Atomics.compareExchange(ctrl, C.NEXT, v, v + 1) !== v) continue;
-        try {
-          if (m === null || m.buffer !== memory.buffer) m = new Int32Array(memory.buffer);
-          var j = Atomics.load(ctrl, C.JOB) >> 2;
-          for (var i = j + m[j + c], end = j + m[j + c + 1]; i < end;) {
-            var id = m[i], na = m[i + 1];
-            args.length = na;
-            for (var a = 0; a < na; a++) args[a] = m[i + 2 + a];
-            fns[id].apply(null, args);
-            i += 2 + na;
-          }
-        } catch (e) {
-          fail(ctrl, e);
-        }
-        if (Atomics.add(ctrl, C.DONE, 1) + 1 === chunks) Atomics.notify(ctrl, C.DONE);
-      }
-    }
-  }
-  if (typeof require === 'function') require('node:worker_threads').parentPort.once('message', serve);
-  else self.onmessage = function (e) { self.onmessage = null; serve(e.data); };
-})();
-`;
+// Kept compact by hand (bundlers do not minify a string); the steps are described above.
+export const WORKER_SOURCE = `(function(){var C=${JSON.stringify(CTRL)};
+function fail(t,e){if(Atomics.compareExchange(t,C.ERROR,0,1)!==0)return;var s=String(e&&e.message||e).slice(0,C.TEXT_CHARS),i=0;for(;i<s.length;i++)t[C.TEXT+i]=s.charCodeAt(i);t[C.TEXT+i]=0}
+function serve(d){var M=d.memory,t=new Int32Array(d.ctrl),f=[],a=[],L=0,m=null,G=Atomics.load(t,C.GEN);Atomics.add(t,C.READY,1);Atomics.notify(t,C.READY);
+for(;;){var g=Atomics.load(t,C.GEN);for(var s=0;g===G&&s<d.spin;s++)g=Atomics.load(t,C.GEN);
+while(g===G){Atomics.wait(t,C.GEN,G);g=Atomics.load(t,C.GEN)}G=g;if(Atomics.load(t,C.QUIT))return;
+if(Atomics.load(t,C.LOADS)>L){L++;try{var w=new Int32Array(M.buffer),l=Atomics.load(t,C.LOAD_AT)>>2,x=new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(M.buffer,w[l],w[l+1]).slice()),{env:{memory:M}}).exports;for(var k in x)if(typeof x[k]==='function'){f[w[l+2]]=x[k];break}}catch(e){fail(t,e)}
+if(Atomics.sub(t,C.PENDING,1)===1)Atomics.notify(t,C.PENDING);continue}
+for(var T=g&0x7fff;;){var v=Atomics.load(t,C.NEXT);if(v<0||v>>>16!==T)break;var n=Atomics.load(t,C.CHUNKS),c=v&0xffff;if(c>=n)break;
+if(Atomics.compareExchange(t,C.NEXT,v,v+1)!==v)continue;
+try{if(m===null||m.buffer!==M.buffer)m=new Int32Array(M.buffer);var j=Atomics.load(t,C.JOB)>>2;
+for(var i=j+m[j+c],e=j+m[j+c+1];i<e;){var na=m[i+1];a.length=na;for(var q=0;q<na;q++)a[q]=m[i+2+q];f[m[i]].apply(null,a);i+=2+na}}catch(e){fail(t,e)}
+if(Atomics.add(t,C.DONE,1)+1===n)Atomics.notify(t,C.DONE)}}}
+if(typeof require==='function')require('node:worker_threads').parentPort.once('message',serve);else self.onmessage=function(e){self.onmessage=null;serve(e.data)}})();`;
