@@ -166,3 +166,71 @@ export function trainData(features: number, classes: number, batch: number, batc
   }
   return { features, classes, batch, x, y, yOneHot };
 }
+
+/**
+ * The GPT row's token batches (bench/torch/bench.py makes the same): windows of T+1 ids of a
+ * noisy rule, id' = (7·id + 3 + n) mod vocab with n in {0, 1, 2} from the hash, so a model can
+ * learn it (the loss falls from ln(vocab) towards ln 3) and a broken training step shows.
+ * Batch b, window r, position j uses hash stream 2000 + b at index r·(T+1) + j.
+ */
+export interface TokenData {
+  /** [batches][batch * T] inputs and next-token targets. */
+  x: Int32Array[];
+  y: Int32Array[];
+}
+
+export function tokenData(vocab: number, batch: number, T: number, batches: number): TokenData {
+  const x: Int32Array[] = [];
+  const y: Int32Array[] = [];
+  for (let b = 0; b < batches; b++) {
+    const xs = new Int32Array(batch * T);
+    const ys = new Int32Array(batch * T);
+    for (let r = 0; r < batch; r++) {
+      let id = Math.floor(hashUnit(r * (T + 1), 2000 + b) * vocab);
+      for (let j = 1; j <= T; j++) {
+        const next = (7 * id + 3 + Math.floor(3 * hashUnit(r * (T + 1) + j, 2000 + b))) % vocab;
+        xs[r * T + j - 1] = id;
+        ys[r * T + j - 1] = next;
+        id = next;
+      }
+    }
+    x.push(xs);
+    y.push(ys);
+  }
+  return { x, y };
+}
+
+/** Attention inputs: q, k, v and the output gradient, uniform in [-0.5, 0.5) (streams 1-4). */
+export function attentionInputs(n: number): { q: Float32Array; k: Float32Array; v: Float32Array; g: Float32Array } {
+  const centred = (seed: number) => uniform(n, seed).map((u) => u - 0.5);
+  return { q: centred(SEED_A), k: centred(SEED_B), v: centred(SEED_C), g: centred(4) };
+}
+
+/**
+ * Reference attention output (float64) for query rows `rows` ([b·heads + h, i] pairs flattened
+ * as bh·L + i) of q, k, v stored [BH, L, E], causal or not.
+ */
+export function attentionReference(q: Float32Array, k: Float32Array, v: Float32Array, L: number, E: number, causal: boolean, rows: number[]): Float64Array {
+  const out = new Float64Array(rows.length * E);
+  const scale = 1 / Math.sqrt(E);
+  const s = new Float64Array(L);
+  rows.forEach((row, n) => {
+    const bh = Math.floor(row / L);
+    const i = row % L;
+    const last = causal ? i : L - 1;
+    let max = -Infinity;
+    for (let j = 0; j <= last; j++) {
+      let acc = 0;
+      for (let e = 0; e < E; e++) acc += q[row * E + e] * k[(bh * L + j) * E + e];
+      s[j] = acc * scale;
+      if (s[j] > max) max = s[j];
+    }
+    let den = 0;
+    for (let j = 0; j <= last; j++) den += (s[j] = Math.exp(s[j] - max));
+    for (let j = 0; j <= last; j++) {
+      const p = s[j] / den;
+      for (let e = 0; e < E; e++) out[n * E + e] += p * v[(bh * L + j) * E + e];
+    }
+  });
+  return out;
+}

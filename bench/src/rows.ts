@@ -5,10 +5,10 @@
  */
 import type { MatmulSpec } from './data';
 
-export type Group = 'matmul' | 'reduce' | 'elementwise' | 'overhead' | 'train' | 'cpu';
-export const GROUPS: readonly Group[] = ['matmul', 'reduce', 'elementwise', 'overhead', 'train', 'cpu'];
+export type Group = 'matmul' | 'reduce' | 'elementwise' | 'overhead' | 'attention' | 'train' | 'models' | 'cpu';
+export const GROUPS: readonly Group[] = ['matmul', 'reduce', 'elementwise', 'overhead', 'attention', 'train', 'models', 'cpu'];
 
-export type Unit = 'GFLOP/s' | 'GB/s' | 'µs/op' | 'steps/s';
+export type Unit = 'GFLOP/s' | 'GB/s' | 'µs/op' | 'steps/s' | 'tokens/s';
 
 interface RowBase {
   /** Stable key, e.g. 'matmul/1024' (used in JSON and by bench.py). */
@@ -36,11 +36,72 @@ export interface TrainRow extends RowBase {
   lr: number;
   /** Read the loss back to the host after every step (the usual training loop with logging). */
   readback: boolean;
+  /**
+   * How Surf writes the loop (peers: see each row's note): 'tidy' the documented loop inside
+   * `tidy`; 'jit' the step captured by `jit` (PyTorch: the whole step in one CUDA graph);
+   * 'notidy' the loop PyTorch users write, no tidy or dispose (PyTorch: its eager loop).
+   */
+  loop: TrainLoop;
+  /** With readback false: read the loss every `readEvery` steps (0: only the final sync). */
+  readEvery: number;
 }
+export type TrainLoop = 'tidy' | 'jit' | 'notidy';
+
+/**
+ * Attention forward + backward (causal, f32, q/k/v [batch, heads, len, dim]): 'fused' is
+ * scaledDotProductAttention (PyTorch: F.scaled_dot_product_attention), 'plain' the composite
+ * softmax(QKᵀ·scale + causal mask)·V every framework can write.
+ */
+export interface AttentionRow extends RowBase { kind: 'attention'; impl: 'fused' | 'plain'; batch: number; heads: number; len: number; dim: number; causal: boolean }
+
+/** The GPT example's training step (examples/gpt's default model; AdamW, clipping, warmup + cosine lr). */
+export interface GptRow extends RowBase {
+  kind: 'gpt';
+  config: GptBenchConfig;
+  /** Read the loss every `readEvery` steps, as the example logs. */
+  readEvery: number;
+}
+export interface GptBenchConfig {
+  vocabSize: number;
+  blockSize: number;
+  nEmbd: number;
+  nHead: number;
+  nLayer: number;
+  batchSize: number;
+  lr: number;
+  warmup: number;
+  /** Steps of the cosine schedule after the warm-up (the example's default run length). */
+  steps: number;
+  weightDecay: number;
+  clip: number;
+  betas: [number, number];
+  /** Where the numbers come from (the example's DEFAULT_TRAIN, or the fallback copy). */
+  source: string;
+}
+
+/**
+ * A small CNN training step (examples/cnn's architecture: blocks of conv 3x3 pad 1 (no bias),
+ * BatchNorm2d, ReLU, max pool 2x2, then one linear layer) on [batch, 1, 28, 28] digits, Adam.
+ */
+export interface CnnRow extends RowBase { kind: 'cnn'; channels: number[]; batch: number; lr: number }
 /** The MNIST example's own training loop (examples/mlp/src/train.ts), `steps` steps of its first epoch (125 = all of it at batch 64). */
 export interface ExampleRow extends RowBase { kind: 'example'; steps: number }
 
-export type Row = MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow;
+export type Row = MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow | AttentionRow | GptRow | CnnRow;
+
+/** Whether step i of a training row reads its loss back to the host. */
+export function readsLoss(row: { readback?: boolean; readEvery: number }, i: number): boolean {
+  if (row.readback) return true;
+  return row.readEvery > 0 && i % row.readEvery === row.readEvery - 1;
+}
+
+/**
+ * FLOPs of attention's matmuls, FlashAttention's convention: forward 4·B·H·L·S·E (halved when
+ * causal), backward 2.5x forward, so forward + backward is 3.5x.
+ */
+export function attentionFlops(r: AttentionRow): number {
+  return 3.5 * 4 * r.batch * r.heads * r.len * r.len * r.dim * (r.causal ? 0.5 : 1);
+}
 
 /** The work one iteration does, in the row's unit's numerator (FLOP, bytes) or 1. */
 export function workPerIter(row: Row): number {
@@ -51,6 +112,9 @@ export function workPerIter(row: Row): number {
     case 'overhead': return 1;
     case 'train': return 1;
     case 'example': return 1;
+    case 'attention': return attentionFlops(row);
+    case 'gpt': return row.config.batchSize * row.config.blockSize;
+    case 'cnn': return 1;
   }
 }
 
@@ -61,6 +125,7 @@ export function toUnit(row: Row, secondsPerIter: number): number {
     case 'GB/s': return workPerIter(row) / secondsPerIter / 1e9;
     case 'µs/op': return secondsPerIter * 1e6;
     case 'steps/s': return 1 / secondsPerIter;
+    case 'tokens/s': return workPerIter(row) / secondsPerIter;
   }
 }
 
@@ -97,13 +162,16 @@ function fmaRow(side: number, permuted: boolean): FmaRow {
   return { id: `elementwise/fma-${mega}M${permuted ? '-permuted' : ''}`, group: 'elementwise', label: `a*b+c ${mega}M${permuted ? ' (a permuted view)' : ''}`, unit: 'GB/s', device: 'gpu', kind: 'fma', rows: side, cols: side, permuted };
 }
 
-function trainRow(layers: number[], batch: number, optimizer: 'sgd' | 'adam', readback: boolean, device: 'gpu' | 'cpu' = 'gpu'): TrainRow {
+const LOOP_LABEL: Record<TrainLoop, string> = { tidy: '', jit: ', jit (PyTorch: CUDA graph)', notidy: ', no tidy, loss read every 10 steps' };
+
+function trainRow(layers: number[], batch: number, optimizer: 'sgd' | 'adam', readback: boolean, device: 'gpu' | 'cpu' = 'gpu', loop: TrainLoop = 'tidy'): TrainRow {
   const lr = optimizer === 'sgd' ? 0.1 : 1e-3;
   const name = `MLP ${layers.join('-')} b${batch} ${optimizer === 'sgd' ? 'SGD' : 'Adam'}`;
+  const readEvery = loop === 'notidy' ? 10 : 0;
   return {
-    id: `${device === 'cpu' ? 'cpu/' : ''}train/${layers.join('-')}-b${batch}-${optimizer}${readback ? '-readback' : ''}`,
+    id: `${device === 'cpu' ? 'cpu/' : ''}train/${layers.join('-')}-b${batch}-${optimizer}${readback ? '-readback' : ''}${loop === 'tidy' ? '' : `-${loop}`}`,
     group: device === 'cpu' ? 'cpu' : 'train',
-    label: `${name}${readback ? ', loss read every step' : ', sync at end'}`,
+    label: `${name}${readback ? ', loss read every step' : loop === 'notidy' ? '' : ', sync at end'}${LOOP_LABEL[loop]}`,
     unit: 'steps/s',
     device,
     kind: 'train',
@@ -112,6 +180,65 @@ function trainRow(layers: number[], batch: number, optimizer: 'sgd' | 'adam', re
     optimizer,
     lr,
     readback,
+    loop,
+    readEvery,
+  };
+}
+
+function attentionRow(impl: 'fused' | 'plain', batch: number, heads: number, len: number, dim: number): AttentionRow {
+  const shape = `[${batch}, ${heads}, ${len}, ${dim}]`;
+  return {
+    id: `attention/${impl}-${batch}x${heads}x${len}x${dim}-causal`,
+    group: 'attention',
+    label: `attention fwd+bwd ${shape} causal, ${impl === 'fused' ? 'fused (PyTorch: SDPA)' : 'plain softmax(QKᵀ)V'}`,
+    unit: 'GFLOP/s',
+    device: 'gpu',
+    kind: 'attention',
+    impl,
+    batch,
+    heads,
+    len,
+    dim,
+    causal: true,
+  };
+}
+
+/**
+ * examples/gpt's DEFAULT_TRAIN as of this suite (4 layers, 128 wide, 4 heads, context 128,
+ * batch 32) and the Brown corpus's vocabulary size: used when the example's own defaults
+ * cannot be loaded (suite.ts passes them in otherwise).
+ */
+export const GPT_FALLBACK: GptBenchConfig = {
+  vocabSize: 85, blockSize: 128, nEmbd: 128, nHead: 4, nLayer: 4, batchSize: 32,
+  lr: 2e-3, warmup: 100, steps: 3000, weightDecay: 0.1, clip: 1, betas: [0.9, 0.99], source: 'bench/src/rows.ts GPT_FALLBACK',
+};
+
+function gptRow(config: GptBenchConfig, quick: boolean): GptRow {
+  // --quick: a narrower, shallower model with a short context (SwiftShader/CPU boxes).
+  const c = quick ? { ...config, nLayer: 1, nEmbd: 32, nHead: 2, blockSize: 32, batchSize: 8 } : config;
+  return {
+    id: 'models/gpt-train',
+    group: 'models',
+    label: `GPT training step (examples/gpt: ${c.nLayer} layers, ${c.nEmbd} wide, context ${c.blockSize}, batch ${c.batchSize})`,
+    unit: 'tokens/s',
+    device: 'gpu',
+    kind: 'gpt',
+    config: c,
+    readEvery: 10,
+  };
+}
+
+function cnnRow(batch: number): CnnRow {
+  return {
+    id: `models/cnn-train-b${batch}`,
+    group: 'models',
+    label: `CNN training step (examples/cnn: conv-BN-ReLU-pool [16, 32], linear) b${batch} Adam`,
+    unit: 'steps/s',
+    device: 'gpu',
+    kind: 'cnn',
+    channels: [16, 32],
+    batch,
+    lr: 1e-3,
   };
 }
 
@@ -127,7 +254,12 @@ function mlpShapes(device: 'gpu' | 'cpu' = 'gpu'): MatmulRow[] {
   ];
 }
 
-export function buildRows(quick: boolean): Row[] {
+export interface RowOptions {
+  /** The GPT example's training config (from its DEFAULT_TRAIN); GPT_FALLBACK when absent. */
+  gpt?: GptBenchConfig;
+}
+
+export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
   const squares = quick ? [128, 256, 512] : [128, 256, 512, 1024, 2048, 4096];
   const rows: Row[] = [];
   for (const s of squares) rows.push(mm(s, s, s));
@@ -143,6 +275,10 @@ export function buildRows(quick: boolean): Row[] {
 
   rows.push({ id: 'overhead/add-chain', group: 'overhead', label: `dispatch: ${quick ? 200 : 1000} dependent adds on 1K elements`, unit: 'µs/op', device: 'gpu', kind: 'overhead', ops: quick ? 200 : 1000, size: 1024 });
 
+  // Issue 14: fused attention against PyTorch's SDPA, and the composite every framework can write.
+  const [ab, ah, al, ad] = quick ? [1, 2, 128, 32] : [16, 8, 1024, 64];
+  rows.push(attentionRow('fused', ab, ah, al, ad), attentionRow('plain', ab, ah, al, ad));
+
   // --quick shrinks the big MLP (SwiftShader takes seconds per step of the full one).
   const big = quick ? [784, 256, 256, 10] : [784, 512, 512, 10];
   const bigBatch = quick ? 128 : 256;
@@ -150,6 +286,14 @@ export function buildRows(quick: boolean): Row[] {
     rows.push(trainRow([784, 128, 10], 64, 'sgd', readback));
     rows.push(trainRow(big, bigBatch, 'adam', readback));
   }
+  // Issue 12: the captured step (PyTorch: one CUDA graph per step) and the loop without tidy.
+  rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'gpu', 'jit'));
+  rows.push(trainRow(big, bigBatch, 'adam', false, 'gpu', 'jit'));
+  rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'gpu', 'notidy'));
+  rows.push(trainRow(big, bigBatch, 'adam', false, 'gpu', 'notidy'));
+  // Issues 13 and 14: the examples' models, Surf against PyTorch eager.
+  rows.push(gptRow(opts.gpt ?? GPT_FALLBACK, quick));
+  rows.push(cnnRow(64));
   rows.push({ id: 'train/mnist-example', group: 'train', label: 'MNIST example (examples/mlp) training loop', unit: 'steps/s', device: 'gpu', kind: 'example', steps: quick ? 20 : 125 });
 
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu'));
