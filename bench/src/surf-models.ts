@@ -94,7 +94,7 @@ function attentionRunner(row: AttentionRow, surf: Surf, be: Backend): Runner {
 /** examples/gpt's model through the example's package exports (never its src). */
 async function loadGpt(): Promise<new (c: Record<string, number>) => T> {
   try {
-    const m = (await import('@surf/example-gpt/model')) as { Gpt?: new (c: Record<string, number>) => T };
+    const m = (await import('@surf/example-gpt/model')) as unknown as { Gpt?: new (c: Record<string, number>) => T };
     if (!m.Gpt) throw new Error('@surf/example-gpt/model exports no Gpt');
     return m.Gpt;
   } catch (e) {

@@ -152,9 +152,15 @@ export class TfjsFramework implements Framework {
         };
       }
       case 'train':
+        if (row.loop === 'jit') throw new NotAvailable('TF.js has no captured training step');
+        if (row.loop === 'notidy') throw new NotAvailable('TF.js frees tensors only through tidy/dispose');
         return this.trainRunner(tf, row, inputs);
       case 'example':
         throw new NotAvailable('Surf only');
+      case 'attention':
+      case 'gpt':
+      case 'cnn':
+        throw new NotAvailable('a Surf and PyTorch row (not written for TF.js)');
     }
   }
 
