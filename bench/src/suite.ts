@@ -277,7 +277,7 @@ async function main(): Promise<void> {
   if (n.length) console.log(`\n${n.join('\n')}`);
   // The targets are GPU-host figures: a --quick run (small sizes) is not held to them.
   const tl = o.quick ? [] : targetLines(results);
-  if (tl.length) console.log(`\nTargets (issue 7; '?' = no peer figure in this run):\n${tl.join('\n')}`);
+  if (tl.length) console.log(`\nTargets (issues 7, 12-14; '?' = no peer figure in this run):\n${tl.join('\n')}`);
 
   const json = {
     suite: 'surf-bench',
