@@ -28,6 +28,8 @@ export type { InputSpec, Layout, Values } from './gradcheck/inputs';
 // attention
 export { scaledDotProductAttention } from './ops/attention';
 export type { ScaledDotProductAttentionOptions } from './ops/attention';
+// optable: functional forms of the raw elementwise ops (also Tensor methods)
+export { erf, log1p, expm1, floor, ceil, round, trunc, sign, remainder, bitwiseAnd, bitwiseOr, bitwiseXor, silu, gelu } from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
 export type { IndexArg, SliceSpec } from './ops/index';
 export { gather } from './ops/gather';

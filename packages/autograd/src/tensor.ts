@@ -13,6 +13,8 @@ import * as J from './ops/join';
 import { softmax, logSoftmax } from './ops/softmax';
 import { indexSelect } from './ops/index-select';
 import { matmul, dot } from './ops/matmul';
+// optable: raw elementwise ops of the op table
+import * as OT from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
 import { isGradEnabled } from './grad-mode';
 import { IndexArg, index as indexOp, slice as sliceOp } from './ops/index';
@@ -308,9 +310,29 @@ export class Tensor {
   sigmoid(): Tensor { return U.sigmoid(this); }
   relu(): Tensor { return U.relu(this); }
   leakyRelu(negativeSlope = 0.01): Tensor { return U.leakyRelu(this, negativeSlope); }
-  /** 'none': x·Φ(x) with an erf accurate to 1.5e-7; 'tanh': the tanh approximation. */
+  /** 'none': ½x(1 + erf(x/√2)) with the raw erf (PyTorch's formula); 'tanh': the tanh approximation. */
   gelu(approximate: 'none' | 'tanh' = 'none'): Tensor { return U.gelu(this, approximate); }
   softplus(beta = 1): Tensor { return U.softplus(this, beta); }
+
+  // ---- optable: raw elementwise ops of the op table (core ops/table.ts) ----
+  erf(): Tensor { return OT.erf(this); }
+  log1p(): Tensor { return OT.log1p(this); }
+  expm1(): Tensor { return OT.expm1(this); }
+  floor(): Tensor { return OT.floor(this); }
+  ceil(): Tensor { return OT.ceil(this); }
+  /** Half to even (as PyTorch); `decimals` rounds to that many decimal places. */
+  round(decimals = 0): Tensor { return OT.round(this, decimals); }
+  trunc(): Tensor { return OT.trunc(this); }
+  /** -1, 0 or 1; sign(NaN) = 0 as PyTorch. */
+  sign(): Tensor { return OT.sign(this); }
+  /** Python's % (torch.remainder): the result takes the divisor's sign. */
+  remainder(o: Operand): Tensor { return OT.remainder(this, o); }
+  bitwiseAnd(o: Operand): Tensor { return OT.bitwiseAnd(this, o); }
+  bitwiseOr(o: Operand): Tensor { return OT.bitwiseOr(this, o); }
+  bitwiseXor(o: Operand): Tensor { return OT.bitwiseXor(this, o); }
+  /** x·σ(x) (swish). */
+  silu(): Tensor { return OT.silu(this); }
+  // ---- end optable ----
 
   // ---- reductions: dim is a number, a list, or absent for all dims ----
 

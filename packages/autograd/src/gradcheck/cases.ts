@@ -6,6 +6,7 @@ import { softmaxCrossEntropy } from '../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
 import { InputSpec } from './inputs';
 import { attentionGradcheckCases } from './cases-attention';
+import { optableCases } from './cases-optable';
 // ---- ops (issue 17) ----
 import { opsCases } from './cases-ops';
 // ---- end ops ----
@@ -302,5 +303,5 @@ function compositeCases(): GradcheckCase[] {
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
   return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(), ...fusionCases(),
-    ...attentionGradcheckCases()]; // attention
+    ...attentionGradcheckCases(), ...optableCases()];
 }
