@@ -234,3 +234,31 @@ export function attentionReference(q: Float32Array, k: Float32Array, v: Float32A
   });
   return out;
 }
+
+/** Sampled outputs [n, o, y, x] of a stride-1 conv2d (no bias) in float64, x [N, C, S, S], w [O, C, k, k]. */
+export function conv2dReference(x: Float32Array, w: Float32Array, C: number, S: number, O: number, k: number, pad: number, samples: [number, number, number, number][]): Float64Array {
+  return Float64Array.from(samples, ([n, o, oy, ox]) => {
+    let acc = 0;
+    for (let c = 0; c < C; c++) {
+      for (let i = 0; i < k; i++) {
+        const iy = oy + i - pad;
+        if (iy < 0 || iy >= S) continue;
+        for (let j = 0; j < k; j++) {
+          const ix = ox + j - pad;
+          if (ix < 0 || ix >= S) continue;
+          acc += x[((n * C + c) * S + iy) * S + ix] * w[((o * C + c) * k + i) * k + j];
+        }
+      }
+    }
+    return acc;
+  });
+}
+
+/** Sampled outputs [n, c, y, x] of maxPool2d (window k, stride k) in float64. */
+export function maxPoolReference(x: Float32Array, C: number, S: number, k: number, samples: [number, number, number, number][]): Float64Array {
+  return Float64Array.from(samples, ([n, c, oy, ox]) => {
+    let m = -Infinity;
+    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) m = Math.max(m, x[((n * C + c) * S + oy * k + i) * S + ox * k + j]);
+    return m;
+  });
+}

@@ -5,8 +5,8 @@
  */
 import type { MatmulSpec } from './data';
 
-export type Group = 'matmul' | 'reduce' | 'elementwise' | 'overhead' | 'attention' | 'train' | 'models' | 'cpu';
-export const GROUPS: readonly Group[] = ['matmul', 'reduce', 'elementwise', 'overhead', 'attention', 'train', 'models', 'cpu'];
+export type Group = 'matmul' | 'reduce' | 'elementwise' | 'overhead' | 'attention' | 'conv' | 'train' | 'models' | 'cpu';
+export const GROUPS: readonly Group[] = ['matmul', 'reduce', 'elementwise', 'overhead', 'attention', 'conv', 'train', 'models', 'cpu'];
 
 export type Unit = 'GFLOP/s' | 'GB/s' | 'µs/op' | 'steps/s' | 'tokens/s';
 
@@ -87,7 +87,30 @@ export interface CnnRow extends RowBase { kind: 'cnn'; channels: number[]; batch
 /** The MNIST example's own training loop (examples/mlp/src/train.ts), `steps` steps of its first epoch (125 = all of it at batch 64). */
 export interface ExampleRow extends RowBase { kind: 'example'; steps: number }
 
-export type Row = MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow | AttentionRow | GptRow | CnnRow;
+/**
+ * Issue 13's kernel rows, forward + backward on x [batch, channels, size, size]: conv2d with
+ * a [outChannels, channels, kernel, kernel] weight, stride 1, `padding`, no bias (data and
+ * weight gradients); or maxPool2d with a kernel x kernel window, stride = kernel.
+ */
+export interface ConvRow extends RowBase { kind: 'conv'; op: 'conv2d' | 'maxPool2d'; batch: number; channels: number; size: number; outChannels: number; kernel: number; padding: number }
+
+export type Row = MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow | AttentionRow | GptRow | CnnRow | ConvRow;
+
+/** The output side of a conv row (stride 1 conv; stride = kernel pool). */
+export function convOutSize(r: ConvRow): number {
+  return r.op === 'conv2d' ? r.size + 2 * r.padding - r.kernel + 1 : Math.floor(r.size / r.kernel);
+}
+
+/**
+ * Work of a conv row: conv2d FLOPs 2·N·O·Ho·Wo·C·k² forward, 3x that with the data and weight
+ * gradients; maxPool2d bytes: x read and dx written (4 B each per input element), y written
+ * and dy read (per output element).
+ */
+export function convWork(r: ConvRow): number {
+  const o = convOutSize(r);
+  if (r.op === 'conv2d') return 3 * 2 * r.batch * r.outChannels * o * o * r.channels * r.kernel * r.kernel;
+  return 4 * r.batch * r.channels * (2 * r.size * r.size + 2 * o * o);
+}
 
 /** Whether step i of a training row reads its loss back to the host. */
 export function readsLoss(row: { readback?: boolean; readEvery: number }, i: number): boolean {
@@ -115,6 +138,7 @@ export function workPerIter(row: Row): number {
     case 'attention': return attentionFlops(row);
     case 'gpt': return row.config.batchSize * row.config.blockSize;
     case 'cnn': return 1;
+    case 'conv': return convWork(row);
   }
 }
 
@@ -228,6 +252,26 @@ function gptRow(config: GptBenchConfig, quick: boolean): GptRow {
   };
 }
 
+function convRow(op: 'conv2d' | 'maxPool2d', batch: number, channels: number, size: number, outChannels: number, kernel: number, padding: number): ConvRow {
+  const shape = `[${batch}, ${channels}, ${size}, ${size}]`;
+  const what = op === 'conv2d' ? `conv2d fwd+bwd ${shape} ${kernel}x${kernel} pad ${padding} -> ${outChannels} channels` : `maxPool2d ${kernel}x${kernel} fwd+bwd ${shape}`;
+  return {
+    id: `conv/${op}-${batch}x${channels}x${size}x${size}-k${kernel}${op === 'conv2d' ? `-o${outChannels}` : ''}`,
+    group: 'conv',
+    label: what,
+    unit: op === 'conv2d' ? 'GFLOP/s' : 'GB/s',
+    device: 'gpu',
+    kind: 'conv',
+    op,
+    batch,
+    channels,
+    size,
+    outChannels,
+    kernel,
+    padding,
+  };
+}
+
 function cnnRow(batch: number): CnnRow {
   return {
     id: `models/cnn-train-b${batch}`,
@@ -278,6 +322,10 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
   // Issue 14: fused attention against PyTorch's SDPA, and the composite every framework can write.
   const [ab, ah, al, ad] = quick ? [1, 2, 128, 32] : [16, 8, 1024, 64];
   rows.push(attentionRow('fused', ab, ah, al, ad), attentionRow('plain', ab, ah, al, ad));
+
+  // Issue 13: a ResNet layer, a 5x5 conv and a max pool.
+  if (quick) rows.push(convRow('conv2d', 2, 8, 16, 8, 3, 1), convRow('conv2d', 2, 4, 12, 8, 5, 2), convRow('maxPool2d', 2, 8, 16, 8, 2, 0));
+  else rows.push(convRow('conv2d', 64, 64, 56, 64, 3, 1), convRow('conv2d', 128, 32, 28, 64, 5, 2), convRow('maxPool2d', 64, 64, 56, 64, 2, 0));
 
   // --quick shrinks the big MLP (SwiftShader takes seconds per step of the full one).
   const big = quick ? [784, 256, 256, 10] : [784, 512, 512, 10];

@@ -5,10 +5,10 @@
  * export yet (conv2d before issue 13 lands, ...) makes the row n/a with the reason.
  */
 import type { Backend } from '@surf/core';
-import { attentionInputs, attentionReference, relErr, tokenData, trainData } from './data';
+import { SEED_A, SEED_B, attentionInputs, attentionReference, conv2dReference, maxPoolReference, relErr, tokenData, trainData, uniform } from './data';
 import { Check, NotAvailable, Runner, kernelCheck, trainCheck } from './framework';
-import { readsLoss } from './rows';
-import type { AttentionRow, CnnRow, GptRow } from './rows';
+import { convOutSize, readsLoss } from './rows';
+import type { AttentionRow, CnnRow, ConvRow, GptRow } from './rows';
 
 // @surf/nn is typed loosely here: the rows use pieces that land at different times, and each
 // runner checks that what it needs is there before using it.
@@ -30,8 +30,9 @@ function upload(surf: Surf, data: Float32Array | Int32Array, shape: number[], op
   return { t: leaf, own: [flat, shaped, leaf] };
 }
 
-export async function modelRunner(row: AttentionRow | GptRow | CnnRow, surf: Surf, be: Backend, quick: boolean): Promise<Runner> {
+export async function modelRunner(row: AttentionRow | GptRow | CnnRow | ConvRow, surf: Surf, be: Backend, quick: boolean): Promise<Runner> {
   switch (row.kind) {
+    case 'conv': return convRunner(row, surf, be);
     case 'attention': return attentionRunner(row, surf, be);
     case 'gpt': return gptRunner(row, surf, be, quick);
     case 'cnn': return cnnRunner(row, surf, be);
@@ -220,5 +221,55 @@ async function cnnRunner(row: CnnRow, surf: Surf, be: Backend): Promise<Runner> 
       opt.dispose?.();
       for (const p of model.parameters()) p.dispose();
     },
+  };
+}
+
+/**
+ * conv2d (data and weight gradients) or maxPool2d, forward + backward. Inputs centred hashes
+ * (weights scaled by 1/√(C·k²)); checked on 64 sampled outputs against float64 loops, and
+ * finite gradients.
+ */
+function convRunner(row: ConvRow, surf: Surf, be: Backend): Runner {
+  need(surf, [row.op], 'issue 13');
+  const { batch: N, channels: C, size: S, outChannels: O, kernel: k, padding } = row;
+  const o = convOutSize(row);
+  const outC = row.op === 'conv2d' ? O : C;
+  const centred = (n: number, seed: number, scale = 1) => uniform(n, seed).map((u) => (u - 0.5) * scale);
+  const hx = centred(N * C * S * S, SEED_A);
+  const hw = centred(O * C * k * k, SEED_B, 1 / Math.sqrt(C * k * k));
+  const own: T[] = [];
+  const leaf = (d: Float32Array, shape: number[], grad: boolean) => { const u = upload(surf, d, shape, { requiresGrad: grad }); own.push(...u.own); return u.t; };
+  const x = leaf(hx, [N, C, S, S], true);
+  const w = row.op === 'conv2d' ? leaf(hw, [O, C, k, k], true) : null;
+  const g = leaf(centred(N * outC * o * o, 4), [N, outC, o, o], false);
+  const forward = (): T => (row.op === 'conv2d' ? surf.conv2d(x, w, null, { padding }) : surf.maxPool2d(x, k));
+  const clearGrads = () => { x.grad = null; if (w) w.grad = null; };
+  return {
+    step: () => {
+      surf.tidy(() => { forward().backward(g); });
+      clearGrads();
+    },
+    sync: sync(be),
+    check: async (): Promise<Check> => {
+      const samples = Array.from({ length: 64 }, (_, i): [number, number, number, number] => [i % N, (i * 7) % outC, (i * 5) % o, (i * 11) % o]);
+      samples.push([N - 1, outC - 1, o - 1, o - 1], [0, 0, 0, 0]);
+      const want = row.op === 'conv2d' ? conv2dReference(hx, hw, C, S, O, k, padding, samples) : maxPoolReference(hx, C, S, k, samples);
+      const out = surf.noGrad(() => forward());
+      const all = (await out.data()) as ArrayLike<number>;
+      out.dispose();
+      const got = samples.map(([n, c, y, xx]) => all[((n * outC + c) * o + y) * o + xx]);
+      const c = kernelCheck(relErr(got, want));
+      surf.tidy(() => { forward().backward(g); });
+      const sums: number[] = [];
+      for (const t of w ? [x, w] : [x]) {
+        const s = t.grad.abs().sum();
+        sums.push(await s.item());
+        s.dispose();
+      }
+      clearGrads();
+      if (!sums.every((v) => Number.isFinite(v) && v > 0)) return { ...c, ok: false, note: `gradients not finite and nonzero: ${sums.join(', ')}` };
+      return c;
+    },
+    dispose: () => { clearGrads(); for (const t of own) t.dispose(); },
   };
 }

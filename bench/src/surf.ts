@@ -186,7 +186,7 @@ export class SurfFramework implements Framework {
   async prepare(row: Row, inputs: RowInputs): Promise<Runner> {
     if (row.kind === 'train') return this.trainRunner(row, inputs);
     if (row.kind === 'example') return this.exampleRunner(row);
-    if (row.kind === 'attention' || row.kind === 'gpt' || row.kind === 'cnn') {
+    if (row.kind === 'attention' || row.kind === 'gpt' || row.kind === 'cnn' || row.kind === 'conv') {
       await this.nn();
       // The model rows need the whole @surf/nn surface (modules, optimizers, ops): loaded as is.
       // @ts-ignore -- resolved when the package exists; nn() above has checked that it loads

@@ -128,6 +128,8 @@ def to_unit(row, sec):
     kind = row["kind"]
     if unit == "GFLOP/s" and kind == "attention":
         return attention_flops(row) / sec / 1e9
+    if kind == "conv":
+        return conv_work(row) / sec / 1e9
     if unit == "GFLOP/s":
         s = row["spec"]
         return 2 * s["m"] * s["k"] * s["n"] / sec / 1e9
@@ -328,6 +330,44 @@ def attention_row(row, timing, dev):
     return sec, iters, samples, {"relErr": e, "ok": e <= 1e-3}
 
 
+def conv_out(row):
+    if row["op"] == "conv2d":
+        return row["size"] + 2 * row["padding"] - row["kernel"] + 1
+    return row["size"] // row["kernel"]
+
+
+def conv_work(row):
+    """bench/src/rows.ts convWork: conv2d FLOPs (forward + both gradients), maxPool2d bytes."""
+    o = conv_out(row)
+    N, C, S, O, k = row["batch"], row["channels"], row["size"], row["outChannels"], row["kernel"]
+    if row["op"] == "conv2d":
+        return 3 * 2 * N * O * o * o * C * k * k
+    return 4 * N * C * (2 * S * S + 2 * o * o)
+
+
+def conv_row(row, timing, dev):
+    """conv2d (cuDNN, TF32 off; data and weight gradients) or max_pool2d, forward + backward."""
+    N, C, S, O, k, pad = row["batch"], row["channels"], row["size"], row["outChannels"], row["kernel"], row["padding"]
+    o = conv_out(row)
+    conv = row["op"] == "conv2d"
+    out_c = O if conv else C
+    x = (hash_unit(N * C * S * S, SEED_A, dev) - 0.5).reshape(N, C, S, S).requires_grad_()
+    w = ((hash_unit(O * C * k * k, SEED_B, dev) - 0.5) / math.sqrt(C * k * k)).reshape(O, C, k, k).requires_grad_()
+    g = (hash_unit(N * out_c * o * o, 4, dev) - 0.5).reshape(N, out_c, o, o)
+
+    def fwd(a, b):
+        return F.conv2d(a, b, padding=pad) if conv else F.max_pool2d(a, k)
+
+    def step(i):
+        fwd(x, w).backward(g)
+        x.grad = w.grad = None
+
+    sec, iters, samples = time_fn(step, timing)
+    with torch.no_grad():
+        e = rel_err(fwd(x, w), fwd(x.double(), w.double()))
+    return sec, iters, samples, {"relErr": e, "ok": e <= 1e-3}
+
+
 class GptBlock(torch.nn.Module):
     """examples/gpt's pre-norm block: x + attn(ln(x)), then x + proj(gelu(fc(ln(x))))."""
 
@@ -505,6 +545,8 @@ def main():
                 sec, iters, samples, chk = gpt_row(row, timing, quick, dev)
             elif kind == "cnn":
                 sec, iters, samples, chk = cnn_row(row, timing, dev)
+            elif kind == "conv":
+                sec, iters, samples, chk = conv_row(row, timing, dev)
             else:
                 results[rid] = {"na": "Surf only"}
                 continue

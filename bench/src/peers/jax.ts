@@ -139,6 +139,7 @@ export class JaxFramework implements Framework {
       case 'attention':
       case 'gpt':
       case 'cnn':
+      case 'conv':
         throw new NotAvailable('a Surf and PyTorch row (not written for jax-js)');
     }
   }

@@ -160,6 +160,7 @@ export class TfjsFramework implements Framework {
       case 'attention':
       case 'gpt':
       case 'cnn':
+      case 'conv':
         throw new NotAvailable('a Surf and PyTorch row (not written for TF.js)');
     }
   }
