@@ -272,15 +272,15 @@ function convRow(op: 'conv2d' | 'maxPool2d', batch: number, channels: number, si
   };
 }
 
-function cnnRow(batch: number): CnnRow {
+function cnnRow(batch: number, channels: number[]): CnnRow {
   return {
-    id: `models/cnn-train-b${batch}`,
+    id: `models/cnn-train-b${batch}${channels.join('-') === '16-32' ? '' : `-c${channels.join('-')}`}`,
     group: 'models',
-    label: `CNN training step (examples/cnn: conv-BN-ReLU-pool [16, 32], linear) b${batch} Adam`,
+    label: `CNN training step (examples/cnn: conv-BN-ReLU-pool [${channels.join(', ')}], linear) b${batch} Adam`,
     unit: 'steps/s',
     device: 'gpu',
     kind: 'cnn',
-    channels: [16, 32],
+    channels,
     batch,
     lr: 1e-3,
   };
@@ -341,7 +341,8 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
   rows.push(trainRow(big, bigBatch, 'adam', false, 'gpu', 'notidy'));
   // Issues 13 and 14: the examples' models, Surf against PyTorch eager.
   rows.push(gptRow(opts.gpt ?? GPT_FALLBACK, quick));
-  rows.push(cnnRow(64));
+  // --quick: SwiftShader takes minutes for the full CNN's steps.
+  rows.push(quick ? cnnRow(8, [4, 8]) : cnnRow(64, [16, 32]));
   rows.push({ id: 'train/mnist-example', group: 'train', label: 'MNIST example (examples/mlp) training loop', unit: 'steps/s', device: 'gpu', kind: 'example', steps: quick ? 20 : 125 });
 
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu'));
