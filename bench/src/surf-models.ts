@@ -30,12 +30,12 @@ function upload(surf: Surf, data: Float32Array | Int32Array, shape: number[], op
   return { t: leaf, own: [flat, shaped, leaf] };
 }
 
-export async function modelRunner(row: AttentionRow | GptRow | CnnRow | ConvRow, surf: Surf, be: Backend, quick: boolean): Promise<Runner> {
+export async function modelRunner(row: AttentionRow | GptRow | CnnRow | ConvRow, surf: Surf, be: Backend, quick: boolean, log: (s: string) => void): Promise<Runner> {
   switch (row.kind) {
     case 'conv': return convRunner(row, surf, be);
     case 'attention': return attentionRunner(row, surf, be);
     case 'gpt': return gptRunner(row, surf, be, quick);
-    case 'cnn': return cnnRunner(row, surf, be);
+    case 'cnn': return cnnRunner(row, surf, be, log);
   }
 }
 
@@ -169,7 +169,22 @@ async function gptRunner(row: GptRow, surf: Surf, be: Backend, quick: boolean): 
   };
 }
 
-/** The CNN example's architecture (examples/cnn/src/model.ts buildCnn), built here from nn modules. */
+/**
+ * The CNN example's model: its own buildCnn through the example's package exports, or (when
+ * the example is missing) the same architecture built here from nn modules.
+ */
+async function cnnModel(surf: Surf, channels: number[], log: (s: string) => void): Promise<T> {
+  try {
+    const m = (await import('@surf/example-cnn/model')) as unknown as { buildCnn?: (c: readonly number[]) => T };
+    if (m.buildCnn) return m.buildCnn(channels);
+    log('CNN row: @surf/example-cnn/model exports no buildCnn; building its architecture here');
+  } catch (e) {
+    log(`CNN row: the example's model did not load (${(e as Error).message.split('\n')[0]}); building its architecture here`);
+  }
+  return buildCnn(surf, channels);
+}
+
+/** examples/cnn/src/model.ts's architecture from nn modules (the fallback of cnnModel). */
 function buildCnn(surf: Surf, channels: number[]): T {
   const { nn } = surf;
   const layers: T[] = [];
@@ -184,10 +199,10 @@ function buildCnn(surf: Surf, channels: number[]): T {
   return new nn.Sequential(...layers);
 }
 
-async function cnnRunner(row: CnnRow, surf: Surf, be: Backend): Promise<Runner> {
+async function cnnRunner(row: CnnRow, surf: Surf, be: Backend, log: (s: string) => void): Promise<Runner> {
   need(surf, ['conv2d', 'nn.Conv2d', 'nn.BatchNorm2d', 'nn.MaxPool2d', 'nn.Flatten'], 'issue 13');
   surf.manualSeed(42);
-  const model = buildCnn(surf, row.channels);
+  const model = await cnnModel(surf, row.channels, log);
   const opt = new surf.optim.Adam(model.parameters(), { lr: row.lr });
   // The MLP rows' synthetic digits (784 features = 28x28, teacher labels), as images.
   const data = trainData(784, 10, row.batch, 8);

@@ -190,7 +190,7 @@ export class SurfFramework implements Framework {
       await this.nn();
       // The model rows need the whole @surf/nn surface (modules, optimizers, ops): loaded as is.
       // @ts-ignore -- resolved when the package exists; nn() above has checked that it loads
-      return modelRunner(row, (await import('@surf/nn')) as unknown as Record<string, unknown>, await this.getBackend(), inputs.quick);
+      return modelRunner(row, (await import('@surf/nn')) as unknown as Record<string, unknown>, await this.getBackend(), inputs.quick, this.log);
     }
     const be = await this.getBackend();
     const up = (data: Float32Array, shape: number[]) => NDArray.fromData(be, data, shape);
