@@ -262,3 +262,32 @@ export function maxPoolReference(x: Float32Array, C: number, S: number, k: numbe
     return m;
   });
 }
+
+/**
+ * A conv row's inputs, NCHW / OIHW: x and the output gradient g centred hashes, the weight
+ * scaled by 1/√(C·k²) (bench.py makes the same). `out` is the output side, `outC` its channels.
+ */
+export function convInputs(r: { op: string; batch: number; channels: number; size: number; outChannels: number; kernel: number }, out: number): { x: Float32Array; w: Float32Array; g: Float32Array; outC: number } {
+  const { batch: N, channels: C, size: S, outChannels: O, kernel: k } = r;
+  const centred = (n: number, seed: number, scale = 1) => uniform(n, seed).map((u) => (u - 0.5) * scale);
+  const outC = r.op === 'conv2d' ? O : C;
+  return { x: centred(N * C * S * S, SEED_A), w: centred(O * C * k * k, SEED_B, 1 / Math.sqrt(C * k * k)), g: centred(N * outC * out * out, 4), outC };
+}
+
+/** The sampled output positions [n, c, y, x] the conv rows check. */
+export function convSamples(N: number, outC: number, out: number): [number, number, number, number][] {
+  const s = Array.from({ length: 64 }, (_, i): [number, number, number, number] => [i % N, (i * 7) % outC, (i * 5) % out, (i * 11) % out]);
+  s.push([N - 1, outC - 1, out - 1, out - 1], [0, 0, 0, 0]);
+  return s;
+}
+
+/** [N, C, H, W] -> [N, H, W, C] (TF.js's layout); with `oihw`, [O, I, kh, kw] -> [kh, kw, I, O]. */
+export function toChannelsLast(a: Float32Array, d0: number, d1: number, d2: number, d3: number, oihw = false): Float32Array {
+  const out = new Float32Array(a.length);
+  for (let i0 = 0; i0 < d0; i0++) for (let i1 = 0; i1 < d1; i1++) for (let i2 = 0; i2 < d2; i2++) for (let i3 = 0; i3 < d3; i3++) {
+    const v = a[((i0 * d1 + i1) * d2 + i2) * d3 + i3];
+    if (oihw) out[((i2 * d3 + i3) * d1 + i1) * d0 + i0] = v;
+    else out[((i0 * d2 + i2) * d3 + i3) * d1 + i1] = v;
+  }
+  return out;
+}

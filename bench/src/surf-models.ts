@@ -5,7 +5,7 @@
  * export yet (conv2d before issue 13 lands, ...) makes the row n/a with the reason.
  */
 import type { Backend } from '@surf/core';
-import { SEED_A, SEED_B, attentionInputs, attentionReference, conv2dReference, maxPoolReference, relErr, tokenData, trainData, uniform } from './data';
+import { attentionInputs, attentionReference, conv2dReference, convInputs, convSamples, maxPoolReference, relErr, tokenData, trainData } from './data';
 import { Check, NotAvailable, Runner, kernelCheck, trainCheck } from './framework';
 import { convOutSize, readsLoss } from './rows';
 import type { AttentionRow, CnnRow, ConvRow, GptRow } from './rows';
@@ -248,15 +248,12 @@ function convRunner(row: ConvRow, surf: Surf, be: Backend): Runner {
   need(surf, [row.op], 'issue 13');
   const { batch: N, channels: C, size: S, outChannels: O, kernel: k, padding } = row;
   const o = convOutSize(row);
-  const outC = row.op === 'conv2d' ? O : C;
-  const centred = (n: number, seed: number, scale = 1) => uniform(n, seed).map((u) => (u - 0.5) * scale);
-  const hx = centred(N * C * S * S, SEED_A);
-  const hw = centred(O * C * k * k, SEED_B, 1 / Math.sqrt(C * k * k));
+  const { x: hx, w: hw, g: hg, outC } = convInputs(row, o);
   const own: T[] = [];
   const leaf = (d: Float32Array, shape: number[], grad: boolean) => { const u = upload(surf, d, shape, { requiresGrad: grad }); own.push(...u.own); return u.t; };
   const x = leaf(hx, [N, C, S, S], true);
   const w = row.op === 'conv2d' ? leaf(hw, [O, C, k, k], true) : null;
-  const g = leaf(centred(N * outC * o * o, 4), [N, outC, o, o], false);
+  const g = leaf(hg, [N, outC, o, o], false);
   const forward = (): T => (row.op === 'conv2d' ? surf.conv2d(x, w, null, { padding }) : surf.maxPool2d(x, k));
   const clearGrads = () => { x.grad = null; if (w) w.grad = null; };
   return {
@@ -266,8 +263,7 @@ function convRunner(row: ConvRow, surf: Surf, be: Backend): Runner {
     },
     sync: sync(be),
     check: async (): Promise<Check> => {
-      const samples = Array.from({ length: 64 }, (_, i): [number, number, number, number] => [i % N, (i * 7) % outC, (i * 5) % o, (i * 11) % o]);
-      samples.push([N - 1, outC - 1, o - 1, o - 1], [0, 0, 0, 0]);
+      const samples = convSamples(N, outC, o);
       const want = row.op === 'conv2d' ? conv2dReference(hx, hw, C, S, O, k, padding, samples) : maxPoolReference(hx, C, S, k, samples);
       const out = surf.noGrad(() => forward());
       const all = (await out.data()) as ArrayLike<number>;
