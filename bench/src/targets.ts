@@ -101,6 +101,14 @@ function addModelTargets(results: RowResult[], add: Add): void {
   const gpt = rowOf(results, (r) => r.kind === 'gpt');
   add('GPT training step tokens/s >= PyTorch eager', valueOf(gpt, 'surf-webgpu'), valueOf(gpt, 'torch-cuda'), 'PyTorch eager', geq, 'tokens/s');
 
+  for (const r of results.filter((x) => x.row.kind === 'conv')) {
+    const s = valueOf(r, 'surf-webgpu');
+    const tf = valueOf(r, 'tfjs-webgpu');
+    const cudnn = valueOf(r, 'torch-cuda');
+    add(`${r.row.label} >= 3x TF.js`, s, tf === null ? null : 3 * tf, '3x TF.js', geq, r.row.unit);
+    add(`${r.row.label} >= 0.5x PyTorch (cuDNN)`, s, cudnn === null ? null : 0.5 * cudnn, '0.5x PyTorch', geq, r.row.unit);
+  }
+
   const cnn = rowOf(results, (r) => r.kind === 'cnn');
   add('CNN training step >= PyTorch eager', valueOf(cnn, 'surf-webgpu'), valueOf(cnn, 'torch-cuda'), 'PyTorch eager', geq, 'steps/s');
 
