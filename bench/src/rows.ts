@@ -335,7 +335,8 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
     rows.push(trainRow(big, bigBatch, 'adam', readback));
   }
   // Issue 12: the captured step (PyTorch: the step in one CUDA graph), synced at the end and
-  // reading the loss every step, and the loop without tidy. (Ids as the jit helper's rows.)
+  // reading the loss every step, and the loop without tidy. (Ids as the jit and eagermem
+  // helpers' rows, so their branches' rows and these are the same rows.)
   for (const readback of [false, true]) {
     rows.push(trainRow([784, 128, 10], 64, 'sgd', readback, 'gpu', 'jit'));
     rows.push(trainRow(big, bigBatch, 'adam', readback, 'gpu', 'jit'));
@@ -350,6 +351,7 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
 
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu'));
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu', 'jit'));
+  rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu', 'notidy'));
   rows.push(mm(256, 256, 256, false, false, 'cpu'));
   rows.push(mm(256, 784, 512, false, false, 'cpu', 'MLP fwd 1'));
   return rows;

@@ -302,18 +302,19 @@ export class SurfFramework implements Framework {
       l.dispose();
       return v;
     };
-    const body = (x: STensor, y: STensor): STensor => {
+    const body = (x: STensor, y: STensor, detach = true): STensor => {
       opt.zeroGrad();
       const l = surf.crossEntropy(model.forward(x), y);
       l.backward();
       opt.step();
-      return l.detach();
+      return detach ? l.detach() : l;
     };
     // 'tidy': the documented loop. 'jit': the same body captured once per signature and
-    // replayed. 'notidy': the loop PyTorch users write; nothing is disposed by hand, so what
-    // frees memory is whatever Surf does on its own (the row's check notes the growth).
+    // replayed. 'notidy': the loop PyTorch users write (the loss kept as backward left it,
+    // nothing disposed by hand), so what frees memory is whatever Surf does on its own (the
+    // row's check notes the growth).
     const captured = row.loop === 'jit' ? surf.jit!(body) : null;
-    const step = (b: number): STensor => (captured ? captured(xs[b], ys[b]) : row.loop === 'notidy' ? body(xs[b], ys[b]) : surf.tidy(() => body(xs[b], ys[b])));
+    const step = (b: number): STensor => (captured ? captured(xs[b], ys[b]) : row.loop === 'notidy' ? body(xs[b], ys[b], false) : surf.tidy(() => body(xs[b], ys[b])));
     const bytesAtStart = be.memory().bytes;
     const checkLoop = async () => {
       const b0 = await evalLoss();
