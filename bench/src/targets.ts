@@ -130,11 +130,12 @@ function addModelTargets(results: RowResult[], add: Add): void {
 
   // The no-tidy loop reads its loss every 10 steps; the tidy row syncs once at the end, so
   // this compares it with a slightly easier figure.
-  for (const r of results.filter((x) => x.row.kind === 'train' && x.row.device === 'gpu' && x.row.loop === 'notidy')) {
+  for (const r of results.filter((x) => x.row.kind === 'train' && x.row.loop === 'notidy')) {
     const row = r.row as Extract<Row, { kind: 'train' }>;
-    const tidy = mlp(row.layers.join('-'), row.optimizer, 'tidy', false);
-    const t = valueOf(tidy, 'surf-webgpu');
-    add(`${row.label.split(',')[0]} without tidy >= 0.85x the tidy loop`, valueOf(r, 'surf-webgpu'), t === null ? null : 0.85 * t, '0.85x Surf tidy (sync at end)', geq, 'steps/s');
+    const tidy = rowOf(results, (x) => x.kind === 'train' && x.device === row.device && x.layers.join('-') === row.layers.join('-') && x.optimizer === row.optimizer && x.loop === 'tidy' && !x.readback);
+    const fw: FrameworkId = row.device === 'gpu' ? 'surf-webgpu' : 'surf-cpu';
+    const t = valueOf(tidy, fw);
+    add(`${row.device === 'cpu' ? 'CPU ' : ''}${row.label.split(',')[0]} without tidy >= 0.85x the tidy loop`, valueOf(r, fw), t === null ? null : 0.85 * t, '0.85x Surf tidy (sync at end)', geq, 'steps/s');
   }
 
   const over = rowOf(results, (r) => r.kind === 'overhead');
