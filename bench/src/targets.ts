@@ -106,7 +106,7 @@ function addModelTargets(results: RowResult[], add: Add): void {
     const tf = valueOf(r, 'tfjs-webgpu');
     const cudnn = valueOf(r, 'torch-cuda');
     add(`${r.row.label} >= 3x TF.js`, s, tf === null ? null : 3 * tf, '3x TF.js', geq, r.row.unit);
-    add(`${r.row.label} >= 0.5x PyTorch (cuDNN)`, s, cudnn === null ? null : 0.5 * cudnn, '0.5x PyTorch', geq, r.row.unit);
+    add(`${r.row.label} >= 0.5x PyTorch${(r.row as Extract<Row, { kind: 'conv' }>).op === 'conv2d' ? ' (cuDNN)' : ''}`, s, cudnn === null ? null : 0.5 * cudnn, '0.5x PyTorch', geq, r.row.unit);
   }
 
   const cnn = rowOf(results, (r) => r.kind === 'cnn');
