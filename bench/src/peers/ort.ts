@@ -115,7 +115,7 @@ export class OrtFramework implements Framework {
   private async trainRunner(ort: Ort, row: TrainRow, inputs: RowInputs): Promise<Runner> {
     if (row.optimizer !== 'sgd') throw new NotAvailable('SGD only (the Adam state would be more graph inputs)');
     // The ONNX step is one captured graph either way: measured once, on the plain row.
-    if (row.loop !== undefined && row.loop !== 'tidy') throw new NotAvailable('one step graph: see the plain MLP row');
+    if (row.loop !== 'tidy') throw new NotAvailable('one step graph: see the plain MLP row');
     const data = inputs.train();
     const s = await this.session(ort, mlpStepGraph(row.layers, data.batch, row.lr));
     const xs = data.x.map((x) => new ort.Tensor('float32', x, [data.batch, data.features]));
