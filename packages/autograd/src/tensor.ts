@@ -3,6 +3,7 @@ import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
 import { track, untrack } from './scope';
+import { readAndCollect } from './gc/pressure'; // eagermem
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import * as A from './ops/arith';
 import * as U from './ops/activations';
@@ -242,19 +243,22 @@ export class Tensor {
   // ---- readback ----
 
   /** The elements in row-major order as a typed array (bool: Uint8Array of 0/1). */
-  async data(): Promise<TypedArray> { return this.nd('data').data(); }
+  async data(): Promise<TypedArray> {
+    const nd = this.nd('data');
+    return readAndCollect(nd.backend, nd.data()); // eagermem: awaits collect when memory grew
+  }
 
   /** The elements as nested arrays (numbers, or booleans for bool tensors); a 0-d tensor gives a number. */
   async toArray(): Promise<NestedArray> {
     const nd = this.nd('toArray');
-    return nest(await nd.data(), nd.shape, nd.dtype === 'bool');
+    return nest(await readAndCollect(nd.backend, nd.data()), nd.shape, nd.dtype === 'bool'); // eagermem
   }
 
   /** The single element of a one-element tensor. */
   async item(): Promise<number> {
     const nd = this.nd('item');
     if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
-    return (await nd.data())[0];
+    return (await readAndCollect(nd.backend, nd.data()))[0]; // eagermem
   }
 
   toString(): string {
