@@ -1,5 +1,6 @@
 import type { Backend } from '@surf/core';
 import { ValueError } from '@surf/core';
+import { getBackend } from '../context';
 import { gcFunction, nextTask } from './collector';
 
 /**
@@ -60,20 +61,32 @@ export function collectionCount(): number { return collections; }
  * without collecting where the host exposes no collector (browsers: their collector runs on
  * its own). For tests and for loops that want memory back at a point of their choosing.
  */
-export function collectGarbage(backend?: Backend): Promise<void> {
+export function collectGarbage(backend: Backend = getBackend()): Promise<void> {
   // Concurrent awaits share one collection.
-  if (!inFlight) inFlight = runCollection().finally(() => { inFlight = null; });
-  return backend ? inFlight.then(() => { baseline.set(backend, backend.memory().bytes); }) : inFlight;
+  if (!inFlight) inFlight = runCollection(backend).finally(() => { inFlight = null; });
+  return inFlight.then(() => { baseline.set(backend, backend.memory().bytes); });
 }
 
 let inFlight: Promise<void> | null = null;
 
-async function runCollection(): Promise<void> {
+/**
+ * V8 runs the finalizers of one FinalizationRegistry per task (and autograd's tensor count
+ * and core's storages are two registries), so one task is not enough: yield a few, and on
+ * while the backend keeps releasing bytes.
+ */
+async function runCollection(backend: Backend): Promise<void> {
   const gc = gcFunction();
   if (!gc) return;
   gc();
   collections++;
-  await nextTask();
+  let bytes = backend.memory().bytes;
+  // At least three tasks; then until the live bytes stayed put for two tasks in a row.
+  for (let i = 0, still = 0; i < 10 && (i < 3 || still < 2); i++) {
+    await nextTask();
+    const now = backend.memory().bytes;
+    still = now === bytes ? still + 1 : 0;
+    bytes = now;
+  }
 }
 
 /** Called at each await on tensor data; collects when live bytes grew past the threshold. */
