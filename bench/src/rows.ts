@@ -36,6 +36,12 @@ export interface TrainRow extends RowBase {
   lr: number;
   /** Read the loss back to the host after every step (the usual training loop with logging). */
   readback: boolean;
+  // ---- eagermem ----
+  /**
+   * The loop PyTorch users write: no tidy(), no dispose(), the loss read every `readEvery`
+   * steps (memory is reclaimed by the collections Surf runs at those reads).
+   */
+  noTidy?: { readEvery: number };
 }
 /** The MNIST example's own training loop (examples/mlp/src/train.ts), `steps` steps of its first epoch (125 = all of it at batch 64). */
 export interface ExampleRow extends RowBase { kind: 'example'; steps: number }
@@ -115,6 +121,11 @@ function trainRow(layers: number[], batch: number, optimizer: 'sgd' | 'adam', re
   };
 }
 
+// eagermem
+function noTidyRow(r: TrainRow): TrainRow {
+  return { ...r, id: `${r.id}-notidy`, label: r.label.replace(', sync at end', ', without tidy, loss read every 10 steps'), noTidy: { readEvery: 10 } };
+}
+
 /** The MLP's own matmuls: forward, and the two backward products of each layer. */
 function mlpShapes(device: 'gpu' | 'cpu' = 'gpu'): MatmulRow[] {
   return [
@@ -152,7 +163,10 @@ export function buildRows(quick: boolean): Row[] {
   }
   rows.push({ id: 'train/mnist-example', group: 'train', label: 'MNIST example (examples/mlp) training loop', unit: 'steps/s', device: 'gpu', kind: 'example', steps: quick ? 20 : 125 });
 
+  // eagermem: the same loop without tidy (loss read every 10 steps), beside the tidy rows
+  rows.push(noTidyRow(trainRow([784, 128, 10], 64, 'sgd', false)));
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu'));
+  rows.push(noTidyRow(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu')));
   rows.push(mm(256, 256, 256, false, false, 'cpu'));
   rows.push(mm(256, 784, 512, false, false, 'cpu', 'MLP fwd 1'));
   return rows;

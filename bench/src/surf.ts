@@ -299,8 +299,22 @@ export class SurfFramework implements Framework {
         opt.step();
         return l.detach();
       });
+    // eagermem: the PyTorch-style loop (no tidy, no dispose; reading the loss every few steps)
+    const noTidy = row.noTidy;
+    const plainStep = (b: number): STensor => {
+      opt.zeroGrad();
+      const l = surf.crossEntropy(model.forward(xs[b]), ys[b]);
+      l.backward();
+      opt.step();
+      return l;
+    };
     return {
       step: (i) => {
+        if (noTidy) {
+          const loss = plainStep(i % xs.length);
+          if ((i + 1) % noTidy.readEvery === 0) return loss.item().then(() => undefined);
+          return;
+        }
         const loss = step(i % xs.length);
         if (row.readback) return loss.item().then(() => loss.dispose());
         loss.dispose();

@@ -194,6 +194,8 @@ def train_row(row, timing, dev):
         opt = torch.optim.Adam(model.parameters(), lr=row["lr"])
     xs, ys = train_data(layers[0], layers[-1], row["batch"], 8, dev)
     readback = row["readback"]
+    # eagermem: the no-tidy rows read the loss every readEvery steps
+    read_every = (row.get("noTidy") or {}).get("readEvery", 0)
 
     def step(i):
         b = i % len(xs)
@@ -201,7 +203,7 @@ def train_row(row, timing, dev):
         loss = F.cross_entropy(model(xs[b]), ys[b])
         loss.backward()
         opt.step()
-        if readback:
+        if readback or (read_every and (i + 1) % read_every == 0):
             loss.item()
 
     sec, iters, samples = time_fn(step, timing)

@@ -10,11 +10,11 @@ import { gcFunction, nextTask } from './collector';
  * buffers nor runs finalizers inside a chain of resolved awaits, so such a loop grows.
  *
  * The policy, at every await on tensor data (data(), item(), toArray(): where a loop waits
- * anyway): when the backend's live bytes have grown past twice what was live after the last
- * collection (and by at least `minGrowthBytes`), run a full collection and yield one task so
- * the finalizers release what was dropped. The collection runs while the readback is in
- * flight. Like V8's own heap limit, the threshold follows the live set, so a program that
- * really holds more memory is not collected over and over. tidy() and dispose() stay exact
+ * anyway): when the backend's live bytes are past a limit (about twice what was live after
+ * the last collection, and at least `minGrowthBytes` more), run a full collection and yield
+ * to tasks so the finalizers release what was dropped. The collection runs while the
+ * readback is in flight. Like V8's own heap limit, the limit follows the live set, so a
+ * program that really holds more memory is not collected over and over. tidy() and dispose() stay exact
  * and cost nothing here: they keep live bytes from growing, so no collection is due.
  */
 export interface MemoryOptions {
@@ -28,8 +28,8 @@ export interface MemoryOptions {
 
 const options: Required<MemoryOptions> = { autoCollect: true, minGrowthBytes: 4 << 20, warnTensors: 50_000 };
 
-// Live bytes right after the last collection, per backend.
-const baseline = new WeakMap<Backend, number>();
+// The live bytes above which an await collects, per backend (see settle()).
+let limits = new WeakMap<Backend, number>();
 let collections = 0;
 let warned = false;
 
@@ -45,6 +45,7 @@ export function configureMemory(opts: MemoryOptions = {}): Required<MemoryOption
     options[k] = v;
   };
   num('minGrowthBytes');
+  if (opts.minGrowthBytes !== undefined) limits = new WeakMap();
   num('warnTensors');
   if (opts.autoCollect !== undefined) {
     if (typeof opts.autoCollect !== 'boolean') throw new ValueError(`configureMemory: autoCollect must be a boolean; got ${JSON.stringify(opts.autoCollect)}`);
@@ -64,7 +65,20 @@ export function collectionCount(): number { return collections; }
 export function collectGarbage(backend: Backend = getBackend()): Promise<void> {
   // Concurrent awaits share one collection.
   if (!inFlight) inFlight = runCollection(backend).finally(() => { inFlight = null; });
-  return inFlight.then(() => { baseline.set(backend, backend.memory().bytes); });
+  return inFlight.then(() => settle(backend));
+}
+
+/**
+ * Sets the limit from the live bytes after a collection: twice the live set (at least the
+ * live set plus minGrowthBytes), as V8 sizes its heap. It then stays put while the live set
+ * stays under 60% of it, so a steady loop collects at the same peak every time (its memory
+ * is flat from period to period); a live set that grew past that (the program holds more)
+ * or shrank under an eighth of it moves the limit.
+ */
+function settle(backend: Backend): void {
+  const live = backend.memory().bytes;
+  const limit = limits.get(backend);
+  if (limit === undefined || live > 0.6 * limit || live < limit / 8) limits.set(backend, live + Math.max(live, options.minGrowthBytes));
 }
 
 let inFlight: Promise<void> | null = null;
@@ -93,8 +107,7 @@ async function runCollection(backend: Backend): Promise<void> {
 export function collectIfDue(backend: Backend): Promise<void> | null {
   if (!options.autoCollect) return null;
   const bytes = backend.memory().bytes;
-  const base = baseline.get(backend) ?? 0;
-  if (bytes <= base + Math.max(base, options.minGrowthBytes) || !gcFunction()) return null;
+  if (bytes <= (limits.get(backend) ?? options.minGrowthBytes) || !gcFunction()) return null;
   return collectGarbage(backend);
 }
 
