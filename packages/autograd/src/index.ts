@@ -13,7 +13,7 @@ export type { MemoryReport } from './scope';
 // eagermem: bounded memory for loops without tidy
 export { configureMemory, collectGarbage } from './gc/pressure';
 export type { MemoryOptions } from './gc/pressure';
-export { manualSeed } from './seed';
+export { manualSeed, nextSeed } from './seed';
 export { promoteTypes } from './dtypes';
 export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, rand, randn, randint } from './creation';
 export type { TensorOptions } from './creation';
@@ -31,6 +31,8 @@ export type { InputSpec, Layout, Values } from './gradcheck/inputs';
 // attention
 export { scaledDotProductAttention } from './ops/attention';
 export type { ScaledDotProductAttentionOptions } from './ops/attention';
+// optable: functional forms of the raw elementwise ops (also Tensor methods)
+export { erf, log1p, expm1, floor, ceil, round, trunc, sign, remainder, bitwiseAnd, bitwiseOr, bitwiseXor, silu, gelu } from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
 export type { IndexArg, SliceSpec } from './ops/index';
 export { gather } from './ops/gather';
@@ -46,3 +48,13 @@ export { triu, tril } from './ops/triangle';
 export { maskedFill } from './ops/masked-fill';
 export { multinomial } from './ops/multinomial';
 // ---- end ops ----
+// nnapi: backends, moving tensors
+export { resolveBackend, moveInPlace, moveInPlaceAsync } from './move';
+export type { BackendTarget } from './move';
+// cnn: convolution, pooling, batch norm
+export { conv1d, conv2d, convTranspose2d } from './ops/conv';
+export type { ConvOptions, ConvTransposeOptions } from './ops/conv';
+export { maxPool2d, avgPool2d, adaptiveAvgPool2d } from './ops/pool';
+export type { MaxPoolOptions, AvgPoolOptions } from './ops/pool';
+export { batchNorm } from './ops/batch-norm';
+export type { BatchNormOptions } from './ops/batch-norm';

@@ -14,6 +14,12 @@ import * as J from './ops/join';
 import { softmax, logSoftmax } from './ops/softmax';
 import { indexSelect } from './ops/index-select';
 import { matmul, dot } from './ops/matmul';
+// nnapi: moving between backends
+import { BackendTarget, readSync, toBackend, toBackendAsync } from './move';
+import { JSON_MAX_ELEMENTS, formatPlaceholder, formatTensor } from './format';
+import { dropDeviceCheck, runDeviceCheck } from './device-checks';
+// optable: raw elementwise ops of the op table
+import * as OT from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
 import { isGradEnabled } from './grad-mode';
 import { IndexArg, index as indexOp, slice as sliceOp } from './ops/index';
@@ -231,6 +237,7 @@ export class Tensor {
     this._grad?.dispose();
     this._grad = null;
     untrack(this, this._token);
+    dropDeviceCheck(this); // nnapi
     this._releaseGraphIfUnused();
   }
 
@@ -245,25 +252,97 @@ export class Tensor {
   /** The elements in row-major order as a typed array (bool: Uint8Array of 0/1). */
   async data(): Promise<TypedArray> {
     const nd = this.nd('data');
-    return readAndCollect(nd.backend, nd.data()); // eagermem: awaits collect when memory grew
+    const d = await readAndCollect(nd.backend, nd.data()); // eagermem: awaits collect when memory grew
+    await runDeviceCheck(this, d); // nnapi: deferred device-side input checks
+    return d;
   }
 
   /** The elements as nested arrays (numbers, or booleans for bool tensors); a 0-d tensor gives a number. */
   async toArray(): Promise<NestedArray> {
     const nd = this.nd('toArray');
-    return nest(await readAndCollect(nd.backend, nd.data()), nd.shape, nd.dtype === 'bool'); // eagermem
+    const d = await readAndCollect(nd.backend, nd.data()); // eagermem
+    await runDeviceCheck(this, d); // nnapi
+    return nest(d, nd.shape, nd.dtype === 'bool');
   }
 
   /** The single element of a one-element tensor. */
   async item(): Promise<number> {
     const nd = this.nd('item');
     if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
-    return (await readAndCollect(nd.backend, nd.data()))[0]; // eagermem
+    const d = await readAndCollect(nd.backend, nd.data()); // eagermem
+    await runDeviceCheck(this, d); // nnapi
+    return d[0];
   }
 
-  toString(): string {
-    return `Tensor(${this.dtype}, ${fmtShape(this.shape)}${this.requiresGrad ? ', requiresGrad' : ''}${this.isDisposed ? ', disposed' : ''})`;
+  // ---- nnapi: backends (move.ts) ----
+
+  /** The name of the backend this tensor lives on ('cpu' or 'webgpu'). */
+  get device(): string { return this.nd('device').backend.name; }
+
+  /**
+   * This tensor on another backend (PyTorch's .to(device)): itself when already there, else a
+   * copy as a new leaf with the same requiresGrad. Synchronous from the CPU backend; a tensor
+   * on the GPU needs `await toAsync(...)`.
+   */
+  to(backend: BackendTarget): Tensor {
+    return toBackend(this, backend, (nd, rg) => new Tensor(nd, { requiresGrad: rg }));
   }
+
+  /** to() for any source backend (reads the data back when it lives on a GPU). */
+  async toAsync(backend: BackendTarget): Promise<Tensor> {
+    return toBackendAsync(this, backend, (nd, rg) => new Tensor(nd, { requiresGrad: rg }));
+  }
+
+  // ---- end nnapi: backends ----
+
+  // ---- nnapi: printing (format.ts) ----
+
+  private _formatInfo() {
+    return { requiresGrad: this.requiresGrad, gradFn: this._leaf ? null : (this._node?.op ?? null) };
+  }
+
+  /**
+   * PyTorch's repr with the values when they are on the host (the CPU backend): String(t),
+   * `${t}`, console.log(t). A tensor on a GPU cannot be read synchronously: it says so and how
+   * to read it (await t.print() or await t.toStringAsync()).
+   */
+  toString(): string {
+    if (!this._nd) return `tensor(<disposed>, shape=${fmtShape(this._shapeSeen)}, dtype=${this._dtypeSeen})`;
+    const host = readSync(this._nd, false);
+    if (host) return formatTensor(host, this._nd.shape, this._nd.dtype, this._formatInfo());
+    return formatPlaceholder(this._nd.shape, this._nd.dtype, this._nd.backend.name, this._formatInfo());
+  }
+
+  /** The values formatted as PyTorch prints them, read back from any backend. */
+  async toStringAsync(): Promise<string> {
+    const nd = this.nd('toStringAsync');
+    return formatTensor(await this.data(), nd.shape, nd.dtype, this._formatInfo());
+  }
+
+  /** Reads the values back and console.log()s them (PyTorch's print(t)). */
+  async print(): Promise<void> {
+    // eslint-disable-next-line no-console
+    console.log(await this.toStringAsync());
+  }
+
+  /** Node's console.log / util.inspect use this (the symbol is global; no Node import). */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+
+  /**
+   * JSON.stringify(t): dtype and shape, with the values only for a host tensor of at most
+   * 1,000 elements (a GPU tensor, or a large one, never writes megabytes by accident).
+   */
+  toJSON(): { dtype: DType; shape: number[]; data?: NestedArray; note?: string } {
+    if (!this._nd) return { dtype: this._dtypeSeen, shape: this._shapeSeen.slice(), note: 'disposed' };
+    const nd = this._nd;
+    const host = nd.size <= JSON_MAX_ELEMENTS ? readSync(nd, false) : null;
+    if (host) return { dtype: nd.dtype, shape: nd.shape.slice(), data: nest(host, nd.shape, nd.dtype === 'bool') };
+    return { dtype: nd.dtype, shape: nd.shape.slice(), note: nd.size > JSON_MAX_ELEMENTS ? `values omitted (${nd.size} elements); use await t.toArray()` : `values on the ${nd.backend.name} device; use await t.toArray()` };
+  }
+
+  // ---- end nnapi: printing ----
 
   // ---- autodiff ----
 
@@ -312,9 +391,29 @@ export class Tensor {
   sigmoid(): Tensor { return U.sigmoid(this); }
   relu(): Tensor { return U.relu(this); }
   leakyRelu(negativeSlope = 0.01): Tensor { return U.leakyRelu(this, negativeSlope); }
-  /** 'none': x·Φ(x) with an erf accurate to 1.5e-7; 'tanh': the tanh approximation. */
+  /** 'none': ½x(1 + erf(x/√2)) with the raw erf (PyTorch's formula); 'tanh': the tanh approximation. */
   gelu(approximate: 'none' | 'tanh' = 'none'): Tensor { return U.gelu(this, approximate); }
   softplus(beta = 1): Tensor { return U.softplus(this, beta); }
+
+  // ---- optable: raw elementwise ops of the op table (core ops/table.ts) ----
+  erf(): Tensor { return OT.erf(this); }
+  log1p(): Tensor { return OT.log1p(this); }
+  expm1(): Tensor { return OT.expm1(this); }
+  floor(): Tensor { return OT.floor(this); }
+  ceil(): Tensor { return OT.ceil(this); }
+  /** Half to even (as PyTorch); `decimals` rounds to that many decimal places. */
+  round(decimals = 0): Tensor { return OT.round(this, decimals); }
+  trunc(): Tensor { return OT.trunc(this); }
+  /** -1, 0 or 1; sign(NaN) = 0 as PyTorch. */
+  sign(): Tensor { return OT.sign(this); }
+  /** Python's % (torch.remainder): the result takes the divisor's sign. */
+  remainder(o: Operand): Tensor { return OT.remainder(this, o); }
+  bitwiseAnd(o: Operand): Tensor { return OT.bitwiseAnd(this, o); }
+  bitwiseOr(o: Operand): Tensor { return OT.bitwiseOr(this, o); }
+  bitwiseXor(o: Operand): Tensor { return OT.bitwiseXor(this, o); }
+  /** x·σ(x) (swish). */
+  silu(): Tensor { return OT.silu(this); }
+  // ---- end optable ----
 
   // ---- reductions: dim is a number, a list, or absent for all dims ----
 

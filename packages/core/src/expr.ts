@@ -1,52 +1,23 @@
 import { DType, assertDType } from './dtype';
 import { DTypeError, ValueError } from './errors';
+import { E, Expr } from './ops/node';
+import { BINARY_OPS, BINARY_TABLE, BinaryOp, UNARY_OPS, UNARY_TABLE, UnaryOp, acceptedDTypes } from './ops/table';
 
 /**
  * The elementwise half of the raw-op contract is one small expression language: a backend
  * receives a tree over its inputs and compiles it into one kernel (WGSL on the GPU, a JS
  * function on the CPU). A single raw op is the one-node case; a composite like the Adam
- * update is a bigger tree that still costs one pass over memory.
+ * update is a bigger tree that still costs one pass over memory. The ops themselves are
+ * rows of the op table (ops/table.ts).
  */
-export const UNARY_OPS = ['neg', 'exp', 'log', 'sqrt', 'recip', 'sin'] as const;
-export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'pow', 'max', 'eq', 'lt'] as const;
-export type UnaryOp = (typeof UNARY_OPS)[number];
-export type BinaryOp = (typeof BINARY_OPS)[number];
+export { E, UNARY_OPS, BINARY_OPS };
+export type { Expr, UnaryOp, BinaryOp };
 
-export type Expr =
-  | { readonly kind: 'input'; readonly index: number }
-  | { readonly kind: 'const'; readonly value: number; readonly dtype: DType }
-  | { readonly kind: 'unary'; readonly op: UnaryOp; readonly a: Expr }
-  | { readonly kind: 'binary'; readonly op: BinaryOp; readonly a: Expr; readonly b: Expr }
-  | { readonly kind: 'where'; readonly c: Expr; readonly a: Expr; readonly b: Expr }
-  | { readonly kind: 'cast'; readonly dtype: DType; readonly a: Expr };
-
-/** Builders, so composite ops read like arithmetic: E.add(E.in(0), E.f(1)). */
-export const E = {
-  in: (index: number): Expr => ({ kind: 'input', index }),
-  f: (value: number): Expr => ({ kind: 'const', value, dtype: 'float32' }),
-  i: (value: number): Expr => ({ kind: 'const', value, dtype: 'int32' }),
-  c: (value: number, dtype: DType): Expr => ({ kind: 'const', value, dtype }),
-  un: (op: UnaryOp, a: Expr): Expr => ({ kind: 'unary', op, a }),
-  bin: (op: BinaryOp, a: Expr, b: Expr): Expr => ({ kind: 'binary', op, a, b }),
-  neg: (a: Expr): Expr => E.un('neg', a),
-  exp: (a: Expr): Expr => E.un('exp', a),
-  log: (a: Expr): Expr => E.un('log', a),
-  sqrt: (a: Expr): Expr => E.un('sqrt', a),
-  recip: (a: Expr): Expr => E.un('recip', a),
-  sin: (a: Expr): Expr => E.un('sin', a),
-  add: (a: Expr, b: Expr): Expr => E.bin('add', a, b),
-  sub: (a: Expr, b: Expr): Expr => E.bin('sub', a, b),
-  mul: (a: Expr, b: Expr): Expr => E.bin('mul', a, b),
-  div: (a: Expr, b: Expr): Expr => E.bin('div', a, b),
-  pow: (a: Expr, b: Expr): Expr => E.bin('pow', a, b),
-  max: (a: Expr, b: Expr): Expr => E.bin('max', a, b),
-  eq: (a: Expr, b: Expr): Expr => E.bin('eq', a, b),
-  lt: (a: Expr, b: Expr): Expr => E.bin('lt', a, b),
-  where: (c: Expr, a: Expr, b: Expr): Expr => ({ kind: 'where', c, a, b }),
-  cast: (a: Expr, dtype: DType): Expr => ({ kind: 'cast', dtype, a }),
-};
-
-const FLOAT_ONLY = new Set<string>(['exp', 'log', 'sqrt', 'recip', 'sin', 'pow']);
+function checkOperand(op: string, dt: DType, rule: keyof typeof RULE_WORDS): void {
+  const ok = acceptedDTypes(rule);
+  if (!ok.includes(dt)) throw new DTypeError(`${op}: got dtype ${dt}; expected ${RULE_WORDS[rule]} (cast first)`);
+}
+const RULE_WORDS = { float: 'float32', numeric: 'float32 or int32', integral: 'int32 or bool', any: 'float32, int32 or bool' } as const;
 
 /** The dtype an expression produces, checking every node's operand dtypes on the way. */
 export function exprDType(e: Expr, inputs: readonly DType[], op = 'elementwise'): DType {
@@ -61,21 +32,20 @@ export function exprDType(e: Expr, inputs: readonly DType[], op = 'elementwise')
       return assertDType(`${op}: const`, e.dtype);
     case 'cast': exprDType(e.a, inputs, op); return assertDType(`${op}: cast`, e.dtype);
     case 'unary': {
-      if (!(UNARY_OPS as readonly string[]).includes(e.op)) throw new ValueError(`${op}: unknown unary op '${e.op}'; expected one of ${UNARY_OPS.join(', ')}`);
+      const row = Object.hasOwn(UNARY_TABLE, e.op) ? UNARY_TABLE[e.op] : undefined;
+      if (!row) throw new ValueError(`${op}: unknown unary op '${e.op}'; expected one of ${UNARY_OPS.join(', ')}`);
       const a = exprDType(e.a, inputs, op);
-      if (a === 'bool') throw new DTypeError(`${e.op}: got dtype bool; expected float32${FLOAT_ONLY.has(e.op) ? '' : ' or int32'} (cast first)`);
-      if (a === 'int32' && FLOAT_ONLY.has(e.op)) throw new DTypeError(`${e.op}: got dtype int32; expected float32 (cast first)`);
+      checkOperand(e.op, a, row.dtypes);
       return a;
     }
     case 'binary': {
-      if (!(BINARY_OPS as readonly string[]).includes(e.op)) throw new ValueError(`${op}: unknown binary op '${e.op}'; expected one of ${BINARY_OPS.join(', ')}`);
+      const row = Object.hasOwn(BINARY_TABLE, e.op) ? BINARY_TABLE[e.op] : undefined;
+      if (!row) throw new ValueError(`${op}: unknown binary op '${e.op}'; expected one of ${BINARY_OPS.join(', ')}`);
       const a = exprDType(e.a, inputs, op);
       const b = exprDType(e.b, inputs, op);
       if (a !== b) throw new DTypeError(`${e.op}: operand dtypes differ: ${a} and ${b}; expected the same dtype (cast one)`);
-      if (e.op === 'eq') return 'bool';
-      if (a === 'bool') throw new DTypeError(`${e.op}: got dtype bool; expected float32 or int32 (cast first)`);
-      if (a === 'int32' && FLOAT_ONLY.has(e.op)) throw new DTypeError(`${e.op}: got dtype int32; expected float32 (cast first)`);
-      return e.op === 'lt' ? 'bool' : a;
+      checkOperand(e.op, a, row.dtypes);
+      return row.result === 'bool' ? 'bool' : a;
     }
     case 'where': {
       const c = exprDType(e.c, inputs, op);
@@ -116,4 +86,16 @@ export function exprInputs(e: Expr, out = new Set<number>()): Set<number> {
     case 'where': exprInputs(e.c, out); exprInputs(e.a, out); exprInputs(e.b, out); break;
   }
   return out;
+}
+
+/** Rebuilds `e` with input i read as input m(i) (autograd binds only the inputs a kernel reads). */
+export function remapInputs(e: Expr, m: (index: number) => number): Expr {
+  switch (e.kind) {
+    case 'input': return E.in(m(e.index));
+    case 'const': return e;
+    case 'cast': return E.cast(remapInputs(e.a, m), e.dtype);
+    case 'unary': return E.un(e.op, remapInputs(e.a, m));
+    case 'binary': return E.bin(e.op, remapInputs(e.a, m), remapInputs(e.b, m));
+    case 'where': return E.where(remapInputs(e.c, m), remapInputs(e.a, m), remapInputs(e.b, m));
+  }
 }

@@ -14,7 +14,14 @@ function evalRef(e: Expr, vals: number[]): number {
     case 'cast': return evalRef(e.a, vals);
     case 'unary': {
       const a = evalRef(e.a, vals);
-      return e.op === 'neg' ? -a : e.op === 'sqrt' ? f(Math.sqrt(a)) : e.op === 'recip' ? f(1 / a) : f(Math.exp(a));
+      switch (e.op) {
+        case 'floor': return Math.floor(a);
+        case 'ceil': return Math.ceil(a);
+        case 'trunc': return Math.trunc(a);
+        case 'round': return Math.abs(a % 1) === 0.5 ? 2 * Math.round(a / 2) : Math.round(a); // ties to even
+        case 'abs': return Math.abs(a);
+        default: return e.op === 'neg' ? -a : e.op === 'sqrt' ? f(Math.sqrt(a)) : e.op === 'recip' ? f(1 / a) : f(Math.exp(a));
+      }
     }
     case 'binary': {
       const a = evalRef(e.a, vals);
@@ -25,6 +32,7 @@ function evalRef(e: Expr, vals: number[]): number {
         case 'mul': return f(a * b);
         case 'div': return f(a / b);
         case 'max': return Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.max(a, b);
+        case 'min': return Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.min(a, b);
         case 'eq': return a === b ? 1 : 0;
         case 'lt': return a < b ? 1 : 0;
         default: throw new Error(e.op);
@@ -46,6 +54,8 @@ const exprs: [string, Expr[]][] = [
   ['where with constants on every side', [E.where(E.eq(E.add(x, E.f(1)), E.f(2)), E.mul(y, E.f(3)), E.sub(E.f(4), z))]],
   ['adam-like, two outputs', [E.div(E.mul(E.f(0.9), x), E.add(E.sqrt(y), E.f(1e-8))), E.add(E.mul(E.f(0.999), y), E.mul(E.f(0.001), E.mul(x, x)))]],
   ['neg, recip, cast', [E.neg(E.recip(E.cast(x, 'float32')))]],
+  // The op table's other simd rows: rounding (ties to even, -0 kept), abs, min.
+  ['floor, ceil, round, trunc, abs, min', [E.add(E.floor(E.mul(x, E.f(4))), E.ceil(y)), E.sub(E.round(E.mul(x, E.f(2))), E.trunc(z)), E.min(E.abs(x), y), E.round(E.mul(y, E.f(8)))]],
 ];
 
 test('the generated SIMD kernels match IEEE f32 evaluation bit for bit', async () => {

@@ -130,8 +130,8 @@ describe('elementwise', () => {
     expectError(() => NDArray.elementwise([E.f(1)], [], 'ones'), ValueError, 'ones', 'at least one input');
   });
   test('malformed expression nodes are rejected, not compiled to NaN', () => {
-    expectError(() => f([2]).map({ kind: 'unary', op: 'tanh', a: E.in(0) } as unknown as Expr), ValueError, "unknown unary op 'tanh'", 'neg, exp');
-    expectError(() => f([2]).map({ kind: 'binary', op: 'min', a: E.in(0), b: E.in(0) } as unknown as Expr), ValueError, "unknown binary op 'min'");
+    expectError(() => f([2]).map({ kind: 'unary', op: 'atanh', a: E.in(0) } as unknown as Expr), ValueError, "unknown unary op 'atanh'", 'neg, exp');
+    expectError(() => f([2]).map({ kind: 'binary', op: 'hypot', a: E.in(0), b: E.in(0) } as unknown as Expr), ValueError, "unknown binary op 'hypot'");
     expectError(() => f([2]).map({ kind: 'weird' } as unknown as Expr), ValueError, 'unknown expression node', 'weird');
     expectError(() => f([2]).map(E.cast(E.in(0), 'float16' as never)), DTypeError, 'cast', '"float16"');
     expectError(() => f([2]).map(E.add(E.in(0), E.c(1, 'f64' as never))), DTypeError, 'const', '"f64"');

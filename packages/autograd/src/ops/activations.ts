@@ -1,7 +1,7 @@
 import { E, Expr, ValueError } from '@surf/core';
 import { requireNumeric } from '../dtypes';
 import { Tensor } from '../tensor';
-import { Rule, X, computeDType, fused } from './fuse';
+import { Rule, X, computeDType, derivedRule, fused, tableRule } from './fuse';
 
 /**
  * Unary math and activations. Each is one fused forward kernel and one fused backward
@@ -13,36 +13,21 @@ function unary(op: string, x: Tensor, rule: Rule, float = true): Tensor {
   return fused(op, [x], [dt], rule);
 }
 
-export const neg = (x: Tensor) => unary('neg', x, { fwd: ([a]) => E.neg(a), grad: (g) => [E.neg(g)] }, false);
-export const exp = (x: Tensor) => unary('exp', x, { fwd: ([a]) => E.exp(a), grad: (g, _, o) => [E.mul(g, o)] });
-export const log = (x: Tensor) => unary('log', x, { fwd: ([a]) => E.log(a), grad: (g, [a]) => [E.div(g, a)] });
-export const sqrt = (x: Tensor) => unary('sqrt', x, { fwd: ([a]) => E.sqrt(a), grad: (g, _, o) => [E.div(E.mul(g, X.half), o)] });
+// Raw ops: forward node and derivative straight from the op table.
+export const neg = (x: Tensor) => unary('neg', x, tableRule('neg'), false);
+export const exp = (x: Tensor) => unary('exp', x, tableRule('exp'));
+export const log = (x: Tensor) => unary('log', x, tableRule('log'));
+export const sqrt = (x: Tensor) => unary('sqrt', x, tableRule('sqrt'));
 export const rsqrt = (x: Tensor) => unary('rsqrt', x, {
   fwd: ([a]) => E.recip(E.sqrt(a)),
  
   grad: (g, _, o) => [E.mul(E.mul(g, E.f(-0.5)), E.mul(o, X.sq(o)))],
 });
 /** |x|; the gradient at 0 is 0 (the subgradient PyTorch picks). */
-export const abs = (x: Tensor) => unary('abs', x, {
-  fwd: ([a]) => X.abs(a),
-  grad: (g, [a]) => [E.where(E.lt(X.zero, a), g, E.where(E.lt(a, X.zero), E.neg(g), X.zero))],
-}, false);
-
-// cos(x) = 1 - 2 sin²(x/2): no large-argument shift by π/2, exact to f32 rounding near 0.
-const cosE = (a: Expr): Expr => E.sub(X.one, E.mul(E.f(2), X.sq(E.sin(E.mul(a, X.half)))));
-export const sin = (x: Tensor) => unary('sin', x, { fwd: ([a]) => E.sin(a), grad: (g, [a]) => [E.mul(g, cosE(a))] });
-export const cos = (x: Tensor) => unary('cos', x, { fwd: ([a]) => cosE(a), grad: (g, [a]) => [E.neg(E.mul(g, E.sin(a)))] });
-
-/** tanh(|x|) = (1 - e^{-2|x|}) / (1 + e^{-2|x|}), sign restored: never overflows. */
-export const tanh = (x: Tensor) => unary('tanh', x, {
-  fwd: ([a]) => {
-    const e = E.exp(E.mul(E.f(-2), X.abs(a)));
-    const t = E.div(E.sub(X.one, e), E.add(X.one, e));
-    return E.where(E.lt(a, X.zero), E.neg(t), t);
-  },
- 
-  grad: (g, _, o) => [E.mul(g, E.sub(X.one, X.sq(o)))],
-});
+export const abs = (x: Tensor) => unary('abs', x, tableRule('abs'), false);
+export const sin = (x: Tensor) => unary('sin', x, tableRule('sin'));
+export const cos = (x: Tensor) => unary('cos', x, tableRule('cos'));
+export const tanh = (x: Tensor) => unary('tanh', x, tableRule('tanh'));
 
 export const sigmoid = (x: Tensor) => unary('sigmoid', x, {
   fwd: ([a]) => X.sigmoid(a),
@@ -68,27 +53,15 @@ export function leakyRelu(x: Tensor, slope: number): Tensor {
   });
 }
 
-/**
- * Φ(x), the standard normal CDF, from Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7) written
- * as the tail q = P(t)·e^{-u²} so neither side of 0 suffers 1 - 1 cancellation.
- */
-function normalCdf(x: Expr): Expr {
-  const u = E.mul(X.abs(x), E.f(Math.SQRT1_2));
-  const t = E.recip(E.add(X.one, E.mul(E.f(0.3275911), u)));
-  const coeffs = [1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592];
-  let p: Expr = E.f(coeffs[0]);
-  for (const c of coeffs.slice(1)) p = E.add(E.mul(p, t), E.f(c));
-  const q = E.mul(E.mul(p, t), E.exp(E.neg(X.sq(u))));
-  const tail = E.mul(X.half, q); // P(Z > |x|)
-  return E.where(E.lt(x, X.zero), tail, E.sub(X.one, tail));
-}
-
 const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
 
-export function gelu(x: Tensor, approximate: 'none' | 'tanh'): Tensor {
+/**
+ * PyTorch's gelu. 'none': x·Φ(x) = ½x(1 + erf(x/√2)) with the raw erf; 'tanh':
+ * ½x(1 + tanh(k)), k = √(2/π)(x + 0.044715x³), computed as x·σ(2k), which never overflows.
+ */
+export function gelu(x: Tensor, approximate: 'none' | 'tanh' = 'none'): Tensor {
   if (approximate === 'tanh') {
-    // 0.5·x·(1 + tanh(k)) = x·σ(2k), k = √(2/π)(x + 0.044715x³).
     const twoK = (a: Expr) => E.mul(E.f(2 * SQRT_2_OVER_PI), E.add(a, E.mul(E.f(0.044715), E.mul(a, X.sq(a)))));
     return unary('gelu', x, {
       fwd: ([a]) => E.mul(a, X.sigmoid(twoK(a))),
@@ -100,21 +73,25 @@ export function gelu(x: Tensor, approximate: 'none' | 'tanh'): Tensor {
     });
   }
   if (approximate !== 'none') throw new ValueError(`gelu: approximate must be 'none' or 'tanh'; got ${JSON.stringify(approximate)}`);
+  const cdf = (a: Expr) => E.mul(X.half, E.add(X.one, E.erf(E.mul(a, E.f(Math.SQRT1_2)))));
   return unary('gelu', x, {
-    fwd: ([a]) => E.mul(a, normalCdf(a)),
+    fwd: ([a]) => E.mul(a, cdf(a)),
     // d/dx xΦ(x) = Φ(x) + x·φ(x)
-    grad: (g, [a]) => [E.mul(g, E.add(normalCdf(a), E.mul(a, E.mul(E.f(INV_SQRT_2PI), E.exp(E.mul(E.f(-0.5), X.sq(a)))))))],
+    grad: (g, [a]) => [E.mul(g, E.add(cdf(a), E.mul(a, E.mul(E.f(INV_SQRT_2PI), E.exp(E.mul(E.f(-0.5), X.sq(a)))))))],
   });
 }
 
-/** log(1 + e^{βx})/β as max(βx, 0) + log(1 + e^{-|βx|}), divided by β; gradient σ(βx). */
+/** x·σ(x) (swish); its gradient is derived from the op table's rules. */
+export const silu = (x: Tensor) => unary('silu', x, derivedRule(([a]) => E.mul(a, X.sigmoid(a))));
+
+/** log(1 + e^{βx})/β as max(βx, 0) + log1p(e^{-|βx|}), divided by β (no 1 + tiny rounding to 1); gradient σ(βx). */
 export function softplus(x: Tensor, beta: number): Tensor {
   if (typeof beta !== 'number' || !(beta > 0)) throw new ValueError(`softplus: beta must be a positive number; got ${beta}`);
   const b = E.f(beta);
   return unary('softplus', x, {
     fwd: ([a]) => {
       const z = E.mul(a, b);
-      return E.div(E.add(E.max(z, X.zero), E.log(E.add(X.one, E.exp(E.neg(X.abs(z)))))), b);
+      return E.div(E.add(E.max(z, X.zero), E.log1p(E.exp(E.neg(X.abs(z))))), b);
     },
     grad: (g, [a]) => [E.mul(g, X.sigmoid(E.mul(a, b)))],
   });

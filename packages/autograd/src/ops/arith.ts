@@ -2,7 +2,7 @@ import { DType, DTypeError, E, Expr, ValueError, assertDType } from '@surf/core'
 import { requireNumeric } from '../dtypes';
 import { alias, fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
-import { Operand, Rule, X, computeDType, fused } from './fuse';
+import { Operand, Rule, X, computeDType, fused, tableRule } from './fuse';
 
 /** Binary arithmetic, comparisons, where, clamp and cast, each one fused kernel. */
 
@@ -11,47 +11,30 @@ function binary(op: string, a: Tensor, b: Operand, rule: Rule, float = false): T
   return fused(op, [a, b], [dt, dt], rule);
 }
 
-export const add = (a: Tensor, b: Operand) => binary('add', a, b, { fwd: ([x, y]) => E.add(x, y), grad: (g) => [g, g] });
-export const sub = (a: Tensor, b: Operand) => binary('sub', a, b, { fwd: ([x, y]) => E.sub(x, y), grad: (g) => [g, E.neg(g)] });
-export const mul = (a: Tensor, b: Operand) => binary('mul', a, b, { fwd: ([x, y]) => E.mul(x, y), grad: (g, [x, y]) => [E.mul(g, y), E.mul(g, x)] });
-export const div = (a: Tensor, b: Operand) => binary('div', a, b, {
-  fwd: ([x, y]) => E.div(x, y),
-  grad: (g, [x, y]) => [E.div(g, y), E.neg(E.div(E.mul(g, x), E.mul(y, y)))],
-}, true);
+// Forward nodes and derivatives from the op table (core ops/table.ts).
+export const add = (a: Tensor, b: Operand) => binary('add', a, b, tableRule('add'));
+export const sub = (a: Tensor, b: Operand) => binary('sub', a, b, tableRule('sub'));
+export const mul = (a: Tensor, b: Operand) => binary('mul', a, b, tableRule('mul'));
+export const div = (a: Tensor, b: Operand) => binary('div', a, b, tableRule('div'), true);
+/** JS Math.pow semantics (negative bases with integer exponents work); see the table's pow row. */
+export const pow = (a: Tensor, b: Operand) => binary('pow', a, b, tableRule('pow'), true);
 
-/**
- * pow follows JS Math.pow (negative bases with integer exponents work). Gradients:
- * d/dx = y·x^(y-1), taken as 0 where y = 0 (so x^0 has gradient 0 even at x = 0, where
- * 0·0^-1 would be NaN); d/dy = x^y·ln x, taken as 0 where x = 0 (PyTorch's convention) and
- * NaN for negative x (the real power is not differentiable in y there).
- */
-export const pow = (a: Tensor, b: Operand) => binary('pow', a, b, {
-  fwd: ([x, y]) => E.pow(x, y),
- 
-  grad: (g, [x, y], out) => [
-    E.where(E.eq(y, X.zero), X.zero, E.mul(E.mul(g, y), E.pow(x, E.sub(y, X.one)))),
-    E.where(E.eq(x, X.zero), X.zero, E.mul(E.mul(g, out), E.log(x))),
-  ],
-}, true);
-
-/** Ties (a = b) split the gradient equally, so maximum(x, x) has gradient 1 in x. */
+/** Ties (a = b) split the gradient equally, so maximum(x, x) has gradient 1 in x; NaN propagates. */
 function extremum(op: 'maximum' | 'minimum', a: Tensor, b: Operand): Tensor {
   const dt = requireNumeric(op, computeDType(op, [a, b]));
-  const big = (x: Expr, y: Expr) => (op === 'maximum' ? E.lt(y, x) : E.lt(x, y));
-  return fused(op, [a, b], [dt, dt], {
-    // min(x, y) = -max(-x, -y) keeps max's NaN propagation; ints have no NaN (and -(-2^31) wraps).
-    fwd: ([x, y]) => (op === 'maximum' ? E.max(x, y) : dt === 'float32' ? E.neg(E.max(E.neg(x), E.neg(y))) : E.where(E.lt(y, x), y, x)),
-    grad: (g, [x, y]) => {
-      const tie = E.mul(g, X.half);
-      return [
-        E.where(big(x, y), g, E.where(E.eq(x, y), tie, X.zero)),
-        E.where(big(y, x), g, E.where(E.eq(x, y), tie, X.zero)),
-      ];
-    },
-  });
+  return fused(op, [a, b], [dt, dt], tableRule(op === 'maximum' ? 'max' : 'min'));
 }
 export const maximum = (a: Tensor, b: Operand) => extremum('maximum', a, b);
 export const minimum = (a: Tensor, b: Operand) => extremum('minimum', a, b);
+
+/**
+ * PyTorch's remainder (Python's %): a - floor(a / b)·b, so the result takes the divisor's
+ * sign. float x mod 0 is NaN; int32 x mod 0 is 0 (as int32 x / 0 is 0 here; PyTorch raises).
+ */
+export function remainder(a: Tensor, b: Operand): Tensor {
+  const dt = requireNumeric('remainder', computeDType('remainder', [a, b]));
+  return fused('remainder', [a, b], [dt, dt], tableRule('mod'));
+}
 
 /**
  * min(max(x, lo), hi) with NaN propagated. The gradient passes where lo <= x <= hi (bounds

@@ -1,4 +1,4 @@
-import { DType, E, Expr, NDArray, exprInputs } from '@surf/core';
+import { BINARY_TABLE, BinaryOp, DType, E, Expr, NDArray, UNARY_TABLE, UnaryOp, deriveExpr, exprInputs, remapInputs } from '@surf/core';
 import { Scalar, checkScalar, promoteTypes, scalarDType } from '../dtypes';
 import { alias, fromOp, needsGrad } from '../node';
 import { Tensor } from '../tensor';
@@ -38,17 +38,6 @@ function operandExprs(xs: readonly Operand[], dts: readonly DType[], first: numb
   });
 }
 
-function remap(e: Expr, m: Map<number, number>): Expr {
-  switch (e.kind) {
-    case 'input': return E.in(m.get(e.index)!);
-    case 'const': return e;
-    case 'cast': return E.cast(remap(e.a, m), e.dtype);
-    case 'unary': return E.un(e.op, remap(e.a, m));
-    case 'binary': return E.bin(e.op, remap(e.a, m), remap(e.b, m));
-    case 'where': return E.where(remap(e.c, m), remap(e.a, m), remap(e.b, m));
-  }
-}
-
 /** Runs expressions over only the inputs they read (fewer buffers bound per kernel). */
 export function runExprs(op: string, outs: Expr[], inputs: NDArray[]): NDArray[] {
   const used = new Set<number>();
@@ -56,7 +45,7 @@ export function runExprs(op: string, outs: Expr[], inputs: NDArray[]): NDArray[]
   // An expression that reads no input (a constant) still takes its shape from input 0.
   const order = used.size ? [...used].sort((a, b) => a - b) : [0];
   const m = new Map(order.map((i, j) => [i, j]));
-  return NDArray.elementwise(outs.map((e) => remap(e, m)), order.map((i) => inputs[i]), op);
+  return NDArray.elementwise(outs.map((e) => remapInputs(e, (i) => m.get(i)!)), order.map((i) => inputs[i]), op);
 }
 
 /**
@@ -94,12 +83,37 @@ export function fused(op: string, xs: readonly Operand[], dts: readonly DType[],
   return t;
 }
 
+/** The rule of one raw op: its forward node and the op table's derivative (core ops/table.ts). */
+export function tableRule(op: UnaryOp | BinaryOp): Rule {
+  if (Object.hasOwn(UNARY_TABLE, op)) return { fwd: ([a]) => E.un(op as UnaryOp, a), grad: UNARY_TABLE[op as UnaryOp].grad };
+  return { fwd: ([a, b]) => E.bin(op as BinaryOp, a, b), grad: BINARY_TABLE[op as BinaryOp].grad };
+}
+
+/**
+ * A rule whose gradient is derived from its forward expression by the op table's derivatives
+ * (core's deriveExpr): for composites where a hand-written rule would only restate the chain
+ * rule. Operand i's gradient is that of the kernel input it reads; a number operand gets none.
+ */
+export function derivedRule(fwd: (x: Expr[]) => Expr): Rule {
+  return {
+    fwd,
+    grad: (g, x) => {
+      const grads = deriveExpr(fwd(x), g);
+      return x.map((xi) => {
+        let node = xi;
+        while (node.kind === 'cast') node = node.a;
+        return node.kind === 'input' ? grads.get(node.index) ?? E.f(0) : null;
+      });
+    },
+  };
+}
+
 /** Common rule pieces, as expressions. */
 export const X = {
   zero: E.f(0),
   one: E.f(1),
   half: E.f(0.5),
-  abs: (a: Expr): Expr => E.max(a, E.neg(a)),
+  abs: (a: Expr): Expr => E.abs(a),
   not: (b: Expr): Expr => E.eq(E.cast(b, 'int32'), E.i(0)),
   or: (a: Expr, b: Expr): Expr => E.where(a, a, b),
   and: (a: Expr, b: Expr): Expr => E.where(a, b, a),

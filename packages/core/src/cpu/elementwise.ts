@@ -1,7 +1,9 @@
 import { DType, castScalar } from '../dtype';
-import { BinaryOp, Expr, UnaryOp, exprDType, exprKey } from '../expr';
+import { Expr, exprKey } from '../expr';
+import { lowerViews } from '../ops/lower';
+import { foldExpr } from '../ops/visit';
+import { JS_BINARY, JS_HELPERS, JS_UNARY } from './js-ops';
 import { View } from '../view';
-import { collapseDims } from './collapse';
 import { transposeInto } from './transpose';
 import { WasmElementwise } from './wasm/elementwise';
 
@@ -21,57 +23,21 @@ type Kernel = (outs: unknown[], ins: unknown[], offs: number[], strides: number[
 
 const cache = new Map<string, Kernel>();
 
-// Per-dtype JS for each op. Float math is IEEE f32 as on the GPU: every float node is
-// rounded with Math.fround (JS computes in doubles, and rounding only on store would make
-// eq/lt/casts of intermediates disagree with the GPU). int32 math wraps like i32 (|0, imul).
-function emit(e: Expr, inDT: readonly DType[], vals: string[], consts: { value: number; dtype: DType }[]): string {
-  const dt = (x: Expr) => exprDType(x, inDT);
-  switch (e.kind) {
-    case 'input': return vals[e.index];
-    case 'const': consts.push({ value: e.value, dtype: e.dtype }); return `C${consts.length - 1}`;
-    case 'cast': {
-      const a = emit(e.a, inDT, vals, consts);
-      const from = dt(e.a);
-      if (e.dtype === from) return a;
-      if (e.dtype === 'bool') return `((${a}) !== 0 ? 1 : 0)`;
-      if (e.dtype === 'int32') return from === 'float32' ? `toI32(${a})` : `(${a})`;
+/** The JS expression for each output: a fold over the tree, spelled by js-ops.ts. */
+function emit(e: Expr, inDT: readonly DType[], vals: string[], counter: { next: number }): string {
+  return foldExpr<string>(e, inDT, {
+    input: (i) => vals[i],
+    const: (_, __, slot) => `C${slot}`,
+    cast: (a, from, to) => {
+      if (to === from) return a;
+      if (to === 'bool') return `((${a}) !== 0 ? 1 : 0)`;
+      if (to === 'int32') return from === 'float32' ? `toI32(${a})` : `(${a})`;
       return `Math.fround(${a})`;
-    }
-    case 'unary': return unaryJs(e.op, emit(e.a, inDT, vals, consts), dt(e.a) === 'int32');
-    case 'binary': {
-      const a = emit(e.a, inDT, vals, consts);
-      return binaryJs(e.op, a, emit(e.b, inDT, vals, consts), dt(e.a) === 'int32');
-    }
-    case 'where': {
-      const c = emit(e.c, inDT, vals, consts);
-      const a = emit(e.a, inDT, vals, consts);
-      return `((${c})!==0?(${a}):(${emit(e.b, inDT, vals, consts)}))`;
-    }
-  }
-}
-
-function unaryJs(op: UnaryOp, a: string, isInt: boolean): string {
-  switch (op) {
-    case 'neg': return isInt ? `((-(${a}))|0)` : `(-(${a}))`;
-    case 'exp': return `F(Math.exp(${a}))`;
-    case 'log': return `F(Math.log(${a}))`;
-    case 'sqrt': return `F(Math.sqrt(${a}))`;
-    case 'recip': return `F(1/(${a}))`;
-    case 'sin': return `F(Math.sin(${a}))`;
-  }
-}
-
-function binaryJs(op: BinaryOp, a: string, b: string, isInt: boolean): string {
-  switch (op) {
-    case 'add': return isInt ? `((${a}+${b})|0)` : `F(${a}+${b})`;
-    case 'sub': return isInt ? `((${a}-${b})|0)` : `F(${a}-${b})`;
-    case 'mul': return isInt ? `Math.imul(${a},${b})` : `F(${a}*${b})`;
-    case 'div': return isInt ? `idiv(${a},${b})` : `F(${a}/${b})`;
-    case 'pow': return `F(Math.pow(${a},${b}))`;
-    case 'max': return `Math.max(${a},${b})`;
-    case 'eq': return `((${a})===(${b})?1:0)`;
-    case 'lt': return `((${a})<(${b})?1:0)`;
-  }
+    },
+    unary: (op, a, dt) => JS_UNARY[op](a, dt),
+    binary: (op, a, b, dt) => JS_BINARY[op](a, b, dt),
+    where: (c, a, b) => `((${c})!==0?(${a}):(${b}))`,
+  }, counter).value;
 }
 
 /**
@@ -107,38 +73,32 @@ function compile(outs: readonly Expr[], inDT: readonly DType[], nd: number, mask
     else lines.splice(rowStart, 0, `  const v${i} = in${i}[b${i}];`);
     vals.push(`v${i}`);
   }
-  const consts: { value: number; dtype: DType }[] = [];
-  outs.forEach((e, k) => lines.push(`    out${k}[o] = ${emit(e, inDT, vals, consts)};`));
+  const counter = { next: 0 };
+  outs.forEach((e, k) => lines.push(`    out${k}[o] = ${emit(e, inDT, vals, counter)};`));
   // Constants live in locals: the optimizer keeps them in registers across the loop.
-  consts.forEach((_, c) => lines.splice(1, 0, `const C${c} = C[${c}];`));
+  for (let c = 0; c < counter.next; c++) lines.splice(1, 0, `const C${c} = C[${c}];`);
   lines.push(`  }`);
   lines.push(`  for (let d = ${last - 1}; d >= 0; d--) { if (++idx[d] < shape[d]) break; idx[d] = 0; }`);
   lines.push(`}`);
   const body = lines.join('\n');
-  const make = new Function('toI32', 'idiv', `return function kernel(outs, ins, offs, strides, masks, shape, C) {\n${body}\n};`);
-  return make(toI32, idiv) as Kernel;
+  const names = Object.keys(JS_HELPERS);
+  const make = new Function(...names, `return function kernel(outs, ins, offs, strides, masks, shape, C) {\n${body}\n};`);
+  return make(...names.map((n) => JS_HELPERS[n as keyof typeof JS_HELPERS])) as Kernel;
 }
 
 const numelOf = (sh: readonly number[]) => sh.reduce((a, b) => a * b, 1);
 
-function toI32(v: number): number { return castScalar(v, 'int32'); }
-// Integer division truncates toward zero; division by zero gives 0 on every backend.
-function idiv(a: number, b: number): number { return b === 0 ? 0 : (a / b) | 0; }
 
 export function runElementwise(outs: readonly Expr[], outArrays: unknown[], inputs: { data: unknown; dtype: DType; view: View }[], shape: readonly number[]): void {
   const inDT = inputs.map((x) => x.dtype);
-  // A 0-d tensor runs as one element of a 1-d loop.
-  let sh = shape.length === 0 ? [1] : shape.slice();
-  const views = inputs.map((x) => (shape.length === 0 ? new View([1], [0], x.view.offset, null) : x.view));
-  const masked = views.map((v) => v.mask !== null);
-  let strides = views.map((v) => v.strides as number[]);
-  if (!masked.some((m) => m)) {
-    // Unmasked: merge dims the inputs walk alike, so contiguous work runs as one flat loop.
-    const c = collapseDims(sh, strides);
-    sh = c.shape;
-    strides = c.strides;
-  }
-  const steps: Step[] = strides.map((s, i) => (masked[i] ? 'g' : s[sh.length - 1] === 1 ? 'u' : s[sh.length - 1] === 0 ? 'z' : 'g'));
+  // The shared lowering (ops/lower.ts): dims every input walks alike merge, so contiguous
+  // work runs as one flat loop; a 0-d tensor runs as one element of a 1-d loop.
+  const low = lowerViews(shape, inputs.map((x) => x.view), 1);
+  const sh = low.shape;
+  const views = inputs.map((x) => x.view);
+  const masked = low.ops.map((o) => o.mask !== null);
+  const strides = low.ops.map((o) => o.strides);
+  const steps: Step[] = low.ops.map((o) => (o.inner === 'u' ? 'u' : o.inner === '0' ? 'z' : 'g'));
   const consts: { value: number; dtype: DType }[] = [];
   const key = `${outs.map((e) => exprKey(e, consts)).join(';')}|${inDT.join(',')}|${sh.length}|${masked.map(Number).join('')}|${steps.join('')}`;
   const constVals = consts.map((c) => castScalar(c.value, c.dtype));
@@ -162,6 +122,5 @@ export function runElementwise(outs: readonly Expr[], outArrays: unknown[], inpu
     k = compile(outs, inDT, sh.length, masked, steps);
     cache.set(key, k);
   }
-  k(outArrays, inputs.map((x) => x.data), views.map((v) => v.offset), strides,
-    views.map((v) => (v.mask ? v.mask.map((m) => [m[0], m[1]]) : null)), sh, constVals);
+  k(outArrays, inputs.map((x) => x.data), views.map((v) => v.offset), strides, low.ops.map((o) => o.mask), sh, constVals);
 }

@@ -1,22 +1,16 @@
 import type { DType } from '../dtype';
-import type { Expr } from '../expr';
-import { RefArray, flatOf, forEachIndex, refBroadcastShape, refExpand, refSize, wrapI32 } from './reference';
+import { Expr, exprDType } from '../expr';
+import { BINARY_TABLE, UNARY_TABLE } from '../ops/table';
+import { foldExpr } from '../ops/visit';
+import { RefArray, flatOf, forEachIndex, refBroadcastShape, refExpand, refSize } from './reference';
 
 /**
- * Scalar semantics of the expression language, written out from the spec (not from the CPU
- * kernel): float math is IEEE f32 (every node rounds to f32), int32 wraps, int division
- * truncates with x/0 = 0, casts truncate and saturate, NaN casts to int 0 and to bool true,
- * max propagates NaN, comparisons with NaN are false, pow is JS Math.pow.
+ * Scalar semantics of the expression language: each op's reference function from the op
+ * table (ops/table.ts, written from the spec, not from any kernel), casts as below (truncate,
+ * saturate, NaN to int 0 and to bool true), every float node rounded to f32.
  */
 function dtypeOf(e: Expr, inputs: readonly DType[]): DType {
-  switch (e.kind) {
-    case 'input': return inputs[e.index];
-    case 'const': return e.dtype;
-    case 'cast': return e.dtype;
-    case 'unary': return dtypeOf(e.a, inputs);
-    case 'binary': return e.op === 'eq' || e.op === 'lt' ? 'bool' : dtypeOf(e.a, inputs);
-    case 'where': return dtypeOf(e.a, inputs);
-  }
+  return exprDType(e, inputs, 'refElementwise');
 }
 
 /** What a dtype stores for a JS number (constants and cast results). */
@@ -29,47 +23,18 @@ export function refCast(v: number, to: DType): number {
   return Math.trunc(v) + 0; // + 0 turns -0 into 0
 }
 
-function imul(a: number, b: number): number {
-  return Number(BigInt.asIntN(32, BigInt(a) * BigInt(b)));
-}
+type Eval = (vals: readonly number[]) => number;
 
-function evalAt(e: Expr, inputs: readonly DType[], vals: readonly number[]): number {
-  switch (e.kind) {
-    case 'input': return vals[e.index];
-    case 'const': return refCast(e.value, e.dtype);
-    case 'cast': return refCast(evalAt(e.a, inputs, vals), e.dtype);
-    case 'where': return evalAt(e.c, inputs, vals) !== 0 ? evalAt(e.a, inputs, vals) : evalAt(e.b, inputs, vals);
-    case 'unary': {
-      const a = evalAt(e.a, inputs, vals);
-      const isInt = dtypeOf(e.a, inputs) === 'int32';
-      switch (e.op) {
-        case 'neg': return isInt ? wrapI32(-a) : -a;
-        case 'exp': return Math.fround(Math.exp(a));
-        case 'log': return Math.fround(Math.log(a));
-        case 'sqrt': return Math.fround(Math.sqrt(a));
-        case 'recip': return Math.fround(1 / a);
-        case 'sin': return Math.fround(Math.sin(a));
-      }
-      break;
-    }
-    case 'binary': {
-      const a = evalAt(e.a, inputs, vals);
-      const b = evalAt(e.b, inputs, vals);
-      const isInt = dtypeOf(e.a, inputs) === 'int32';
-      switch (e.op) {
-        case 'add': return isInt ? wrapI32(a + b) : Math.fround(a + b);
-        case 'sub': return isInt ? wrapI32(a - b) : Math.fround(a - b);
-        case 'mul': return isInt ? imul(a, b) : Math.fround(a * b);
-        case 'div': return isInt ? (b === 0 ? 0 : wrapI32(Math.trunc(a / b))) : Math.fround(a / b);
-        case 'pow': return Math.fround(Math.pow(a, b));
-        case 'max': return Number.isNaN(a) || Number.isNaN(b) ? NaN : a > b ? a : b;
-        case 'eq': return a === b ? 1 : 0;
-        case 'lt': return a < b ? 1 : 0;
-      }
-      break;
-    }
-  }
-  throw new Error(`refExpr: unknown node ${JSON.stringify(e)}`);
+/** Compiles the tree once into a closure over one element's input values. */
+function compileRef(e: Expr, inputs: readonly DType[]): Eval {
+  return foldExpr<Eval>(e, inputs, {
+    input: (i) => (vals) => vals[i],
+    const: (value, dtype) => { const v = refCast(value, dtype); return () => v; },
+    cast: (a, _, to) => (vals) => refCast(a(vals), to),
+    unary: (op, a, dt) => { const f = UNARY_TABLE[op].ref; return (vals) => f([a(vals)], dt); },
+    binary: (op, a, b, dt) => { const f = BINARY_TABLE[op].ref; return (vals) => f([a(vals), b(vals)], dt); },
+    where: (c, a, b) => (vals) => (c(vals) !== 0 ? a(vals) : b(vals)),
+  }).value;
 }
 
 /** Evaluates each expression at every index of the broadcast shape of the inputs. */
@@ -79,11 +44,12 @@ export function refElementwise(outs: readonly Expr[], inputs: readonly RefArray[
   const dts = inputs.map((x) => x.dtype);
   const vals = new Array<number>(xs.length);
   return outs.map((e) => {
+    const f = compileRef(e, dts);
     const data = new Float64Array(refSize(sh));
     forEachIndex(sh, (idx) => {
-      const f = flatOf(sh, idx);
-      for (let i = 0; i < xs.length; i++) vals[i] = xs[i].data[f];
-      data[f] = evalAt(e, dts, vals);
+      const flat = flatOf(sh, idx);
+      for (let i = 0; i < xs.length; i++) vals[i] = xs[i].data[flat];
+      data[flat] = f(vals);
     });
     return { shape: sh.slice(), dtype: dtypeOf(e, dts), data };
   });

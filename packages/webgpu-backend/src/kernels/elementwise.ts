@@ -1,14 +1,14 @@
-import { DType, Expr, exprDType, exprInputs, exprKey } from '@surf/core';
+import { Access, DType, Expr, exprDType, exprInputs, exprKey, foldExpr, lowerViews } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
-import { collapse } from './collapse';
+import { WGSL_BINARY, WGSL_UNARY, opHelpersFor } from './wgsl-ops';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl, storageType, valueType } from './wgsl';
 import { Program, Uniforms, operandNames } from './program';
 
 /**
  * Elementwise kernels: an expression tree over strided inputs compiled to one WGSL kernel.
  * One thread per output element. Each input is read in one of five ways, chosen on the host
- * after dims are collapsed:
+ * by core's shared lowering (ops/lower.ts) after dims are collapsed:
  *   c  contiguous: buffer[offset + i], no index arithmetic (the fast path)
  *   b  broadcast scalar (every stride 0): buffer[offset]
  *   s  strided: offset + Σ digit[d]·stride[d] (negative strides are flips, 0 is broadcast)
@@ -24,33 +24,17 @@ export interface EwInput {
   mask: readonly (readonly [number, number])[] | null;
 }
 
-type Kind = 'c' | 'b' | 's' | 'm' | 'z';
-
 interface Plan {
   shape: number[];
-  kinds: Kind[];
+  kinds: Access[];
   strides: number[][];
   masks: ([number, number][] | null)[];
 }
 
 function plan(shape: readonly number[], inputs: readonly EwInput[]): Plan {
-  const c = collapse(shape, inputs.map((x) => ({ strides: x.strides.slice(), mask: x.mask ? x.mask.map((m) => [m[0], m[1]] as [number, number]) : null })));
-  const cs: number[] = [];
-  let acc = 1;
-  for (let d = c.shape.length - 1; d >= 0; d--) {
-    cs[d] = acc;
-    acc *= c.shape[d];
-  }
-  const kinds = c.ops.map((o): Kind => {
-    if (o.mask) {
-      if (o.mask.some(([lo, hi]) => hi <= lo)) return 'z';
-      if (o.mask.some(([lo, hi], d) => lo > 0 || hi < c.shape[d])) return 'm';
-    }
-    if (o.strides.every((s) => s === 0)) return 'b';
-    if (o.strides.every((s, d) => s === cs[d])) return 'c';
-    return 's';
-  });
-  return { shape: c.shape, kinds, strides: c.ops.map((o) => o.strides), masks: c.ops.map((o) => o.mask) };
+  // The shared lowering (core ops/lower.ts): collapse, then classify each input's reads.
+  const low = lowerViews(shape, inputs);
+  return { shape: low.shape, kinds: low.ops.map((o) => o.access), strides: low.ops.map((o) => o.strides), masks: low.ops.map((o) => o.mask) };
 }
 
 /** Emits an expression as a sequence of `let` statements (shared subtrees computed once). */
@@ -58,60 +42,43 @@ export class Emitter {
   lines: string[] = [];
   private memo = new Map<string, string>();
   private n = 0;
-  constSlot = 0;
+  private counter = { next: 0 };
   constructor(private inDT: readonly DType[], private vals: readonly string[], private constBase: number) {}
 
+  /** The op helpers (wgsl-ops.ts) the emitted lines call: put them next to FLOAT_HELPERS. */
+  helpers(): string {
+    return opHelpersFor(this.lines.join('\n'));
+  }
+
+  /** Folds the tree (core's foldExpr), spelling each op from wgsl-ops.ts. */
   emit(e: Expr): { v: string; key: string } {
-    let key: string;
-    let code: string;
-    const dt = exprDType(e, this.inDT);
-    switch (e.kind) {
-      case 'input':
-        return { v: this.vals[e.index], key: `i${e.index}` };
-      case 'const': {
-        const w = this.constBase + this.constSlot++;
-        code = e.dtype === 'float32' ? pF(w) : e.dtype === 'int32' ? pI(w) : `(${pU(w)} != 0u)`;
-        key = `c${w}`;
-        break;
-      }
-      case 'cast': {
-        const a = this.emit(e.a);
-        key = `cast_${e.dtype}(${a.key})`;
-        code = castCode(a.v, exprDType(e.a, this.inDT), e.dtype);
-        break;
-      }
-      case 'unary': {
-        const a = this.emit(e.a);
-        key = `${e.op}(${a.key})`;
-        code = unaryCode(e.op, a.v, dt);
-        break;
-      }
-      case 'binary': {
-        const a = this.emit(e.a);
-        const b = this.emit(e.b);
-        key = `${e.op}(${a.key},${b.key})`;
-        const adt = exprDType(e.a, this.inDT);
+    type R = { v: string; key: string };
+    const line = (key: string, code: string, dt: DType): R => {
+      const hit = this.memo.get(key);
+      if (hit) return { v: hit, key };
+      const v = `t${this.n++}`;
+      this.lines.push(`let ${v}: ${valueType(dt)} = ${code};`);
+      this.memo.set(key, v);
+      return { v, key };
+    };
+    const cmp = (op: string) => op === 'eq' || op === 'lt';
+    return foldExpr<R>(e, this.inDT, {
+      input: (i) => ({ v: this.vals[i], key: `i${i}` }),
+      const: (_, dtype, slot) => {
+        const w = this.constBase + slot;
+        return line(`c${w}`, dtype === 'float32' ? pF(w) : dtype === 'int32' ? pI(w) : `(${pU(w)} != 0u)`, dtype);
+      },
+      cast: (a, from, to) => line(`cast_${to}(${a.key})`, castCode(a.v, from, to), to),
+      unary: (op, a, dt) => line(`${op}(${a.key})`, WGSL_UNARY[op](a.v, dt), dt),
+      binary: (op, a, b, dt) => {
         // x - x and x / x of one value: drivers fold them to 0 and 1 (NVIDIA does), which
         // loses the NaN that Inf/NaN (and 0/0) give; decide from the bits instead.
-        if (a.key === b.key && adt === 'float32' && (e.op === 'sub' || e.op === 'div')) code = `${e.op === 'sub' ? 'fsubself_' : 'fdivself_'}(${a.v})`;
-        else code = binaryCode(e.op, a.v, b.v, adt);
-        break;
-      }
-      case 'where': {
-        const c = this.emit(e.c);
-        const a = this.emit(e.a);
-        const b = this.emit(e.b);
-        key = `where(${c.key},${a.key},${b.key})`;
-        code = `select(${b.v}, ${a.v}, ${c.v})`;
-        break;
-      }
-    }
-    const hit = this.memo.get(key);
-    if (hit) return { v: hit, key };
-    const v = `t${this.n++}`;
-    this.lines.push(`let ${v}: ${valueType(dt)} = ${code};`);
-    this.memo.set(key, v);
-    return { v, key };
+        const self = a.key === b.key && dt === 'float32' && (op === 'sub' || op === 'div');
+        const code = self ? `${op === 'sub' ? 'fsubself_' : 'fdivself_'}(${a.v})` : WGSL_BINARY[op](a.v, b.v, dt);
+        return line(`${op}(${a.key},${b.key})`, code, cmp(op) ? 'bool' : dt);
+      },
+      where: (c, a, b, dt) => line(`where(${c.key},${a.key},${b.key})`, `select(${b.v}, ${a.v}, ${c.v})`, dt),
+    }, this.counter).value;
   }
 }
 
@@ -121,33 +88,6 @@ function castCode(a: string, from: DType, to: DType): string {
   if (from === 'bool') return to === 'float32' ? `select(0.0, 1.0, ${a})` : `select(0, 1, ${a})`;
   if (to === 'int32') return `ftoi_(${a})`;
   return `f32(${a})`;
-}
-
-function unaryCode(op: string, a: string, dt: DType): string {
-  switch (op) {
-    case 'neg': return dt === 'int32' ? `(0 - ${a})` : `(-${a})`;
-    case 'exp': return `fexp_(${a})`;
-    case 'log': return `flog_(${a})`;
-    case 'sqrt': return `fsqrt_(${a})`;
-    case 'recip': return `(1.0 / ${a})`;
-    case 'sin': return `fsin_(${a})`;
-  }
-  throw new Error(`unknown unary op ${op}`);
-}
-
-function binaryCode(op: string, a: string, b: string, dt: DType): string {
-  const f = dt === 'float32';
-  switch (op) {
-    case 'add': return `(${a} + ${b})`;
-    case 'sub': return `(${a} - ${b})`;
-    case 'mul': return `(${a} * ${b})`;
-    case 'div': return f ? `(${a} / ${b})` : `idiv_(${a}, ${b})`;
-    case 'pow': return `fpow_(${a}, ${b})`;
-    case 'max': return f ? `fmax_(${a}, ${b})` : `max(${a}, ${b})`;
-    case 'eq': return f ? `feq_(${a}, ${b})` : `(${a} == ${b})`;
-    case 'lt': return f ? `flt_(${a}, ${b})` : `(${a} < ${b})`;
-  }
-  throw new Error(`unknown binary op ${op}`);
 }
 
 /**
@@ -181,7 +121,7 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
   const kindStr = inputs.map((x, i) => (used.has(i) ? `${p.kinds[i]}${bindOf[i] ?? ''}` : '_')).join('');
 
   // Parameters: total, shape, then per read input its offset [, strides [, mask lo, hi]], then constants.
-  const readKind = (i: number): Kind => (used.has(i) ? p.kinds[i] : 'z');
+  const readKind = (i: number): Access => (used.has(i) ? p.kinds[i] : 'z');
   const key = `ew|${exprKeys}|${inDT.join(',')}|${kindStr}|${boundDT.join(',')}|r${rank}|wg${wgSize}`;
   const prog: Program = {
     key,
@@ -238,6 +178,7 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
       return `${paramsDecl(u.words)}
 ${decl.join('\n')}
 ${FLOAT_HELPERS}
+${em.helpers()}
 @compute @workgroup_size(${wgSize})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}

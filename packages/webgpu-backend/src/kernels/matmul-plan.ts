@@ -1,4 +1,4 @@
-import { DType, Expr, exprInputs, exprKey } from '@surf/core';
+import { DType, Expr, collapseDims, exprInputs, exprKey } from '@surf/core';
 import type { PooledBuffer } from '../pool';
 import { operandNames } from './program';
 
@@ -125,20 +125,9 @@ export interface MatmulPlan {
  * walks as one run, so the kernel splits the batch index into as few digits as possible.
  */
 export function collapseBatch(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
-  const sh: number[] = [];
-  const st: number[][] = strides.map(() => []);
-  shape.forEach((d, i) => {
-    if (d === 1) return;
-    const j = sh.length - 1;
-    if (j >= 0 && strides.every((s, o) => st[o][j] === s[i] * d)) {
-      sh[j] *= d;
-      strides.forEach((s, o) => { st[o][j] = s[i]; });
-    } else {
-      sh.push(d);
-      strides.forEach((s, o) => st[o].push(s[i]));
-    }
-  });
-  return { shape: sh, strides: st };
+  // optable: core's one collapse routine (ops/lower.ts), the one the elementwise generators use.
+  const c = collapseDims(shape, strides.map((s) => ({ strides: s, mask: null })));
+  return { shape: c.shape, strides: c.ops.map((o) => o.strides) };
 }
 
 /** Every structural decision for `pr` under `cfg`. */

@@ -179,7 +179,7 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
     }
     const em = new Emitter(inDT, vals, u.slot('consts').at);
     const res = em.emit(epi.expr).v;
-    L.push(FLOAT_HELPERS);
+    L.push(FLOAT_HELPERS, em.helpers()); // optable: helpers of the op table's ops the epilogue uses
     for (const j of eIdx) L.push(`var<private> eb${j}: i32;`);
     L.push(`fn epi_(v0: f32, r: u32, c: u32) -> f32 {\n  ${[...reads, ...em.lines].join('\n  ')}\n  return ${res};\n}`);
   }

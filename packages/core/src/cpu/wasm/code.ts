@@ -64,6 +64,13 @@ export class Code {
   f32x4Eq(): this { return this.simd(0x41); }
   f32x4Lt(): this { return this.simd(0x43); }
   v128Bitselect(): this { return this.simd(0x52); }
+  // optable: rounding, abs and min for the op table's simd rows
+  f32x4Ceil(): this { return this.simd(0x67); }
+  f32x4Floor(): this { return this.simd(0x68); }
+  f32x4Trunc(): this { return this.simd(0x69); }
+  f32x4Nearest(): this { return this.simd(0x6a); }
+  f32x4Abs(): this { return this.simd(0xe0); }
+  f32x4Min(): this { return this.simd(0xe8); }
   f32x4Neg(): this { return this.simd(0xe1); }
   f32x4Sqrt(): this { return this.simd(0xe3); }
   f32x4Add(): this { return this.simd(0xe4); }

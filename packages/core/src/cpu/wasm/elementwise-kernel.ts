@@ -1,5 +1,7 @@
 import type { DType } from '../../dtype';
 import type { Expr } from '../../expr';
+import type { SimdOp } from '../../ops/table';
+import { foldExpr } from '../../ops/visit';
 import { Code } from './code';
 import { I32, ModuleBuilder, V128, ValType } from './module';
 
@@ -7,7 +9,7 @@ import { I32, ModuleBuilder, V128, ValType } from './module';
  * Compiles a float32 elementwise expression to a WebAssembly SIMD loop, 4 lanes at a time.
  * Every f32x4 op rounds to f32 exactly as the JS kernel's Math.fround does, so results are
  * bit-identical to it (NaN payloads aside). Only what maps onto single SIMD ops is accepted
- * (add, sub, mul, div, max, neg, sqrt, recip, and where over eq/lt of floats); anything else
+ * (the op table's rows flagged `simd`, and where over eq/lt of floats); anything else
  * (exp, log, sin, pow, ints, bools as data) returns null and stays on the JS kernel.
  *
  * The loop is 2-d, rows × inner: `run(rows, innerBytes, in0, rs0, …, out0, rs0', …, consts)`,
@@ -19,23 +21,44 @@ import { I32, ModuleBuilder, V128, ValType } from './module';
  * Flat work is one row.
  */
 export function supportedByWasm(e: Expr, inDT: readonly DType[]): boolean {
-  return floatNode(e, inDT);
+  // Every node float32 (bools only as the mask of a where), every op in SIMD_OPS.
+  if (!inDT.every((d) => d === 'float32')) return false;
+  const r = foldExpr<boolean>(e, inDT, {
+    input: () => true,
+    const: (_, dtype) => dtype === 'float32',
+    cast: (a, from, to) => a && from === to,
+    unary: (op, a) => a && Object.hasOwn(SIMD_OPS, op),
+    binary: (op, a, b, dt) => a && b && dt === 'float32' && Object.hasOwn(SIMD_OPS, op),
+    where: (c, a, b) => c && a && b,
+  });
+  return r.value && r.dtype === 'float32';
 }
 
-function floatNode(e: Expr, inDT: readonly DType[]): boolean {
-  switch (e.kind) {
-    case 'input': return inDT[e.index] === 'float32';
-    case 'const': return e.dtype === 'float32';
-    case 'cast': return e.dtype === 'float32' && floatNode(e.a, inDT);
-    case 'unary': return (e.op === 'neg' || e.op === 'sqrt' || e.op === 'recip') && floatNode(e.a, inDT);
-    case 'binary': return (e.op === 'add' || e.op === 'sub' || e.op === 'mul' || e.op === 'div' || e.op === 'max') && floatNode(e.a, inDT) && floatNode(e.b, inDT);
-    case 'where': return maskNode(e.c, inDT) && floatNode(e.a, inDT) && floatNode(e.b, inDT);
-  }
-}
-
-function maskNode(e: Expr, inDT: readonly DType[]): boolean {
-  return e.kind === 'binary' && (e.op === 'eq' || e.op === 'lt') && floatNode(e.a, inDT) && floatNode(e.b, inDT);
-}
+/**
+ * How wasm SIMD spells each op flagged `simd` in the op table (f32x4, operands on the
+ * stack). eq and lt give all-ones lanes, which `where` uses as a bitselect mask.
+ */
+type Push = () => void;
+const un = (op: (c: Code) => Code) => (c: Code, a: Push) => { a(); op(c); };
+const bin = (op: (c: Code) => Code) => (c: Code, a: Push, b: Push) => { a(); b(); op(c); };
+const SIMD_OPS: Record<SimdOp, (c: Code, a: Push, b: Push) => void> = {
+  neg: un((c) => c.f32x4Neg()),
+  sqrt: un((c) => c.f32x4Sqrt()),
+  recip: (c, a) => { c.f32Const(1).f32x4Splat(); a(); c.f32x4Div(); },
+  floor: un((c) => c.f32x4Floor()),
+  ceil: un((c) => c.f32x4Ceil()),
+  round: un((c) => c.f32x4Nearest()), // half to even, as the table's round
+  trunc: un((c) => c.f32x4Trunc()),
+  abs: un((c) => c.f32x4Abs()),
+  add: bin((c) => c.f32x4Add()),
+  sub: bin((c) => c.f32x4Sub()),
+  mul: bin((c) => c.f32x4Mul()),
+  div: bin((c) => c.f32x4Div()),
+  max: bin((c) => c.f32x4Max()),
+  min: bin((c) => c.f32x4Min()),
+  eq: bin((c) => c.f32x4Eq()),
+  lt: bin((c) => c.f32x4Lt()),
+};
 
 /** How an input of the 2-d loop is laid out (see the module comment). */
 export type WasmKind = 'u' | 'c' | 'z';
@@ -60,65 +83,23 @@ export function buildElementwiseModule(outs: readonly Expr[], kinds: readonly Wa
     splat[i] = local(V128);
     if (s === 'z') c.get(inP(i)).v128Load32Splat().set(splat[i]);
   });
+  // The body of one 16-byte step, as a fold: each node becomes a thunk that pushes its v128,
+  // so `where` can push its branches before its mask (bitselect's order) while constants keep
+  // their pre-order numbers (exprKey's, which is the order of their values at `consts`).
+  const counter = { next: 0 };
+  const bodies = outs.map((e) => foldExpr<Push>(e, kinds.map(() => 'float32'), {
+    input: (i) => () => { if (kinds[i] !== 'u') c.get(splat[i]); else c.get(inP(i)).get(o).i32Add().v128Load(); },
+    const: (_, __, slot) => () => c.get(constLocals[slot]),
+    cast: (a) => a,
+    unary: (op, a) => () => SIMD_OPS[op as SimdOp](c, a, a),
+    binary: (op, a, b) => () => SIMD_OPS[op as SimdOp](c, a, b),
+    where: (m, a, b) => () => { a(); b(); m(); c.v128Bitselect(); },
+  }, counter).value);
   const constLocals: number[] = [];
-  const countConsts = (e: Expr): number => {
-    switch (e.kind) {
-      case 'input': return 0;
-      case 'const': return 1;
-      case 'cast': case 'unary': return countConsts(e.a);
-      case 'binary': return countConsts(e.a) + countConsts(e.b);
-      case 'where': return countConsts(e.c) + countConsts(e.a) + countConsts(e.b);
-    }
-  };
-  const nConsts = outs.reduce((a, e) => a + countConsts(e), 0);
-  for (let j = 0; j < nConsts; j++) {
+  for (let j = 0; j < counter.next; j++) {
     constLocals.push(local(V128));
     c.get(CP).v128Load32Splat(4 * j).set(constLocals[j]);
   }
-  let nextConst = 0;
-  // Pushes the node's v128 value. Constants are numbered in the same pre-order as exprKey.
-  const emit = (e: Expr): void => {
-    switch (e.kind) {
-      case 'input':
-        if (kinds[e.index] !== 'u') c.get(splat[e.index]);
-        else c.get(inP(e.index)).get(o).i32Add().v128Load();
-        return;
-      case 'const': c.get(constLocals[nextConst++]); return;
-      case 'cast': emit(e.a); return;
-      case 'unary':
-        if (e.op === 'recip') { c.f32Const(1).f32x4Splat(); emit(e.a); c.f32x4Div(); return; }
-        emit(e.a);
-        if (e.op === 'neg') c.f32x4Neg(); else c.f32x4Sqrt();
-        return;
-      case 'binary':
-        emit(e.a);
-        emit(e.b);
-        switch (e.op) {
-          case 'add': c.f32x4Add(); return;
-          case 'sub': c.f32x4Sub(); return;
-          case 'mul': c.f32x4Mul(); return;
-          case 'div': c.f32x4Div(); return;
-          case 'max': c.f32x4Max(); return;
-          case 'eq': c.f32x4Eq(); return;
-          case 'lt': c.f32x4Lt(); return;
-          default: throw new Error(`wasm elementwise: unsupported op ${e.op}`);
-        }
-      case 'where': {
-        // Constants are numbered c, a, b (exprKey's order) but bitselect wants a, b, mask.
-        const first = nextConst;
-        const skip = countConsts(e.c);
-        nextConst = first + skip;
-        emit(e.a);
-        emit(e.b);
-        const after = nextConst;
-        nextConst = first;
-        emit(e.c);
-        nextConst = after;
-        c.v128Bitselect();
-        return;
-      }
-    }
-  };
   c.block();
   c.get(ROWS).i32Eqz().brIf(0);
   c.get(INNER).i32Eqz().brIf(0);
@@ -126,7 +107,7 @@ export function buildElementwiseModule(outs: readonly Expr[], kinds: readonly Wa
   kinds.forEach((s, i) => { if (s === 'c') c.get(inP(i)).v128Load32Splat().set(splat[i]); });
   c.i32Const(0).set(o);
   c.loop(); // inner, 16 bytes a step
-  outs.forEach((e, k) => { c.get(outP(k)).get(o).i32Add(); emit(e); c.v128Store(); });
+  bodies.forEach((push, k) => { c.get(outP(k)).get(o).i32Add(); push(); c.v128Store(); });
   c.get(o).i32Const(16).i32Add().tee(o).get(INNER).i32LtS().brIf(0);
   c.end();
   kinds.forEach((s, i) => { if (s !== 'z') c.get(inP(i)).get(inRS(i)).i32Add().set(inP(i)); });
