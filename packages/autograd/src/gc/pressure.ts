@@ -14,13 +14,13 @@ import { gcFunction, nextTask } from './collector';
  * the last collection, and at least `minGrowthBytes` more), run a full collection and yield
  * to tasks so the finalizers release what was dropped. The collection runs while the
  * readback is in flight. Like V8's own heap limit, the limit follows the live set, so a
- * program that really holds more memory is not collected over and over. tidy() and dispose() stay exact
- * and cost nothing here: they keep live bytes from growing, so no collection is due.
+ * program that really holds more memory is not collected over and over. tidy() and dispose()
+ * stay exact and cost nothing here: they keep live bytes from growing, so no collection is due.
  */
 export interface MemoryOptions {
   /** Collect at awaits when live bytes grew (default true; a no-op where no gc() exists). */
   autoCollect?: boolean;
-  /** Growth over the post-collection live bytes that never triggers a collection (default 4 MiB). */
+  /** The least growth over the live bytes after a collection that triggers the next one (default 4 MiB). */
   minGrowthBytes?: number;
   /** Warn once when this many tensors are alive at the same time (default 50,000; 0: never). */
   warnTensors?: number;
@@ -58,7 +58,7 @@ export function configureMemory(opts: MemoryOptions = {}): Required<MemoryOption
 export function collectionCount(): number { return collections; }
 
 /**
- * Collects now: a full garbage collection, then one task for the finalizers. Resolves
+ * Collects now: a full garbage collection, then tasks until the finalizers ran. Resolves
  * without collecting where the host exposes no collector (browsers: their collector runs on
  * its own). For tests and for loops that want memory back at a point of their choosing.
  */
@@ -128,7 +128,7 @@ export function noteLiveTensors(live: number): void {
   console.warn(
     `surf: ${live} tensors are alive at once. Tensors that are not disposed are freed by the garbage collector, `
     + 'which Surf runs at awaits on tensor data (item(), data(), toArray()); a loop that holds its tensors (a list of losses: '
-    + 'keep numbers or detach()), or never awaits, keeps them. Wrap steps in tidy() or dispose() tensors to free them at once. '
+    + 'keep the numbers from item() instead), or never awaits, keeps them. Wrap steps in tidy() or dispose() tensors to free them at once. '
     + '(This warning is shown once; configureMemory({ warnTensors }) changes its threshold.)',
   );
 }
