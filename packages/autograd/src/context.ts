@@ -1,4 +1,4 @@
-import { Backend, BackendError, BackendOptions, CpuBackend, ValueError, createBackend, listBackends } from '@surf/core';
+import { Backend, BackendError, BackendOptions, CpuBackend, ValueError, createBackend, listBackends, setCpuThreads, startCpuThreads } from '@surf/core';
 
 /**
  * Which backend new tensors are created on. There is one current backend per process, as in
@@ -21,6 +21,9 @@ export interface InitOptions {
   allowSoftware?: boolean;
   /** Passed to the backend factory (e.g. Dawn toggles for WebGPU). */
   options?: BackendOptions;
+  // cpu threads
+  /** CPU backend: threads for its kernels (default min(cores, 4) in Node; 1 turns them off). */
+  threads?: number;
 }
 
 export interface InitResult {
@@ -41,7 +44,14 @@ function isSoftware(b: Backend): boolean {
 
 /** The current CPU backend when there is one (reused, so its tensors stay valid), else a new one. */
 async function cpuBackend(opts: BackendOptions | undefined): Promise<Backend> {
-  if (opts === undefined && lastCpu && !(lastCpu as unknown as { destroyed: boolean }).destroyed) return lastCpu;
+  const alive = lastCpu && !(lastCpu as unknown as { destroyed: boolean }).destroyed;
+  // cpu threads: a thread count alone keeps the backend (the count is process-wide).
+  if (alive && opts !== undefined && Object.keys(opts).every((k) => k === 'threads')) {
+    if (opts.threads !== undefined) setCpuThreads({ threads: opts.threads as number });
+    await startCpuThreads();
+    return lastCpu!;
+  }
+  if (opts === undefined && alive) return lastCpu!;
   const b = await createBackend('cpu', opts);
   if (b instanceof CpuBackend) lastCpu = b;
   return b;
@@ -62,32 +72,34 @@ export function defaultCpuBackend(): Backend {
  * otherwise left alive, so tensors made before init() can still be moved with `to()`.
  */
 export async function init(opts: InitOptions = {}): Promise<InitResult> {
-  if (opts === null || typeof opts !== 'object') throw new ValueError(`init: expected an options object { backend?, allowSoftware?, options? }; got ${JSON.stringify(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new ValueError(`init: expected an options object { backend?, allowSoftware?, options?, threads? }; got ${JSON.stringify(opts)}`);
   const choice = opts.backend ?? 'auto';
   if (choice !== 'auto' && choice !== 'webgpu' && choice !== 'cpu') {
     throw new ValueError(`init: unknown backend ${JSON.stringify(choice)}; expected 'auto', 'webgpu' or 'cpu'`);
   }
   let next: Backend;
   let fallbackReason: string | undefined;
+  // cpu threads: only the CPU factory takes `threads`.
+  const cpuOptions = opts.threads === undefined ? opts.options : { ...opts.options, threads: opts.threads };
   if (choice === 'auto') {
     if (!listBackends().includes('webgpu')) {
       fallbackReason = "no 'webgpu' backend is registered (import '@surf/webgpu', or use '@surf/nn', which does)";
-      next = await cpuBackend(opts.options);
+      next = await cpuBackend(cpuOptions);
     } else {
       try {
         next = await createBackend('webgpu', opts.options);
         if (isSoftware(next) && !opts.allowSoftware) {
           fallbackReason = `the only WebGPU adapter, ${next.description}, is a software emulation, slower than the CPU backend (init({ backend: 'webgpu' }) or allowSoftware: true forces it)`;
           next.destroy();
-          next = await cpuBackend(opts.options);
+          next = await cpuBackend(cpuOptions);
         }
       } catch (e) {
         fallbackReason = `WebGPU is unavailable: ${(e as Error).message}`;
-        next = await cpuBackend(opts.options);
+        next = await cpuBackend(cpuOptions);
       }
     }
   } else {
-    next = choice === 'cpu' ? await cpuBackend(opts.options) : await createBackend(choice, opts.options);
+    next = choice === 'cpu' ? await cpuBackend(cpuOptions) : await createBackend(choice, opts.options);
   }
   if (current && current !== next && current.name !== 'cpu') current.destroy();
   current = next;

@@ -20,6 +20,8 @@ import type { ConvParams } from '../conv';
 import { checkConvArgs, checkConvEpilogue } from '../conv';
 import { convInto } from './conv';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
+// cpu threads
+import { cpuThreads, setCpuThreads } from './threads/config';
 // ---- ops: scatter and sort ----
 import { E } from '../expr';
 import { scatterInto } from './scatter';
@@ -30,12 +32,23 @@ import { checkScatterArgs, checkSortArgs } from '../validate-ops';
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
   readonly name = 'cpu';
-  readonly description = hasWasmSimd() ? 'CPU (WebAssembly SIMD + JavaScript)' : 'CPU (JavaScript)';
+  // cpu threads: the description names the thread count when there is more than one.
+  get description(): string {
+    if (!hasWasmSimd()) return 'CPU (JavaScript)';
+    const t = cpuThreads();
+    return `CPU (WebAssembly SIMD + JavaScript${t > 1 ? `, ${t} threads` : ''})`;
+  }
   private live = new Set<CpuStorage>();
   /** Arrays of disposed storages, reused for new ones of the same dtype and length. */
   private pool = new ArrayPool();
   private destroyed = false;
   private readonly take = (dtype: DType, size: number) => this.pool.take(dtype, size);
+
+  // cpu threads: the thread count is process-wide (one worker pool on the shared wasm
+  // memory); a backend made with `threads` sets it. See threads/config.ts.
+  constructor(opts: { threads?: number } = {}) {
+    if (opts.threads !== undefined) setCpuThreads({ threads: opts.threads });
+  }
 
   private check(): void {
     if (this.destroyed) throw new DisposedError('cpu: backend was destroyed; call init() again');
