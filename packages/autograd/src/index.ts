@@ -10,6 +10,9 @@ export type { BackendChoice, InitOptions, InitResult } from './context';
 export { noGrad, enableGrad, isGradEnabled } from './grad-mode';
 export { tidy, keep, memory } from './scope';
 export type { MemoryReport } from './scope';
+// eagermem: bounded memory for loops without tidy
+export { configureMemory, collectGarbage } from './gc/pressure';
+export type { MemoryOptions } from './gc/pressure';
 export { manualSeed, nextSeed } from './seed';
 export { promoteTypes } from './dtypes';
 export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, rand, randn, randint } from './creation';

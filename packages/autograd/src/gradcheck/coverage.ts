@@ -29,6 +29,8 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   init: 'backend choice', getBackend: 'backend choice', setBackend: 'backend choice',
   noGrad: 'grad mode', enableGrad: 'grad mode', isGradEnabled: 'grad mode',
   tidy: 'memory scope', keep: 'memory scope', memory: 'memory report',
+  // eagermem: the memory policy for loops without tidy.
+  configureMemory: 'memory policy', collectGarbage: 'memory policy',
   promoteTypes: 'dtype rule', checkTensor: 'argument check', Tensor: 'the class',
   gradcheck: 'the checker', gradcheckSuite: 'the checker', runGradcheckSuite: 'the checker',
   // Issue-17 ops with integer, boolean or sampled results.
