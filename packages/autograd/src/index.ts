@@ -45,3 +45,10 @@ export { triu, tril } from './ops/triangle';
 export { maskedFill } from './ops/masked-fill';
 export { multinomial } from './ops/multinomial';
 // ---- end ops ----
+// cnn: convolution, pooling, batch norm
+export { conv1d, conv2d, convTranspose2d } from './ops/conv';
+export type { ConvOptions, ConvTransposeOptions } from './ops/conv';
+export { maxPool2d, avgPool2d, adaptiveAvgPool2d } from './ops/pool';
+export type { MaxPoolOptions, AvgPoolOptions } from './ops/pool';
+export { batchNorm } from './ops/batch-norm';
+export type { BatchNormOptions } from './ops/batch-norm';

@@ -9,6 +9,8 @@
 import { DType, TypedArray } from './dtype';
 import { Expr } from './expr';
 import { View } from './view';
+// conv (cnn): the parameter block of the contract's convolution.
+import type { ConvParams } from './conv';
 
 /** A backend-owned flat buffer of `size` elements of `dtype`. Opaque to everyone else. */
 export interface Storage {
@@ -163,6 +165,15 @@ export interface Backend {
    */
   sort(x: Strided, descending: boolean): [Storage, Storage];
   // ---- end ops ----
+  // ---- conv (cnn) ----
+  /**
+   * Convolution over 1 or 2 spatial dims (see ConvParams in conv.ts for the exact sum): x is
+   * float32 [N, C, ...in], w is [O, C/groups, ...k], both unmasked views with any strides; the
+   * result is contiguous [N, O, ...out]. Forward, both gradients and transposed convolution
+   * are all this op (lhsDilation, negative padding). The epilogue is as for matmul, with
+   * input 0 the conv result and inputs viewed at the output shape.
+   */
+  conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage;
 
   /** Reads a storage back. Waits for all queued work that writes it. */
   read(s: Storage): Promise<TypedArray>;

@@ -29,3 +29,6 @@ export type { ScatterMode } from './backend';
 export { scatterFlat, sortAlong } from './scatter-sort';
 export { checkScatterArgs, checkSortArgs } from './validate-ops';
 // ---- end ops ----
+// conv (cnn)
+export { checkConvArgs, checkConvEpilogue, convNd, convOutSize } from './conv';
+export type { ConvParams } from './conv';

@@ -12,3 +12,9 @@ export * as init from './init';
 // attention
 export { MultiheadAttention } from './layers/multihead-attention';
 export type { MultiheadAttentionOptions, MultiheadAttentionForwardOptions } from './layers/multihead-attention';
+// cnn
+export { Conv1d, Conv2d, ConvTranspose2d } from './layers/conv';
+export type { ConvModuleOptions, ConvTransposeModuleOptions } from './layers/conv';
+export { MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './layers/pool';
+export { BatchNorm1d, BatchNorm2d } from './layers/batch-norm';
+export type { BatchNormModuleOptions } from './layers/batch-norm';

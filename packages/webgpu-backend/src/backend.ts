@@ -17,6 +17,9 @@ import { E, ScatterMode, checkScatterArgs, checkSortArgs } from '@surf/core';
 import { encodeScatter } from './kernels/scatter';
 import { encodeSort, sortWidth } from './kernels/sort';
 // ---- end ops ----
+// conv (cnn)
+import { ConvParams, checkConvArgs, checkConvEpilogue } from '@surf/core';
+import { DEFAULT_CONV, SOFTWARE_CONV, encodeConv } from './kernels/conv';
 import { GPUStorage } from './storage';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
@@ -380,6 +383,40 @@ export class WebGPUBackend implements Backend {
     return [values, indices];
   }
   // ---- end ops ----
+
+  // conv (cnn): the implicit-GEMM kernel in kernels/conv.ts; 1-d convs are lifted to 2-d (H = 1).
+  conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
+    this.rt.check('conv');
+    const shape = checkConvArgs(x, w, params);
+    checkConvEpilogue(shape, epilogue);
+    this.buf('conv', x.storage);
+    this.buf('conv', w.storage);
+    if (x.view.mask || w.view.mask) throw new ValueError('conv: input or weight has a masked (padded) view; expected no mask (make it contiguous first)');
+    this.rt.begin('conv', shape);
+    const out = this.newStorage('conv', 'float32', numel(shape));
+    const one = shape.length === 3;
+    const lift = <T>(a: readonly T[], unit: T): T[] => (one ? [a[0], a[1], unit, a[2]] : a.slice());
+    const two = (a: readonly number[]): [number, number] => (one ? [1, a[0]] : [a[0], a[1]]);
+    const room = this.limits.maxStorageBuffersPerShaderStage - 3;
+    const fuse = !!epilogue && epilogue.inputs.every((e) => !e.view.mask) && new Set(epilogue.inputs.map((e) => e.storage)).size <= room;
+    const [n, c, h, wd] = lift(x.view.shape, 1);
+    const [o, , kH, kW] = lift(w.view.shape, 1);
+    const [, , oH, oW] = lift(shape, 1);
+    encodeConv(
+      this.rt, this.software ? SOFTWARE_CONV : DEFAULT_CONV,
+      { buf: this.buf('conv', x.storage), offset: x.view.offset, strides: lift(x.view.strides, 0) },
+      { buf: this.buf('conv', w.storage), offset: w.view.offset, strides: lift(w.view.strides, 0) },
+      {
+        n, c, h, w: wd, o, kH, kW, oH, oW, groups: params.groups,
+        stride: two(params.stride), dilation: two(params.dilation), lhsDilation: two(params.lhsDilation),
+        padLo: one ? [0, params.padding[0][0]] : [params.padding[0][0], params.padding[1][0]],
+      },
+      out.buf!,
+      fuse ? { expr: epilogue!.expr, inputs: epilogue!.inputs.map((e) => ({ buf: this.buf('conv', e.storage), dtype: e.storage.dtype, offset: e.view.offset, strides: lift(e.view.strides, 0) })) } : undefined,
+    );
+    if (!epilogue || fuse) return out;
+    return unfusedEpilogue(this, out, epilogue, shape);
+  }
 
   async read(s: Storage): Promise<TypedArray> {
     this.rt.check('read');

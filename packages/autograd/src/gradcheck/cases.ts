@@ -11,6 +11,8 @@ import { optableCases } from './cases-optable';
 import { opsCases } from './cases-ops';
 // ---- end ops ----
 import { fusionCases } from './fusion-cases'; // fusion pass
+// cnn: conv, pool and batch-norm cases
+import { cnnCases } from './cases-cnn';
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -303,5 +305,5 @@ function compositeCases(): GradcheckCase[] {
 /** Every case, in table order. */
 export function gradcheckCases(): GradcheckCase[] {
   return [...unaryCases(), ...binaryCases(), ...reductionCases(), ...shapeCases(), ...matmulCases(), ...linearCases(), ...compositeCases(), ...opsCases(), ...fusionCases(),
-    ...attentionGradcheckCases(), ...optableCases()];
+    ...attentionGradcheckCases(), ...optableCases(), ...cnnCases()];
 }

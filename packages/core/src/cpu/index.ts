@@ -15,6 +15,10 @@ import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
 import { CpuStorage } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
+// conv (cnn)
+import type { ConvParams } from '../conv';
+import { checkConvArgs, checkConvEpilogue } from '../conv';
+import { convInto } from './conv';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
 // ---- ops: scatter and sort ----
 import { E } from '../expr';
@@ -161,6 +165,21 @@ export class CpuBackend implements Backend {
     return [this.make(x.storage.dtype, values), this.make('int32', indices)];
   }
   // ---- end ops ----
+
+  // conv (cnn)
+  conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
+    this.check();
+    checkOperand(this, 'conv', 'input', x, { mask: false });
+    checkOperand(this, 'conv', 'weight', w, { mask: false });
+    const shape = checkConvArgs(x, w, params);
+    checkConvEpilogue(shape, epilogue);
+    epilogue?.inputs.forEach((e, i) => checkOperand(this, 'conv epilogue', `input ${i + 1}`, e));
+    const out = this.pool.take('float32', numel(shape)) as Float32Array;
+    out.fill(0);
+    convInto(this.arr(x.storage) as Float32Array, x.view, this.arr(w.storage) as Float32Array, w.view, params, shape, out);
+    const res = this.make('float32', out);
+    return epilogue ? unfusedEpilogue(this, res, epilogue, shape) : res;
+  }
 
   async read(s: Storage): Promise<TypedArray> {
     return this.readSync(s);

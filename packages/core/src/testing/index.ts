@@ -8,6 +8,8 @@ import { OpCase } from './case';
 import { backendCases } from './cases/backend';
 import { attentionCases } from './cases/attention';
 import { castCases } from './cases/cast';
+// conv (cnn)
+import { convCases } from './cases/conv';
 import { elementwiseCases } from './cases/elementwise';
 import { gatherCases } from './cases/gather';
 import { ieeeCases } from './cases/ieee';
@@ -24,6 +26,7 @@ export * from './ref-expr';
 export * from './inputs';
 export { Pair, checkExprs, checkRead } from './cases/pair';
 export { refAttention } from './cases/attention';
+export { refConv } from './cases/conv'; // conv (cnn)
 
 export interface CaseFilter {
   /** Only the representative subset. */
@@ -39,6 +42,7 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
     ...reduceCases(), ...matmulCases(), ...gatherCases(), ...backendCases(),
     ...scatterCases(), ...sortCases(),
     ...attentionCases(), // attention
+    ...convCases(), // conv (cnn)
   ];
   const names = new Set<string>();
   for (const c of all) {
