@@ -1,10 +1,11 @@
-// CPU matmul throughput: the plain-JS loop against the WebAssembly SIMD kernels, on the shapes
-// an MLP 784-128-10 training step runs plus square sizes. Prints a table and writes JSON that
-// names the machine. Usage: node scripts/run-ts.mjs bench/src/cpu-matmul.ts [--quick] [--repeat N] [--out file]
+// CPU matmul throughput: the plain-JS loop against the WebAssembly SIMD kernels on one thread
+// and on N threads, on the shapes an MLP 784-128-10 training step runs plus square sizes.
+// Prints a table and writes JSON that names the machine. Usage:
+// node scripts/run-ts.mjs bench/src/cpu-matmul.ts [--quick] [--repeat N] [--threads N] [--no-js] [--out file]
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
-import { View } from '@surf/core';
+import { View, createBackend } from '@surf/core';
 import { MatmulImpl, matmulInto } from '@surf/core/testing';
 
 interface Case { name: string; m: number; k: number; n: number; transA?: boolean; transB?: boolean }
@@ -12,6 +13,9 @@ interface Case { name: string; m: number; k: number; n: number; transA?: boolean
 const quick = process.argv.includes('--quick');
 const outIdx = process.argv.indexOf('--out');
 const outFile = outIdx > 0 ? process.argv[outIdx + 1] : 'bench/results/cpu-matmul.json';
+const thrIdx = process.argv.indexOf('--threads');
+const threads = thrIdx > 0 ? +process.argv[thrIdx + 1] : Math.min(cpus().length, 4);
+const withJs = !process.argv.includes('--no-js');
 
 const cases: Case[] = [
   { name: 'fwd layer 1 (64x784 @ 784x128)', m: 64, k: 784, n: 128 },
@@ -19,6 +23,7 @@ const cases: Case[] = [
   { name: 'grad W1 (784x64 @ 64x128, A^T)', m: 784, k: 64, n: 128, transA: true },
   { name: 'grad h (64x10 @ 10x128, B^T)', m: 64, k: 10, n: 128, transB: true },
   { name: '128^3', m: 128, k: 128, n: 128 },
+  { name: '256x784x512 (bench row)', m: 256, k: 784, n: 512 },
   { name: '512^3', m: 512, k: 512, n: 512 },
   ...(quick ? [] : [{ name: '1024^3', m: 1024, k: 1024, n: 1024 }]),
 ];
@@ -60,22 +65,27 @@ function time(c: Case, impl: MatmulImpl): number {
 // measured while another process runs is only ever too slow, never too fast.
 const repIdx = process.argv.indexOf('--repeat');
 const repeat = repIdx > 0 ? +process.argv[repIdx + 1] : 1;
-const best = cases.map(() => ({ js: 0, wasm: 0 }));
+const best = cases.map(() => ({ js: 0, wasm: 0, wasmT: 0 }));
+// The thread count is process-wide: each sweep times one thread, then `threads`, alternating,
+// so both columns see the same load.
 for (let r = 0; r < repeat; r++) {
+  await createBackend('cpu', { threads: 1 });
   cases.forEach((c, i) => {
-    best[i].js = Math.max(best[i].js, time(c, 'js'));
+    if (withJs) best[i].js = Math.max(best[i].js, time(c, 'js'));
     best[i].wasm = Math.max(best[i].wasm, time(c, 'wasm'));
   });
+  await createBackend('cpu', { threads });
+  cases.forEach((c, i) => { best[i].wasmT = Math.max(best[i].wasmT, time(c, 'wasm')); });
 }
 const rows = cases.map((c, i) => {
-  const { js, wasm } = best[i];
-  return { ...c, jsGflops: +js.toFixed(2), wasmGflops: +wasm.toFixed(2), speedup: +(wasm / js).toFixed(1) };
+  const { js, wasm, wasmT } = best[i];
+  return { ...c, jsGflops: withJs ? +js.toFixed(2) : null, wasmGflops: +wasm.toFixed(2), wasmThreadsGflops: +wasmT.toFixed(2), threads, threadSpeedup: +(wasmT / wasm).toFixed(2) };
 });
 
-const machine = { cpu: cpus()[0].model, cores: cpus().length, node: process.version, date: new Date().toISOString().slice(0, 10), repeat };
-console.log(`CPU matmul GFLOP/s on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, ${machine.date}, one thread`);
-console.log('| shape | JS | WASM SIMD | speedup |');
-console.log('|---|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.name} | ${r.jsGflops} | ${r.wasmGflops} | ${r.speedup}x |`);
+const machine = { cpu: cpus()[0].model, cores: cpus().length, node: process.version, date: new Date().toISOString().slice(0, 10), repeat, loadavg: loadavg().map((v) => +v.toFixed(1)) };
+console.log(`CPU matmul GFLOP/s on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, ${machine.date}, load average ${machine.loadavg.join(' ')}`);
+console.log(`| shape | JS | WASM SIMD, 1 thread | WASM SIMD, ${threads} threads | threads speedup |`);
+console.log('|---|---:|---:|---:|---:|');
+for (const r of rows) console.log(`| ${r.name} | ${r.jsGflops ?? '-'} | ${r.wasmGflops} | ${r.wasmThreadsGflops} | ${r.threadSpeedup}x |`);
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, JSON.stringify({ machine, results: rows }, null, 2));

@@ -1,11 +1,16 @@
 // One MLP 784-128-10 training step (batch 64, SGD) on the CPU backend, written with core's
 // NDArray ops the way autograd issues them, timed per op kind. Prints steps/s and the share
-// of each kind. Usage: node scripts/run-ts.mjs bench/src/cpu-mlp-step.ts [--steps N] [--js-matmul]
-import { cpus } from 'node:os';
-import { CpuBackend, E, NDArray } from '@surf/core';
+// of each kind. Usage: node scripts/run-ts.mjs bench/src/cpu-mlp-step.ts [--steps N] [--js-matmul] [--threads N]
+// `--threads 1,2` instead alternates blocks of steps between thread counts (--rounds R, default
+// 15) and prints each count's median steps/s: on a shared box both see the same load.
+import { cpus, loadavg } from 'node:os';
+import { CpuBackend, E, NDArray, createBackend, cpuThreads } from '@surf/core';
 import { setMatmulImpl } from '@surf/core/testing';
 
-const be = new CpuBackend();
+const thrIdx = process.argv.indexOf('--threads');
+// The factory waits until the CPU backend's worker threads run.
+const thrList = thrIdx > 0 ? process.argv[thrIdx + 1].split(',').map(Number) : [];
+const be = (await createBackend('cpu', thrList.length ? { threads: thrList[0] } : undefined)) as CpuBackend;
 if (process.argv.includes('--js-matmul')) setMatmulImpl('js');
 const B = 64, D = 784, H = 128, C = 10, lr = 0.1;
 const stepsArg = process.argv.indexOf('--steps');
@@ -60,12 +65,34 @@ function step(): number {
 }
 
 for (let i = 0; i < 30; i++) step();
+if (thrList.length > 1) {
+  const rIdx = process.argv.indexOf('--rounds');
+  const rounds = rIdx > 0 ? +process.argv[rIdx + 1] : 15;
+  const block = Math.max(10, Math.round(steps / rounds));
+  const rates = new Map<number, number[]>(thrList.map((t) => [t, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const th of thrList) {
+      await createBackend('cpu', { threads: th });
+      for (let i = 0; i < 5; i++) step();
+      const t0 = performance.now();
+      for (let i = 0; i < block; i++) step();
+      rates.get(th)!.push(block / ((performance.now() - t0) / 1000));
+    }
+  }
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+  console.log(`MLP 784-128-10 b64 SGD (core NDArray ops) on ${cpus()[0].model} x${cpus().length}, Node ${process.version}, load ${loadavg().map((v) => v.toFixed(1)).join(' ')}; ${rounds} alternating blocks of ${block} steps`);
+  for (const th of thrList) {
+    const v = rates.get(th)!;
+    console.log(`  ${th} thread(s): median ${median(v).toFixed(1)} steps/s, best ${Math.max(...v).toFixed(1)}, worst ${Math.min(...v).toFixed(1)}`);
+  }
+  process.exit(0);
+}
 times.clear();
 const first = step();
 const t0 = performance.now();
 let last = first;
 for (let i = 0; i < steps; i++) last = step();
 const ms = performance.now() - t0;
-console.log(`MLP 784-128-10, batch 64, SGD, ${process.argv.includes('--js-matmul') ? 'JS' : 'auto (WASM SIMD)'} matmul, on ${cpus()[0].model}, Node ${process.version}: ${(steps / (ms / 1000)).toFixed(1)} steps/s (${(ms / steps).toFixed(2)} ms/step); loss ${first.toFixed(3)} -> ${last.toFixed(3)}`);
+console.log(`MLP 784-128-10, batch 64, SGD, ${process.argv.includes('--js-matmul') ? 'JS' : 'auto (WASM SIMD)'} matmul, ${cpuThreads()} thread(s), on ${cpus()[0].model}, Node ${process.version}, load ${loadavg()[0].toFixed(1)}: ${(steps / (ms / 1000)).toFixed(1)} steps/s (${(ms / steps).toFixed(2)} ms/step); loss ${first.toFixed(3)} -> ${last.toFixed(3)}`);
 const total = [...times.values()].reduce((a, b) => a + b, 0);
 for (const [k, v] of [...times].sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(12)} ${(v / (steps + 1)).toFixed(3)} ms/step  ${((100 * v) / total).toFixed(0)}%`);

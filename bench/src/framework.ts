@@ -6,7 +6,7 @@
 import { MatmulSpec, SEED_A, SEED_B, SEED_C, TrainData, fmaReference, matmulReference, matmulSamples, sumReference, trainData, uniform } from './data';
 import { Row, inputBytes } from './rows';
 
-export type FrameworkId = 'surf-webgpu' | 'tfjs-webgpu' | 'jax-webgpu' | 'torch-cuda' | 'surf-cpu' | 'tfjs-cpu' | 'tfjs-wasm' | 'jax-wasm';
+export type FrameworkId = 'surf-webgpu' | 'tfjs-webgpu' | 'jax-webgpu' | 'torch-cuda' | 'surf-cpu' | 'tfjs-cpu' | 'tfjs-wasm' | 'jax-wasm' | 'ort-cpu';
 
 export interface Check {
   /** Relative error against the float64 host reference (kernel rows). */

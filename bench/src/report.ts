@@ -26,7 +26,7 @@ export interface RowResult {
 export const SURF_OF: Record<'gpu' | 'cpu', FrameworkId> = { gpu: 'surf-webgpu', cpu: 'surf-cpu' };
 export const PEERS_OF: Record<'gpu' | 'cpu', FrameworkId[]> = {
   gpu: ['tfjs-webgpu', 'jax-webgpu', 'torch-cuda'],
-  cpu: ['tfjs-cpu', 'tfjs-wasm', 'jax-wasm'],
+  cpu: ['tfjs-cpu', 'tfjs-wasm', 'jax-wasm', 'ort-cpu'],
 };
 export const LABELS: Record<FrameworkId, string> = {
   'surf-webgpu': 'Surf',
@@ -37,6 +37,7 @@ export const LABELS: Record<FrameworkId, string> = {
   'tfjs-cpu': 'TF.js cpu',
   'tfjs-wasm': 'TF.js wasm',
   'jax-wasm': 'jax-js wasm',
+  'ort-cpu': 'ORT cpu',
 };
 
 /** How many times faster Surf is than the peer (> 1: Surf faster), whatever the unit's direction. */

@@ -2,11 +2,11 @@
  * `npm run bench`: Surf against its peers in one run, on one adapter.
  *
  *   npm run bench -- [--quick] [--only=matmul,reduce,...] [--backend=webgpu|cpu]
- *                    [--peers=tfjs,jax,torch | --no-peers] [--json path] [--list]
+ *                    [--peers=tfjs,jax,torch,ort | --no-peers] [--json path] [--list]
  *
  * GPU rows compare Surf's WebGPU backend with TF.js (webgpu) and jax-js (webgpu) on the same
  * Dawn adapter, and PyTorch CUDA when python3 has it; CPU rows compare Surf's CPU backend with
- * TF.js cpu/wasm and jax-js wasm. Every figure is checked against a float64 reference (kernel
+ * TF.js cpu/wasm, jax-js wasm and onnxruntime-node (native, CPU EP). Every figure is checked against a float64 reference (kernel
  * rows) or a falling loss (training rows). See docs/performance.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,9 +14,10 @@ import { dirname, resolve } from 'node:path';
 import { AdapterFacts, adapterLabel, machineFacts, peerVersions, setupWebGPU } from './env';
 import { Framework, FrameworkId, NotAvailable, RowInputs } from './framework';
 import { JaxFramework } from './peers/jax';
+import { OrtFramework } from './peers/ort';
 import { TfjsFramework } from './peers/tfjs';
 import { LABELS, Outcome, RowResult, fmtNum, isMeasured, notes, ratios, rowJson, table } from './report';
-import { GROUPS, Row, buildRows, toUnit } from './rows';
+import { GPT_FALLBACK, GROUPS, GptBenchConfig, Row, buildRows, toUnit } from './rows';
 import { SurfFramework } from './surf';
 import { checkTargets, targetLines } from './targets';
 import { FULL_TIMING, QUICK_TIMING, timeRunner } from './timing';
@@ -33,6 +34,8 @@ interface Options {
   torchTimeoutS: number;
   /** Limit for one framework on one row (prepare, timing, check); 0 = none. */
   rowTimeoutS: number;
+  /** The CPU backend's threads (undefined: its default). */
+  cpuThreads?: number;
   /** Stop starting measurements this many seconds after start (write what there is); 0 = none. */
   deadlineS: number;
 }
@@ -41,17 +44,18 @@ const USAGE = `usage: npm run bench -- [options]
   --quick               small sizes, few iterations (SwiftShader / CPU boxes: a few minutes)
   --only=A,B            groups (${GROUPS.join(', ')}) or row-id prefixes (e.g. matmul/1024)
   --backend=webgpu|cpu  only the GPU rows or only the CPU rows
-  --peers=tfjs,jax,torch  which peers run (default all); --no-peers for Surf alone
+  --peers=tfjs,jax,torch,ort  which peers run (default all); --no-peers for Surf alone
   --json PATH           where the JSON goes (default bench/results/latest.json)
   --torch-timeout=S     limit for the PyTorch run (default 300 s)
   --row-timeout=S       limit for one framework on one row (default 120 s); a framework that
                         times out is skipped for the rest of the run
   --deadline=S          start no measurement after S seconds; the tables and JSON still come
                         out (the GPU host's 10-minute limit: use --deadline=500)
+  --cpu-threads=N       threads of Surf's CPU backend (default: min(cores, 4))
   --list                print the rows and exit`;
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { quick: false, json: 'bench/results/latest.json', only: null, backend: null, peers: new Set(['tfjs', 'jax', 'torch']), list: false, help: false, torchTimeoutS: 300, rowTimeoutS: 120, deadlineS: 0 };
+  const o: Options = { quick: false, json: 'bench/results/latest.json', only: null, backend: null, peers: new Set(['tfjs', 'jax', 'torch', 'ort']), list: false, help: false, torchTimeoutS: 300, rowTimeoutS: 120, deadlineS: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [k, v] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -71,6 +75,7 @@ function parseArgs(argv: string[]): Options {
       case '--torch-timeout': o.torchTimeoutS = Number(val()); break;
       case '--row-timeout': o.rowTimeoutS = Number(val()); break;
       case '--deadline': o.deadlineS = Number(val()); break;
+      case '--cpu-threads': o.cpuThreads = Number(val()); break;
       case '--list': o.list = true; break;
       case '-h': case '--help': o.help = true; break;
       default: throw new Error(`unknown option ${a}\n${USAGE}`);
@@ -89,6 +94,29 @@ function selectRows(all: Row[], o: Options): Row[] {
 }
 
 const log = (s: string) => console.log(`# ${s}`);
+
+/**
+ * The GPT row's model and optimiser settings: examples/gpt's DEFAULT_TRAIN through the example's
+ * package exports, so the row follows the example; the vocabulary size is the Brown corpus's
+ * (the corpus itself is not on the GPU host). The fallback copy when the example is missing.
+ */
+async function gptConfig(): Promise<GptBenchConfig> {
+  try {
+    const m = (await import('@surf/example-gpt/train')) as { DEFAULT_TRAIN?: Partial<Record<keyof GptBenchConfig, number>> };
+    const d = m.DEFAULT_TRAIN;
+    if (!d) return GPT_FALLBACK;
+    const pick = (k: keyof GptBenchConfig) => (typeof d[k] === 'number' ? (d[k] as number) : (GPT_FALLBACK[k] as number));
+    return {
+      ...GPT_FALLBACK,
+      blockSize: pick('blockSize'), nEmbd: pick('nEmbd'), nHead: pick('nHead'), nLayer: pick('nLayer'), batchSize: pick('batchSize'),
+      lr: pick('lr'), warmup: pick('warmup'), steps: pick('steps'), weightDecay: pick('weightDecay'), clip: pick('clip'),
+      source: 'examples/gpt DEFAULT_TRAIN',
+    };
+  } catch (e) {
+    log(`GPT row: the example's defaults did not load (${(e as Error).message.split('\n')[0]}); using ${GPT_FALLBACK.source}`);
+    return GPT_FALLBACK;
+  }
+}
 
 const TIMED_OUT = Symbol('timed out');
 
@@ -143,7 +171,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const rows = selectRows(buildRows(o.quick), o);
+  const rows = selectRows(buildRows(o.quick, { gpt: await gptConfig() }), o);
   if (o.list) {
     for (const r of rows) console.log(`${r.id.padEnd(40)} ${r.unit.padEnd(8)} ${r.label}`);
     return;
@@ -169,9 +197,10 @@ async function main(): Promise<void> {
     if (o.peers.has('jax')) frameworks.push(new JaxFramework('webgpu'));
   }
   if (wantCpu) {
-    frameworks.push(new SurfFramework('cpu', log));
+    frameworks.push(new SurfFramework('cpu', log, o.cpuThreads));
     if (o.peers.has('tfjs')) frameworks.push(new TfjsFramework('cpu', log), new TfjsFramework('wasm', log));
     if (o.peers.has('jax')) frameworks.push(new JaxFramework('wasm'));
+    if (o.peers.has('ort')) frameworks.push(new OrtFramework());
   }
 
   const results: RowResult[] = rows.map((row) => ({ row, results: {} }));
@@ -254,7 +283,7 @@ async function main(): Promise<void> {
   if (n.length) console.log(`\n${n.join('\n')}`);
   // The targets are GPU-host figures: a --quick run (small sizes) is not held to them.
   const tl = o.quick ? [] : targetLines(results);
-  if (tl.length) console.log(`\nTargets (issue 7; '?' = no peer figure in this run):\n${tl.join('\n')}`);
+  if (tl.length) console.log(`\nTargets (issues 7, 12-14; '?' = no peer figure in this run):\n${tl.join('\n')}`);
 
   const json = {
     suite: 'surf-bench',

@@ -6,6 +6,9 @@ export * from './expr';
 export type { Backend, Storage, Strided, ReduceOp, MemoryInfo, MatmulEpilogue } from './backend';
 export { NDArray } from './ndarray';
 export { CpuBackend } from './cpu';
+// cpu threads
+export { cpuThreads, setCpuThreads, startCpuThreads } from './cpu/threads/config';
+export type { ThreadOptions } from './cpu/threads/config';
 export * from './random';
 export * from './registry';
 export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from './validate';

@@ -1,6 +1,7 @@
 import type { Backend } from './backend';
 import { CpuBackend } from './cpu';
 import { BackendError } from './errors';
+import { startCpuThreads } from './cpu/threads/config';
 
 /**
  * Backends register a factory by name. core registers 'cpu'; importing @surf/webgpu registers
@@ -33,4 +34,10 @@ export async function createBackend(name: string, opts?: BackendOptions): Promis
   return f(opts);
 }
 
-registerBackend('cpu', async () => new CpuBackend());
+// cpu threads: `threads` (a positive integer) sets the CPU kernels' thread count; the
+// factory waits until the workers run.
+registerBackend('cpu', async (opts) => {
+  const backend = new CpuBackend({ threads: opts?.threads as number | undefined });
+  await startCpuThreads();
+  return backend;
+});

@@ -13,13 +13,15 @@ import { gatherInto } from './gather';
 import { matmulInto } from './matmul';
 import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
-import { CpuStorage } from './storage';
+import { CpuStorage, allocate } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 // conv (cnn)
 import type { ConvParams } from '../conv';
 import { checkConvArgs, checkConvEpilogue } from '../conv';
 import { convInto } from './conv';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
+// cpu threads
+import { cpuThreads, setCpuThreads } from './threads/config';
 // ---- ops: scatter and sort ----
 import { E } from '../expr';
 import { scatterInto } from './scatter';
@@ -30,11 +32,23 @@ import { checkScatterArgs, checkSortArgs } from '../validate-ops';
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
   readonly name = 'cpu';
-  readonly description = hasWasmSimd() ? 'CPU (WebAssembly SIMD + JavaScript)' : 'CPU (JavaScript)';
+  // cpu threads: the description names the thread count when there is more than one.
+  get description(): string {
+    if (!hasWasmSimd()) return 'CPU (JavaScript)';
+    const t = cpuThreads();
+    return `CPU (WebAssembly SIMD + JavaScript${t > 1 ? `, ${t} threads` : ''})`;
+  }
   private live = new Set<CpuStorage>();
   /** Arrays of disposed storages, reused for new ones of the same dtype and length. */
   private pool = new ArrayPool();
   private destroyed = false;
+  private readonly take = (dtype: DType, size: number) => this.pool.take(dtype, size);
+
+  // cpu threads: the thread count is process-wide (one worker pool on the shared wasm
+  // memory); a backend made with `threads` sets it. See threads/config.ts.
+  constructor(opts: { threads?: number } = {}) {
+    if (opts.threads !== undefined) setCpuThreads({ threads: opts.threads });
+  }
 
   private check(): void {
     if (this.destroyed) throw new DisposedError('cpu: backend was destroyed; call init() again');
@@ -52,7 +66,7 @@ export class CpuBackend implements Backend {
 
   fromData(data: TypedArray, dtype: DType): Storage {
     this.check();
-    const copy = this.pool.take(dtype, data.length);
+    const copy = allocate(this.take, 'fromData', dtype, [data.length]);
     copy.set(data);
     return this.make(dtype, copy);
   }
@@ -66,7 +80,7 @@ export class CpuBackend implements Backend {
     const dts = inputs.map((x) => x.storage.dtype);
     const outDT = outs.map((e) => exprDType(e, dts));
     const size = numel(shape);
-    const arrays = outDT.map((d) => this.pool.take(d, size));
+    const arrays = outDT.map((d) => allocate(this.take, 'elementwise', d, shape));
     if (size > 0) runElementwise(outs, arrays, inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })), shape);
     return arrays.map((a, i) => this.make(outDT[i], a));
   }
@@ -77,7 +91,7 @@ export class CpuBackend implements Backend {
     checkReduceArgs(op, x, axes);
     const outShape = x.view.shape.map((d, i) => (axes.includes(i) ? 1 : d));
     const dt = x.storage.dtype;
-    const out = this.pool.take(dt, numel(outShape));
+    const out = allocate(this.take, 'reduce', dt, outShape);
     reduceInto(op, this.arr(x.storage), x.view, axes, out, dt === 'float32' ? -Infinity : -2147483648);
     return this.make(dt, out);
   }
@@ -90,7 +104,7 @@ export class CpuBackend implements Backend {
     const nd = a.view.ndim;
     const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
     if (epilogue) checkEpilogueArgs(this, epilogue, shape);
-    const out = this.pool.take('float32', numel(shape)) as Float32Array;
+    const out = allocate(this.take, 'matmul', 'float32', shape) as Float32Array;
     const ep = epilogue && { expr: epilogue.expr, inputs: epilogue.inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })) };
     let fused = false;
     if (out.length > 0) fused = matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out, undefined, ep);
@@ -106,7 +120,7 @@ export class CpuBackend implements Backend {
     checkGatherArgs(x, axis, idx);
     const shape = x.view.shape.slice();
     shape[axis] = idx.view.shape[0];
-    const out = this.pool.take(x.storage.dtype, numel(shape));
+    const out = allocate(this.take, 'gather', x.storage.dtype, shape);
     if (out.length > 0) gatherInto(this.arr(x.storage), x.view, axis, this.arr(idx.storage) as Int32Array, idx.view, out);
     return this.make(x.storage.dtype, out);
   }

@@ -5,6 +5,7 @@ import { gemmJs } from './matmul-js';
 import { sharedArena } from './wasm/arena';
 import { WasmElementwise } from './wasm/elementwise';
 import { WasmGemm } from './wasm/gemm';
+import { poolFor, threadThresholds } from './threads/config';
 
 /**
  * Batched f32 matmul on the CPU: out[b] = a[b] · b[b] for every batch index, operands read
@@ -50,6 +51,8 @@ export function matmulInto(a: Float32Array, av: View, b: Float32Array, bv: View,
   const w = impl === 'js' ? null : wasmGemm();
   if (impl === 'wasm' && !w) throw new Error('matmul: WebAssembly SIMD is not available in this engine');
   w?.reset();
+  // Threads split each product along m or n (bit-identical to one thread) above a size.
+  const pool = w ? poolFor(2 * m * n * k, threadThresholds().minMatmulFlops) : null;
   const bIdx = new Int32Array(batchShape.length);
   for (let bt = 0; bt < batches; bt++) {
     let ab = av.offset, bb = bv.offset;
@@ -57,7 +60,7 @@ export function matmulInto(a: Float32Array, av: View, b: Float32Array, bv: View,
     const A = { data: a, off: ab, rs: av.strides[nd - 2], cs: av.strides[nd - 1] };
     const B = { data: b, off: bb, rs: bv.strides[nd - 2], cs: bv.strides[nd - 1] };
     if (w && w.fits(m, n, k)) {
-      const fused = w.gemm(A, B, m, n, k, out, bt * m * n, batches === 1 && epilogue ? fuse(epilogue, m, n) : undefined);
+      const fused = w.gemm(A, B, m, n, k, out, bt * m * n, batches === 1 && epilogue ? fuse(epilogue, m, n) : undefined, pool);
       if (batches === 1) return fused;
     } else if (impl === 'wasm') throw new Error(`matmul: ${m}x${k}x${n} does not fit in WebAssembly memory`);
     else gemmJs(A, B, m, n, k, out, bt * m * n);

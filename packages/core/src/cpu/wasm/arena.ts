@@ -1,12 +1,21 @@
+import { MAX_PAGES, canShareMemory } from './shared-memory';
+
 /**
  * One WebAssembly linear memory shared by the CPU backend's kernels (the matmul and the
  * elementwise loops), so a matmul's epilogue can run on the product where it lies. Memory
- * grows on demand and never shrinks; growing detaches the old buffer, so views are taken
- * through `f32`, which re-creates its view after any kernel grew the memory.
+ * grows on demand and never shrinks; growing detaches the old buffer (or, for a shared
+ * memory, leaves the old one at its old length), so views are taken through `f32`, which
+ * re-creates its view after any kernel grew the memory. Where the engine allows it the
+ * memory is shared, so worker threads (`../threads`) can run kernels on it too.
  */
 export class Arena {
-  readonly memory = new WebAssembly.Memory({ initial: 1 });
-  private view = new Float32Array(this.memory.buffer);
+  readonly memory: WebAssembly.Memory;
+  private view: Float32Array;
+
+  constructor(readonly shared = canShareMemory()) {
+    this.memory = new WebAssembly.Memory(shared ? { initial: 1, maximum: MAX_PAGES, shared: true } : { initial: 1 });
+    this.view = new Float32Array(this.memory.buffer);
+  }
 
   get f32(): Float32Array {
     if (this.view.buffer !== this.memory.buffer) this.view = new Float32Array(this.memory.buffer);

@@ -3,8 +3,18 @@ import type { Expr } from '../../expr';
 import { Arena, sharedArena } from './arena';
 import { WasmKind, buildElementwiseModule, supportedByWasm } from './elementwise-kernel';
 import { hasWasmSimd } from './simd';
+import { poolFor, threadThresholds } from '../threads/config';
+import { splitRange } from '../threads/split';
 
 type RunFn = (...args: number[]) => void;
+/** A kernel: the calling thread's function and its module (worker threads load the same). */
+interface Kernel {
+  fn: RunFn;
+  mod: WebAssembly.Module;
+  bytes: Uint8Array;
+}
+/** Chunks per thread when work is split: enough to even out a busy machine. */
+const CHUNKS_PER_THREAD = 3;
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
 
@@ -30,7 +40,7 @@ function kindOf(x: Operand2d, rows: number): WasmKind | null {
 }
 
 // Compiled modules are shared by every runner; instances are per linear memory.
-const modules = new Map<string, WebAssembly.Module | null>();
+const modules = new Map<string, { mod: WebAssembly.Module; bytes: Uint8Array } | null>();
 
 /**
  * Runs float32 elementwise work over a rows × inner grid on generated WebAssembly SIMD
@@ -40,7 +50,7 @@ const modules = new Map<string, WebAssembly.Module | null>();
  * the product, which is already there. One compiled module per expression and layout, cached.
  */
 export class WasmElementwise {
-  private readonly kernels = new Map<string, RunFn | null>();
+  private readonly kernels = new Map<string, Kernel | null>();
 
   private static instance: WasmElementwise | null | undefined;
 
@@ -52,7 +62,7 @@ export class WasmElementwise {
     return WasmElementwise.instance;
   }
 
-  private kernel(key: string, outs: readonly Expr[], inDT: readonly DType[], kinds: readonly WasmKind[]): RunFn | null {
+  private kernel(key: string, outs: readonly Expr[], inDT: readonly DType[], kinds: readonly WasmKind[]): Kernel | null {
     const full = `${key}|${kinds.join('')}`;
     let k = this.kernels.get(full);
     if (k === undefined) {
@@ -61,10 +71,11 @@ export class WasmElementwise {
         try {
           let mod = modules.get(full);
           if (mod === undefined) {
-            mod = new WebAssembly.Module(buildElementwiseModule(outs, kinds));
+            const bytes = buildElementwiseModule(outs, kinds);
+            mod = { mod: new WebAssembly.Module(bytes), bytes };
             modules.set(full, mod);
           }
-          if (mod) k = new WebAssembly.Instance(mod, { env: { memory: this.arena.memory } }).exports.run as RunFn;
+          if (mod) k = { ...mod, fn: new WebAssembly.Instance(mod.mod, { env: { memory: this.arena.memory } }).exports.run as RunFn };
         } catch {
           modules.set(full, null);
           k = null;
@@ -100,8 +111,8 @@ export class WasmElementwise {
       if (!kd) return false;
       kinds.push(kd);
     }
-    const fn = this.kernel(key, outs, inDT, kinds);
-    if (!fn) return false;
+    const kern = this.kernel(key, outs, inDT, kinds);
+    if (!kern) return false;
     const inner4 = (inner + 3) & ~3;
     const rowBytes = 4 * inner4;
     // Where each input goes and its row stride in bytes.
@@ -135,11 +146,28 @@ export class WasmElementwise {
       else for (let r = 0; r < rows; r++) f.set(data.subarray(off + r * x.rs, off + r * x.rs + inner), d0 + r * inner4);
     });
     f.set(consts, constAt >> 2);
-    const args: number[] = [rows, rowBytes];
-    inputs.forEach((_, i) => args.push(at[i], rs[i]));
-    outAt.forEach((a, k) => args.push(a, outRs[k]));
-    args.push(constAt);
-    fn(...args);
+    const pool = poolFor(rows * inner, threadThresholds().minElementwise);
+    if (pool && pool.arena === this.arena) {
+      // Rows split by rows, one long row (flat work) by 4-float steps; every element is
+      // computed by the same instructions either way, so the bits do not change.
+      const parts = CHUNKS_PER_THREAD * (pool.size + 1);
+      const byRows = rows >= parts;
+      const ranges = splitRange(byRows ? rows : inner4 >> 2, parts);
+      const id = pool.fnId(kern.mod, kern.bytes, end, kern.fn);
+      pool.run(ranges.map(([s, e]) => {
+        const call = byRows ? [id, e - s, rowBytes] : [id, rows, 16 * (e - s)];
+        inputs.forEach((_, i) => call.push(at[i] + (byRows ? s * rs[i] : kinds[i] === 'u' ? 16 * s : 0), rs[i]));
+        outAt.forEach((a, k) => call.push(a + (byRows ? s * outRs[k] : 16 * s), outRs[k]));
+        call.push(constAt);
+        return [call];
+      }), end);
+    } else {
+      const args: number[] = [rows, rowBytes];
+      inputs.forEach((_, i) => args.push(at[i], rs[i]));
+      outAt.forEach((a, k) => args.push(a, outRs[k]));
+      args.push(constAt);
+      kern.fn(...args);
+    }
     if (Array.isArray(target)) {
       target.forEach((o, k) => {
         const d0 = outAt[k] >> 2;

@@ -2,6 +2,8 @@ import { Arena } from './arena';
 import { DEFAULT_GEMM, GemmShape, buildGemmModule } from './gemm-kernel';
 import { buildPackModule } from './pack-kernel';
 import { hasRelaxedSimd, hasWasmSimd } from './simd';
+import type { ThreadPool } from '../threads/pool';
+import { planGemm, splitRange } from '../threads/split';
 
 type PackFn = (src: number, rs: number, cs: number, dst: number, rows: number, w: number, wp: number) => void;
 type RowsFn = (a: number, rsA: number, csA: number, b: number, ldb: number, c: number, ldc: number, kc: number, first: number, m: number) => void;
@@ -15,6 +17,10 @@ export interface MatRef {
 }
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
+/** Chunks per thread when a product is split: enough to even out a busy machine, few enough to keep panels long. */
+const CHUNKS_PER_THREAD = 3;
+/** Elements of B from which its packing is split across threads (the product is then big too). */
+const PACK_SPLIT = 1 << 15;
 const roundUp4 = (n: number) => (n + 3) & ~3;
 
 /**
@@ -26,7 +32,10 @@ const roundUp4 = (n: number) => (n + 3) & ~3;
  */
 export class WasmGemm {
   private readonly rows: RowsFn[] = [];
+  /** The rows modules and their bytes, by nv: worker threads instantiate the same ones. */
+  private readonly rowsMods: { mod: WebAssembly.Module; bytes: Uint8Array }[] = [];
   private readonly pack: PackFn;
+  private readonly packMod: { mod: WebAssembly.Module; bytes: Uint8Array };
   /** B panel width in columns. */
   private readonly nr: number;
   /** k steps per block: a kc × nr panel of B and an m × kc block of A stay in cache. */
@@ -41,10 +50,14 @@ export class WasmGemm {
     this.nr = 4 * shape.nv;
     this.kc = kc;
     for (let nv = 1; nv <= shape.nv; nv++) {
-      const inst = new WebAssembly.Instance(new WebAssembly.Module(buildGemmModule(shape, nv)), { env: { memory: this.arena.memory } });
-      this.rows[nv] = inst.exports.rows as RowsFn;
+      const bytes = buildGemmModule(shape, nv);
+      const mod = new WebAssembly.Module(bytes);
+      this.rowsMods[nv] = { mod, bytes };
+      this.rows[nv] = new WebAssembly.Instance(mod, { env: { memory: this.arena.memory } }).exports.rows as RowsFn;
     }
-    this.pack = new WebAssembly.Instance(new WebAssembly.Module(buildPackModule()), { env: { memory: this.arena.memory } }).exports.pack as PackFn;
+    const packBytes = buildPackModule();
+    this.packMod = { mod: new WebAssembly.Module(packBytes), bytes: packBytes };
+    this.pack = new WebAssembly.Instance(this.packMod.mod, { env: { memory: this.arena.memory } }).exports.pack as PackFn;
   }
 
   /** The kernels, or null where WebAssembly SIMD is missing or the module does not compile. */
@@ -93,25 +106,28 @@ export class WasmGemm {
    * Call `fits(m, n, k)` first. An `epilogue` runs on the product in linear memory before
    * it is copied out: it gets C's byte address, its row stride in bytes and the first free
    * byte after the product's scratch, and returns whether it rewrote C (the result); the
-   * call returns what it returned (false without one).
+   * call returns what it returned (false without one). With a `pool` (on this arena) the
+   * product is cut into row or column blocks computed by the pool's threads at once; the
+   * results are the same bits as on one thread.
    */
-  gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number, epilogue?: (cAt: number, ldc: number, free: number) => boolean): boolean {
+  gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number, epilogue?: (cAt: number, ldc: number, free: number) => boolean, pool?: ThreadPool | null): boolean {
     const np = roundUp4(n);
     const { aAt, bAt, cAt, sAt, end } = this.layout(m, n, k);
     if (!this.fits(m, n, k)) throw new RangeError(`matmul: ${m}x${k}x${n} does not fit in WebAssembly memory`);
     const [rsA, csA] = this.placeA(A, m, k, aAt);
-    const direct = this.placeB(B, m, k, n, bAt, sAt);
+    const usePool = pool && pool.arena === this.arena ? pool : null;
+    const direct = this.placeB(B, m, k, n, bAt, sAt, usePool, end);
     const ldc = 4 * np;
-    const { nr, kc: KC } = this;
-    for (let p0 = 0; p0 < k; p0 += KC) {
-      const kc = Math.min(KC, k - p0);
-      for (let j0 = 0; j0 < n; j0 += nr) {
-        const wp = Math.min(nr, np - j0);
-        // Packed: panels before this one are all nr wide, so panel j0 starts at B + 4·j0·k.
-        const ldb = direct ? 4 * n : 4 * wp;
-        const panel = direct ? bAt + 4 * j0 + p0 * ldb : bAt + 4 * j0 * k + p0 * ldb;
-        this.rows[wp >> 2](aAt + p0 * csA, rsA, csA, panel, ldb, cAt + 4 * j0, ldc, kc, p0 === 0 ? 1 : 0, m);
-      }
+    const threads = usePool ? usePool.size + 1 : 1;
+    // A few chunks per thread, claimed as threads come free: a busy machine's slow thread
+    // takes fewer.
+    const parts = threads > 1 ? planGemm(m, n, this.shape.mr, this.nr, CHUNKS_PER_THREAD * threads) : [{ r0: 0, r1: m, c0: 0, c1: n }];
+    const lists = parts.map((p) => this.blockCalls(p.r0, p.r1, p.c0, p.c1, direct, aAt, rsA, csA, bAt, cAt, ldc, n, k));
+    if (parts.length === 1 || !usePool) {
+      for (const c of lists[0]) this.rows[c[0]](c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
+    } else {
+      const ids = this.rowsMods.map((r, nv) => usePool.fnId(r.mod, r.bytes, end, this.rows[nv]));
+      usePool.run(lists.map((l) => l.map((c) => [ids[c[0]], ...c.slice(1)])), end);
     }
     const fused = epilogue ? epilogue(cAt, ldc, end) : false;
     const f = this.arena.f32;
@@ -119,6 +135,27 @@ export class WasmGemm {
     if (np === n) out.set(f.subarray(c0, c0 + m * n), outOff);
     else for (let i = 0; i < m; i++) out.set(f.subarray(c0 + i * np, c0 + i * np + n), outOff + i * n);
     return fused;
+  }
+
+  /**
+   * The kernel calls for rows [r0, r1) × columns [c0, c1) of C, k blocks outermost (so each
+   * element accumulates its k blocks in order): [nv, ...the 10 arguments of rows<nv>].
+   */
+  private blockCalls(r0: number, r1: number, c0: number, c1: number, direct: boolean, aAt: number, rsA: number, csA: number, bAt: number, cAt: number, ldc: number, n: number, k: number): number[][] {
+    const { nr, kc: KC } = this;
+    const np = roundUp4(n);
+    const calls: number[][] = [];
+    for (let p0 = 0; p0 < k; p0 += KC) {
+      const kc = Math.min(KC, k - p0);
+      for (let j0 = c0; j0 < c1; j0 += nr) {
+        const wp = Math.min(nr, np - j0);
+        // Packed: panels before this one are all nr wide, so panel j0 starts at B + 4·j0·k.
+        const ldb = direct ? 4 * n : 4 * wp;
+        const panel = direct ? bAt + 4 * j0 + p0 * ldb : bAt + 4 * j0 * k + p0 * ldb;
+        calls.push([wp >> 2, aAt + p0 * csA + r0 * rsA, rsA, csA, panel, ldb, cAt + 4 * j0 + r0 * ldc, ldc, kc, p0 === 0 ? 1 : 0, r1 - r0]);
+      }
+    }
+    return calls;
   }
 
   /** Copies A to byte address `at`; returns its (row, column) byte strides there. */
@@ -155,7 +192,7 @@ export class WasmGemm {
    * packer from a copy at `stage` when B spans at most k·n elements (a transposed weight),
    * else by a JS loop.
    */
-  private placeB(B: MatRef, m: number, k: number, n: number, at: number, stage: number): boolean {
+  private placeB(B: MatRef, m: number, k: number, n: number, at: number, stage: number, pool: ThreadPool | null, scratch: number): boolean {
     const { data, off, rs, cs } = B;
     // Packing pays for itself on tall A (many row blocks reuse each panel); it also dodges the
     // cache-set conflicts of power-of-two row strides that large square products hit.
@@ -173,9 +210,18 @@ export class WasmGemm {
     const span = (k - 1) * rs + (n - 1) * cs + 1;
     if (rs >= 0 && cs >= 0 && span <= k * n) {
       f.set(data.subarray(off, off + span), stage >> 2);
+      const calls: number[][] = [];
       for (let j0 = 0; j0 < n; j0 += nr) {
         const w = Math.min(nr, n - j0);
-        this.pack(stage + 4 * j0 * cs, 4 * rs, 4 * cs, at + 4 * j0 * k, k, w, roundUp4(w));
+        calls.push([stage + 4 * j0 * cs, 4 * rs, 4 * cs, at + 4 * j0 * k, k, w, roundUp4(w)]);
+      }
+      // Panels are independent: a big B (a transposed weight) is packed by every thread.
+      if (pool && k * n >= PACK_SPLIT && calls.length > 1) {
+        const id = pool.fnId(this.packMod.mod, this.packMod.bytes, scratch, this.pack);
+        const parts = splitRange(calls.length, CHUNKS_PER_THREAD * (pool.size + 1));
+        pool.run(parts.map(([s, e]) => calls.slice(s, e).map((c) => [id, ...c])), scratch);
+      } else {
+        for (const c of calls) this.pack(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
       }
       return false;
     }

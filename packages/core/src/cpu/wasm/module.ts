@@ -1,4 +1,5 @@
 import { Bytes, str, u32, vec } from './encoding';
+import { MAX_PAGES, canShareMemory } from './shared-memory';
 
 /** Value types of the binary format. */
 export const I32 = 0x7f;
@@ -25,7 +26,11 @@ export interface FuncDef {
 export class ModuleBuilder {
   private funcs: FuncDef[] = [];
 
-  constructor(private readonly memoryPages = 1) {}
+  /**
+   * `shared`: import a shared memory (what worker threads run on); it must match the memory
+   * the module is instantiated with, so it defaults to what the arena uses.
+   */
+  constructor(private readonly memoryPages = 1, private readonly shared = canShareMemory()) {}
 
   /** Reserves the next function index; define it with `define`. */
   declare(name: string): number {
@@ -54,8 +59,10 @@ export class ModuleBuilder {
       return keys.indexOf(key);
     });
     const typeBytes = reps.map((f) => [0x60, ...vec(f.params.map((t) => [t])), ...vec(f.results.map((t) => [t]))]);
-    // Import: module "env", name "memory", kind memory (0x02), limits min only (0x00).
-    const importBytes = vec([[...str('env'), ...str('memory'), 0x02, 0x00, ...u32(this.memoryPages)]]);
+    // Import: module "env", name "memory", kind memory (0x02), limits min only (0x00) or
+    // shared with min and max (0x03).
+    const limits = this.shared ? [0x03, ...u32(this.memoryPages), ...u32(MAX_PAGES)] : [0x00, ...u32(this.memoryPages)];
+    const importBytes = vec([[...str('env'), ...str('memory'), 0x02, ...limits]]);
     const funcBytes = vec(typeOf.map((t) => u32(t)));
     const exports = this.funcs.map((f, i) => ({ f, i })).filter(({ f }) => f.exported);
     const exportBytes = vec(exports.map(({ f, i }) => [...str(f.name), 0x00, ...u32(i)]));
