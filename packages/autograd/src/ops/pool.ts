@@ -62,8 +62,12 @@ function maxPoolOp(x: Tensor, g: Geometry): Tensor {
   const xn = x.nd('maxPool2d');
   const [n, c, h, w] = xn.shape;
   const [oH, oW] = g.out;
-  // Extent every tap's crop of out·stride rows needs, starting at tap·dilation.
-  const need = [0, 1].map((i) => (g.k[i] - 1) * g.d[i] + g.out[i] * g.s[i]);
+  // Tap t reads rows t·dilation + o·stride: a crop of out·stride rows from the stride
+  // multiple at or below t·dilation, regrouped [out, stride], at phase t·dilation mod stride.
+  // Starting the crop there (not at t·dilation) keeps it inside the input for windows that
+  // tile it exactly, so the usual 2x2 pool needs no padded copy.
+  const base = (t: number, i: number) => t * g.d[i] - ((t * g.d[i]) % g.s[i]);
+  const need = [0, 1].map((i) => base(g.k[i] - 1, i) + g.out[i] * g.s[i]);
   const hi = [need[0] - h - g.p[0], need[1] - w - g.p[1]];
   let xp: NDArray;
   if (g.p[0] === 0 && g.p[1] === 0 && hi[0] <= 0 && hi[1] <= 0) {
@@ -80,9 +84,11 @@ function maxPoolOp(x: Tensor, g: Geometry): Tensor {
   const taps: NDArray[] = [];
   for (let i = 0; i < g.k[0]; i++) {
     for (let j = 0; j < g.k[1]; j++) {
-      const a = xp.crop([[0, n], [0, c], [i * g.d[0], i * g.d[0] + oH * g.s[0]], [j * g.d[1], j * g.d[1] + oW * g.s[1]]]);
+      const [bi, bj] = [base(i, 0), base(j, 1)];
+      const [fi, fj] = [i * g.d[0] - bi, j * g.d[1] - bj];
+      const a = xp.crop([[0, n], [0, c], [bi, bi + oH * g.s[0]], [bj, bj + oW * g.s[1]]]);
       const b = a.reshape([n, c, oH, g.s[0], oW, g.s[1]]);
-      const cc = b.crop([[0, n], [0, c], [0, oH], [0, 1], [0, oW], [0, 1]]);
+      const cc = b.crop([[0, n], [0, c], [0, oH], [fi, fi + 1], [0, oW], [fj, fj + 1]]);
       taps.push(cc.reshape([n, c, oH, oW]));
       a.dispose(); b.dispose(); cc.dispose();
     }
