@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const model = buildCnn(DEFAULT_CHANNELS);
   const opt = new surf.optim.Adam(model.parameters(), { lr: 1e-3 });
   const x = surf.keep(surf.rand([batch, 1, 28, 28]));
-  const y = surf.keep(surf.tensor(Int32Array.from({ length: batch }, (_, i) => i % 10), [batch], 'int32'));
+  const y = surf.keep(surf.tensor(Int32Array.from({ length: batch }, (_, i) => i % 10)));
   const step = () => surf.tidy(() => {
     opt.zeroGrad();
     const l = surf.crossEntropy(model.forward(x), y);
