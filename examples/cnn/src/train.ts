@@ -2,7 +2,7 @@ import * as surf from '@surf/nn';
 import type { MnistSplit } from '@surf/example-mlp/data/digits';
 import { RandomShift } from '@surf/example-mlp/augment';
 import { accuracy, uploadData } from '@surf/example-mlp/train';
-import { DEFAULT_CHANNELS, buildCnn } from './model';
+import { DEFAULT_CHANNELS, ToImages, buildCnn } from './model';
 
 export interface CnnTrainOptions {
   data: MnistSplit;
@@ -44,12 +44,8 @@ export async function trainCnn(opts: CnnTrainOptions): Promise<{ model: surf.nn.
   const seed = opts.seed ?? 0;
   surf.manualSeed(seed);
   const model = buildCnn(opts.channels ?? DEFAULT_CHANNELS, { dropout: o.dropout });
-  const images = (x: surf.Tensor) => x.reshape([x.shape[0], 1, 28, 28]);
-  // The MLP's accuracy() feeds [n, 784] rows: wrap the CNN so it reshapes them.
-  const asRows = new (class extends surf.Module {
-    constructor(readonly net: surf.nn.Sequential) { super(); }
-    forward(x: surf.Tensor): surf.Tensor { return this.net.forward(images(x)); }
-  })(model);
+  // Fed the MLP's [n, 784] rows (so its accuracy() serves); the saved model keeps its own names.
+  const asRows = new surf.nn.Sequential(new ToImages(), model);
   const augment = new RandomShift(o.shift, seed);
   const optimizer = new surf.optim.Adam(model.parameters(), { lr: o.lr });
   const dev = uploadData(opts.data);
