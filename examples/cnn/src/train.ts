@@ -31,7 +31,9 @@ export interface CnnEpoch {
   stepsPerSec: number;
 }
 
-export const CNN_DEFAULTS = { epochs: 12, batchSize: 32, lr: 2e-3, shift: 2, dropout: 0, logEvery: 10 };
+// 12 epochs without dropout measured 98.40%; 15 epochs with dropout 0.2 before the linear layer
+// are the candidate for the 98.5% (see the README for the measured result).
+export const CNN_DEFAULTS = { epochs: 15, batchSize: 32, lr: 2e-3, shift: 2, dropout: 0.2, logEvery: 10 };
 
 /**
  * Trains the CNN with Adam and a cosine schedule on the MLP example's 8,000/2,000 split
