@@ -166,3 +166,128 @@ export function trainData(features: number, classes: number, batch: number, batc
   }
   return { features, classes, batch, x, y, yOneHot };
 }
+
+/**
+ * The GPT row's token batches (bench/torch/bench.py makes the same): windows of T+1 ids of a
+ * noisy rule, id' = (7·id + 3 + n) mod vocab with n in {0, 1, 2} from the hash, so a model can
+ * learn it (the loss falls from ln(vocab) towards ln 3) and a broken training step shows.
+ * Batch b, window r, position j uses hash stream 2000 + b at index r·(T+1) + j.
+ */
+export interface TokenData {
+  /** [batches][batch * T] inputs and next-token targets. */
+  x: Int32Array[];
+  y: Int32Array[];
+}
+
+export function tokenData(vocab: number, batch: number, T: number, batches: number): TokenData {
+  const x: Int32Array[] = [];
+  const y: Int32Array[] = [];
+  for (let b = 0; b < batches; b++) {
+    const xs = new Int32Array(batch * T);
+    const ys = new Int32Array(batch * T);
+    for (let r = 0; r < batch; r++) {
+      let id = Math.floor(hashUnit(r * (T + 1), 2000 + b) * vocab);
+      for (let j = 1; j <= T; j++) {
+        const next = (7 * id + 3 + Math.floor(3 * hashUnit(r * (T + 1) + j, 2000 + b))) % vocab;
+        xs[r * T + j - 1] = id;
+        ys[r * T + j - 1] = next;
+        id = next;
+      }
+    }
+    x.push(xs);
+    y.push(ys);
+  }
+  return { x, y };
+}
+
+/** Attention inputs: q, k, v and the output gradient, uniform in [-0.5, 0.5) (streams 1-4). */
+export function attentionInputs(n: number): { q: Float32Array; k: Float32Array; v: Float32Array; g: Float32Array } {
+  const centred = (seed: number) => uniform(n, seed).map((u) => u - 0.5);
+  return { q: centred(SEED_A), k: centred(SEED_B), v: centred(SEED_C), g: centred(4) };
+}
+
+/**
+ * Reference attention output (float64) for query rows `rows` ([b·heads + h, i] pairs flattened
+ * as bh·L + i) of q, k, v stored [BH, L, E], causal or not.
+ */
+export function attentionReference(q: Float32Array, k: Float32Array, v: Float32Array, L: number, E: number, causal: boolean, rows: number[]): Float64Array {
+  const out = new Float64Array(rows.length * E);
+  const scale = 1 / Math.sqrt(E);
+  const s = new Float64Array(L);
+  rows.forEach((row, n) => {
+    const bh = Math.floor(row / L);
+    const i = row % L;
+    const last = causal ? i : L - 1;
+    let max = -Infinity;
+    for (let j = 0; j <= last; j++) {
+      let acc = 0;
+      for (let e = 0; e < E; e++) acc += q[row * E + e] * k[(bh * L + j) * E + e];
+      s[j] = acc * scale;
+      if (s[j] > max) max = s[j];
+    }
+    let den = 0;
+    for (let j = 0; j <= last; j++) den += (s[j] = Math.exp(s[j] - max));
+    for (let j = 0; j <= last; j++) {
+      const p = s[j] / den;
+      for (let e = 0; e < E; e++) out[n * E + e] += p * v[(bh * L + j) * E + e];
+    }
+  });
+  return out;
+}
+
+/** Sampled outputs [n, o, y, x] of a stride-1 conv2d (no bias) in float64, x [N, C, S, S], w [O, C, k, k]. */
+export function conv2dReference(x: Float32Array, w: Float32Array, C: number, S: number, O: number, k: number, pad: number, samples: [number, number, number, number][]): Float64Array {
+  return Float64Array.from(samples, ([n, o, oy, ox]) => {
+    let acc = 0;
+    for (let c = 0; c < C; c++) {
+      for (let i = 0; i < k; i++) {
+        const iy = oy + i - pad;
+        if (iy < 0 || iy >= S) continue;
+        for (let j = 0; j < k; j++) {
+          const ix = ox + j - pad;
+          if (ix < 0 || ix >= S) continue;
+          acc += x[((n * C + c) * S + iy) * S + ix] * w[((o * C + c) * k + i) * k + j];
+        }
+      }
+    }
+    return acc;
+  });
+}
+
+/** Sampled outputs [n, c, y, x] of maxPool2d (window k, stride k) in float64. */
+export function maxPoolReference(x: Float32Array, C: number, S: number, k: number, samples: [number, number, number, number][]): Float64Array {
+  return Float64Array.from(samples, ([n, c, oy, ox]) => {
+    let m = -Infinity;
+    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) m = Math.max(m, x[((n * C + c) * S + oy * k + i) * S + ox * k + j]);
+    return m;
+  });
+}
+
+/**
+ * A conv row's inputs, NCHW / OIHW: x and the output gradient g centred hashes, the weight
+ * scaled by 1/√(C·k²) (bench.py makes the same). `out` is the output side, `outC` its channels.
+ */
+export function convInputs(r: { op: string; batch: number; channels: number; size: number; outChannels: number; kernel: number }, out: number): { x: Float32Array; w: Float32Array; g: Float32Array; outC: number } {
+  const { batch: N, channels: C, size: S, outChannels: O, kernel: k } = r;
+  const centred = (n: number, seed: number, scale = 1) => uniform(n, seed).map((u) => (u - 0.5) * scale);
+  const outC = r.op === 'conv2d' ? O : C;
+  return { x: centred(N * C * S * S, SEED_A), w: centred(O * C * k * k, SEED_B, 1 / Math.sqrt(C * k * k)), g: centred(N * outC * out * out, 4), outC };
+}
+
+/** The sampled output positions [n, c, y, x] the conv rows check. */
+export function convSamples(N: number, outC: number, out: number): [number, number, number, number][] {
+  const s = Array.from({ length: 64 }, (_, i): [number, number, number, number] => [i % N, (i * 7) % outC, (i * 5) % out, (i * 11) % out]);
+  s.push([N - 1, outC - 1, out - 1, out - 1], [0, 0, 0, 0]);
+  return s;
+}
+
+/** [N, C, H, W] -> [N, H, W, C] (TF.js's layout); with `oihw`, [O, I, kh, kw] -> [kh, kw, I, O]. */
+export function toChannelsLast(a: Float32Array, d0: number, d1: number, d2: number, d3: number, oihw = false): Float32Array {
+  const out = new Float32Array(a.length);
+  for (let i0 = 0; i0 < d0; i0++) for (let i1 = 0; i1 < d1; i1++) for (let i2 = 0; i2 < d2; i2++) for (let i3 = 0; i3 < d3; i3++) {
+    const v = a[((i0 * d1 + i1) * d2 + i2) * d3 + i3];
+    if (oihw) out[((i2 * d3 + i3) * d1 + i1) * d0 + i0] = v;
+    else out[((i0 * d2 + i2) * d3 + i3) * d1 + i1] = v;
+  }
+  return out;
+}

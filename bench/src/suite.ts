@@ -16,7 +16,7 @@ import { Framework, FrameworkId, NotAvailable, RowInputs } from './framework';
 import { JaxFramework } from './peers/jax';
 import { TfjsFramework } from './peers/tfjs';
 import { LABELS, Outcome, RowResult, fmtNum, isMeasured, notes, ratios, rowJson, table } from './report';
-import { GROUPS, Row, buildRows, toUnit } from './rows';
+import { GPT_FALLBACK, GROUPS, GptBenchConfig, Row, buildRows, toUnit } from './rows';
 import { SurfFramework } from './surf';
 import { checkTargets, targetLines } from './targets';
 import { FULL_TIMING, QUICK_TIMING, timeRunner } from './timing';
@@ -90,6 +90,29 @@ function selectRows(all: Row[], o: Options): Row[] {
 
 const log = (s: string) => console.log(`# ${s}`);
 
+/**
+ * The GPT row's model and optimiser settings: examples/gpt's DEFAULT_TRAIN through the example's
+ * package exports, so the row follows the example; the vocabulary size is the Brown corpus's
+ * (the corpus itself is not on the GPU host). The fallback copy when the example is missing.
+ */
+async function gptConfig(): Promise<GptBenchConfig> {
+  try {
+    const m = (await import('@surf/example-gpt/train')) as { DEFAULT_TRAIN?: Partial<Record<keyof GptBenchConfig, number>> };
+    const d = m.DEFAULT_TRAIN;
+    if (!d) return GPT_FALLBACK;
+    const pick = (k: keyof GptBenchConfig) => (typeof d[k] === 'number' ? (d[k] as number) : (GPT_FALLBACK[k] as number));
+    return {
+      ...GPT_FALLBACK,
+      blockSize: pick('blockSize'), nEmbd: pick('nEmbd'), nHead: pick('nHead'), nLayer: pick('nLayer'), batchSize: pick('batchSize'),
+      lr: pick('lr'), warmup: pick('warmup'), steps: pick('steps'), weightDecay: pick('weightDecay'), clip: pick('clip'),
+      source: 'examples/gpt DEFAULT_TRAIN',
+    };
+  } catch (e) {
+    log(`GPT row: the example's defaults did not load (${(e as Error).message.split('\n')[0]}); using ${GPT_FALLBACK.source}`);
+    return GPT_FALLBACK;
+  }
+}
+
 const TIMED_OUT = Symbol('timed out');
 
 /** Resolves to TIMED_OUT when `p` takes longer than `seconds` (0: never); `p` is left running. */
@@ -143,7 +166,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const rows = selectRows(buildRows(o.quick), o);
+  const rows = selectRows(buildRows(o.quick, { gpt: await gptConfig() }), o);
   if (o.list) {
     for (const r of rows) console.log(`${r.id.padEnd(40)} ${r.unit.padEnd(8)} ${r.label}`);
     return;
@@ -254,7 +277,7 @@ async function main(): Promise<void> {
   if (n.length) console.log(`\n${n.join('\n')}`);
   // The targets are GPU-host figures: a --quick run (small sizes) is not held to them.
   const tl = o.quick ? [] : targetLines(results);
-  if (tl.length) console.log(`\nTargets (issue 7; '?' = no peer figure in this run):\n${tl.join('\n')}`);
+  if (tl.length) console.log(`\nTargets (issues 7, 12-14; '?' = no peer figure in this run):\n${tl.join('\n')}`);
 
   const json = {
     suite: 'surf-bench',

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { pick, relErr } from './data';
 import { bundleDir } from './env';
 import { Framework, FrameworkId, NotAvailable, RowInputs, Runner, kernelCheck, trainCheck } from './framework';
+import { readsLoss } from './rows';
 import type { ExampleRow, Row, TrainRow } from './rows';
+import { modelRunner } from './surf-models';
 
 // ---- the parts of @surf/nn the training rows use (structural, so the bench type-checks
 // against whatever the package exports today) ----
@@ -33,6 +35,8 @@ interface SOptimizer {
   dispose?: () => void;
 }
 interface SurfNn {
+  /** Issue 12's captured step; absent until the `jit` helper lands. */
+  jit?: <A extends unknown[], R>(fn: (...args: A) => R) => ((...args: A) => R) & { reset?: () => void };
   init(opts: { backend: string }): Promise<{ backend: string; description: string }>;
   setBackend?: (b: Backend) => Backend;
   getBackend?: () => Backend;
@@ -182,6 +186,12 @@ export class SurfFramework implements Framework {
   async prepare(row: Row, inputs: RowInputs): Promise<Runner> {
     if (row.kind === 'train') return this.trainRunner(row, inputs);
     if (row.kind === 'example') return this.exampleRunner(row);
+    if (row.kind === 'attention' || row.kind === 'gpt' || row.kind === 'cnn' || row.kind === 'conv') {
+      await this.nn();
+      // The model rows need the whole @surf/nn surface (modules, optimizers, ops): loaded as is.
+      // @ts-ignore -- resolved when the package exists; nn() above has checked that it loads
+      return modelRunner(row, (await import('@surf/nn')) as unknown as Record<string, unknown>, await this.getBackend(), inputs.quick, this.log);
+    }
     const be = await this.getBackend();
     const up = (data: Float32Array, shape: number[]) => NDArray.fromData(be, data, shape);
     const sync = async () => { be.flush(); await be.sync(); };
@@ -267,6 +277,7 @@ export class SurfFramework implements Framework {
   private async trainRunner(row: TrainRow, inputs: RowInputs): Promise<Runner> {
     const surf = await this.nn();
     const be = await this.getBackend();
+    if (row.loop === 'jit' && typeof surf.jit !== 'function') throw new NotAvailable('@surf/nn does not export jit yet (issue 12)');
     const data = inputs.train();
     surf.manualSeed(42);
     const layers: SModule[] = [];
@@ -291,27 +302,40 @@ export class SurfFramework implements Framework {
       l.dispose();
       return v;
     };
-    const step = (b: number): STensor =>
-      surf.tidy(() => {
-        opt.zeroGrad();
-        const l = surf.crossEntropy(model.forward(xs[b]), ys[b]);
-        l.backward();
-        opt.step();
-        return l.detach();
-      });
+    const body = (x: STensor, y: STensor, detach = true): STensor => {
+      opt.zeroGrad();
+      const l = surf.crossEntropy(model.forward(x), y);
+      l.backward();
+      opt.step();
+      return detach ? l.detach() : l;
+    };
+    // 'tidy': the documented loop. 'jit': the same body captured once per signature and
+    // replayed. 'notidy': the loop PyTorch users write (the loss kept as backward left it,
+    // nothing disposed by hand), so what frees memory is whatever Surf does on its own (the
+    // row's check notes the growth).
+    const captured = row.loop === 'jit' ? surf.jit!(body) : null;
+    const step = (b: number): STensor => (captured ? captured(xs[b], ys[b]) : row.loop === 'notidy' ? body(xs[b], ys[b], false) : surf.tidy(() => body(xs[b], ys[b])));
+    const bytesAtStart = be.memory().bytes;
+    const checkLoop = async () => {
+      const b0 = await evalLoss();
+      step(0).dispose();
+      const c = trainCheck(b0, await evalLoss());
+      if (row.loop !== 'notidy') return c;
+      const grown = (be.memory().bytes - bytesAtStart) / 2 ** 20;
+      return { ...c, note: [c.note, `live memory grew by ${grown.toFixed(1)} MiB over the row`].filter(Boolean).join('; ') };
+    };
     return {
       step: (i) => {
         const loss = step(i % xs.length);
-        if (row.readback) return loss.item().then(() => loss.dispose());
-        loss.dispose();
+        if (readsLoss(row, i)) {
+          if (row.loop === 'notidy') return loss.item().then(() => undefined);
+          return loss.item().then(() => loss.dispose());
+        }
+        if (row.loop !== 'notidy') loss.dispose();
       },
       sync: async () => { be.flush(); await be.sync(); },
       // One more step on batch 0 must lower batch 0's loss.
-      check: async () => {
-        const b0 = await evalLoss();
-        step(0).dispose();
-        return trainCheck(b0, await evalLoss());
-      },
+      check: checkLoop,
       dispose: () => {
         for (const t of [...xs, ...ys]) t.dispose();
         opt.dispose?.();

@@ -68,7 +68,21 @@ def rotations(row, quick):
     return max(1, min(16, -(-(128 << 20) // b)))
 
 
+# False with --device cpu: timing by the host clock, no CUDA calls.
+ON_CUDA = True
+
+
+def sync():
+    if ON_CUDA:
+        torch.cuda.synchronize()
+
+
 def cuda_time(fn, n):
+    if not ON_CUDA:  # --device cpu: the smoke form of the rows
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return time.perf_counter() - t0
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
     start.record()
@@ -89,7 +103,7 @@ def time_fn(step, timing, fixed_iters=None):
 
     for _ in range(timing["warmup"]):
         one()
-        torch.cuda.synchronize()
+        sync()
     if fixed_iters:
         iters = fixed_iters
     else:
@@ -112,9 +126,16 @@ def time_fn(step, timing, fixed_iters=None):
 def to_unit(row, sec):
     unit = row["unit"]
     kind = row["kind"]
+    if unit == "GFLOP/s" and kind == "attention":
+        return attention_flops(row) / sec / 1e9
+    if kind == "conv":
+        return conv_work(row) / sec / 1e9
     if unit == "GFLOP/s":
         s = row["spec"]
         return 2 * s["m"] * s["k"] * s["n"] / sec / 1e9
+    if unit == "tokens/s":
+        c = row["config"]
+        return c["batchSize"] * c["blockSize"] / sec
     if unit == "GB/s":
         n = row["rows"] * row["cols"]
         return (4 * n if kind == "sum" else 16 * n) / sec / 1e9
@@ -179,6 +200,14 @@ def train_data(features, classes, batch, batches, dev):
     return xs, ys
 
 
+def reads_loss(row, i):
+    """bench/src/rows.ts readsLoss: every step, or every readEvery-th step."""
+    if row.get("readback"):
+        return True
+    every = row.get("readEvery", 0)
+    return every > 0 and i % every == every - 1
+
+
 def train_row(row, timing, dev):
     layers = row["layers"]
     torch.manual_seed(42)
@@ -188,34 +217,273 @@ def train_row(row, timing, dev):
         if i + 2 < len(layers):
             mods.append(torch.nn.ReLU())
     model = torch.nn.Sequential(*mods).to(dev)
+    graph = row.get("loop") == "jit"
+    if graph and dev.type != "cuda":
+        raise RuntimeError("CUDA graphs need a CUDA device")
     if row["optimizer"] == "sgd":
         opt = torch.optim.SGD(model.parameters(), lr=row["lr"])
     else:
-        opt = torch.optim.Adam(model.parameters(), lr=row["lr"])
+        # capturable: Adam's step count lives on the GPU, so a CUDA graph can replay it.
+        opt = torch.optim.Adam(model.parameters(), lr=row["lr"], capturable=graph)
     xs, ys = train_data(layers[0], layers[-1], row["batch"], 8, dev)
-    readback = row["readback"]
+    if graph:
+        step = graph_step(model, opt, xs, ys, row)
+    else:
+        def step(i):
+            b = i % len(xs)
+            opt.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(model(xs[b]), ys[b])
+            loss.backward()
+            opt.step()
+            if reads_loss(row, i):
+                loss.item()
+
+    sec, iters, samples = time_fn(step, timing)
+    # The check of bench/src/framework.ts: one more step on batch 0 must lower batch 0's loss.
+    return sec, iters, samples, step_check(lambda: F.cross_entropy(model(xs[0]), ys[0]), step)
+
+
+def step_check(loss0, step):
+    """One more step on batch 0 must lower batch 0's loss (bench/src/framework.ts trainCheck)."""
+    with torch.no_grad():
+        before = loss0().item()
+    step(0)
+    sync()
+    with torch.no_grad():
+        after = loss0().item()
+    return loss_check(before, after)
+
+
+def loss_check(before, after):
+    fitted = 1e-4
+    ok = math.isfinite(before) and math.isfinite(after) and (after < before or (before < fitted and after <= before))
+    check = {"lossFirst": before, "lossLast": after, "ok": ok}
+    if not ok:
+        check["note"] = f"loss did not fall: {before} -> {after}"
+    return check
+
+
+def graph_step(model, opt, xs, ys, row):
+    """The whole step (forward, loss, backward, optimizer) in one CUDA graph, as PyTorch's
+    "whole network capture" recipe: warm up on a side stream, capture once with static
+    input buffers, then each step copies its batch in and replays."""
+    static_x = xs[0].clone()
+    static_y = ys[0].clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            F.cross_entropy(model(static_x), static_y).backward()
+            opt.step()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(g):
+        static_loss = F.cross_entropy(model(static_x), static_y)
+        static_loss.backward()
+        opt.step()
+
+    def step(i):
+        b = i % len(xs)
+        static_x.copy_(xs[b])
+        static_y.copy_(ys[b])
+        g.replay()
+        if reads_loss(row, i):
+            static_loss.item()
+
+    return step
+
+
+def attention_flops(row):
+    """bench/src/rows.ts attentionFlops: FlashAttention's count, forward + backward = 3.5x forward."""
+    f = 4 * row["batch"] * row["heads"] * row["len"] * row["len"] * row["dim"]
+    return 3.5 * f * (0.5 if row["causal"] else 1)
+
+
+def attention_row(row, timing, dev):
+    """Forward + backward of causal attention: fused SDPA or the plain composite."""
+    B, H, L, E = row["batch"], row["heads"], row["len"], row["dim"]
+    n = B * H * L * E
+
+    def centred(seed):
+        return (hash_unit(n, seed, dev) - 0.5).reshape(B, H, L, E)
+
+    q, k, v = (centred(s).requires_grad_() for s in (SEED_A, SEED_B, SEED_C))
+    g = centred(4)
+    keep = torch.ones(L, L, dtype=torch.bool, device=dev).tril()
+    scale = 1 / math.sqrt(E)
+
+    def fwd(a, b, c):
+        if row["impl"] == "fused":
+            return F.scaled_dot_product_attention(a, b, c, is_causal=row["causal"])
+        return ((a @ b.transpose(-2, -1)) * scale).masked_fill(~keep, float("-inf")).softmax(-1) @ c
+
+    def step(i):
+        fwd(q, k, v).backward(g)
+        q.grad = k.grad = v.grad = None
+
+    sec, iters, samples = time_fn(step, timing)
+    with torch.no_grad():
+        want = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=row["causal"])
+        e = rel_err(fwd(q, k, v), want)
+    return sec, iters, samples, {"relErr": e, "ok": e <= 1e-3}
+
+
+def conv_out(row):
+    if row["op"] == "conv2d":
+        return row["size"] + 2 * row["padding"] - row["kernel"] + 1
+    return row["size"] // row["kernel"]
+
+
+def conv_work(row):
+    """bench/src/rows.ts convWork: conv2d FLOPs (forward + both gradients), maxPool2d bytes."""
+    o = conv_out(row)
+    N, C, S, O, k = row["batch"], row["channels"], row["size"], row["outChannels"], row["kernel"]
+    if row["op"] == "conv2d":
+        return 3 * 2 * N * O * o * o * C * k * k
+    return 4 * N * C * (2 * S * S + 2 * o * o)
+
+
+def conv_row(row, timing, dev):
+    """conv2d (cuDNN, TF32 off; data and weight gradients) or max_pool2d, forward + backward."""
+    N, C, S, O, k, pad = row["batch"], row["channels"], row["size"], row["outChannels"], row["kernel"], row["padding"]
+    o = conv_out(row)
+    conv = row["op"] == "conv2d"
+    out_c = O if conv else C
+    x = (hash_unit(N * C * S * S, SEED_A, dev) - 0.5).reshape(N, C, S, S).requires_grad_()
+    w = ((hash_unit(O * C * k * k, SEED_B, dev) - 0.5) / math.sqrt(C * k * k)).reshape(O, C, k, k).requires_grad_()
+    g = (hash_unit(N * out_c * o * o, 4, dev) - 0.5).reshape(N, out_c, o, o)
+
+    def fwd(a, b):
+        return F.conv2d(a, b, padding=pad) if conv else F.max_pool2d(a, k)
+
+    def step(i):
+        fwd(x, w).backward(g)
+        x.grad = w.grad = None
+
+    sec, iters, samples = time_fn(step, timing)
+    with torch.no_grad():
+        e = rel_err(fwd(x, w), fwd(x.double(), w.double()))
+    return sec, iters, samples, {"relErr": e, "ok": e <= 1e-3}
+
+
+class GptBlock(torch.nn.Module):
+    """examples/gpt's pre-norm block: x + attn(ln(x)), then x + proj(gelu(fc(ln(x))))."""
+
+    def __init__(self, C, nh):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(C), torch.nn.LayerNorm(C)
+        self.attn = torch.nn.MultiheadAttention(C, nh, batch_first=True)
+        self.fc, self.proj = torch.nn.Linear(C, 4 * C), torch.nn.Linear(4 * C, C)
+
+    def forward(self, x, mask):
+        h = self.ln1(x)
+        x = x + self.attn(h, h, h, need_weights=False, attn_mask=mask, is_causal=True)[0]
+        return x + self.proj(F.gelu(self.fc(self.ln2(x))))
+
+
+class Gpt(torch.nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        C = c["nEmbd"]
+        self.tok, self.pos = torch.nn.Embedding(c["vocabSize"], C), torch.nn.Embedding(c["blockSize"], C)
+        self.blocks = torch.nn.ModuleList(GptBlock(C, c["nHead"]) for _ in range(c["nLayer"]))
+        self.ln, self.head = torch.nn.LayerNorm(C), torch.nn.Linear(C, c["vocabSize"], bias=False)
+
+    def forward(self, idx):
+        T = idx.shape[1]
+        mask = torch.ones(T, T, dtype=torch.bool, device=idx.device).triu(1)
+        x = self.tok(idx) + self.pos(torch.arange(T, device=idx.device))
+        for b in self.blocks:
+            x = b(x, mask)
+        return self.head(self.ln(x))
+
+
+def token_data(vocab, batch, T, batches, dev):
+    """bench/src/data.ts tokenData: windows of a noisy rule id' = (7 id + 3 + n) mod vocab."""
+    xs, ys = [], []
+    for b in range(batches):
+        u = hash_unit(batch * (T + 1), 2000 + b, dev).reshape(batch, T + 1)
+        ids = torch.empty(batch, T + 1, dtype=torch.int64, device=dev)
+        ids[:, 0] = (u[:, 0] * vocab).floor().long()
+        for j in range(1, T + 1):
+            ids[:, j] = (7 * ids[:, j - 1] + 3 + (3 * u[:, j]).floor().long()) % vocab
+        xs.append(ids[:, :-1].contiguous())
+        ys.append(ids[:, 1:].contiguous())
+    return xs, ys
+
+
+def gpt_lr(c, t):
+    """bench/src/surf-models.ts gptLr: the example's linear warmup, then cosine to lr/10."""
+    warm = max(1, min(c["warmup"], c["steps"] - 1))
+    if t < warm:
+        return c["lr"] * (t + 1) / warm
+    t_max = max(1, c["steps"] - warm)
+    lo = c["lr"] / 10
+    return lo + (c["lr"] - lo) * (1 + math.cos(math.pi * (t - warm + 1) / t_max)) / 2
+
+
+def gpt_row(row, timing, quick, dev):
+    """examples/gpt's training step in eager PyTorch: AdamW (decay on matrices), clipping, lr schedule."""
+    c = row["config"]
+    torch.manual_seed(1)
+    model = Gpt(c).to(dev)
+    params = list(model.parameters())
+    opt = torch.optim.AdamW([
+        {"params": [p for p in params if p.dim() >= 2], "weight_decay": c["weightDecay"]},
+        {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+    ], lr=c["lr"], betas=tuple(c["betas"]))
+    V = c["vocabSize"]
+    xs, ys = token_data(V, c["batchSize"], c["blockSize"], 2 if quick else 8, dev)
+
+    def loss_of(b):
+        return F.cross_entropy(model(xs[b]).reshape(-1, V), ys[b].reshape(-1))
+
+    with torch.no_grad():
+        first = loss_of(0).item()
+    t = [0]
+
+    def step(i):
+        for group in opt.param_groups:
+            group["lr"] = gpt_lr(c, t[0])
+        t[0] += 1
+        b = i % len(xs)
+        opt.zero_grad(set_to_none=True)
+        loss = loss_of(b)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, c["clip"])
+        opt.step()
+        if reads_loss(row, i):
+            loss.item()
+
+    sec, iters, samples = time_fn(step, timing)
+    with torch.no_grad():
+        last = loss_of(0).item()
+    return sec, iters, samples, loss_check(first, last)
+
+
+def cnn_row(row, timing, dev):
+    """examples/cnn's architecture: [conv 3x3 pad 1 (no bias), BatchNorm2d, ReLU, max pool 2] per block, linear."""
+    torch.manual_seed(42)
+    layers, in_c, side = [], 1, 28
+    for ch in row["channels"]:
+        layers += [torch.nn.Conv2d(in_c, ch, 3, padding=1, bias=False), torch.nn.BatchNorm2d(ch), torch.nn.ReLU(), torch.nn.MaxPool2d(2)]
+        in_c, side = ch, side // 2
+    layers += [torch.nn.Flatten(), torch.nn.Linear(in_c * side * side, 10)]
+    model = torch.nn.Sequential(*layers).to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=row["lr"])
+    xs, ys = train_data(784, 10, row["batch"], 8, dev)
+    xs = [x.reshape(-1, 1, 28, 28) for x in xs]
 
     def step(i):
         b = i % len(xs)
         opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(xs[b]), ys[b])
-        loss.backward()
+        F.cross_entropy(model(xs[b]), ys[b]).backward()
         opt.step()
-        if readback:
-            loss.item()
 
     sec, iters, samples = time_fn(step, timing)
-    # The check of bench/src/framework.ts: one more step on batch 0 must lower batch 0's loss.
-    with torch.no_grad():
-        before = F.cross_entropy(model(xs[0]), ys[0]).item()
-    step(0)
-    with torch.no_grad():
-        after = F.cross_entropy(model(xs[0]), ys[0]).item()
-    ok = math.isfinite(before) and math.isfinite(after) and after < before
-    check = {"lossFirst": before, "lossLast": after, "ok": ok}
-    if not ok:
-        check["note"] = f"loss did not fall: {before} -> {after}"
-    return sec, iters, samples, check
+    return sec, iters, samples, step_check(lambda: F.cross_entropy(model(xs[0]), ys[0]), step)
 
 
 def overhead_row(row, timing, dev):
@@ -237,19 +505,22 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--device", default="cuda", help="cuda (the suite), or cpu to smoke-test the rows without a GPU")
     args = ap.parse_args()
     with open(args.spec) as f:
         spec = json.load(f)
     timing = spec["timing"]
     quick = spec.get("quick", False)
-    dev = torch.device("cuda")
+    global ON_CUDA
+    dev = torch.device(args.device)
+    ON_CUDA = dev.type == "cuda"
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
     env = {
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
-        "device": torch.cuda.get_device_name(0),
+        "device": torch.cuda.get_device_name(0) if dev.type == "cuda" else "cpu",
         "python": sys.version.split()[0],
         "tf32": False,
     }
@@ -268,6 +539,14 @@ def main():
                 sec, iters, samples, chk = train_row(row, timing, dev)
             elif kind == "overhead":
                 sec, iters, samples, chk = overhead_row(row, timing, dev)
+            elif kind == "attention":
+                sec, iters, samples, chk = attention_row(row, timing, dev)
+            elif kind == "gpt":
+                sec, iters, samples, chk = gpt_row(row, timing, quick, dev)
+            elif kind == "cnn":
+                sec, iters, samples, chk = cnn_row(row, timing, dev)
+            elif kind == "conv":
+                sec, iters, samples, chk = conv_row(row, timing, dev)
             else:
                 results[rid] = {"na": "Surf only"}
                 continue
@@ -283,7 +562,8 @@ def main():
         except Exception as ex:  # one failing row must not lose the others
             results[rid] = {"na": f"torch failed: {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"}
             print(f"# torch {rid}: {results[rid]['na']}", flush=True)
-        torch.cuda.empty_cache()
+        if dev.type == "cuda":
+            torch.cuda.empty_cache()
     with open(args.out, "w") as f:
         json.dump({"env": env, "results": results}, f)
 

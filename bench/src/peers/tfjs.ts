@@ -7,10 +7,11 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { relErr, pick } from '../data';
+import { conv2dReference, convInputs, convSamples, maxPoolReference, pick, relErr, toChannelsLast } from '../data';
 import { bundleDir, findPackageDir } from '../env';
 import { Check, Framework, FrameworkId, NotAvailable, RowInputs, Runner, kernelCheck, trainCheck } from '../framework';
-import type { Row, TrainRow } from '../rows';
+import { convOutSize } from '../rows';
+import type { ConvRow, Row, TrainRow } from '../rows';
 
 type TF = typeof import('@tensorflow/tfjs-core');
 type Tensor = import('@tensorflow/tfjs-core').Tensor;
@@ -152,10 +153,63 @@ export class TfjsFramework implements Framework {
         };
       }
       case 'train':
+        if (row.loop === 'jit') throw new NotAvailable('TF.js has no captured training step');
+        if (row.loop === 'notidy') throw new NotAvailable('TF.js frees tensors only through tidy/dispose');
         return this.trainRunner(tf, row, inputs);
       case 'example':
         throw new NotAvailable('Surf only');
+      case 'conv':
+        return this.convRunner(tf, row);
+      case 'attention':
+      case 'gpt':
+      case 'cnn':
+        throw new NotAvailable('a Surf and PyTorch row (not written for TF.js)');
     }
+  }
+
+  /**
+   * Issue 13's conv rows as a TF.js user writes them: channels-last tensors (TF.js's layout;
+   * the same numbers, transposed on the host), tf.conv2d / tf.maxPool, gradients by tf.grads.
+   */
+  private convRunner(tf: TF, row: ConvRow): Runner {
+    const { batch: N, channels: C, size: S, outChannels: O, kernel: k, padding } = row;
+    const o = convOutSize(row);
+    const h = convInputs(row, o);
+    const x = tf.tensor4d(toChannelsLast(h.x, N, C, S, S), [N, S, S, C]);
+    const w = tf.tensor4d(toChannelsLast(h.w, O, C, k, k, true), [k, k, C, O]);
+    const g = tf.tensor4d(toChannelsLast(h.g, N, h.outC, o, o), [N, o, o, h.outC]);
+    const conv = row.op === 'conv2d';
+    const forward = (a: Tensor, b: Tensor) => (conv ? tf.conv2d(a as import('@tensorflow/tfjs-core').Tensor4D, b as import('@tensorflow/tfjs-core').Tensor4D, 1, padding) : tf.maxPool(a as import('@tensorflow/tfjs-core').Tensor4D, k, k, 'valid'));
+    const grads = tf.grads((a: Tensor, b: Tensor) => forward(a, b));
+    const poolGrads = tf.grads((a: Tensor) => forward(a, w));
+    let last: Tensor[] = [];
+    const step = () => {
+      const out = conv ? grads([x, w], g) : poolGrads([x], g);
+      for (const t of last) t.dispose();
+      last = out;
+    };
+    return {
+      step,
+      sync: async () => {
+        for (const t of last) {
+          const probe = tf.slice(tf.reshape(t, [-1]), [0], [1]);
+          await probe.data();
+          probe.dispose();
+        }
+      },
+      check: async () => {
+        const out = forward(x, w);
+        const all = (await out.data()) as Float32Array;
+        out.dispose();
+        const samples = convSamples(N, h.outC, o);
+        const want = conv ? conv2dReference(h.x, h.w, C, S, O, k, padding, samples) : maxPoolReference(h.x, C, S, k, samples);
+        const got = samples.map(([n, c, y, xx]) => all[((n * o + y) * o + xx) * h.outC + c]);
+        return kernelCheck(relErr(got, want));
+      },
+      dispose: () => {
+        for (const t of [...last, x, w, g]) t.dispose();
+      },
+    };
   }
 
   private kernelRunner<S extends readonly Tensor[]>(tf: TF, sets: S[], op: (s: S) => Tensor, check: (out: Float32Array) => Promise<Check>): Runner {

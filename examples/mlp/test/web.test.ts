@@ -65,7 +65,8 @@ async function drawDigit(page: Page, digit: Float32Array): Promise<void> {
 
 testBrowserGpu('the page trains on WebGPU, plots falling loss and rising accuracy, and reads a drawn digit', async () => {
   if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
-  const { page, errors } = await openPage('?epochs=2&steps=40&evalEvery=10');
+  // backend=webgpu: 'auto' would skip a software adapter (headless Chromium's SwiftShader).
+  const { page, errors } = await openPage('?epochs=2&steps=40&evalEvery=10&backend=webgpu');
   const backend = await page.evaluate(() => window.__mlp.backend);
   // Dawn found an adapter (else this test is skipped), so Chromium should too.
   if (backend !== 'webgpu') throw new Error(`Chromium found no WebGPU adapter (${await page.evaluate(() => window.__mlp.backendLine)})`);

@@ -6,12 +6,19 @@ import { Backend, BackendError, BackendOptions, CpuBackend, ValueError, createBa
  * lazily so `tensor(...)` just works in a script or a test.
  */
 let current: Backend | null = null;
+/** The CPU backend last made current: kept so CPU tensors outlive a switch to WebGPU. */
+let lastCpu: CpuBackend | null = null;
 
 export type BackendChoice = 'auto' | 'webgpu' | 'cpu';
 
 export interface InitOptions {
-  /** 'auto' (default): WebGPU when '@surf/webgpu' is imported and an adapter exists, else CPU. */
+  /** 'auto' (default): WebGPU when '@surf/webgpu' is imported and a hardware adapter exists, else CPU. */
   backend?: BackendChoice;
+  /**
+   * Let 'auto' take a software WebGPU adapter (SwiftShader, llvmpipe, WARP). Default false:
+   * those emulate the GPU on the CPU and run models many times slower than the CPU backend.
+   */
+  allowSoftware?: boolean;
   /** Passed to the backend factory (e.g. Dawn toggles for WebGPU). */
   options?: BackendOptions;
 }
@@ -21,15 +28,41 @@ export interface InitResult {
   backend: string;
   /** The device, e.g. the GPU adapter's name. */
   description: string;
+  /** True when the backend is a software WebGPU adapter (only when one was asked for). */
+  software?: boolean;
   /** Why 'auto' fell back to the CPU, when it did. */
   fallbackReason?: string;
 }
 
+/** A WebGPU backend reports `software` (see @surf/webgpu's isSoftwareAdapter); others do not. */
+function isSoftware(b: Backend): boolean {
+  return (b as { software?: unknown }).software === true;
+}
+
+/** The current CPU backend when there is one (reused, so its tensors stay valid), else a new one. */
+async function cpuBackend(opts: BackendOptions | undefined): Promise<Backend> {
+  if (opts === undefined && lastCpu && !(lastCpu as unknown as { destroyed: boolean }).destroyed) return lastCpu;
+  const b = await createBackend('cpu', opts);
+  if (b instanceof CpuBackend) lastCpu = b;
+  return b;
+}
+
 /**
- * Picks the backend new tensors go to. Tensors made on a previous backend are unusable
- * afterwards (that backend is destroyed, freeing its memory); re-create them.
+ * The CPU backend for `to('cpu')`: the one init()/getBackend() last used, else a new one
+ * (which later CPU inits then reuse).
+ */
+export function defaultCpuBackend(): Backend {
+  if (!lastCpu || (lastCpu as unknown as { destroyed: boolean }).destroyed) lastCpu = new CpuBackend();
+  return lastCpu;
+}
+
+/**
+ * Picks the backend new tensors go to. A previous WebGPU backend is destroyed (freeing device
+ * memory) and its tensors become unusable; a previous CPU backend is reused by a CPU init and
+ * otherwise left alive, so tensors made before init() can still be moved with `to()`.
  */
 export async function init(opts: InitOptions = {}): Promise<InitResult> {
+  if (opts === null || typeof opts !== 'object') throw new ValueError(`init: expected an options object { backend?, allowSoftware?, options? }; got ${JSON.stringify(opts)}`);
   const choice = opts.backend ?? 'auto';
   if (choice !== 'auto' && choice !== 'webgpu' && choice !== 'cpu') {
     throw new ValueError(`init: unknown backend ${JSON.stringify(choice)}; expected 'auto', 'webgpu' or 'cpu'`);
@@ -39,26 +72,31 @@ export async function init(opts: InitOptions = {}): Promise<InitResult> {
   if (choice === 'auto') {
     if (!listBackends().includes('webgpu')) {
       fallbackReason = "no 'webgpu' backend is registered (import '@surf/webgpu', or use '@surf/nn', which does)";
-      next = await createBackend('cpu', opts.options);
+      next = await cpuBackend(opts.options);
     } else {
       try {
         next = await createBackend('webgpu', opts.options);
+        if (isSoftware(next) && !opts.allowSoftware) {
+          fallbackReason = `the only WebGPU adapter, ${next.description}, is a software emulation, slower than the CPU backend (init({ backend: 'webgpu' }) or allowSoftware: true forces it)`;
+          next.destroy();
+          next = await cpuBackend(opts.options);
+        }
       } catch (e) {
         fallbackReason = `WebGPU is unavailable: ${(e as Error).message}`;
-        next = await createBackend('cpu', opts.options);
+        next = await cpuBackend(opts.options);
       }
     }
   } else {
-    next = await createBackend(choice, opts.options);
+    next = choice === 'cpu' ? await cpuBackend(opts.options) : await createBackend(choice, opts.options);
   }
-  if (current && current !== next) current.destroy();
+  if (current && current !== next && current.name !== 'cpu') current.destroy();
   current = next;
-  return { backend: next.name, description: next.description, ...(fallbackReason ? { fallbackReason } : {}) };
+  return { backend: next.name, description: next.description, ...(isSoftware(next) ? { software: true } : {}), ...(fallbackReason ? { fallbackReason } : {}) };
 }
 
 /** The backend new tensors are created on (the CPU backend until init() says otherwise). */
 export function getBackend(): Backend {
-  if (!current) current = new CpuBackend();
+  if (!current) current = defaultCpuBackend();
   return current;
 }
 

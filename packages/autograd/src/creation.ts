@@ -16,7 +16,16 @@ function toShape(op: string, s: ShapeArg): number[] {
   return assertShape(op, typeof s === 'number' ? [s] : s);
 }
 
+// nnapi: an options argument that is not an object (tensor(data, 'float32')) is an error, not
+// silently the defaults.
+function checkOpts(op: string, opts: unknown): void {
+  if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts))) {
+    throw new ValueError(`${op}: the options argument must be an object { dtype?, requiresGrad? }; got ${opts === null ? 'null' : Array.isArray(opts) ? 'an array' : `${typeof opts} ${JSON.stringify(opts)}`}`);
+  }
+}
+
 function make(nd: NDArray, opts: TensorOptions): Tensor {
+  checkOpts('tensor creation', opts);
   return new Tensor(nd, { requiresGrad: opts.requiresGrad });
 }
 
@@ -44,6 +53,7 @@ function flattenNested(data: NestedArray): { shape: number[]; values: (number | 
 /** A tensor from nested arrays, a number/boolean (0-d), or a typed array (1-d). */
 export function tensor(data: NestedArray | TypedArray | Float64Array | ArrayLike<number>, opts: TensorOptions = {}): Tensor {
   if (data instanceof Tensor) throw new ValueError('tensor: got a Tensor; use t.clone() or t.detach()');
+  checkOpts('tensor', opts);
   let shape: number[];
   let values: ArrayLike<number | boolean>;
   let inferred: DType;
@@ -73,10 +83,10 @@ export function full(shape: ShapeArg, value: number | boolean, opts: TensorOptio
   const dtype = opts.dtype ?? scalarDType(value);
   return make(NDArray.full(getBackend(), toShape('full', shape), Number(value), dtype), opts);
 }
-export const zeros = (shape: ShapeArg, opts: TensorOptions = {}) => full(shape, 0, { dtype: 'float32', ...opts });
-export const ones = (shape: ShapeArg, opts: TensorOptions = {}) => full(shape, 1, { dtype: 'float32', ...opts });
-export const zerosLike = (t: Tensor, opts: TensorOptions = {}) => full(t.shape, 0, { dtype: t.dtype, ...opts });
-export const onesLike = (t: Tensor, opts: TensorOptions = {}) => full(t.shape, 1, { dtype: t.dtype, ...opts });
+export const zeros = (shape: ShapeArg, opts: TensorOptions = {}) => { checkOpts('zeros', opts); return full(shape, 0, { dtype: 'float32', ...opts }); };
+export const ones = (shape: ShapeArg, opts: TensorOptions = {}) => { checkOpts('ones', opts); return full(shape, 1, { dtype: 'float32', ...opts }); };
+export const zerosLike = (t: Tensor, opts: TensorOptions = {}) => { checkOpts('zerosLike', opts); return full(t.shape, 0, { dtype: t.dtype, ...opts }); };
+export const onesLike = (t: Tensor, opts: TensorOptions = {}) => { checkOpts('onesLike', opts); return full(t.shape, 1, { dtype: t.dtype, ...opts }); };
 
 /** [start, end) by step; int32 when all arguments are integers, else float32 (torch.arange). */
 export function arange(start: number, end?: number, step = 1, opts: TensorOptions = {}): Tensor {

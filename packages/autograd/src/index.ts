@@ -10,7 +10,7 @@ export type { BackendChoice, InitOptions, InitResult } from './context';
 export { noGrad, enableGrad, isGradEnabled } from './grad-mode';
 export { tidy, keep, memory } from './scope';
 export type { MemoryReport } from './scope';
-export { manualSeed } from './seed';
+export { manualSeed, nextSeed } from './seed';
 export { promoteTypes } from './dtypes';
 export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, rand, randn, randint } from './creation';
 export type { TensorOptions } from './creation';
@@ -45,6 +45,9 @@ export { triu, tril } from './ops/triangle';
 export { maskedFill } from './ops/masked-fill';
 export { multinomial } from './ops/multinomial';
 // ---- end ops ----
+// nnapi: backends, moving tensors
+export { resolveBackend, moveInPlace, moveInPlaceAsync } from './move';
+export type { BackendTarget } from './move';
 // cnn: convolution, pooling, batch norm
 export { conv1d, conv2d, convTranspose2d } from './ops/conv';
 export type { ConvOptions, ConvTransposeOptions } from './ops/conv';

@@ -13,6 +13,10 @@ import * as J from './ops/join';
 import { softmax, logSoftmax } from './ops/softmax';
 import { indexSelect } from './ops/index-select';
 import { matmul, dot } from './ops/matmul';
+// nnapi: moving between backends
+import { BackendTarget, readSync, toBackend, toBackendAsync } from './move';
+import { JSON_MAX_ELEMENTS, formatPlaceholder, formatTensor } from './format';
+import { dropDeviceCheck, runDeviceCheck } from './device-checks';
 // optable: raw elementwise ops of the op table
 import * as OT from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
@@ -232,6 +236,7 @@ export class Tensor {
     this._grad?.dispose();
     this._grad = null;
     untrack(this, this._token);
+    dropDeviceCheck(this); // nnapi
     this._releaseGraphIfUnused();
   }
 
@@ -244,24 +249,98 @@ export class Tensor {
   // ---- readback ----
 
   /** The elements in row-major order as a typed array (bool: Uint8Array of 0/1). */
-  async data(): Promise<TypedArray> { return this.nd('data').data(); }
+  async data(): Promise<TypedArray> {
+    const d = await this.nd('data').data();
+    await runDeviceCheck(this, d); // nnapi: deferred device-side input checks
+    return d;
+  }
 
   /** The elements as nested arrays (numbers, or booleans for bool tensors); a 0-d tensor gives a number. */
   async toArray(): Promise<NestedArray> {
     const nd = this.nd('toArray');
-    return nest(await nd.data(), nd.shape, nd.dtype === 'bool');
+    const d = await nd.data();
+    await runDeviceCheck(this, d); // nnapi
+    return nest(d, nd.shape, nd.dtype === 'bool');
   }
 
   /** The single element of a one-element tensor. */
   async item(): Promise<number> {
     const nd = this.nd('item');
     if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
-    return (await nd.data())[0];
+    const d = await nd.data();
+    await runDeviceCheck(this, d); // nnapi
+    return d[0];
   }
 
-  toString(): string {
-    return `Tensor(${this.dtype}, ${fmtShape(this.shape)}${this.requiresGrad ? ', requiresGrad' : ''}${this.isDisposed ? ', disposed' : ''})`;
+  // ---- nnapi: backends (move.ts) ----
+
+  /** The name of the backend this tensor lives on ('cpu' or 'webgpu'). */
+  get device(): string { return this.nd('device').backend.name; }
+
+  /**
+   * This tensor on another backend (PyTorch's .to(device)): itself when already there, else a
+   * copy as a new leaf with the same requiresGrad. Synchronous from the CPU backend; a tensor
+   * on the GPU needs `await toAsync(...)`.
+   */
+  to(backend: BackendTarget): Tensor {
+    return toBackend(this, backend, (nd, rg) => new Tensor(nd, { requiresGrad: rg }));
   }
+
+  /** to() for any source backend (reads the data back when it lives on a GPU). */
+  async toAsync(backend: BackendTarget): Promise<Tensor> {
+    return toBackendAsync(this, backend, (nd, rg) => new Tensor(nd, { requiresGrad: rg }));
+  }
+
+  // ---- end nnapi: backends ----
+
+  // ---- nnapi: printing (format.ts) ----
+
+  private _formatInfo() {
+    return { requiresGrad: this.requiresGrad, gradFn: this._leaf ? null : (this._node?.op ?? null) };
+  }
+
+  /**
+   * PyTorch's repr with the values when they are on the host (the CPU backend): String(t),
+   * `${t}`, console.log(t). A tensor on a GPU cannot be read synchronously: it says so and how
+   * to read it (await t.print() or await t.toStringAsync()).
+   */
+  toString(): string {
+    if (!this._nd) return `tensor(<disposed>, shape=${fmtShape(this._shapeSeen)}, dtype=${this._dtypeSeen})`;
+    const host = readSync(this._nd, false);
+    if (host) return formatTensor(host, this._nd.shape, this._nd.dtype, this._formatInfo());
+    return formatPlaceholder(this._nd.shape, this._nd.dtype, this._nd.backend.name, this._formatInfo());
+  }
+
+  /** The values formatted as PyTorch prints them, read back from any backend. */
+  async toStringAsync(): Promise<string> {
+    const nd = this.nd('toStringAsync');
+    return formatTensor(await this.data(), nd.shape, nd.dtype, this._formatInfo());
+  }
+
+  /** Reads the values back and console.log()s them (PyTorch's print(t)). */
+  async print(): Promise<void> {
+    // eslint-disable-next-line no-console
+    console.log(await this.toStringAsync());
+  }
+
+  /** Node's console.log / util.inspect use this (the symbol is global; no Node import). */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+
+  /**
+   * JSON.stringify(t): dtype and shape, with the values only for a host tensor of at most
+   * 1,000 elements (a GPU tensor, or a large one, never writes megabytes by accident).
+   */
+  toJSON(): { dtype: DType; shape: number[]; data?: NestedArray; note?: string } {
+    if (!this._nd) return { dtype: this._dtypeSeen, shape: this._shapeSeen.slice(), note: 'disposed' };
+    const nd = this._nd;
+    const host = nd.size <= JSON_MAX_ELEMENTS ? readSync(nd, false) : null;
+    if (host) return { dtype: nd.dtype, shape: nd.shape.slice(), data: nest(host, nd.shape, nd.dtype === 'bool') };
+    return { dtype: nd.dtype, shape: nd.shape.slice(), note: nd.size > JSON_MAX_ELEMENTS ? `values omitted (${nd.size} elements); use await t.toArray()` : `values on the ${nd.backend.name} device; use await t.toArray()` };
+  }
+
+  // ---- end nnapi: printing ----
 
   // ---- autodiff ----
 

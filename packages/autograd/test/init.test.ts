@@ -15,9 +15,11 @@ test("init('webgpu') without the package raises a BackendError naming the fix", 
   await expect(init({ backend: 'tpu' as never })).rejects.toThrow(ValueError);
 });
 
-test('tensors of a replaced backend are unusable afterwards', async () => {
+test('a CPU init reuses the CPU backend: tensors made before init() stay usable', async () => {
+  const t = tensor([1.5]);
   await init({ backend: 'cpu' });
-  const t = tensor([1]);
-  await init({ backend: 'cpu' });
-  expect(() => t.add(1)).toThrow(/destroyed/);
+  expect(await t.add(1).toArray()).toEqual([2.5]);
+  await init();
+  expect(await t.add(t).toArray()).toEqual([3]);
+  await expect(init(3 as never)).rejects.toThrow(/init: expected an options object/);
 });

@@ -15,6 +15,19 @@ class StorageRef {
   }
 }
 
+// nnapi: one message for operands on different backends, saying where each lives and how to
+// move them (two backend objects of the same kind are told apart by number).
+function mixedBackends(op: string, arrays: readonly NDArray[]): BackendError {
+  const seen = [...new Set(arrays.map((x) => x.backend))];
+  const twins = seen.some((b, i) => seen.findIndex((c) => c.name === b.name) !== i);
+  const where = arrays.map((x, i) => `operand ${i} ${fmtShape(x.shape)} on ${x.backend.name}${twins ? ` #${seen.indexOf(x.backend) + 1}` : ''}`);
+  return new BackendError(
+    `${op}: operands live on different backends (${where.join(', ')})` +
+      (twins ? '; backends of the same kind are different objects when one replaced the other (init() or setBackend())' : '') +
+      '; move them to one with tensor.to(getBackend()) or module.to(getBackend()) (toAsync to read back from a GPU)',
+  );
+}
+
 // The safety net for arrays nobody disposed: when one is collected, its share is released.
 const collected = new FinalizationRegistry<StorageRef>((ref) => ref.release());
 
@@ -148,7 +161,7 @@ export class NDArray {
     if (inputs.length === 0) throw new ValueError(`${op}: needs at least one input (use NDArray.full for constants)`);
     const backend = inputs[0].backend;
     for (const x of inputs) {
-      if (x.backend !== backend) throw new BackendError(`${op}: inputs live on different backends (${backend.name} and ${x.backend.name}); move them to one first`);
+      if (x.backend !== backend) throw mixedBackends(op, inputs);
     }
     const dts = inputs.map((x) => x.dtype);
     outs.forEach((e) => exprDType(e, dts, op));
@@ -201,7 +214,7 @@ export class NDArray {
     const b = other;
     if (a.dtype !== 'float32' || b.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${a.dtype} and ${b.dtype}; expected float32`);
     if (a.ndim < 2 || b.ndim < 2) throw new ShapeError(`matmul: got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}; expected both at least 2-d`);
-    if (a.backend !== b.backend) throw new BackendError(`matmul: operands live on different backends (${a.backend.name} and ${b.backend.name})`);
+    if (a.backend !== b.backend) throw mixedBackends('matmul', [a, b]);
     const [m, k] = a.shape.slice(-2);
     const [k2, n] = b.shape.slice(-2);
     if (k !== k2) throw new ShapeError(`matmul: inner dimensions differ: a ${fmtShape(a.shape)} and b ${fmtShape(b.shape)} (expected a's last dim ${k} to equal b's second-to-last ${k2})`);
@@ -242,7 +255,7 @@ export class NDArray {
     const ax = normAxis('gather', axis, this.ndim);
     if (idx.dtype !== 'int32') throw new DTypeError(`gather: index has dtype ${idx.dtype}; expected int32`);
     if (idx.ndim !== 1) throw new ShapeError(`gather: index has shape ${fmtShape(idx.shape)}; expected a 1-d index`);
-    if (idx.backend !== this.backend) throw new BackendError(`gather: index and source live on different backends`);
+    if (idx.backend !== this.backend) throw mixedBackends('gather', [this, idx]);
     const x = this.unmasked();
     const i = idx.unmasked();
     const s = this.backend.gather(x.strided, ax, i.strided);

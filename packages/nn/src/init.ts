@@ -1,5 +1,6 @@
 import { E, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { Tensor, rand, randn } from '@surf/autograd';
+import { checkOptions } from './options';
 
 /**
  * In-place initialisers (PyTorch's nn.init.*_), drawing from the global seed (manualSeed),
@@ -62,6 +63,7 @@ export function calculateGain(nonlinearity: Nonlinearity, param?: number): numbe
 
 /** U(-b, b) with b = gain·√(3/fan): He initialisation. Linear uses a = √5, giving b = 1/√fanIn. */
 export function kaimingUniform(t: Tensor, opts: { a?: number; mode?: 'fanIn' | 'fanOut'; nonlinearity?: Nonlinearity } = {}): Tensor {
+  checkOptions('init.kaimingUniform', opts, "{ a?, mode?: 'fanIn' | 'fanOut', nonlinearity? }");
   const [fanIn, fanOut] = fans(t.shape);
   const fan = (opts.mode ?? 'fanIn') === 'fanIn' ? fanIn : fanOut;
   const gain = calculateGain(opts.nonlinearity ?? 'leakyRelu', opts.a ?? 0);

@@ -1,5 +1,6 @@
 import { DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { Tensor, arange, checkTensor, softmaxCrossEntropy, tidy } from '@surf/autograd';
+import { checkOptions } from './options';
 
 /**
  * Loss functions (torch.nn.functional's), composed from Tensor ops so autograd differentiates
@@ -11,6 +12,8 @@ export type Reduction = 'mean' | 'sum' | 'none';
 export interface LossOptions {
   reduction?: Reduction;
 }
+
+const REDUCTION = "{ reduction?: 'mean' | 'sum' | 'none' }";
 
 function reduce(op: string, loss: Tensor, reduction: Reduction | undefined): Tensor {
   const r = reduction ?? 'mean';
@@ -30,6 +33,7 @@ function sameShape(op: string, input: Tensor, target: Tensor): void {
 
 /** Mean squared error (input - target)². */
 export function mseLoss(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+  checkOptions('mseLoss', opts, REDUCTION);
   sameShape('mseLoss', input, target);
   return tidy(() => {
     const d = input.sub(target);
@@ -39,6 +43,7 @@ export function mseLoss(input: Tensor, target: Tensor, opts: LossOptions = {}): 
 
 /** Mean absolute error |input - target|. */
 export function l1Loss(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+  checkOptions('l1Loss', opts, REDUCTION);
   sameShape('l1Loss', input, target);
   return tidy(() => reduce('l1Loss', input.sub(target).abs(), opts.reduction));
 }
@@ -63,6 +68,7 @@ function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
 
 /** Negative log-likelihood of [N, C] log-probabilities at int32 targets [N]. */
 export function nllLoss(logProbs: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+  checkOptions('nllLoss', opts, REDUCTION);
   return tidy(() => {
     const mask = classMask('nllLoss', logProbs, target);
     return reduce('nllLoss', Tensor.where(mask, logProbs, 0).sum(1).neg(), opts.reduction);
@@ -81,6 +87,7 @@ export interface CrossEntropyOptions extends LossOptions {
  * probabilities go through logSoftmax.
  */
 export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyOptions = {}): Tensor {
+  checkOptions('crossEntropy', opts, "{ reduction?: 'mean' | 'sum' | 'none', labelSmoothing? }");
   const eps = opts.labelSmoothing ?? 0;
   if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1)) throw new ValueError(`crossEntropy: labelSmoothing must be in [0, 1]; got ${eps}`);
   checkTensor('crossEntropy', logits, 'input');
@@ -103,7 +110,80 @@ export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyO
  * Binary cross entropy on logits: softplus(x) - x·y, which is log(1 + e^x) - x·y without
  * overflow for any x. Targets are float32 in [0, 1], the input's shape.
  */
-export function binaryCrossEntropyWithLogits(logits: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+export function binaryCrossEntropyWithLogits(logits: Tensor, target: Tensor, opts: LossOptions & { posWeight?: Tensor | number } = {}): Tensor {
+  checkOptions('binaryCrossEntropyWithLogits', opts, "{ reduction?, posWeight? }");
   sameShape('binaryCrossEntropyWithLogits', logits, target);
-  return tidy(() => reduce('binaryCrossEntropyWithLogits', logits.softplus().sub(logits.mul(target)), opts.reduction));
+  const pw = opts.posWeight;
+  if (pw !== undefined && typeof pw !== 'number' && !(pw instanceof Tensor)) throw new ValueError(`binaryCrossEntropyWithLogits: posWeight must be a number or a Tensor; got ${typeof pw}`);
+  return tidy(() => {
+    if (pw === undefined) return reduce('binaryCrossEntropyWithLogits', logits.softplus().sub(logits.mul(target)), opts.reduction);
+    // PyTorch's form with a positive-class weight p: (1 - y)·x + (1 + (p - 1)·y)·softplus(-x).
+    const w = target.mul(typeof pw === 'number' ? pw - 1 : pw.sub(1)).add(1);
+    return reduce('binaryCrossEntropyWithLogits', target.neg().add(1).mul(logits).add(w.mul(logits.neg().softplus())), opts.reduction);
+  });
+}
+
+/**
+ * Binary cross entropy of probabilities in [0, 1]: −(y·log x + (1 − y)·log(1 − x)), each log
+ * clamped to >= −100 as PyTorch does, so x = 0 or 1 gives a finite loss.
+ */
+export function binaryCrossEntropy(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
+  checkOptions('binaryCrossEntropy', opts, REDUCTION);
+  sameShape('binaryCrossEntropy', input, target);
+  return tidy(() => {
+    const logX = input.log().clamp(-100);
+    const log1mX = input.neg().add(1).log().clamp(-100);
+    return reduce('binaryCrossEntropy', target.mul(logX).add(target.neg().add(1).mul(log1mX)).neg(), opts.reduction);
+  });
+}
+
+/** Huber loss: ½d² where |d| < delta, else delta·(|d| − ½delta), d = input − target. */
+export function huberLoss(input: Tensor, target: Tensor, opts: LossOptions & { delta?: number } = {}): Tensor {
+  checkOptions('huberLoss', opts, "{ reduction?, delta? }");
+  const delta = opts.delta ?? 1;
+  if (typeof delta !== 'number' || !(delta > 0)) throw new ValueError(`huberLoss: delta must be a number > 0; got ${delta}`);
+  sameShape('huberLoss', input, target);
+  return tidy(() => {
+    const d = input.sub(target);
+    const a = d.abs();
+    return reduce('huberLoss', Tensor.where(a.lt(delta), d.mul(d).mul(0.5), a.sub(0.5 * delta).mul(delta)), opts.reduction);
+  });
+}
+
+/** Smooth L1: ½d²/beta where |d| < beta, else |d| − ½beta (beta 0 is the L1 loss). */
+export function smoothL1Loss(input: Tensor, target: Tensor, opts: LossOptions & { beta?: number } = {}): Tensor {
+  checkOptions('smoothL1Loss', opts, "{ reduction?, beta? }");
+  const beta = opts.beta ?? 1;
+  if (typeof beta !== 'number' || !(beta >= 0)) throw new ValueError(`smoothL1Loss: beta must be a number >= 0; got ${beta}`);
+  sameShape('smoothL1Loss', input, target);
+  return tidy(() => {
+    const d = input.sub(target);
+    const a = d.abs();
+    if (beta === 0) return reduce('smoothL1Loss', a, opts.reduction);
+    return reduce('smoothL1Loss', Tensor.where(a.lt(beta), d.mul(d).mul(0.5 / beta), a.sub(0.5 * beta)), opts.reduction);
+  });
+}
+
+export type KLDivReduction = Reduction | 'batchmean';
+
+/**
+ * Kullback–Leibler divergence with `input` log-probabilities and `target` probabilities (or
+ * log-probabilities with logTarget): target·(log target − input), 0 where target is 0.
+ * 'batchmean' divides the sum by the batch size (the true KL per sample); 'mean' averages over
+ * every element, as PyTorch's (its documented pitfall).
+ */
+export function klDivLoss(input: Tensor, target: Tensor, opts: { reduction?: KLDivReduction; logTarget?: boolean } = {}): Tensor {
+  checkOptions('klDivLoss', opts, "{ reduction?: 'mean' | 'batchmean' | 'sum' | 'none', logTarget? }");
+  sameShape('klDivLoss', input, target);
+  return tidy(() => {
+    let pointwise: Tensor;
+    if (opts.logTarget) pointwise = target.exp().mul(target.sub(input));
+    else {
+      // log of the target where it is positive (1 elsewhere, so no 0·(−inf) reaches the gradient).
+      const pos = target.gt(0);
+      pointwise = Tensor.where(pos, target.mul(Tensor.where(pos, target, 1).log().sub(input)), 0);
+    }
+    if (opts.reduction === 'batchmean') return pointwise.sum().div(input.ndim > 0 ? input.shape[0] : 1);
+    return reduce('klDivLoss', pointwise, opts.reduction as Reduction | undefined);
+  });
 }

@@ -1,5 +1,6 @@
 import { BackendError, DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
-import { Tensor, keep } from '@surf/autograd';
+import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
+import { checkOptions } from './options';
 
 /** A module's state: parameter tensors by dotted name ('0.weight', 'encoder.fc.bias'). */
 export type StateDict = Record<string, Tensor>;
@@ -7,6 +8,19 @@ export type StateDict = Record<string, Tensor>;
 export interface LoadResult {
   missingKeys: string[];
   unexpectedKeys: string[];
+}
+
+// Tensors made parameters (by parameter() or found requiring grad in a module field): they
+// stay parameters, in parameters() and stateDict(), when later frozen with requiresGrad_(false).
+const PARAMS = new WeakSet<Tensor>();
+
+// Per module, the field names registered as buffers and whether each is persistent (saved in
+// the state dict). Kept outside the object so field discovery never sees it.
+const BUFFERS = new WeakMap<Module, Map<string, boolean>>();
+
+/** True for tensors registered as module parameters (trainable or frozen). */
+export function isParameter(t: unknown): boolean {
+  return t instanceof Tensor && PARAMS.has(t);
 }
 
 /**
@@ -18,15 +32,44 @@ export function parameter(t: Tensor): Tensor {
   if (!(t instanceof Tensor)) throw new ValueError(`parameter: expected a Tensor; got ${t === null ? 'null' : typeof t}`);
   if (!t.isLeaf) throw new ValueError(`parameter: the tensor was made by an op; pass a leaf (detach() it first)`);
   t.requiresGrad_(true);
+  PARAMS.add(t);
   return keep(t);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return typeof v;
+  return v.constructor?.name ?? 'object';
+}
+
+/** A field's tensor is a parameter when marked as one, or when it is a leaf that requires grad. */
+function asParameter(v: Tensor): boolean {
+  if (PARAMS.has(v)) return true;
+  if (v.requiresGrad && v.isLeaf) {
+    PARAMS.add(v);
+    return true;
+  }
+  return false;
+}
+
+/** Whether a container (Map, Set, plain object, nested array) holds modules or parameters. */
+function holdsState(v: unknown, depth = 0): boolean {
+  if (v instanceof Module) return true;
+  if (v instanceof Tensor) return PARAMS.has(v) || (v.requiresGrad && v.isLeaf);
+  if (depth > 2 || v === null || typeof v !== 'object') return false;
+  const vals = Array.isArray(v) ? v : v instanceof Map || v instanceof Set ? [...v.values()] : Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null ? Object.values(v) : [];
+  return vals.some((x) => holdsState(x, depth + 1));
 }
 
 /**
  * PyTorch's nn.Module: subclasses set parameters and sub-modules as fields and implement
- * forward(). Registration is by discovery: a field holding a Tensor that requires grad is a
- * parameter, a field holding a Module is a child, and arrays of them register each element
- * under `field.i` (PyTorch's ModuleList). Names follow field order, so they match PyTorch's
- * for the same layout, which is what makes state dicts interchangeable.
+ * forward(). Registration is by discovery: a field holding a Module is a child, a field
+ * holding a parameter (parameter(), or a leaf tensor that requires grad) is a parameter, a
+ * field registered with registerBuffer() is a buffer, and arrays of modules or parameters
+ * register each element under `field.i` (as nn.ModuleList does). Names follow field order,
+ * so they match PyTorch's for the same layout, which is what makes state dicts interchangeable.
+ * Modules inside a Map, a Set, a plain object or a nested array are an error (Surf cannot see
+ * them there; use ModuleDict/ModuleList); `#private` fields are invisible to discovery.
  */
 export abstract class Module {
   /** Training mode (Dropout drops); eval() clears it. */
@@ -35,18 +78,54 @@ export abstract class Module {
   /** The computation. Call it directly: `model.forward(x)`. */
   abstract forward(...inputs: any[]): Tensor;
 
-  /** Direct parameters and children, in registration order. Containers override this. */
+  /**
+   * Direct parameters, buffers and children, in registration order. Containers override this.
+   * A tensor entry is a buffer when its name was registered with registerBuffer().
+   */
   protected entries(): [string, Tensor | Module][] {
     const out: [string, Tensor | Module][] = [];
+    const buffers = BUFFERS.get(this);
     for (const [key, v] of Object.entries(this)) {
-      if (v instanceof Module || (v instanceof Tensor && v.requiresGrad)) out.push([key, v]);
+      if (buffers?.has(key)) {
+        if (v instanceof Tensor) out.push([key, v]);
+        else if (v !== null && v !== undefined) throw new ValueError(`${this.constructor.name}: buffer '${key}' holds ${describe(v)}; expected a Tensor or null`);
+      } else if (v instanceof Module || (v instanceof Tensor && asParameter(v))) out.push([key, v]);
       else if (Array.isArray(v)) {
         v.forEach((x, i) => {
-          if (x instanceof Module || (x instanceof Tensor && x.requiresGrad)) out.push([`${key}.${i}`, x]);
+          if (x instanceof Module || (x instanceof Tensor && asParameter(x))) out.push([`${key}.${i}`, x]);
+          else if (holdsState(x)) throw this.unseen(`${key}[${i}]`, x);
         });
-      }
+      } else if (v !== null && typeof v === 'object' && !(v instanceof Tensor) && holdsState(v)) throw this.unseen(key, v);
     }
     return out;
+  }
+
+  private unseen(field: string, v: unknown): ValueError {
+    const kind = v instanceof Map ? 'a Map' : v instanceof Set ? 'a Set' : Array.isArray(v) ? 'a nested array' : 'a plain object';
+    return new ValueError(`${this.constructor.name}: field '${field}' is ${kind} holding modules or parameters, which Surf cannot register (they would be missing from parameters() and stateDict()); use nn.ModuleDict for named modules or nn.ModuleList for a list`);
+  }
+
+  /** The buffer names of this module (not its children), with their persistence. */
+  private bufferNames(): Map<string, boolean> {
+    return BUFFERS.get(this) ?? new Map();
+  }
+
+  /**
+   * Registers a tensor the module holds but does not train (running statistics, constants)
+   * as the field `name` (PyTorch's register_buffer): it shows in buffers(), moves with to(),
+   * and, when persistent (default), is saved in stateDict(). null reserves the name with no
+   * tensor. Reassigning the field later (this.name = newTensor) keeps it a buffer.
+   */
+  registerBuffer(name: string, tensor: Tensor | null, opts: { persistent?: boolean } = {}): void {
+    checkOptions(`${this.constructor.name}.registerBuffer`, opts, '{ persistent?: boolean }');
+    if (typeof name !== 'string' || name === '' || name.includes('.')) throw new ValueError(`${this.constructor.name}.registerBuffer: name must be a non-empty string without '.'; got ${JSON.stringify(name)}`);
+    if (tensor !== null && !(tensor instanceof Tensor)) throw new ValueError(`${this.constructor.name}.registerBuffer: '${name}' must be a Tensor or null; got ${describe(tensor)}`);
+    const cur = (this as unknown as Record<string, unknown>)[name];
+    if (cur instanceof Module || (cur instanceof Tensor && PARAMS.has(cur))) throw new ValueError(`${this.constructor.name}.registerBuffer: '${name}' already holds a ${cur instanceof Module ? 'module' : 'parameter'}`);
+    let names = BUFFERS.get(this);
+    if (!names) BUFFERS.set(this, (names = new Map()));
+    names.set(name, opts.persistent ?? true);
+    (this as unknown as Record<string, unknown>)[name] = tensor === null ? null : keep(tensor);
   }
 
   /** Direct children with their names. */
@@ -79,13 +158,29 @@ export abstract class Module {
     return this.namedModules().map(([, m]) => m);
   }
 
-  /** Every parameter with its dotted name; a tensor shared by two fields is listed once. */
+  /** Own tensors split into parameters and buffers (with persistence), in field order. */
+  private ownTensors(): { params: [string, Tensor][]; buffers: [string, Tensor, boolean][] } {
+    const names = this.bufferNames();
+    const params: [string, Tensor][] = [];
+    const buffers: [string, Tensor, boolean][] = [];
+    for (const [name, v] of this.entries()) {
+      if (!(v instanceof Tensor)) continue;
+      if (names.has(name)) buffers.push([name, v, names.get(name)!]);
+      else params.push([name, v]);
+    }
+    return { params, buffers };
+  }
+
+  /**
+   * Every parameter with its dotted name, trainable or frozen (requiresGrad false), as
+   * PyTorch's named_parameters; a tensor shared by two fields is listed once.
+   */
   namedParameters(): [string, Tensor][] {
     const out: [string, Tensor][] = [];
     const seen = new Set<Tensor>();
     for (const [pre, m] of this.namedModules()) {
-      for (const [name, v] of m.entries()) {
-        if (!(v instanceof Tensor) || seen.has(v)) continue;
+      for (const [name, v] of m.ownTensors().params) {
+        if (seen.has(v)) continue;
         seen.add(v);
         out.push([pre ? `${pre}.${name}` : name, v]);
       }
@@ -95,6 +190,73 @@ export abstract class Module {
 
   parameters(): Tensor[] {
     return this.namedParameters().map(([, p]) => p);
+  }
+
+  /** Every buffer (persistent or not) with its dotted name. */
+  namedBuffers(): [string, Tensor][] {
+    const out: [string, Tensor][] = [];
+    const seen = new Set<Tensor>();
+    for (const [pre, m] of this.namedModules()) {
+      for (const [name, v] of m.ownTensors().buffers) {
+        if (seen.has(v)) continue;
+        seen.add(v);
+        out.push([pre ? `${pre}.${name}` : name, v]);
+      }
+    }
+    return out;
+  }
+
+  buffers(): Tensor[] {
+    return this.namedBuffers().map(([, b]) => b);
+  }
+
+  /** Freezes (false) or unfreezes (true) every parameter, as PyTorch's requires_grad_. */
+  requiresGrad_(requiresGrad = true): this {
+    if (typeof requiresGrad !== 'boolean') throw new ValueError(`${this.constructor.name}.requiresGrad_: expected a boolean; got ${describe(requiresGrad)}`);
+    for (const p of this.parameters()) p.requiresGrad_(requiresGrad);
+    return this;
+  }
+
+  /** Drops every parameter's gradient (PyTorch's zero_grad with set_to_none). */
+  zeroGrad(): void {
+    for (const p of this.parameters()) p.grad = null;
+  }
+
+  /** Calls fn on every descendant, children first, then on this module (PyTorch's apply). */
+  apply(fn: (m: Module) => void): this {
+    if (typeof fn !== 'function') throw new ValueError(`${this.constructor.name}.apply: expected a function; got ${describe(fn)}`);
+    for (const c of this.children()) c.apply(fn);
+    fn(this);
+    return this;
+  }
+
+  /** Every parameter, buffer and gradient of the tree, each tensor once. */
+  private allTensors(): Tensor[] {
+    return [...new Set([...this.parameters(), ...this.buffers()])];
+  }
+
+  /**
+   * Moves every parameter and buffer (and gradient) to a backend in place (PyTorch's
+   * module.to(device)): the tensors keep their identity, so build the optimizer after or
+   * before, either works. Synchronous from the CPU backend; from a GPU use toAsync().
+   */
+  to(backend: BackendTarget): this {
+    const b = resolveBackend(`${this.constructor.name}.to`, backend);
+    const ts = this.allTensors();
+    // Check first, so a failure moves nothing.
+    for (const t of ts) {
+      const nd = t.ndarray;
+      if (nd.backend !== b && nd.backend.name !== 'cpu') throw new ValueError(`${this.constructor.name}.to: a tensor of shape ${fmtShape(nd.shape)} lives on '${nd.backend.name}'; reading it back is asynchronous, so use await module.toAsync(...)`);
+    }
+    for (const t of ts) moveInPlace(`${this.constructor.name}.to`, t, b);
+    return this;
+  }
+
+  /** to() from any backend (reads GPU data back). */
+  async toAsync(backend: BackendTarget): Promise<this> {
+    const b = resolveBackend(`${this.constructor.name}.toAsync`, backend);
+    for (const t of this.allTensors()) await moveInPlaceAsync(`${this.constructor.name}.toAsync`, t, b);
+    return this;
   }
 
   /** Sets training mode on this module and all descendants. */
@@ -108,12 +270,23 @@ export abstract class Module {
   }
 
   /**
-   * The parameters by dotted name. These are the live tensors, not copies (as PyTorch's
-   * state_dict shares storage): save() them, do not dispose them.
+   * Every parameter (trainable or frozen) and persistent buffer by dotted name, in PyTorch's
+   * order (each module's parameters, then its buffers, then its children). These are the
+   * live tensors, not copies (as PyTorch's state_dict shares storage): save() them, do not
+   * dispose them.
    */
   stateDict(): StateDict {
     const out: StateDict = {};
-    for (const [name, p] of this.namedParameters()) out[name] = p;
+    const seen = new Set<Tensor>();
+    for (const [pre, m] of this.namedModules()) {
+      const { params, buffers } = m.ownTensors();
+      const own: [string, Tensor][] = [...params, ...buffers.filter(([, , persistent]) => persistent).map(([n, t]) => [n, t] as [string, Tensor])];
+      for (const [name, t] of own) {
+        if (seen.has(t)) continue;
+        seen.add(t);
+        out[pre ? `${pre}.${name}` : name] = t;
+      }
+    }
     return out;
   }
 
@@ -124,10 +297,10 @@ export abstract class Module {
    * an optimizer built on them stays valid.
    */
   loadStateDict(dict: StateDict | Map<string, Tensor>, opts: { strict?: boolean } = {}): LoadResult {
-    const strict = opts.strict ?? true;
+    const strict = checkOptions('loadStateDict', opts, '{ strict?: boolean }').strict ?? true;
     if (!(dict instanceof Map) && (dict === null || typeof dict !== 'object')) throw new ValueError(`loadStateDict: expected an object or Map of tensors; got ${dict === null ? 'null' : typeof dict}`);
     const given = dict instanceof Map ? dict : new Map(Object.entries(dict));
-    const own = new Map(this.namedParameters());
+    const own = new Map(Object.entries(this.stateDict()));
     const missingKeys = [...own.keys()].filter((k) => !given.has(k));
     const unexpectedKeys = [...given.keys()].filter((k) => !own.has(k));
     if (strict && (missingKeys.length || unexpectedKeys.length)) {
@@ -168,8 +341,9 @@ export abstract class Module {
   private reprLines(): string[] {
     const name = this.constructor.name;
     const extra = this.extraRepr();
-    const own = this.entries().filter((e): e is [string, Tensor] => e[1] instanceof Tensor);
-    const params = own.length ? `# ${own.map(([n, p]) => `${n} ${fmtShape(p.shape)}`).join(', ')} (${own.reduce((a, [, p]) => a + p.numel, 0)} params)` : '';
+    const { params: own, buffers } = this.ownTensors();
+    const bufs = buffers.length ? `; buffers ${buffers.map(([n, b]) => `${n} ${fmtShape(b.shape)}`).join(', ')}` : '';
+    const params = own.length || buffers.length ? `# ${own.map(([n, p]) => `${n} ${fmtShape(p.shape)}`).join(', ')} (${own.reduce((a, [, p]) => a + p.numel, 0)} params)${bufs}` : '';
     const kids = this.namedChildren();
     if (!kids.length) return [`${name}(${extra})${params ? `  ${params}` : ''}`];
     const lines = [`${name}(${extra}`];

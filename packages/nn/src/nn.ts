@@ -1,14 +1,18 @@
 /** The `nn` namespace: Module, layers and initialisers (PyTorch's torch.nn). */
-export { Module, parameter } from './module';
+export { Module, parameter, isParameter } from './module';
 export type { StateDict, LoadResult } from './module';
 export { Linear } from './layers/linear';
 export { Sequential } from './layers/sequential';
-export { ReLU, LeakyReLU, GELU, Tanh, Sigmoid, Softmax } from './layers/activations';
+export { ReLU, LeakyReLU, GELU, Tanh, Sigmoid, Softmax, SiLU, LogSoftmax } from './layers/activations';
 export { Dropout } from './layers/dropout';
 export { LayerNorm } from './layers/layer-norm';
 export { Embedding } from './layers/embedding';
 export { Flatten } from './layers/flatten';
 export * as init from './init';
+export { ModuleList, ModuleDict, Identity } from './layers/containers';
+export { RMSNorm, GroupNorm } from './layers/norms';
+export { CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, KLDivLoss } from './layers/losses';
+export * as functional from './functional';
 // attention
 export { MultiheadAttention } from './layers/multihead-attention';
 export type { MultiheadAttentionOptions, MultiheadAttentionForwardOptions } from './layers/multihead-attention';

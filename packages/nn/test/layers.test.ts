@@ -45,6 +45,18 @@ const cases: Case[] = [
   },
   { name: 'LayerNorm over 2 dims', build: () => new nn.LayerNorm([2, 3]), x: () => input([2, 2, 3]) },
   { name: 'Embedding', build: () => new nn.Embedding(5, 3), x: () => tensor([[0, 4], [4, 2]], { dtype: 'int32' }) },
+  { name: 'SiLU', build: () => new nn.SiLU(), x: () => input([2, 3]) },
+  { name: 'LogSoftmax', build: () => new nn.LogSoftmax(1), x: () => input([2, 3]) },
+  {
+    name: 'RMSNorm',
+    build: () => { const m = new nn.RMSNorm(3, { eps: 1e-5 }); nn.init.normal(m.weight!, 1, 0.5); return m; },
+    x: () => input([2, 3]),
+  },
+  {
+    name: 'GroupNorm (2 groups of 2 channels, 3-d input)',
+    build: () => { const m = new nn.GroupNorm(2, 4); nn.init.normal(m.weight!, 1, 0.5); nn.init.normal(m.bias!); return m; },
+    x: () => input([2, 4, 3]),
+  },
   { name: 'Dropout (training)', build: () => new nn.Dropout(0.4), x: () => input([3, 4]), seedEach: 11 },
 ];
 

@@ -1,4 +1,4 @@
-import { DTypeError, ShapeError, Tensor, ValueError, binaryCrossEntropyWithLogits, crossEntropy, gradcheck, l1Loss, mseLoss, nllLoss, tensor } from '@surf/nn';
+import { DTypeError, ShapeError, Tensor, ValueError, binaryCrossEntropy, binaryCrossEntropyWithLogits, crossEntropy, gradcheck, huberLoss, klDivLoss, l1Loss, mseLoss, nllLoss, smoothL1Loss, tensor } from '@surf/nn';
 import { arr, backends, describeEach, on } from './helpers';
 
 // Loss values against formulas evaluated here in float64; gradients by gradcheck on both
@@ -94,6 +94,12 @@ const gradCases: [string, () => Tensor[], (x: Tensor, ...rest: Tensor[]) => Tens
   ['crossEntropy probabilities', () => [tensor([[0.3, -1.2, 0.9], [2.1, 0.7, -0.4]], { requiresGrad: true }), tensor([[0.2, 0.3, 0.5], [0.6, 0.4, 0.0]])], (x, t) => crossEntropy(x, t)],
   ['nllLoss', () => [tensor([[-0.3, -1.2, -0.9], [-2.1, -0.7, -0.4]], { requiresGrad: true }), tensor([2, 1], { dtype: 'int32' })], (x, t) => nllLoss(x, t, { reduction: 'sum' })],
   ['binaryCrossEntropyWithLogits', () => [tensor([[0.3, -1.2], [2.1, -3.5]], { requiresGrad: true }), tensor([[0, 1], [1, 0.3]])], (x, t) => binaryCrossEntropyWithLogits(x, t)],
+  ['binaryCrossEntropyWithLogits posWeight', () => [tensor([[0.3, -1.2], [2.1, -3.5]], { requiresGrad: true }), tensor([[0, 1], [1, 0.3]])], (x, t) => binaryCrossEntropyWithLogits(x, t, { posWeight: 2.5 })],
+  ['binaryCrossEntropy', () => [tensor([[0.3, 0.8], [0.55, 0.1]], { requiresGrad: true }), tensor([[0, 1], [1, 0.3]])], (x, t) => binaryCrossEntropy(x, t)],
+  // Elements on both sides of delta/beta, none near the switch.
+  ['huberLoss', () => [tensor([[0.3, -1.2], [2.1, 0.7]], { requiresGrad: true }), tensor([[0.5, 1], [-1.6, 0.9]])], (x, t) => huberLoss(x, t, { delta: 1.5, reduction: 'sum' })],
+  ['smoothL1Loss', () => [tensor([[0.3, -1.2], [2.1, 0.7]], { requiresGrad: true }), tensor([[0.5, 1], [-1.6, 0.9]])], (x, t) => smoothL1Loss(x, t, { beta: 0.5 })],
+  ['klDivLoss batchmean', () => [tensor([[-0.3, -1.6, -2.1], [-0.9, -0.7, -2.4]], { requiresGrad: true }), tensor([[0.5, 0.5, 0], [0.2, 0.7, 0.1]])], (x, t) => klDivLoss(x, t, { reduction: 'batchmean' })],
 ];
 
 describeEach(['cpu', 'webgpu'] as const, 'loss gradients on %s', (kind) => {

@@ -35,6 +35,13 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   reduce?: Partial<ReduceTuning>;
   /** Threads per workgroup for elementwise and gather kernels (default 256, capped by the adapter). */
   workgroupSize?: number;
+  // gpukern (issue 15): the faster elementwise kernels can be switched off to compare.
+  /**
+   * Elementwise kernels with four elements per thread (vec4, every input contiguous or a
+   * scalar) and with transposed inputs staged through workgroup tiles (default true); false:
+   * one element per thread always.
+   */
+  elementwiseFastPaths?: boolean;
   /** Threads per workgroup for reductions (a power of two; default 256, capped by the adapter). */
   reduceWorkgroupSize?: number;
   /** Dispatches recorded before a batch is submitted on its own (default 128). */
@@ -198,7 +205,7 @@ export class WebGPUBackend implements Backend {
     const room = this.limits.maxStorageBuffersPerShaderStage - distinct;
     if (room < 1) throw new BackendError(`elementwise: ${distinct} distinct input buffers exceed this adapter's ${this.limits.maxStorageBuffersPerShaderStage} storage buffers per kernel; split the expression`);
     for (let o = 0; o < outs.length; o += room) {
-      encodeElementwise(this.rt, outs.slice(o, o + room), ins, shape, res.slice(o, o + room).map((s) => s.buf!), this.wg);
+      encodeElementwise(this.rt, outs.slice(o, o + room), ins, shape, res.slice(o, o + room).map((s) => s.buf!), this.wg, this.opts.elementwiseFastPaths !== false);
     }
     return res;
   }

@@ -20,11 +20,18 @@ export interface Acquired {
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
-const INSTALL_HINT =
-  'In a browser, use one with WebGPU enabled (Chrome/Edge 113+, or a flag such as --enable-unsafe-webgpu). ' +
-  "In Node, the 'webgpu' npm package needs a Vulkan, Metal or D3D12 driver; on Linux without a GPU install " +
-  "Debian's 'chromium' and 'libvulkan1' packages (apt-get install chromium libvulkan1), which bring the SwiftShader " +
-  'software driver (found automatically at /usr/lib/chromium/vk_swiftshader_icd.json), or set VK_ICD_FILENAMES to a Vulkan ICD file.';
+// nnapi: the advice fits the platform: browsers get browser advice, Node gets driver advice
+// (Linux install commands only on Linux).
+/** What to do when no adapter is found, for a browser or for Node on `platform`. */
+export function installHint(node: boolean, platform?: string): string {
+  if (!node) return 'This browser does not expose WebGPU (navigator.gpu): use Chrome or Edge 113+, Safari 26+, or Firefox 141+ (Windows), or enable WebGPU in its settings; Surf falls back to its CPU backend meanwhile.';
+  return "In Node, the 'webgpu' npm package needs a Vulkan, Metal or D3D12 driver" + (platform === 'linux'
+    ? "; on Linux without a GPU install Debian's 'chromium' and 'libvulkan1' packages (apt-get install chromium libvulkan1), which bring the SwiftShader " +
+      'software driver (found automatically at /usr/lib/chromium/vk_swiftshader_icd.json), or set VK_ICD_FILENAMES to a Vulkan ICD file.'
+    : '.');
+}
+
+const INSTALL_HINT = installHint(isNode, typeof process !== 'undefined' ? process.platform : undefined);
 
 function dawnFlags(toggles: readonly string[] | undefined): string[] {
   if (!toggles?.length) return [];

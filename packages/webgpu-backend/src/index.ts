@@ -3,7 +3,7 @@ import { WebGPUBackendOptions, createWebGPUBackend } from './backend';
 
 export { WebGPUBackend, createWebGPUBackend, isSoftwareAdapter } from './backend';
 export type { WebGPUBackendOptions, WebGPUStats } from './backend';
-export { isWebGPUAvailable, requestWebGPUAdapter } from './device';
+export { isWebGPUAvailable, requestWebGPUAdapter, installHint } from './device';
 export { DEFAULT_MATMUL, chooseMatmulConfig } from './kernels/matmul';
 export { bucketedMatmulConfig } from './tune/choose';
 export { MATMUL_CANDIDATES, TUNE_PROBLEMS, autoTune, tableChooser, tuneKey, tuneMatmul } from './tune/tuner';

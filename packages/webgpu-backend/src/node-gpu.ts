@@ -16,6 +16,8 @@ interface DawnModule {
 export const SWIFTSHADER_ICDS = ['/usr/lib/chromium/vk_swiftshader_icd.json', '/usr/lib/chromium-browser/vk_swiftshader_icd.json', '/usr/lib64/chromium-browser/vk_swiftshader_icd.json'];
 
 let dawn: Promise<DawnModule> | null = null;
+/** Where the native addon was loaded from (CommonJS only), for the quiet probe below. */
+let dawnPath: string | null = null;
 
 // Called through an alias so bundlers do not try to resolve Node modules for the browser.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -30,13 +32,18 @@ function loadDawn(): Promise<DawnModule> {
         const path = nodeRequire('path');
         const dir = path.dirname(nodeRequire.resolve('webgpu/package.json'));
         const arch = process.platform === 'darwin' ? 'universal' : process.arch;
-        return nodeRequire(path.join(dir, 'dist', `${process.platform}-${arch}`, 'dawn.node')) as DawnModule;
+        const file = path.join(dir, 'dist', `${process.platform}-${arch}`, 'dawn.node');
+        const mod = nodeRequire(file) as DawnModule;
+        dawnPath = file;
+        return mod;
       } catch {
         /* fall through to the ES module entry */
       }
     }
     const name = 'webgpu';
-    return (await import(/* @vite-ignore */ name)) as DawnModule;
+    const mod = (await import(/* @vite-ignore */ name)) as DawnModule;
+    dawnPath = await esmDawnPath();
+    return mod;
   })();
   dawn.catch(() => {
     dawn = null;
@@ -88,6 +95,50 @@ function setEnv(name: string, value: string | undefined): void {
   }
 }
 
+// nnapi: quiet adapter probing. When the Vulkan loader's default drivers have no usable GPU
+// (a GPU-less Linux box with Mesa's lavapipe, say), Dawn writes warnings such as "Vulkan
+// shaderUniform*ArrayDynamicIndexing required. - While initializing adapter" straight to the
+// process's stderr, where no JS code can catch them. So the first, default probe runs in a
+// short-lived child process whose stderr is a pipe; only its answer comes back. Its messages
+// are shown with SURF_DEBUG=1. Returns null when the probe cannot run (then probe in-process).
+async function quietDefaultProbe(flags: string[]): Promise<boolean | null> {
+  if (process.platform !== 'linux' || !dawnPath) return null;
+  try {
+    let cp: typeof import('node:child_process');
+    try {
+      cp = nodeRequire('child_process');
+    } catch {
+      // An ES-module bundle's require shim may refuse built-ins; import them instead.
+      const cpName = 'node:child_process';
+      cp = (await import(/* @vite-ignore */ cpName)) as typeof import('node:child_process');
+    }
+    const script = `const d=require(${JSON.stringify(dawnPath)});process.env.XDG_RUNTIME_DIR||='/tmp';` +
+      `d.create(${JSON.stringify(flags)}).requestAdapter().then((a)=>{process.stdout.write(a?'1':'0');process.exit(0)},()=>{process.stdout.write('0');process.exit(0)})`;
+    const r = cp.spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000, env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || '/tmp' } });
+    if (process.env.SURF_DEBUG && r.stderr) console.debug(`[surf] Dawn adapter probe:\n${r.stderr}`); // eslint-disable-line no-console
+    if (r.status !== 0 || (r.stdout !== '0' && r.stdout !== '1')) return null;
+    return r.stdout === '1';
+  } catch {
+    return null;
+  }
+}
+
+/** In an ES module (no require), the native addon's path as the app resolves 'webgpu'. */
+async function esmDawnPath(): Promise<string | null> {
+  try {
+    const modName = 'node:module';
+    const pathName = 'node:path';
+    const { createRequire } = (await import(/* @vite-ignore */ modName)) as typeof import('node:module');
+    const path = (await import(/* @vite-ignore */ pathName)) as typeof import('node:path');
+    const req = createRequire(path.join(process.cwd(), 'index.js'));
+    const dir = path.dirname(req.resolve('webgpu/package.json'));
+    const arch = process.platform === 'darwin' ? 'universal' : process.arch;
+    return path.join(dir, 'dist', `${process.platform}-${arch}`, 'dawn.node');
+  } catch {
+    return null;
+  }
+}
+
 export interface NodeAdapter {
   gpu: GPU;
   adapter: GPUAdapter | null;
@@ -113,8 +164,11 @@ export async function nodeAdapter(flags: string[], powerPreference: GPUPowerPref
   Object.assign(globalThis, mod.globals);
   // Silences the Vulkan loader's complaint about a missing runtime dir.
   if (!process.env.XDG_RUNTIME_DIR) setEnv('XDG_RUNTIME_DIR', '/tmp');
+  // Without VK_ICD_FILENAMES, ask a quiet child first: when it finds nothing, go straight to
+  // SwiftShader and never run the noisy default probe here.
+  const defaultFinds = process.env.VK_ICD_FILENAMES ? true : await quietDefaultProbe(flags);
   let gpu = mod.create(flags);
-  let adapter = await gpu.requestAdapter({ powerPreference });
+  let adapter = defaultFinds === false ? null : await gpu.requestAdapter({ powerPreference });
   let note = '';
   if (!adapter && !process.env.VK_ICD_FILENAMES) {
     for (const icd of SWIFTSHADER_ICDS) {

@@ -281,9 +281,12 @@ async function boot(): Promise<void> {
   if (info.backend === 'webgpu') {
     state.backendLine = `WebGPU · ${info.description.replace(/^WebGPU:\s*/, '')}`;
   } else {
-    state.backendLine = info.fallbackReason
-      ? 'CPU backend: WebGPU is not available in this browser, so training runs slower on the CPU'
-      : 'CPU backend (chosen by ?backend=cpu)';
+    // init('auto') skips a software WebGPU adapter (slower than the CPU backend) and says so.
+    state.backendLine = !info.fallbackReason
+      ? 'CPU backend (chosen by ?backend=cpu)'
+      : /software emulation/.test(info.fallbackReason)
+        ? "CPU backend: this browser's WebGPU adapter is a software emulation, slower than the CPU (?backend=webgpu forces it)"
+        : 'CPU backend: WebGPU is not available in this browser, so training runs slower on the CPU';
     el.title = info.fallbackReason ?? '';
     el.classList.add('fallback');
   }

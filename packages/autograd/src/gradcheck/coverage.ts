@@ -33,6 +33,10 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   gradcheck: 'the checker', gradcheckSuite: 'the checker', runGradcheckSuite: 'the checker',
   // Issue-17 ops with integer, boolean or sampled results.
   any: 'boolean result', all: 'boolean result', argsort: 'integer result', oneHot: 'integer result', multinomial: 'sampled integer result',
+  // nnapi: moving between backends (a new leaf, not recorded), printing, random state.
+  to: 'moves data (a new leaf)', toAsync: 'moves data (a new leaf)', device: 'metadata', resolveBackend: 'backend choice',
+  moveInPlace: 'moves data outside the graph', moveInPlaceAsync: 'moves data outside the graph',
+  print: 'formatting', toStringAsync: 'formatting', toJSON: 'formatting', nextSeed: 'random state',
   // optable: bitwise ops take and give int32 or bool only.
   bitwiseAnd: 'integer or boolean result', bitwiseOr: 'integer or boolean result', bitwiseXor: 'integer or boolean result',
 };

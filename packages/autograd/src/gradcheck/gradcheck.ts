@@ -9,16 +9,23 @@ import { Tensor } from '../tensor';
  * fn's output y is reduced to the scalar L = Σ v·y with a fixed pseudo-random v (so every
  * output element matters and errors cannot cancel by symmetry). For each element x_j of each
  * input that requires grad, the numeric derivative is
- *   (L(x_j + eps) - L(x_j - eps)) / (x⁺_j - x⁻_j)
+ *   (L(x_j + h_j) - L(x_j - h_j)) / (x⁺_j - x⁻_j)
  * with two float32-specific precautions: the step is divided by the perturbed values as
- * actually stored in float32 (not by 2·eps), and L is summed on the host in float64 from the
- * float32 outputs read back, so only the outputs' own float32 rounding (≈ 6e-8·|y|) is
- * noise, amplified by 1/(2·eps). With the defaults eps = 1e-3, that noise is ≈ 3e-5·|y|
- * while the truncation error of central differences is ≈ eps²·|f'''|/6 ≈ 2e-7·|f'''|;
- * atol = 1e-3 and rtol = 1e-2 sit well above both for inputs of order 1. An element passes
- * when |analytic - numeric| <= atol + rtol·|numeric|.
+ * actually stored in float32 (not by 2·h), and L is summed on the host in float64 from the
+ * float32 outputs read back.
+ *
+ * Both the step and the tolerance follow the magnitudes involved, so a correct function
+ * passes at the defaults whether its values are near 1e2 or 1e-2:
+ * - step h_j = eps·min(1, max(|x_j|, min(1, 10·max|x|))) over that input: eps (1e-3) for
+ *   inputs of order 1 or larger, and smaller for inputs that are all small (so log(x) at
+ *   x = 5e-3 is not stepped across its singularity);
+ * - tolerance atol + rtol·|numeric| + noise_j, where noise_j = 2·2⁻²⁴·Σ_k |v_k|·max|y_k| /
+ *   (x⁺_j - x⁻_j) bounds what float32 rounding of the outputs alone does to the quotient
+ *   (for an output of 156 it is ≈ 1e-2, above atol; for outputs of order 1, ≈ 1e-4).
+ * An element passes when |analytic - numeric| <= that tolerance. Explicit `eps` fixes h_j = eps.
  */
 export interface GradcheckOptions {
+  /** A fixed finite-difference step for every element (default: scaled, see above). */
   eps?: number;
   atol?: number;
   rtol?: number;
@@ -64,7 +71,9 @@ async function readOut(y: Tensor): Promise<Float32Array> {
 }
 
 export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonly Tensor[], opts: GradcheckOptions = {}): Promise<GradcheckReport> {
-  const eps = opts.eps ?? 1e-3;
+  if (opts === null || typeof opts !== 'object') throw new ValueError(`gradcheck: the options argument must be an object { eps?, atol?, rtol?, seed? }; got ${JSON.stringify(opts)}`);
+  const eps0 = opts.eps ?? 1e-3;
+  const fixedStep = opts.eps !== undefined;
   const atol = opts.atol ?? 1e-3;
   const rtol = opts.rtol ?? 1e-2;
   inputs.forEach((x, i) => { if (!(x instanceof Tensor)) throw new ValueError(`gradcheck: input ${i} is not a Tensor`); });
@@ -103,12 +112,21 @@ export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonl
     if (!x.requiresGrad) { numeric.push(null); continue; }
     const num = new Float64Array(x.numel);
     const data = host[i];
+    let maxAbs = 0;
+    for (let j = 0; j < data.length; j++) maxAbs = Math.max(maxAbs, Math.abs(data[j]));
+    const floor = Math.min(1, 10 * maxAbs) || 1;
     for (let j = 0; j < data.length; j++) {
       const L: number[] = [];
       const stored: number[] = [];
+      // Never larger than eps: a larger step would cross the rounding boundaries that cases
+      // place eps away from their inputs (round, floor); smaller for inputs that are all small.
+      const h = fixedStep ? eps0 : eps0 * Math.min(1, Math.max(Math.abs(data[j]), floor));
+      // Σ|v|·max|y| over both evaluations: the scale of the outputs' float32 rounding.
+      let mag = 0;
+      const absOut = new Float64Array(output.length);
       for (const s of [1, -1]) {
         const p = data.slice();
-        p[j] = data[j] + s * eps;
+        p[j] = data[j] + s * h;
         stored.push(p[j]);
         const y = noGrad(() => tidy(() => {
           const px = Tensor.fromNDArray(NDArray.fromData(x.ndarray.backend, p, x.shape));
@@ -117,13 +135,18 @@ export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonl
         const out = await readOut(y);
         y.dispose();
         let acc = 0;
-        for (let k = 0; k < out.length; k++) acc += v[k] * out[k];
+        for (let k = 0; k < out.length; k++) {
+          acc += v[k] * out[k];
+          absOut[k] = Math.max(absOut[k], Math.abs(out[k]));
+        }
         L.push(acc);
       }
+      for (let k = 0; k < output.length; k++) mag += Math.abs(v[k]) * Math.max(absOut[k], Math.abs(output[k]));
       num[j] = (L[0] - L[1]) / (stored[0] - stored[1]);
       const a = analytic[i]![j];
       const err = Math.abs(a - num[j]);
-      const tol = atol + rtol * Math.abs(num[j]);
+      const noise = (2 * 2 ** -24 * mag) / Math.abs(stored[0] - stored[1]);
+      const tol = atol + rtol * Math.abs(num[j]) + (Number.isFinite(noise) ? noise : 0);
       const ratio = Number.isNaN(err) ? (Number.isNaN(a) && Number.isNaN(num[j]) ? 0 : Infinity) : err / tol;
       if (!Number.isNaN(err)) maxAbsError = Math.max(maxAbsError, err);
       if (ratio > worstRatio) { worstRatio = ratio; worst = { input: i, index: unravel(j, x.shape), analytic: a, numeric: num[j], absError: err }; }

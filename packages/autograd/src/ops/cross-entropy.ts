@@ -1,5 +1,7 @@
 import { DTypeError, E, Expr, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { alias, fromOp } from '../node';
+import { attachDeviceCheck } from '../device-checks';
+import { readSync } from '../move';
 import { Tensor, checkTensor } from '../tensor';
 
 /**
@@ -12,7 +14,10 @@ import { Tensor, checkTensor } from '../tensor';
  * backward is one kernel reading the saved exp(z − m) and s: no logSoftmax graph, no one-hot
  * tensor, no mean op (the 1/N scale is a constant inside the kernels). An index outside
  * [0, C) matches no class (its row adds ε·(log s + m) − ε/C·Σ z, 0 without smoothing), as
- * the composed version does; indices are never read back.
+ * An index outside [0, C) is an error, never a silent 0: on the CPU backend the indices are
+ * checked on the host at once; on a GPU the rows with a bad index make the loss NaN (inside
+ * the same kernel) and the loss's readback (data/item/toArray) throws a ValueError naming the
+ * index, a device-side check that costs no kernel and no stall per step.
  */
 export type CrossEntropyReduction = 'mean' | 'sum' | 'none';
 
@@ -36,6 +41,7 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   const op = 'crossEntropy';
   checkTensor(op, logits, 'input');
   checkTensor(op, target, 'target');
+  if (opts === null || typeof opts !== 'object') throw new ValueError(`${op}: the options argument must be an object { labelSmoothing?, reduction? }; got ${JSON.stringify(opts)}`);
   const eps = opts.labelSmoothing ?? 0;
   if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1)) throw new ValueError(`${op}: labelSmoothing must be in [0, 1]; got ${eps}`);
   const reduction = opts.reduction ?? 'mean';
@@ -46,6 +52,8 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   if (yn.dtype !== 'int32') throw new DTypeError(`${op}: target has dtype ${yn.dtype}; expected int32 class indices`);
   const [n, c] = zn0.shape;
   if (yn.ndim !== 1 || yn.shape[0] !== n) throw new ShapeError(`${op}: target has shape ${fmtShape(yn.shape)}; expected [${n}] (one class index per row of the input ${fmtShape(zn0.shape)})`);
+  const hostY = readSync(yn, false);
+  if (hostY) checkClassIndices(op, hostY, c);
   const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
   const m = zn.max(1, true);
   const [e] = NDArray.elementwise([E.exp(E.sub(E.in(0), finiteOr0(E.in(1))))], [zn, m], op);
@@ -59,7 +67,9 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   // Forward terms: inputs z, m, s, y, cols. Without smoothing only the target column counts
   // (a where, so an infinite logit elsewhere cannot turn 0·inf into NaN).
   const nll = E.sub(E.add(E.log(E.in(2)), finiteOr0(E.in(1))), E.in(0));
-  const term = eps === 0 ? E.where(hitAt(3), E.mul(nll, E.f(scale)), E.f(0)) : E.mul(E.mul(weight(3), nll), E.f(scale));
+  const term0 = eps === 0 ? E.where(hitAt(3), E.mul(nll, E.f(scale)), E.f(0)) : E.mul(E.mul(weight(3), nll), E.f(scale));
+  // A row whose index is outside [0, C) is NaN, so a bad label can never read as a loss of 0.
+  const term = E.where(E.lt(E.in(3), E.i(0)), E.f(NaN), E.where(E.lt(E.in(3), E.i(c)), term0, E.f(NaN)));
   const [terms] = NDArray.elementwise([term], [zn, m, s, y2, cols], op);
   m.dispose();
   if (zn !== zn0) zn.dispose();
@@ -69,7 +79,7 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
   // d loss / d z over inputs (g), e, s, y, cols, scaled.
   const d = E.mul(E.f(scale), E.sub(E.div(E.mul(rowW, E.in(1)), E.in(2)), weight(3)));
-  return fromOp(op, out, [logits], (g) => {
+  const result = fromOp(op, out, [logits], (g) => {
     // g is a scalar, or [N] for 'none' (made [N, 1]).
     const gk = reduction === 'none' ? g.reshape([n, 1]) : alias(g);
     const [gz] = NDArray.elementwise([E.mul(E.in(0), d)], [gk, e, s, y2, cols], `${op} backward`);
@@ -81,4 +91,16 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
     const [gz] = NDArray.elementwise([d], [e, e, s, y2, cols], `${op} backward`);
     return [gz];
   });
+  // Only a NaN in the loss read back can mean a bad index: the targets are read just then.
+  if (!hostY) attachDeviceCheck(result, [alias(yn)], async ([y], values) => { if (values.some(Number.isNaN)) checkClassIndices(op, await y.data(), c); });
+  return result;
+}
+
+/** A ValueError naming the first class index outside [0, c). */
+function checkClassIndices(op: string, y: ArrayLike<number>, c: number): void {
+  for (let i = 0; i < y.length; i++) {
+    if (y[i] < 0 || y[i] >= c) {
+      throw new ValueError(`${op}: target[${i}] = ${y[i]} is outside the class range [0, ${c}) of the input's ${c} columns`);
+    }
+  }
 }

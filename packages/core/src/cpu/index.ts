@@ -13,7 +13,7 @@ import { gatherInto } from './gather';
 import { matmulInto } from './matmul';
 import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
-import { CpuStorage } from './storage';
+import { CpuStorage, allocate } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 // conv (cnn)
 import type { ConvParams } from '../conv';
@@ -35,6 +35,7 @@ export class CpuBackend implements Backend {
   /** Arrays of disposed storages, reused for new ones of the same dtype and length. */
   private pool = new ArrayPool();
   private destroyed = false;
+  private readonly take = (dtype: DType, size: number) => this.pool.take(dtype, size);
 
   private check(): void {
     if (this.destroyed) throw new DisposedError('cpu: backend was destroyed; call init() again');
@@ -52,7 +53,7 @@ export class CpuBackend implements Backend {
 
   fromData(data: TypedArray, dtype: DType): Storage {
     this.check();
-    const copy = this.pool.take(dtype, data.length);
+    const copy = allocate(this.take, 'fromData', dtype, [data.length]);
     copy.set(data);
     return this.make(dtype, copy);
   }
@@ -66,7 +67,7 @@ export class CpuBackend implements Backend {
     const dts = inputs.map((x) => x.storage.dtype);
     const outDT = outs.map((e) => exprDType(e, dts));
     const size = numel(shape);
-    const arrays = outDT.map((d) => this.pool.take(d, size));
+    const arrays = outDT.map((d) => allocate(this.take, 'elementwise', d, shape));
     if (size > 0) runElementwise(outs, arrays, inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })), shape);
     return arrays.map((a, i) => this.make(outDT[i], a));
   }
@@ -77,7 +78,7 @@ export class CpuBackend implements Backend {
     checkReduceArgs(op, x, axes);
     const outShape = x.view.shape.map((d, i) => (axes.includes(i) ? 1 : d));
     const dt = x.storage.dtype;
-    const out = this.pool.take(dt, numel(outShape));
+    const out = allocate(this.take, 'reduce', dt, outShape);
     reduceInto(op, this.arr(x.storage), x.view, axes, out, dt === 'float32' ? -Infinity : -2147483648);
     return this.make(dt, out);
   }
@@ -90,7 +91,7 @@ export class CpuBackend implements Backend {
     const nd = a.view.ndim;
     const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
     if (epilogue) checkEpilogueArgs(this, epilogue, shape);
-    const out = this.pool.take('float32', numel(shape)) as Float32Array;
+    const out = allocate(this.take, 'matmul', 'float32', shape) as Float32Array;
     const ep = epilogue && { expr: epilogue.expr, inputs: epilogue.inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })) };
     let fused = false;
     if (out.length > 0) fused = matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out, undefined, ep);
@@ -106,7 +107,7 @@ export class CpuBackend implements Backend {
     checkGatherArgs(x, axis, idx);
     const shape = x.view.shape.slice();
     shape[axis] = idx.view.shape[0];
-    const out = this.pool.take(x.storage.dtype, numel(shape));
+    const out = allocate(this.take, 'gather', x.storage.dtype, shape);
     if (out.length > 0) gatherInto(this.arr(x.storage), x.view, axis, this.arr(idx.storage) as Int32Array, idx.view, out);
     return this.make(x.storage.dtype, out);
   }

@@ -1,6 +1,6 @@
 import type { Backend, Storage } from '../backend';
 import { DType, TypedArray } from '../dtype';
-import { DisposedError } from '../errors';
+import { BackendError, DisposedError } from '../errors';
 
 export class CpuStorage implements Storage {
   private _data: TypedArray | null;
@@ -18,5 +18,24 @@ export class CpuStorage implements Storage {
     const d = this._data;
     this._data = null;
     return d;
+  }
+}
+
+// nnapi: allocation failures as BackendErrors naming the op, shape and bytes asked for.
+const ITEM_BYTES: Record<DType, number> = { float32: 4, int32: 4, bool: 1 };
+
+/**
+ * A typed array for a new CPU storage from `take` (the array pool). A size the JS engine
+ * cannot allocate (RangeError: "Invalid typed array length", or "Array buffer allocation
+ * failed") becomes a BackendError naming the op, the shape and the bytes, as on WebGPU.
+ */
+export function allocate(take: (dtype: DType, size: number) => TypedArray, op: string, dtype: DType, shape: readonly number[]): TypedArray {
+  const size = shape.reduce((a, b) => a * b, 1);
+  try {
+    return take(dtype, size);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const bytes = size * ITEM_BYTES[dtype];
+    throw new BackendError(`cpu ${op}: cannot allocate ${dtype} [${shape.join(',')}] (${bytes.toLocaleString('en-US')} bytes): ${e.message}`);
   }
 }

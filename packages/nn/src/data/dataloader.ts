@@ -1,12 +1,17 @@
 import { NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
-import { Tensor, keep } from '@surf/autograd';
+import { Tensor, keep, nextSeed } from '@surf/autograd';
+import { checkOptions } from '../options';
 import { batchCount, batchIndices, permutation } from './batches';
+import { TensorDataset } from './dataset';
 
 export interface DataLoaderOptions {
   batchSize: number;
   /** Reshuffle the rows every epoch (seeded). Default false. */
   shuffle?: boolean;
-  /** Seed of the shuffles: epoch e uses the permutation of seed `${seed}:${e}`. Default 0. */
+  /**
+   * Seed of the shuffles: epoch e uses the permutation of seed `${seed}:${e}`. Default: drawn
+   * from the global seed when the loader is made, so manualSeed() fixes the order.
+   */
   seed?: number | string;
   /** Leave out a last batch shorter than batchSize. Default false. */
   dropLast?: boolean;
@@ -21,8 +26,10 @@ export interface DataLoaderOptions {
  * until the iterator moves on: the loader disposes it then (and when the loop ends or breaks),
  * so a training loop does not leak; clone() a batch to keep it.
  */
-export class DataLoader implements Iterable<Tensor[]> {
-  readonly tensors: Tensor[];
+export class DataLoader<T extends readonly Tensor[] = Tensor[]> implements Iterable<T> {
+  readonly tensors: T;
+  /** The dataset's rows in `tensors` (a Subset from randomSplit), or null for all of them. */
+  readonly rows: Int32Array | null;
   readonly batchSize: number;
   readonly shuffle: boolean;
   readonly seed: number | string;
@@ -30,9 +37,15 @@ export class DataLoader implements Iterable<Tensor[]> {
   /** Epochs started so far (the next one uses this number in its shuffle seed). */
   epoch = 0;
 
-  constructor(tensors: Tensor | readonly Tensor[], opts: DataLoaderOptions) {
-    const list = tensors instanceof Tensor ? [tensors] : Array.isArray(tensors) ? tensors.slice() : null;
-    if (!list || list.length === 0 || !list.every((t) => t instanceof Tensor)) throw new ValueError('DataLoader: expected a tensor or a non-empty array of tensors');
+  /**
+   * Over a TensorDataset (or a Subset of one), an array of tensors (`[x, y]`: batches are then
+   * typed as that tuple), or one tensor.
+   */
+  constructor(data: TensorDataset<T> | readonly [...T] | Tensor, opts: DataLoaderOptions) {
+    checkOptions('DataLoader', opts, '{ batchSize, shuffle?, seed?, dropLast? }');
+    const ds = data instanceof TensorDataset ? data : null;
+    const list = ds ? ds.tensors.slice() : data instanceof Tensor ? [data] : Array.isArray(data) ? data.slice() : null;
+    if (!list || list.length === 0 || !list.every((t) => t instanceof Tensor)) throw new ValueError('DataLoader: expected a tensor or a non-empty array of tensors (or a TensorDataset)');
     const n = list[0].ndim > 0 ? list[0].shape[0] : -1;
     list.forEach((t, i) => {
       if (t.ndim === 0 || t.shape[0] !== n) {
@@ -40,16 +53,17 @@ export class DataLoader implements Iterable<Tensor[]> {
       }
     });
     if (!opts || !(Number.isInteger(opts.batchSize) && opts.batchSize > 0)) throw new ValueError(`DataLoader: batchSize must be a positive integer; got ${opts?.batchSize}`);
-    this.tensors = list;
+    this.rows = ds?.indices ?? null;
+    this.tensors = list as unknown as T;
     this.batchSize = opts.batchSize;
     this.shuffle = opts.shuffle ?? false;
-    this.seed = opts.seed ?? 0;
+    this.seed = opts.seed ?? (this.shuffle ? nextSeed() : 0);
     this.dropLast = opts.dropLast ?? false;
   }
 
   /** Rows in the dataset. */
   get size(): number {
-    return this.tensors[0].shape[0];
+    return this.rows ? this.rows.length : this.tensors[0].shape[0];
   }
 
   /** Batches per epoch. */
@@ -63,28 +77,30 @@ export class DataLoader implements Iterable<Tensor[]> {
     return Int32Array.from({ length: this.size }, (_, i) => i);
   }
 
-  private batch(rows: Int32Array): Tensor[] {
+  private batch(order: Int32Array): T {
     // Batches are owned by the loader (disposed when it moves on), not by a tidy() scope.
-    if (!this.shuffle) {
-      return this.tensors.map((t) => keep(t.narrow(0, rows[0], rows.length)));
+    if (!this.shuffle && !this.rows) {
+      return this.tensors.map((t) => keep(t.narrow(0, order[0], order.length))) as unknown as T;
     }
+    const rows = this.rows ? order.map((i) => this.rows![i]) : order;
     const backend = this.tensors[0].ndarray.backend;
     const idx = Tensor.fromNDArray(NDArray.fromData(backend, rows.slice(), [rows.length], 'int32'));
     try {
-      return this.tensors.map((t) => keep(t.indexSelect(0, idx)));
+      return this.tensors.map((t) => keep(t.indexSelect(0, idx))) as unknown as T;
     } finally {
       idx.dispose();
     }
   }
 
-  *[Symbol.iterator](): Iterator<Tensor[]> {
+  *[Symbol.iterator](): Iterator<T> {
     const batches = batchIndices(this.order(this.epoch++), this.batchSize, this.dropLast);
-    let current: Tensor[] = [];
+    let current: readonly Tensor[] = [];
     try {
       for (const rows of batches) {
         current.forEach((t) => t.dispose());
-        current = this.batch(rows);
-        yield current;
+        const b = this.batch(rows);
+        current = b;
+        yield b;
       }
     } finally {
       current.forEach((t) => t.dispose());

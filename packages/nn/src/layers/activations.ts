@@ -1,6 +1,7 @@
 import { ValueError } from '@surf/core';
-import { Tensor } from '@surf/autograd';
+import { Tensor, tidy } from '@surf/autograd';
 import { Module } from '../module';
+import { checkOptions } from '../options';
 
 /** Parameter-free activation layers: each forwards to the Tensor method of the same name. */
 
@@ -22,7 +23,7 @@ export class GELU extends Module {
   readonly approximate: 'none' | 'tanh';
   constructor(opts: { approximate?: 'none' | 'tanh' } = {}) {
     super();
-    this.approximate = opts.approximate ?? 'none';
+    this.approximate = checkOptions('GELU', opts, "{ approximate?: 'none' | 'tanh' }").approximate ?? 'none';
     if (this.approximate !== 'none' && this.approximate !== 'tanh') throw new ValueError(`GELU: approximate must be 'none' or 'tanh'; got ${JSON.stringify(this.approximate)}`);
   }
   forward(x: Tensor): Tensor { return x.gelu(this.approximate); }
@@ -44,5 +45,20 @@ export class Softmax extends Module {
     if (!Number.isInteger(dim)) throw new ValueError(`Softmax: dim must be an integer; got ${dim}`);
   }
   forward(x: Tensor): Tensor { return x.softmax(this.dim); }
+  protected override extraRepr(): string { return `dim=${this.dim}`; }
+}
+
+/** x·σ(x) (PyTorch's nn.SiLU, a.k.a. swish). */
+export class SiLU extends Module {
+  forward(x: Tensor): Tensor { return x.silu(); }
+}
+
+/** log(softmax(x)) over `dim`, computed stably (PyTorch's nn.LogSoftmax). */
+export class LogSoftmax extends Module {
+  constructor(readonly dim = -1) {
+    super();
+    if (!Number.isInteger(dim)) throw new ValueError(`LogSoftmax: dim must be an integer; got ${dim}`);
+  }
+  forward(x: Tensor): Tensor { return x.logSoftmax(this.dim); }
   protected override extraRepr(): string { return `dim=${this.dim}`; }
 }

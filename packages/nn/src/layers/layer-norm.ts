@@ -1,6 +1,7 @@
 import { ShapeError, ValueError, fmtShape } from '@surf/core';
 import { Tensor, ones, tidy, zeros } from '@surf/autograd';
 import { Module, parameter } from '../module';
+import { checkOptions } from '../options';
 
 /**
  * Normalises over the trailing `normalizedShape` dims with the biased variance, then applies
@@ -14,6 +15,7 @@ export class LayerNorm extends Module {
 
   constructor(normalizedShape: number | readonly number[], opts: { eps?: number; elementwiseAffine?: boolean; bias?: boolean } = {}) {
     super();
+    checkOptions('LayerNorm', opts, '{ eps?, elementwiseAffine?, bias? }');
     const shape = typeof normalizedShape === 'number' ? [normalizedShape] : normalizedShape.slice();
     if (!shape.length || !shape.every((d) => Number.isInteger(d) && d > 0)) throw new ValueError(`LayerNorm: normalizedShape must be positive integers; got ${JSON.stringify(normalizedShape)}`);
     this.normalizedShape = shape;

@@ -1,17 +1,21 @@
 import { NDArray, ValueError } from '@surf/core';
 import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
 import { adamExprs } from './update-exprs';
+import { checkOptions } from '../options';
 
 export interface AdamOptions extends BaseOptions {
   betas: [number, number];
   eps: number;
   weightDecay: number;
+  /** AMSGrad: divide by the running maximum of the second moment (PyTorch's amsgrad). */
+  amsgrad: boolean;
 }
 
 function validateAdam(name: string, o: AdamOptions): void {
   checkNonNegative(name, 'lr', o.lr);
   checkNonNegative(name, 'eps', o.eps);
   checkNonNegative(name, 'weightDecay', o.weightDecay);
+  if (typeof o.amsgrad !== 'boolean') throw new ValueError(`${name}: amsgrad must be a boolean; got ${JSON.stringify(o.amsgrad)}`);
   if (!Array.isArray(o.betas) || o.betas.length !== 2 || !o.betas.every((b) => typeof b === 'number' && b >= 0 && b < 1)) {
     throw new ValueError(`${name}: betas must be two numbers in [0, 1); got ${JSON.stringify(o.betas)}`);
   }
@@ -19,11 +23,13 @@ function validateAdam(name: string, o: AdamOptions): void {
 
 function adamStep(name: string, decoupled: boolean, p: NDArray, g: NDArray, st: ParamState, o: AdamOptions) {
   // A restored state without moments (or step 1) starts them from zero: the first-step kernel.
-  if (!st.arrays.expAvg || !st.arrays.expAvgSq) st.step = 1;
-  const exprs = adamExprs({ lr: o.lr, beta1: o.betas[0], beta2: o.betas[1], eps: o.eps, weightDecay: o.weightDecay, decoupled, step: st.step });
-  const inputs = st.step === 1 ? [p, g] : [p, g, st.arrays.expAvg, st.arrays.expAvgSq];
-  const [param, expAvg, expAvgSq] = NDArray.elementwise(exprs, inputs, `${name}.step`);
-  return { param, arrays: { expAvg, expAvgSq } };
+  if (!st.arrays.expAvg || !st.arrays.expAvgSq || (o.amsgrad && !st.arrays.maxExpAvgSq)) st.step = 1;
+  const exprs = adamExprs({ lr: o.lr, beta1: o.betas[0], beta2: o.betas[1], eps: o.eps, weightDecay: o.weightDecay, decoupled, step: st.step, amsgrad: o.amsgrad });
+  const inputs = st.step === 1 ? [p, g] : [p, g, st.arrays.expAvg, st.arrays.expAvgSq, ...(o.amsgrad ? [st.arrays.maxExpAvgSq] : [])];
+  const [param, expAvg, expAvgSq, maxExpAvgSq] = NDArray.elementwise(exprs, inputs, `${name}.step`);
+  const arrays: Record<string, NDArray> = { expAvg, expAvgSq };
+  if (o.amsgrad) arrays.maxExpAvgSq = maxExpAvgSq;
+  return { param, arrays };
 }
 
 /**
@@ -33,7 +39,7 @@ function adamStep(name: string, decoupled: boolean, p: NDArray, g: NDArray, st: 
  */
 export class Adam extends Optimizer<AdamOptions> {
   constructor(params: ParamsArg<AdamOptions>, opts: Partial<AdamOptions> = {}) {
-    super('Adam', params, { lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 0, ...opts });
+    super('Adam', params, { lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 0, amsgrad: false, ...checkOptions('Adam', opts, '{ lr?, betas?, eps?, weightDecay?, amsgrad? }') });
   }
   protected validate(o: AdamOptions): void { validateAdam('Adam', o); }
   protected update(p: NDArray, g: NDArray, st: ParamState, o: AdamOptions) { return adamStep('Adam', false, p, g, st, o); }
@@ -42,7 +48,7 @@ export class Adam extends Optimizer<AdamOptions> {
 /** torch.optim.AdamW: Adam with decoupled weight decay p ← p·(1 - lr·λ) (default λ = 0.01). */
 export class AdamW extends Optimizer<AdamOptions> {
   constructor(params: ParamsArg<AdamOptions>, opts: Partial<AdamOptions> = {}) {
-    super('AdamW', params, { lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 1e-2, ...opts });
+    super('AdamW', params, { lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 1e-2, amsgrad: false, ...checkOptions('AdamW', opts, '{ lr?, betas?, eps?, weightDecay?, amsgrad? }') });
   }
   protected validate(o: AdamOptions): void { validateAdam('AdamW', o); }
   protected update(p: NDArray, g: NDArray, st: ParamState, o: AdamOptions) { return adamStep('AdamW', true, p, g, st, o); }

@@ -1,5 +1,6 @@
 import { DTypeError, E, Expr, NDArray, ValueError, fmtShape } from '@surf/core';
 import { Tensor } from '@surf/autograd';
+import { checkOptions } from '../options';
 
 /**
  * Rescales gradients in place so their joint norm is at most maxNorm (torch's
@@ -7,7 +8,7 @@ import { Tensor } from '@surf/autograd';
  * the device; the returned 0-d tensor is the norm before clipping (read it only if needed).
  */
 export function clipGradNorm(params: Iterable<Tensor>, maxNorm: number, opts: { normType?: number } = {}): Tensor {
-  const p = opts.normType ?? 2;
+  const p = checkOptions('clipGradNorm', opts, '{ normType? }').normType ?? 2;
   if (typeof maxNorm !== 'number' || !(maxNorm >= 0)) throw new ValueError(`clipGradNorm: maxNorm must be a number >= 0; got ${maxNorm}`);
   if (typeof p !== 'number' || !(p > 0)) throw new ValueError(`clipGradNorm: normType must be > 0 or Infinity; got ${p}`);
   const list = [...params];
@@ -49,4 +50,22 @@ export function clipGradNorm(params: Iterable<Tensor>, maxNorm: number, opts: { 
 function getAny(params: Tensor[]) {
   for (const t of params) return t.ndarray.backend;
   throw new ValueError('clipGradNorm: got no parameters');
+}
+
+/**
+ * Clamps every gradient element to [-clipValue, clipValue] in place (torch's clip_grad_value_),
+ * one kernel per gradient, no readback.
+ */
+export function clipGradValue(params: Iterable<Tensor>, clipValue: number): void {
+  if (typeof clipValue !== 'number' || !(clipValue >= 0)) throw new ValueError(`clipGradValue: clipValue must be a number >= 0; got ${clipValue}`);
+  if (params === null || typeof (params as Iterable<Tensor>)?.[Symbol.iterator] !== 'function') throw new ValueError('clipGradValue: params must be an iterable of tensors (model.parameters())');
+  for (const t of params) {
+    if (!(t instanceof Tensor)) throw new ValueError('clipGradValue: params must be tensors');
+    const g = t.grad;
+    if (!g) continue;
+    if (g.dtype !== 'float32') throw new DTypeError(`clipGradValue: a gradient of shape ${fmtShape(g.shape)} has dtype ${g.dtype}; expected float32`);
+    const [c] = NDArray.elementwise([E.max(E.neg(E.max(E.neg(E.in(0)), E.f(-clipValue))), E.f(-clipValue))], [g.ndarray], 'clipGradValue');
+    g.assign(c);
+    c.dispose();
+  }
 }

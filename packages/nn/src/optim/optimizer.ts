@@ -1,5 +1,6 @@
 import { DTypeError, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { Tensor } from '@surf/autograd';
+import { isParameter } from '../module';
 
 /** Per-group hyperparameters every optimizer has; `initialLr` is set by the first scheduler. */
 export interface BaseOptions {
@@ -49,7 +50,11 @@ export abstract class Optimizer<O extends BaseOptions> {
       const ps = [...g.params];
       ps.forEach((p, i) => {
         if (!(p instanceof Tensor)) throw new ValueError(`${name}: group ${gi} param ${i} is not a Tensor`);
-        if (!p.requiresGrad || !p.isLeaf) throw new ValueError(`${name}: group ${gi} param ${i} (${p.toString()}) is not a leaf that requires grad`);
+        // Frozen parameters (requiresGrad false) are accepted, as PyTorch does: they have no
+        // grad, so step() skips them until they are unfrozen.
+        if (!p.isLeaf) throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) was made by an op; an optimizer updates leaves (model.parameters())`);
+        if (!p.requiresGrad && !isParameter(p)) throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) does not require grad and is not a (frozen) module parameter; pass model.parameters() or tensors made with requiresGrad: true`);
+        if (p.dtype !== 'float32') throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) has dtype ${p.dtype}; expected float32`);
         if (seen.has(p)) throw new ValueError(`${name}: a parameter appears in more than one place (group ${gi}, index ${i})`);
         seen.add(p);
       });

@@ -1,5 +1,6 @@
 import { ValueError } from '@surf/core';
 import { BaseOptions, Optimizer } from './optimizer';
+import { checkOptions } from '../options';
 
 /**
  * Learning-rate schedules as closed forms of the step count t (PyTorch's), written into each
@@ -32,6 +33,30 @@ export abstract class LRScheduler {
   getLastLr(): number[] {
     return this.optimizer.paramGroups.map((g) => g.lr);
   }
+
+  /** The step count and base rates (PyTorch's last_epoch, base_lrs); plain numbers. */
+  stateDict(): SchedulerStateDict {
+    return { lastEpoch: this.lastEpoch, baseLrs: this.baseLrs.slice() };
+  }
+
+  /** Restores stateDict() and writes the lr of that step into the optimizer. */
+  loadStateDict(sd: SchedulerStateDict): void {
+    if (sd === null || typeof sd !== 'object' || !Number.isInteger(sd.lastEpoch) || sd.lastEpoch < 0) {
+      throw new ValueError(`${this.constructor.name}.loadStateDict: expected { lastEpoch, baseLrs } from stateDict(); got ${JSON.stringify(sd)}`);
+    }
+    if (sd.baseLrs !== undefined) {
+      if (!Array.isArray(sd.baseLrs) || sd.baseLrs.length !== this.baseLrs.length) throw new ValueError(`${this.constructor.name}.loadStateDict: baseLrs has ${Array.isArray(sd.baseLrs) ? sd.baseLrs.length : 'no'} entries; the optimizer has ${this.baseLrs.length} groups`);
+      sd.baseLrs.forEach((v, i) => { this.baseLrs[i] = v; });
+    }
+    this.lastEpoch = sd.lastEpoch;
+    this.apply();
+  }
+}
+
+export interface SchedulerStateDict {
+  lastEpoch: number;
+  baseLrs?: number[];
+  [key: string]: unknown;
 }
 
 function positiveInt(op: string, name: string, v: unknown): void {
@@ -44,6 +69,7 @@ export class StepLR extends LRScheduler {
   readonly gamma: number;
   constructor(optimizer: Optimizer<BaseOptions>, opts: { stepSize: number; gamma?: number }) {
     super(optimizer);
+    checkOptions('StepLR', opts, '{ stepSize, gamma? }');
     positiveInt('StepLR', 'stepSize', opts?.stepSize);
     this.stepSize = opts.stepSize;
     this.gamma = opts.gamma ?? 0.1;
@@ -61,6 +87,7 @@ export class CosineAnnealingLR extends LRScheduler {
   readonly etaMin: number;
   constructor(optimizer: Optimizer<BaseOptions>, opts: { tMax: number; etaMin?: number }) {
     super(optimizer);
+    checkOptions('CosineAnnealingLR', opts, '{ tMax, etaMin? }');
     positiveInt('CosineAnnealingLR', 'tMax', opts?.tMax);
     this.tMax = opts.tMax;
     this.etaMin = opts.etaMin ?? 0;
@@ -81,6 +108,7 @@ export class LinearWarmup extends LRScheduler {
   readonly after: LRScheduler | undefined;
   constructor(optimizer: Optimizer<BaseOptions>, opts: { warmupSteps: number; after?: LRScheduler }) {
     super(optimizer);
+    checkOptions('LinearWarmup', opts, '{ warmupSteps, after? }');
     positiveInt('LinearWarmup', 'warmupSteps', opts?.warmupSteps);
     if (opts.after && opts.after.optimizer !== optimizer) throw new ValueError('LinearWarmup: `after` must schedule the same optimizer');
     this.warmupSteps = opts.warmupSteps;

@@ -1,6 +1,7 @@
 import { NDArray, ValueError } from '@surf/core';
 import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
 import { sgdExprs } from './update-exprs';
+import { checkOptions } from '../options';
 
 export interface SGDOptions extends BaseOptions {
   momentum: number;
@@ -15,7 +16,7 @@ export interface SGDOptions extends BaseOptions {
  */
 export class SGD extends Optimizer<SGDOptions> {
   constructor(params: ParamsArg<SGDOptions>, opts: Partial<SGDOptions> = {}) {
-    super('SGD', params, { lr: 1e-3, momentum: 0, dampening: 0, weightDecay: 0, nesterov: false, ...opts });
+    super('SGD', params, { lr: 1e-3, momentum: 0, dampening: 0, weightDecay: 0, nesterov: false, ...checkOptions('SGD', opts, '{ lr, momentum?, dampening?, weightDecay?, nesterov? }') });
   }
 
   protected validate(o: SGDOptions): void {

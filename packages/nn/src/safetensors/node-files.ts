@@ -1,6 +1,7 @@
 import { ValueError } from '@surf/core';
 import { StateDict } from '../module';
 import { Saveable, load, save } from './serialize';
+import { CheckpointParts, loadCheckpoint, saveCheckpoint } from './checkpoint';
 
 /**
  * File helpers for Node. `node:fs` is imported only when they run, through a specifier the
@@ -26,4 +27,16 @@ export async function saveFile(path: string, x: Saveable, metadata?: Record<stri
 export async function loadFile(path: string): Promise<StateDict> {
   const buf = await (await fs('loadFile')).readFile(path);
   return load(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
+}
+
+/** saveCheckpoint() to a file. */
+export async function saveCheckpointFile(path: string, parts: CheckpointParts): Promise<void> {
+  const bytes = await saveCheckpoint(parts);
+  await (await fs('saveCheckpointFile')).writeFile(path, bytes);
+}
+
+/** loadCheckpoint() from a file. */
+export async function loadCheckpointFile(path: string, parts: Omit<CheckpointParts, 'step' | 'extra'>): Promise<{ step: number | null; extra: unknown }> {
+  const buf = await (await fs('loadCheckpointFile')).readFile(path);
+  return loadCheckpoint(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), parts);
 }

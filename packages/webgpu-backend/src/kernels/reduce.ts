@@ -40,9 +40,48 @@ export interface ReduceTuning {
   vec4: boolean;
   /** Four independent accumulators per thread. */
   unroll: boolean;
+  /**
+   * A chunked float reduction in one dispatch: the last workgroup of each output to finish
+   * folds the partials (see `oneDispatchFits`); false: a second pass reduces them.
+   */
+  oneDispatch: boolean;
+  /** perThread for the one-dispatch plan (more, shorter chunks: the final fold is cheap). */
+  onePerThread: number;
 }
 
-export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true };
+export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true, oneDispatch: true, onePerThread: 4 };
+
+/**
+ * Scratch of the one-dispatch reductions, one per runtime, kept between dispatches: per
+ * output an arrival counter (left at 0), then the partial slots (left at SENTINEL).
+ */
+const MAX_ONE_OUTPUTS = 1024;
+const MAX_ONE_SLOTS = 16384;
+/** A signalling NaN: float arithmetic never produces one, so a written partial differs from it. */
+const SENTINEL = 0x7fa5a5a5;
+const scratches = new WeakMap<Runtime, PooledBuffer>();
+
+function scratch(rt: Runtime): PooledBuffer {
+  let b = scratches.get(rt);
+  if (!b) {
+    const words = new Uint32Array(MAX_ONE_OUTPUTS + MAX_ONE_SLOTS);
+    words.fill(SENTINEL, MAX_ONE_OUTPUTS);
+    const buffer = rt.device.createBuffer({ size: words.byteLength, usage: 0x80 | 0x08 /* STORAGE | COPY_DST */, label: 'surf reduce scratch' });
+    rt.device.queue.writeBuffer(buffer, 0, words.buffer, 0, words.byteLength);
+    // Pool ids are positive; the bind-group cache is per runtime, so one fixed id is enough.
+    b = { buffer, bytes: words.byteLength, id: -1, lastBatch: -1 };
+    scratches.set(rt, b);
+  }
+  return b;
+}
+
+/**
+ * Whether a chunked pass may finish in the same dispatch: float32 (the sentinel is a float
+ * bit pattern), one workgroup per (output, chunk) slot, and the slots fit the scratch.
+ */
+function oneDispatchFits(x: ReduceDesc, outN: number, C: number, T: number, wgSize: number, col: boolean): boolean {
+  return x.dtype === 'float32' && T === wgSize && !col && outN <= MAX_ONE_OUTPUTS && outN * C <= MAX_ONE_SLOTS;
+}
 
 function merge(shape: number[], strides: number[]): { shape: number[]; strides: number[] } {
   const sh: number[] = [];
@@ -92,6 +131,8 @@ export interface ReducePass {
   vec: boolean;
   /** Four accumulators per thread are allowed (the tuning knob; used when an offset is one multiply). */
   unroll: boolean;
+  /** With C > 1: the last workgroup of each output folds the partials (bound after `out`). */
+  one?: PooledBuffer;
 }
 
 export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, wgSize: number, tune: ReduceTuning = DEFAULT_REDUCE): void {
@@ -111,13 +152,24 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
   // vec4 reads: one contiguous reduced dim, 4-aligned everywhere.
   const vec = tune.vec4 && rr === 1 && x.red.strides[0] === 1 && redN % 4 === 0 && x.offset % 4 === 0 && x.kept.strides.every((st) => st % 4 === 0);
   const vw = vec ? 4 : 1;
-  let C = 1;
-  if (Math.ceil(redN / (T * vw)) > PER_THREAD) {
-    C = Math.min(Math.ceil(redN / (T * vw * PER_THREAD)), Math.max(1, Math.ceil(TARGET_GROUPS / Math.ceil(outN / S))));
+  const chunking = (per: number) => {
+    let c = 1;
+    if (Math.ceil(redN / (T * vw)) > per) {
+      c = Math.min(Math.ceil(redN / (T * vw * per)), Math.max(1, Math.ceil(TARGET_GROUPS / Math.ceil(outN / S))));
+    }
+    let l = Math.max(1, Math.ceil(redN / c));
+    if (vec) l = Math.ceil(l / 4) * 4;
+    return { C: Math.max(1, Math.ceil(redN / l)), L: l };
+  };
+  const col = S > 1 && innerKept < innerRed;
+  if (tune.oneDispatch) {
+    const { C, L } = chunking(tune.onePerThread);
+    if (C > 1 && oneDispatchFits(x, outN, C, T, wgSize, col)) {
+      new ReduceProgram({ op, x, out, outN, redN, T, C, L, wgSize, vec, unroll: tune.unroll, one: scratch(rt) }).record(rt);
+      return;
+    }
   }
-  let L = Math.max(1, Math.ceil(redN / C));
-  if (vec) L = Math.ceil(L / 4) * 4;
-  C = Math.max(1, Math.ceil(redN / L));
+  const { C, L } = chunking(PER_THREAD);
   if (C > 1) {
     const partial = rt.alloc(outN * C * 4);
     const first = new ReduceProgram({ op, x, out: partial, outN, redN, T, C, L, wgSize, vec, unroll: tune.unroll });
@@ -134,11 +186,15 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
   new ReduceProgram({ op, x, out, outN, redN, T, C: 1, L: Math.max(redN, 1), wgSize, vec, unroll: tune.unroll }).record(rt);
 }
 
+/** Bindings of the one-dispatch scratch: counters, then partial slots, as atomic words. */
+const ONE_DECL = `@group(0) @binding(3) var<storage, read_write> sc: array<atomic<u32>>;
+var<workgroup> lastArrival: u32;`;
+
 /** The kernel of one reduction pass. */
 export class ReduceProgram implements Program {
   readonly key: string;
   readonly reads = 1;
-  readonly writes = 1;
+  readonly writes: number;
   readonly workgroupSize: number;
   /** Outputs served per workgroup. */
   readonly S: number;
@@ -162,7 +218,8 @@ export class ReduceProgram implements Program {
     this.col = this.S > 1 && innerKept < innerRed;
     this.chunkMajor = this.col && C > 1;
     this.unroll = pass.unroll && this.rr <= 1;
-    this.key = `red|${op}|${x.dtype}|k${this.kr}|r${this.rr}|T${T}|S${this.S}|${this.col ? 'col' : 'row'}${this.chunkMajor ? '|cm' : ''}${vec ? '|v4' : ''}${this.unroll ? '|u4' : ''}`;
+    this.writes = pass.one ? 2 : 1;
+    this.key = `red|${op}|${x.dtype}|k${this.kr}|r${this.rr}|T${T}|S${this.S}|${this.col ? 'col' : 'row'}${this.chunkMajor ? '|cm' : ''}${vec ? '|v4' : ''}${this.unroll ? '|u4' : ''}${pass.one ? '|one' : ''}`;
   }
 
   uniforms(): Uniforms {
@@ -180,12 +237,53 @@ export class ReduceProgram implements Program {
     p.set('slots', outN * C).set('chunks', C).set('chunkLen', L).set('redN', redN).set('offset', x.offset);
     p.setAll('keptShape', x.kept.shape).setAll('keptStrides', x.kept.strides);
     p.setAll('redShape', x.red.shape).setAll('redStrides', x.red.strides);
-    rt.dispatch(k, [x.buf, out], p.base, Math.ceil((outN * C) / this.S));
+    rt.dispatch(k, this.pass.one ? [x.buf, out, this.pass.one] : [x.buf, out], p.base, Math.ceil((outN * C) / this.S));
+  }
+
+  /**
+   * The one-dispatch ending (S = 1: the workgroup is one (output, chunk) slot): thread 0
+   * publishes the partial in its scratch slot and counts the arrival on the output's
+   * counter; the workgroup that arrives last folds the output's partials in chunk order (so
+   * the result does not depend on which one was last) and resets slots and counter. WGSL has
+   * no device-wide fence, so the partial stores may become visible after the counter: each
+   * slot is read until it no longer holds the sentinel (a single location is coherent),
+   * capped so a broken invariant cannot hang the GPU. A slot holding a value equal to the
+   * sentinel would be a NaN, which the fold turns into NaN anyway.
+   */
+  private finish(u: Uniforms, tree: string[]): string {
+    const { op, wgSize } = this.pass;
+    const comb = (a: string, b: string) => (op === 'sum' ? `${a} + ${b}` : `fmax_(${a}, ${b})`);
+    const ident = op === 'sum' ? '0.0' : '-inf_()';
+    const slots = u.ref('slots'), chunks = u.ref('chunks');
+    const P = MAX_ONE_OUTPUTS;
+    return `if (lid == 0u) {
+    var last = 0u;
+    if (v < ${slots}) {
+      atomicStore(&sc[${P}u + v], bitcast<u32>(sh[0]));
+      last = select(0u, 1u, atomicAdd(&sc[v / ${chunks}], 1u) == ${chunks} - 1u);
+    }
+    lastArrival = last;
+  }
+  if (workgroupUniformLoad(&lastArrival) == 0u) { return; }
+  let o = v / ${chunks};
+  let p0 = ${P}u + o * ${chunks};
+  var acc2 = ${ident};
+  for (var i = lid; i < ${chunks}; i += ${wgSize}u) {
+    var b = atomicLoad(&sc[p0 + i]);
+    for (var spin = 0u; b == ${SENTINEL}u && spin < 65536u; spin++) { b = atomicLoad(&sc[p0 + i]); }
+    atomicStore(&sc[p0 + i], ${SENTINEL}u);
+    acc2 = ${comb('acc2', 'bitcast<f32>(b)')};
+  }
+  sh[lid] = acc2;
+  workgroupBarrier();
+  ${tree.join('\n  ')}
+  if (lid == 0u) { y[o] = sh[0]; atomicStore(&sc[o], 0u); }`;
   }
 
   wgsl(u: Uniforms): string {
     const { op, x, T, wgSize, vec } = this.pass;
     const { kr, rr, S, col, chunkMajor, unroll } = this;
+    const one = !!this.pass.one;
     const ty = storageType(x.dtype);
     const f = x.dtype === 'float32';
     const ident = op === 'sum' ? (f ? '0.0' : '0') : f ? '-inf_()' : 'bitcast<i32>(0x80000000u)';
@@ -245,6 +343,7 @@ export class ReduceProgram implements Program {
     return `${paramsDecl(u.words)}
 @group(0) @binding(1) var<storage, read> ${vec ? `x4: array<vec4<${ty}>>` : `x: array<${ty}>`};
 @group(0) @binding(2) var<storage, read_write> y: array<${ty}>;
+${one ? ONE_DECL : ''}
 var<workgroup> sh: array<${ty}, ${wgSize}>;
 ${f ? FLOAT_HELPERS : ''}
 @compute @workgroup_size(${wgSize})
@@ -262,7 +361,7 @@ fn main(${MAIN_ARGS}) {
   sh[lid] = acc;
   workgroupBarrier();
   ${tree.join('\n  ')}
-  if (lane == 0u && v < ${slots}) { y[v] = sh[lid]; }
+  ${one ? this.finish(u, tree) : `if (lane == 0u && v < ${slots}) { y[v] = sh[lid]; }`}
 }`;
   }
 }

@@ -15,7 +15,7 @@ import { readTuneCache, writeTuneCache } from './cache';
  *
  * Bump TUNE_VERSION when the kernel generator changes, so cached tables are re-measured.
  */
-export const TUNE_VERSION = 4;
+export const TUNE_VERSION = 5;
 
 /** Candidates: the configs that won some problem in the H200 sweeps (docs/tuning-log.md). */
 export const MATMUL_CANDIDATES: MatmulConfig[] = [
@@ -24,6 +24,7 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 32, tileN: 64, tileK: 32, threadM: 4, threadN: 4, vec4: true },
   { tileM: 64, tileN: 64, tileK: 32, threadM: 4, threadN: 4, vec4: true },
   { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true },
+  { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
   { tileM: 64, tileN: 64, tileK: 16, threadM: 8, threadN: 8, vec4: true, interleave: true },
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, interleave: true },
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },

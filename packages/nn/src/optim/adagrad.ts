@@ -1,0 +1,29 @@
+import { NDArray } from '@surf/core';
+import { checkOptions } from '../options';
+import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
+import { adagradExprs } from './update-exprs';
+
+export interface AdagradOptions extends BaseOptions {
+  lrDecay: number;
+  weightDecay: number;
+  initialAccumulatorValue: number;
+  eps: number;
+}
+
+/** torch.optim.Adagrad: s ← s + g²; p -= lr/(1 + (t-1)·lrDecay) · g/(√s + ε). One fused kernel. */
+export class Adagrad extends Optimizer<AdagradOptions> {
+  constructor(params: ParamsArg<AdagradOptions>, opts: Partial<AdagradOptions> = {}) {
+    super('Adagrad', params, { lr: 1e-2, lrDecay: 0, weightDecay: 0, initialAccumulatorValue: 0, eps: 1e-10, ...checkOptions('Adagrad', opts, '{ lr?, lrDecay?, weightDecay?, initialAccumulatorValue?, eps? }') });
+  }
+
+  protected validate(o: AdagradOptions): void {
+    for (const k of ['lr', 'lrDecay', 'weightDecay', 'initialAccumulatorValue', 'eps'] as const) checkNonNegative('Adagrad', k, o[k]);
+  }
+
+  protected update(p: NDArray, g: NDArray, st: ParamState, o: AdagradOptions) {
+    const first = !st.arrays.sum;
+    const exprs = adagradExprs({ ...o, step: st.step, first });
+    const [param, sum] = NDArray.elementwise(exprs, first ? [p, g] : [p, g, st.arrays.sum], 'Adagrad.step');
+    return { param, arrays: { sum } };
+  }
+}
