@@ -137,7 +137,7 @@ testBrowser('without WebGPU the page says so and trains on the CPU backend; Stop
 
 testBrowser('the page trains the CNN (here on the CPU) and draws its first-layer filters as they learn', async () => {
   if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
-  const { page, errors } = await openPage('?model=cnn&epochs=1&steps=16&batch=32&evalEvery=0&autostart', true);
+  const { page, errors } = await openPage('?model=cnn&epochs=1&steps=16&batch=32&evalEvery=16&autostart', true);
   expect(await page.locator('#filters-box').isVisible()).toBe(true);
   expect(await page.locator('#hidden').isVisible()).toBe(false);
   await page.waitForFunction(() => ['done', 'error'].includes(window.__mlp.status), undefined, { timeout: 180_000 });
