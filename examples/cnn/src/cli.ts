@@ -62,14 +62,14 @@ const fmtMinutes = (s: number) => (s < 90 ? `${Math.round(s)} s` : `${(s / 60).t
 /**
  * What the run does and why, for the user who did not pick. The defaults are the same on every
  * backend: this 20k-parameter network reaches the issue's 98.5% in a few minutes on a CPU
- * alone (~70 ms of CPU per batch-32 step on the CPU backend, measured), so a GPU-less machine
+ * alone (~60 ms of CPU per batch-32 step on the CPU backend, measured), so a GPU-less machine
  * needs no smaller plan, and a GPU finishes it in well under a minute.
  */
 function planLine(backend: string, chosen: boolean): string {
   if (chosen) return 'plan: your settings';
   const steps = Math.floor(8000 / CNN_DEFAULTS.batchSize);
   return backend === 'cpu'
-    ? `plan: the defaults (${CNN_DEFAULTS.epochs} epochs x ${steps} steps): no GPU, but this small CNN needs ~70 ms of CPU per step, so a few minutes on an idle machine; --epochs 3 for a quick look`
+    ? `plan: the defaults (${CNN_DEFAULTS.epochs} epochs x ${steps} steps): no GPU, but this small CNN needs ~60 ms of CPU per step, so a few minutes on an idle machine; --epochs 3 for a quick look`
     : `plan: the defaults (${CNN_DEFAULTS.epochs} epochs x ${steps} steps), the same as on a CPU (where they take a few minutes)`;
 }
 
