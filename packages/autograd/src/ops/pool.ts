@@ -124,6 +124,9 @@ function maxPoolOp(x: Tensor, g: Geometry): Tensor {
  * [N, C, oH, kH, oW, kW] instead ran rows of kW (= 2) elements, slow on the CPU.
  */
 function tiledGrad(gy: NDArray, arg: NDArray, g: Geometry): NDArray {
+  // On a GPU the grid kernel is one memory-bound dispatch (the scatter takes three and two
+  // uploads): keep it there; the scatter is for the CPU, where short rows are what cost.
+  if (gy.backend.name !== 'cpu') return gridGrad(gy, arg, g);
   const [n, c, oH, oW] = gy.shape;
   const [kH, kW] = g.k;
   const H = oH * kH, W = oW * kW;
@@ -143,6 +146,21 @@ function tiledGrad(gy: NDArray, arg: NDArray, g: Geometry): NDArray {
   const r = scatterFlat('set', base, idx, src);
   pos.dispose(); idx.dispose(); src.dispose(); zero.dispose(); base.dispose();
   return r;
+}
+
+/** The tiling-window gradient as one elementwise kernel over the window grid [N, C, oH, kH, oW, kW]. */
+function gridGrad(gy: NDArray, arg: NDArray, g: Geometry): NDArray {
+  const [n, c, oH, oW] = gy.shape;
+  const [kH, kW] = g.k;
+  const grid = [n, c, oH, kH, oW, kW];
+  const a = arg.reshape([n, c, oH, 1, oW, 1]);
+  const gg = gy.reshape([n, c, oH, 1, oW, 1]);
+  const tap = NDArray.fromData(gy.backend, Int32Array.from({ length: kH * kW }, (_, t) => t), [kH, 1, kW], 'int32');
+  const [r] = NDArray.elementwise([E.where(E.eq(E.in(0), E.in(1)), E.in(2), E.f(0))], [a.expand(grid), tap, gg.expand(grid)], 'maxPool2d backward');
+  a.dispose(); gg.dispose(); tap.dispose();
+  const out = r.reshape([n, c, oH * kH, oW * kW]);
+  r.dispose();
+  return out;
 }
 
 /**
