@@ -473,6 +473,8 @@ export class WebGPUBackend implements Backend {
 
   /** Frees pooled (not live) buffers. */
   trimPool(): void {
+    // Pooled buffers may still be bound by the open batch: submit it first.
+    this.rt.submit();
     this.rt.pool.trim();
   }
 

@@ -49,9 +49,16 @@ export class BufferPool {
     return { buffer, bytes: size, id: this.nextId++, lastBatch: -1 };
   }
 
-  release(b: PooledBuffer): void {
+  /**
+   * Returns a buffer for reuse, or destroys it when the pool is full. A buffer the open batch
+   * still binds (`lastBatch === openBatch`) is destroyed only after that batch is submitted
+   * (`afterSubmit`): destroying it now makes the submit fail ("used in submit while destroyed"),
+   * which happened on the H100 with buffers larger than the pool's headroom.
+   */
+  release(b: PooledBuffer, openBatch = -1): void {
     if (this.pooledBytes + b.bytes > this.limitBytes) {
-      this.destroy(b);
+      if (b.lastBatch === openBatch) this.doomed.push(b);
+      else this.destroy(b);
       return;
     }
     let list = this.free.get(b.bytes);
@@ -61,6 +68,12 @@ export class BufferPool {
     this.pooledBytes += b.bytes;
   }
 
+  /** Destroys the buffers whose release waited for their batch's submit. */
+  afterSubmit(): void {
+    for (const b of this.doomed) this.destroy(b);
+    this.doomed.length = 0;
+  }
+
   /** Destroys every pooled buffer (live ones are untouched). */
   trim(): void {
     for (const list of this.free.values()) for (const b of list) this.destroy(b);
@@ -68,6 +81,8 @@ export class BufferPool {
     this.pooledBuffers = 0;
     this.pooledBytes = 0;
   }
+
+  private readonly doomed: PooledBuffer[] = [];
 
   private destroy(b: PooledBuffer): void {
     this.onDestroy(b);

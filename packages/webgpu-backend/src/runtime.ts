@@ -201,7 +201,7 @@ export class Runtime {
   }
 
   release(b: PooledBuffer): void {
-    this.pool.release(b);
+    this.pool.release(b, this.batch);
   }
 
   /**
@@ -252,6 +252,7 @@ export class Runtime {
       this.encoder = null;
       this.counters.submits++;
     }
+    this.pool.afterSubmit();
     this.dispatches = 0;
     this.batch++;
     if (this.batchOpen) {

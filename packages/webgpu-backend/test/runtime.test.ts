@@ -56,3 +56,22 @@ testGpu('stats() counts dispatches and submits; a chain of one kernel stays corr
   expect(s1.submits - s0.submits).toBeGreaterThanOrEqual(1);
   t.dispose();
 });
+
+testGpu('a buffer freed while the open batch binds it survives a full pool until the submit', async () => {
+  // With no pool headroom every release destroys its buffer; one the unsubmitted batch still
+  // reads must wait for the submit (the H100 bench hit "used in submit while destroyed").
+  const small = await gpuBackend({ poolLimitBytes: 0 });
+  try {
+    const x = NDArray.fromData(small, new Float32Array(4096).map((_, k) => k % 7), [4096]);
+    const y = x.map(E.mul(E.in(0), E.f(3)));
+    x.dispose();
+    const z = y.map(E.add(E.in(0), E.f(1)));
+    y.dispose();
+    const got = await z.data();
+    for (let k = 0; k < 4096; k += 97) expect(got[k]).toBe((k % 7) * 3 + 1);
+    z.dispose();
+    small.trimPool();
+  } finally {
+    small.destroy();
+  }
+});
