@@ -28,6 +28,8 @@ export interface TrainOptions {
   yieldEvery?: number;
   /** Checked between steps; true ends training after the current step. */
   shouldStop?: () => boolean;
+  /** Builds the network instead of the MLP of `hidden` (the page's CNN); it takes [N, 784] rows. */
+  build?: () => surf.nn.Sequential;
   /** Called once the model exists, before the first step (the page predicts with it live). */
   onStart?: (model: surf.nn.Sequential) => void;
   onLoss?: (p: LossPoint) => void;
@@ -135,7 +137,7 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
   const evalEvery = opts.evalEvery ?? 0;
 
   surf.manualSeed(seed);
-  const model = buildMlp(hidden);
+  const model = opts.build ? opts.build() : buildMlp(hidden);
   const augment = new RandomShift(opts.shift ?? DEFAULTS.shift, seed);
   const optimizer = opts.optimizer === 'sgd'
     ? new surf.optim.SGD(model.parameters(), { lr: opts.lr ?? DEFAULT_LR.sgd, momentum: 0.9 })

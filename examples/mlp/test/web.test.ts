@@ -134,3 +134,36 @@ testBrowser('without WebGPU the page says so and trains on the CPU backend; Stop
   expect(long.errors).toEqual([]);
   await long.page.close();
 });
+
+testBrowser('the page trains the CNN (here on the CPU) and draws its first-layer filters as they learn', async () => {
+  if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
+  const { page, errors } = await openPage('?model=cnn&epochs=1&steps=16&batch=32&evalEvery=16&autostart', true);
+  expect(await page.locator('#filters-box').isVisible()).toBe(true);
+  expect(await page.locator('#hidden').isVisible()).toBe(false);
+  await page.waitForFunction(() => ['done', 'error'].includes(window.__mlp.status), undefined, { timeout: 180_000 });
+  expect(await page.evaluate(() => window.__mlp.error)).toBeNull();
+  const s = (await page.evaluate(() => window.__mlp.series)) as Series;
+  expect(s.accuracy.map((p) => p.step)).toEqual([16]);
+  expect(s.accuracy[0].value).toBeGreaterThan(35);
+  const { filters, filtersFirst } = await page.evaluate(() => ({ filters: window.__mlp.filters, filtersFirst: window.__mlp.filtersFirst }));
+  // The initial weights were drawn at step 0 and the learned ones after the last step: 16 3x3 filters that moved.
+  expect(filtersFirst!.step).toBe(0);
+  expect(filters!.step).toBe(16);
+  expect(filters!.shape).toEqual([16, 1, 3, 3]);
+  const moved = filters!.values.reduce((a, v, i) => a + Math.abs(v - filtersFirst!.values[i]), 0) / 144;
+  expect(moved).toBeGreaterThan(1e-3);
+  // The canvas shows them: 2 rows of 8 cells of 36 px with 6 px gaps, and colour where a weight is far from 0.
+  const px = await page.evaluate(() => {
+    const c = document.getElementById('filters') as HTMLCanvasElement;
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let coloured = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 200 || d[i + 2] < 200)) coloured++;
+    return { w: c.width, h: c.height, coloured };
+  });
+  expect([px.w, px.h]).toEqual([8 * 36 + 7 * 6, 2 * 36 + 6]);
+  expect(px.coloured).toBeGreaterThan(100);
+  mkdirSync(OUT, { recursive: true });
+  await page.screenshot({ path: resolve(OUT, 'cnn-web.png') });
+  expect(errors).toEqual([]);
+  await page.close();
+});

@@ -3,14 +3,17 @@ import { decodeSplit } from '../data/binary';
 import { digitAt, MnistSplit, PIXELS, SIDE } from '../data/digits';
 import { mulberry32 } from '../data/rng';
 import { classify } from '../classify';
+import { buildCnn, firstConv } from '../cnn-model';
+import { drawFilters } from './filters';
 import { train } from '../train';
 import { renderBars } from './bars';
 import { ChartData, drawChart } from './chart';
 import { DrawingPad } from './pad';
 
 /**
- * The browser page: trains the example's MLP with the same train() the CLI uses, plotting
- * loss and test accuracy as they come, and classifies what is drawn on the pad.
+ * The browser page: trains the example's MLP or CNN with the same train() the CLI uses,
+ * plotting loss and test accuracy as they come (and, for the CNN, its first-layer filters),
+ * and classifies what is drawn on the pad.
  *
  * The state the end-to-end test reads is mirrored on window.__mlp (and the chart's series in
  * data attributes), so the test checks the numbers the page plots, not pixels.
@@ -22,6 +25,11 @@ interface PageState {
   series: ChartData;
   stepsPerSec: number;
   prediction: { digit: number; probs: number[] } | null;
+  /** The CNN's first-layer weights as last drawn (flat [O, 1, 3, 3]) and after which step. */
+  filters: { step: number; shape: number[]; values: number[] } | null;
+  /** The same at the first draw (the initial weights), to compare. */
+  filtersFirst: { step: number; shape: number[]; values: number[] } | null;
+  model: 'mlp' | 'cnn';
   error: string | null;
 }
 
@@ -36,7 +44,7 @@ const params = new URLSearchParams(location.search);
 const numParam = (k: string): number | undefined => (params.has(k) ? Number(params.get(k)) : undefined);
 
 const state: PageState = {
-  status: 'loading', backend: '', backendLine: '', series: { loss: [], accuracy: [] }, stepsPerSec: 0, prediction: null, error: null,
+  status: 'loading', backend: '', backendLine: '', series: { loss: [], accuracy: [] }, stepsPerSec: 0, prediction: null, filters: null, filtersFirst: null, model: 'mlp', error: null,
 };
 window.__mlp = state;
 
@@ -147,9 +155,42 @@ function readSettings() {
     return Number.isInteger(v) && v > 0 ? v : fallback;
   };
   const lr = Number(($('lr') as HTMLInputElement).value);
-  const hidden = ($('hidden') as HTMLInputElement).value.split(',').map(Number).filter((h) => Number.isInteger(h) && h > 0);
-  return { hidden: hidden.length ? hidden : [128], batchSize: int('batch', 64), lr: lr > 0 ? lr : 2e-3, epochs: int('epochs', 5) };
+  const list = (id: string) => ($(id) as HTMLInputElement).value.split(',').map(Number).filter((h) => Number.isInteger(h) && h > 0);
+  const hidden = list('hidden');
+  const channels = list('channels');
+  return {
+    hidden: hidden.length ? hidden : [128], channels: channels.length ? channels.slice(0, 4) : [16, 32],
+    batchSize: int('batch', 64), lr: lr > 0 ? lr : 2e-3, epochs: int('epochs', 5),
+  };
 }
+
+// ---- the CNN's first-layer filters, read back while it trains (one read at a time) ----
+
+let filtersBusy = false;
+
+async function showFilters(step: number): Promise<void> {
+  const conv = model ? firstConv(model) : null;
+  if (!conv || filtersBusy) return;
+  filtersBusy = true;
+  // A copy taken now: the optimizer replaces the weight's storage while the read is in flight.
+  const w = surf.noGrad(() => conv.weight.clone());
+  try {
+    const values = Array.from((await w.data()) as Float32Array);
+    state.filters = { step, shape: [...w.shape], values };
+    state.filtersFirst ??= state.filters;
+    drawFilters($<HTMLCanvasElement>('filters'), Float32Array.from(values), w.shape);
+  } finally {
+    w.dispose();
+    filtersBusy = false;
+  }
+}
+
+function selectModel(m: string): void {
+  state.model = m === 'cnn' ? 'cnn' : 'mlp';
+  ($('model') as HTMLSelectElement).value = state.model;
+  document.body.dataset.model = state.model;
+}
+$('model').addEventListener('change', () => selectModel(($('model') as HTMLSelectElement).value));
 
 async function startTraining(): Promise<void> {
   if (!data) return;
@@ -168,6 +209,7 @@ async function startTraining(): Promise<void> {
     const r = await train({
       data,
       ...s,
+      build: state.model === 'cnn' ? () => buildCnn(s.channels, { rows: true }) : undefined,
       seed: numParam('seed') ?? 0,
       shift: numParam('shift'),
       logEvery: 5,
@@ -178,6 +220,9 @@ async function startTraining(): Promise<void> {
       onStart: (m) => {
         model?.parameters().forEach((p) => p.dispose());
         model = m;
+        state.filters = null;
+        state.filtersFirst = null;
+        void showFilters(0);
       },
       onLoss: (p) => {
         globalSteps = p.globalStep;
@@ -189,6 +234,7 @@ async function startTraining(): Promise<void> {
         $('rate').textContent = p.stepsPerSec.toFixed(1);
         $('loss').textContent = p.loss.toFixed(3);
         redraw();
+        void showFilters(p.globalStep);
       },
       onEval: (p) => {
         state.series.accuracy.push({ step: p.globalStep, value: p.accuracy * 100 });
@@ -197,6 +243,8 @@ async function startTraining(): Promise<void> {
         if (pad.hasInk) schedulePredict();
       },
     });
+    while (filtersBusy) await new Promise((r) => setTimeout(r, 5));
+    await showFilters(globalSteps);
     const secs = (performance.now() - t0) / 1000;
     setStatus(r.stopped ? 'stopped' : 'done', `${r.stopped ? 'stopped' : 'done'}: ${(r.testAccuracy * 100).toFixed(1)}% after ${globalSteps} steps, ${secs.toFixed(0)} s`);
   } catch (e) {
@@ -221,7 +269,9 @@ stopBtn.addEventListener('click', () => {
 
 async function boot(): Promise<void> {
   // Settings can come in the URL (?epochs=3&batch=32&hidden=256&lr=0.001), e.g. for links.
-  for (const id of ['hidden', 'batch', 'lr', 'epochs']) if (params.has(id)) ($(id) as HTMLInputElement).value = params.get(id)!;
+  // ?model=cnn&channels=16,32 picks the CNN.
+  for (const id of ['hidden', 'channels', 'batch', 'lr', 'epochs']) if (params.has(id)) ($(id) as HTMLInputElement).value = params.get(id)!;
+  selectModel(params.get('model') ?? 'mlp');
   redraw();
   renderBars($('bars'), null);
   const choice = params.get('backend');

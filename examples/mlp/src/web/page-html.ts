@@ -4,7 +4,7 @@ export const PAGE_HTML = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Surf · MNIST MLP</title>
+<title>Surf · MNIST MLP and CNN</title>
 <style>
   :root { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; color: #222; background: #fafafa; }
   body { margin: 0; padding: 16px 24px; }
@@ -38,11 +38,15 @@ export const PAGE_HTML = `<!doctype html>
   .bar-row.best .bar-fill { background: #2e86de; }
   .bar-row.best { font-weight: 600; }
   .bar-value { text-align: right; color: #555; }
+  body[data-model="mlp"] .cnn-only, body[data-model="cnn"] .mlp-only { display: none; }
+  #filters-box { margin-top: 12px; }
+  #filters-box .hint { font-weight: normal; font-size: 12px; color: #777; }
+  #filters { image-rendering: pixelated; }
 </style>
 </head>
 <body>
 <header>
-  <h1>Surf · MNIST MLP</h1>
+  <h1>Surf · MNIST MLP and CNN</h1>
   <span id="backend">starting…</span>
 </header>
 <main>
@@ -50,7 +54,9 @@ export const PAGE_HTML = `<!doctype html>
     <div class="controls">
       <button id="start" class="primary" disabled>Start training</button>
       <button id="stop" disabled>Stop</button>
-      <label>hidden <input id="hidden" value="128"></label>
+      <label>model <select id="model"><option value="mlp">MLP</option><option value="cnn">CNN</option></select></label>
+      <label class="mlp-only">hidden <input id="hidden" value="128"></label>
+      <label class="cnn-only">channels <input id="channels" value="16,32"></label>
       <label>batch <input id="batch" value="64"></label>
       <label>lr <input id="lr" value="0.002"></label>
       <label>epochs <input id="epochs" value="5"></label>
@@ -61,6 +67,10 @@ export const PAGE_HTML = `<!doctype html>
       loss <b id="loss">–</b> · test accuracy <b id="acc">–</b>
     </div>
     <canvas id="chart"></canvas>
+    <div id="filters-box" class="cnn-only">
+      <h2>First-layer filters <span class="hint">(3x3, blue negative, red positive; they change as the CNN learns)</span></h2>
+      <canvas id="filters" width="0" height="0"></canvas>
+    </div>
   </section>
   <section class="draw">
     <h2>Draw a digit</h2>

@@ -96,6 +96,10 @@ export function cnnCases(): GradcheckCase[] {
       forward: (x) => { const r = poolRef({ data: x.data, shape: [1, ...x.shape] }, [2, 2], [1, 1], [0, 0], [2, 2], [3, 3], max); return { data: r.data, shape: r.shape.slice(1) }; },
     },
     {
+      name: 'maxPool2d [2,3] stride [3,2] dilation 2 (taps at odd phases of the stride)', op: 'maxPool2d', inputs: [sp([1, 2, 8, 9])],
+      fn: (x) => maxPool2d(x, [2, 3], { stride: [3, 2], dilation: 2 }), forward: (x) => poolRef(x, [2, 3], [3, 2], [0, 0], [2, 2], [2, 3], max),
+    },
+    {
       name: 'avgPool2d 2x2 stride 1 pad 1, countIncludePad', op: 'avgPool2d', inputs: [sp([2, 2, 3, 4], 'sliced')],
       fn: (x) => avgPool2d(x, 2, { stride: 1, padding: 1 }), forward: (x) => poolRef(x, [2, 2], [1, 1], [1, 1], [1, 1], [4, 5], (v, full) => v.reduce((a, q) => a + q, 0) / full),
     },

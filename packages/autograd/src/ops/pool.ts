@@ -1,4 +1,4 @@
-import { ConvParams, DTypeError, E, Expr, NDArray, ShapeError, ValueError, convNd } from '@surf/core';
+import { ConvParams, DTypeError, E, Expr, NDArray, ShapeError, ValueError, convNd, scatterFlat } from '@surf/core';
 import { alias, fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
 import { matmul } from './matmul';
@@ -62,8 +62,12 @@ function maxPoolOp(x: Tensor, g: Geometry): Tensor {
   const xn = x.nd('maxPool2d');
   const [n, c, h, w] = xn.shape;
   const [oH, oW] = g.out;
-  // Extent every tap's crop of out·stride rows needs, starting at tap·dilation.
-  const need = [0, 1].map((i) => (g.k[i] - 1) * g.d[i] + g.out[i] * g.s[i]);
+  // Tap t reads rows t·dilation + o·stride: a crop of out·stride rows from the stride
+  // multiple at or below t·dilation, regrouped [out, stride], at phase t·dilation mod stride.
+  // Starting the crop there (not at t·dilation) keeps it inside the input for windows that
+  // tile it exactly, so the usual 2x2 pool needs no padded copy.
+  const base = (t: number, i: number) => t * g.d[i] - ((t * g.d[i]) % g.s[i]);
+  const need = [0, 1].map((i) => base(g.k[i] - 1, i) + g.out[i] * g.s[i]);
   const hi = [need[0] - h - g.p[0], need[1] - w - g.p[1]];
   let xp: NDArray;
   if (g.p[0] === 0 && g.p[1] === 0 && hi[0] <= 0 && hi[1] <= 0) {
@@ -80,9 +84,11 @@ function maxPoolOp(x: Tensor, g: Geometry): Tensor {
   const taps: NDArray[] = [];
   for (let i = 0; i < g.k[0]; i++) {
     for (let j = 0; j < g.k[1]; j++) {
-      const a = xp.crop([[0, n], [0, c], [i * g.d[0], i * g.d[0] + oH * g.s[0]], [j * g.d[1], j * g.d[1] + oW * g.s[1]]]);
+      const [bi, bj] = [base(i, 0), base(j, 1)];
+      const [fi, fj] = [i * g.d[0] - bi, j * g.d[1] - bj];
+      const a = xp.crop([[0, n], [0, c], [bi, bi + oH * g.s[0]], [bj, bj + oW * g.s[1]]]);
       const b = a.reshape([n, c, oH, g.s[0], oW, g.s[1]]);
-      const cc = b.crop([[0, n], [0, c], [0, oH], [0, 1], [0, oW], [0, 1]]);
+      const cc = b.crop([[0, n], [0, c], [0, oH], [fi, fi + 1], [0, oW], [fj, fj + 1]]);
       taps.push(cc.reshape([n, c, oH, oW]));
       a.dispose(); b.dispose(); cc.dispose();
     }
@@ -112,10 +118,38 @@ function maxPoolOp(x: Tensor, g: Geometry): Tensor {
 
 /**
  * Windows that tile the input (stride = kernel, no dilation): each input element lies in one
- * window, so the gradient is one elementwise kernel over the output's views broadcast to the
- * window grid [N, C, oH, kH, oW, kW], keeping the element that is its window's first max.
+ * window, so the gradient is a scatter of gy into zeros at each window's first max, whose flat
+ * position is (n, c)'s plane + the window's corner + the tap's offset. One small elementwise
+ * kernel over the output and one scatter: an elementwise kernel over the window grid
+ * [N, C, oH, kH, oW, kW] instead ran rows of kW (= 2) elements, slow on the CPU.
  */
 function tiledGrad(gy: NDArray, arg: NDArray, g: Geometry): NDArray {
+  // On a GPU the grid kernel is one memory-bound dispatch (the scatter takes three and two
+  // uploads): keep it there; the scatter is for the CPU, where short rows are what cost.
+  if (gy.backend.name !== 'cpu') return gridGrad(gy, arg, g);
+  const [n, c, oH, oW] = gy.shape;
+  const [kH, kW] = g.k;
+  const H = oH * kH, W = oW * kW;
+  const backend = gy.backend;
+  const plane = NDArray.fromData(backend, Int32Array.from({ length: n * c }, (_, i) => i * H * W), [n, c, 1, 1], 'int32');
+  const corner = NDArray.fromData(backend, Int32Array.from({ length: oH * oW }, (_, q) => Math.floor(q / oW) * kH * W + (q % oW) * kW), [1, 1, oH, oW], 'int32');
+  // The tap's offset in the plane, tap t = i·kW + j -> i·W + j (a where-chain: no integer division).
+  let off: Expr = E.i((kH - 1) * W + kW - 1);
+  for (let t = kH * kW - 2; t >= 0; t--) off = E.where(E.eq(E.in(0), E.i(t)), E.i(Math.floor(t / kW) * W + (t % kW)), off);
+  const [pos] = NDArray.elementwise([E.add(E.add(E.in(1), E.in(2)), off)], [arg, plane, corner], 'maxPool2d backward');
+  plane.dispose(); corner.dispose();
+  const size = n * c * oH * oW;
+  const idx = pos.reshape([size]);
+  const src = gy.reshape([size]);
+  const zero = NDArray.full(backend, [1, 1, 1, 1], 0);
+  const base = zero.expand([n, c, H, W]);
+  const r = scatterFlat('set', base, idx, src);
+  pos.dispose(); idx.dispose(); src.dispose(); zero.dispose(); base.dispose();
+  return r;
+}
+
+/** The tiling-window gradient as one elementwise kernel over the window grid [N, C, oH, kH, oW, kW]. */
+function gridGrad(gy: NDArray, arg: NDArray, g: Geometry): NDArray {
   const [n, c, oH, oW] = gy.shape;
   const [kH, kW] = g.k;
   const grid = [n, c, oH, kH, oW, kW];

@@ -28,6 +28,15 @@ function dense(src: Float32Array, v: View): { data: Float32Array; off: number } 
 }
 
 /**
+ * Copies a short run (a window row: tens of floats). A plain loop: subarray() + set() would
+ * allocate a view object per run, thousands per conv, and the garbage collector's time
+ * showed up in profiles.
+ */
+function copyRun(dst: Float32Array, at: number, src: Float32Array, from: number, len: number): void {
+  for (let t = 0; t < len; t++) dst[at + t] = src[from + t];
+}
+
+/**
  * For each kernel tap t and output position o along one dim, the input index it reads, or
  * -1 for padding and lhs-dilation holes: computed once per call, so the packing loop does no
  * division.
@@ -74,6 +83,10 @@ export function convInto(x: Float32Array, xv: View, w: Float32Array, wv: View, p
   // With unit stride and no holes, a window row is a contiguous run of the input row, copied
   // with set(); short rows (a weight gradient's few output columns) are cheaper element-wise.
   const runs = sW === 1 && lW === 1 && oW >= 8;
+  // A weight gradient is the other way round: a few output columns, long kernel rows (the
+  // forward's output maps). Then the windows are packed transposed, [P, K], where each
+  // kernel row is a contiguous run of the input row, and the GEMM reads them as a [K, P] view.
+  const kernelRuns = !runs && dW === 1 && lW === 1 && kW >= 8;
   // Batch items are packed side by side, nb at a time, so each GEMM is [Og, K] x [K, nb·P]:
   // wide enough for the wasm kernel even when one item's P is tiny (a weight gradient's k²
   // outputs, a pool's small maps).
@@ -87,7 +100,8 @@ export function convInto(x: Float32Array, xv: View, w: Float32Array, wv: View, p
     const wdt = cnt * P;
     const col = scratch.subarray(0, K * wdt);
     for (let g = 0; g < G; g++) {
-      for (let b = 0; b < cnt; b++) {
+      if (kernelRuns) packTransposed(col, xd, xo, n0, cnt, g, { C, Cg, H, W, kH, kW, oH, oW, sW, pW, K, P }, rows);
+      for (let b = 0; b < (kernelRuns ? 0 : cnt); b++) {
         const n = n0 + b;
         let r = 0;
         for (let c = 0; c < Cg; c++) {
@@ -108,7 +122,7 @@ export function convInto(x: Float32Array, xv: View, w: Float32Array, wv: View, p
                 const rowBase = xBase + iy * W;
                 if (runs) {
                   if (lo > 0) col.fill(0, q, q + lo);
-                  if (hi > lo) col.set(xd.subarray(rowBase + cols[cj + lo], rowBase + cols[cj + lo] + hi - lo), q + lo);
+                  if (hi > lo) copyRun(col, q + lo, xd, rowBase + cols[cj + lo], hi - lo);
                   if (hi < oW) col.fill(0, q + Math.max(hi, lo), q + oW);
                 } else {
                   for (let ox = 0; ox < oW; ox++) {
@@ -122,16 +136,52 @@ export function convInto(x: Float32Array, xv: View, w: Float32Array, wv: View, p
         }
       }
       const wv2 = new View([Og, K], [K, 1], wo + g * Og * K);
+      const cv = kernelRuns ? new View([K, wdt], [1, K], 0) : View.contiguous([K, wdt]);
       if (direct) {
-        matmulInto(wd, wv2, col, View.contiguous([K, wdt]), out.subarray(n0 * P, n0 * P + wdt));
+        matmulInto(wd, wv2, col, cv, out.subarray(n0 * P, n0 * P + wdt));
         continue;
       }
       const tmp = prod.subarray(0, Og * wdt);
-      matmulInto(wd, wv2, col, View.contiguous([K, wdt]), tmp);
+      matmulInto(wd, wv2, col, cv, tmp);
       for (let b = 0; b < cnt; b++) {
         for (let o = 0; o < Og; o++) {
           const at = ((n0 + b) * O + g * Og + o) * P;
           out.set(tmp.subarray(o * wdt + b * P, o * wdt + b * P + P), at);
+        }
+      }
+    }
+  }
+}
+
+interface Geom { C: number; Cg: number; H: number; W: number; kH: number; kW: number; oH: number; oW: number; sW: number; pW: number; K: number; P: number }
+
+/**
+ * Packs the windows of batch items n0 .. n0+cnt of group g as rows: row b·P + p holds output
+ * position p's window (c, i, j) at column (c·kH + i)·kW + j. With unit dilation and no holes
+ * along W, the kW taps of one kernel row are one contiguous run of an input row (zeros where
+ * it hangs over the padding).
+ */
+function packTransposed(col: Float32Array, xd: Float32Array, xo: number, n0: number, cnt: number, g: number, q: Geom, rows: Int32Array): void {
+  const { C, Cg, H, W, kH, kW, oH, oW, sW, pW, K, P } = q;
+  for (let b = 0; b < cnt; b++) {
+    for (let c = 0; c < Cg; c++) {
+      const xBase = xo + ((n0 + b) * C + g * Cg + c) * H * W;
+      for (let i = 0; i < kH; i++) {
+        const r0 = (c * kH + i) * kW;
+        for (let oy = 0; oy < oH; oy++) {
+          const iy = rows[i * oH + oy];
+          let dst = (b * P + oy * oW) * K + r0;
+          for (let ox = 0; ox < oW; ox++, dst += K) {
+            if (iy < 0) { col.fill(0, dst, dst + kW); continue; }
+            const x0 = ox * sW - pW; // input column of tap j = 0
+            const lo = Math.max(0, -x0), hi = Math.min(kW, W - x0);
+            if (lo > 0) col.fill(0, dst, dst + Math.min(lo, kW));
+            if (hi > lo) {
+              const at = xBase + iy * W + x0;
+              copyRun(col, dst + lo, xd, at + lo, hi - lo);
+            }
+            if (hi < kW) col.fill(0, dst + Math.max(hi, lo, 0), dst + kW);
+          }
         }
       }
     }

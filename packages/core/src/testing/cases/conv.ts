@@ -76,6 +76,14 @@ export function convCases(): OpCase[] {
       await checkConv(t, 'lhs 2', x, Pair.of(t, randF32([3, 2, 3, 3], 9)), params(2, { lhsDilation: [2, 2], padding: [[2, 2], [1, 2]] }));
       await checkConv(t, 'lhs 3 negative pad', x, Pair.of(t, randF32([2, 2, 2, 2], 10)), params(2, { lhsDilation: [3, 2], padding: [[-1, 1], [1, -1]], stride: [2, 1] }));
     }),
+    // cnn2: the CPU packs windows transposed when kernel rows are long and outputs few (the
+    // weight-gradient shape): rows hanging over the padding on either side, strides, groups.
+    defineCase('conv/long kernel rows, few outputs (weight-gradient shape)', async (t) => {
+      const x = Pair.of(t, randF32([2, 3, 6, 12], 21));
+      await checkConv(t, 'stride 2, padding both sides', x, Pair.of(t, randF32([4, 3, 3, 10], 22)), params(2, { stride: [2, 2], padding: [[1, 0], [2, 1]] }));
+      await checkConv(t, 'groups 3, dilation along H', x, Pair.of(t, randF32([3, 1, 2, 9], 23)), params(2, { groups: 3, dilation: [2, 1], padding: [[0, 0], [0, 3]] }));
+      await checkConv(t, '1-d', Pair.of(t, randF32([2, 2, 12], 24)), Pair.of(t, randF32([3, 2, 9], 25)), params(1, { padding: [[1, 1]] }));
+    }),
     defineCase('conv/1d stride, padding, dilation, groups', async (t) => {
       const x = Pair.of(t, randF32([2, 4, 9], 11));
       await checkConv(t, 'plain', x, Pair.of(t, randF32([5, 4, 3], 12)), params(1));
