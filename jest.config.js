@@ -18,5 +18,7 @@ export default {
   // Probes for a WebGPU adapter once, so WebGPU tests register as skipped when there is none.
   globalSetup: '<rootDir>/test-support/global-setup.mjs',
   testTimeout: 120000,
+  // Slowest files first (test-support/sequencer.mjs), so the two workers end together.
+  testSequencer: '<rootDir>/test-support/sequencer.mjs',
   maxWorkers: 2,
 };

@@ -17,6 +17,12 @@ export interface SoakOptions {
   readEvery?: number;
   /** Called after every step with its memory report. */
   onStep?: (step: number, m: MemoryReport) => void;
+  /**
+   * eagermem: false runs the loop PyTorch users write (no tidy(), no dispose()): memory then
+   * moves between the collections Surf runs at the loss reads, and the verdict is
+   * `peakSecondHalf <= peakFirstHalf` instead of "flat". Default true.
+   */
+  tidy?: boolean;
 }
 
 export interface SoakResult {
@@ -32,6 +38,10 @@ export interface SoakResult {
   firstLoss: number;
   lastLoss: number;
   seconds: number;
+  /** eagermem: the largest memory().bytes in each half of the run, and the collections run. */
+  peakFirstHalf: number;
+  peakSecondHalf: number;
+  collections: number;
 }
 
 const PIXELS = 784;
@@ -63,25 +73,39 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   let firstLoss = NaN;
   let lastLoss = NaN;
   let step = 0;
+  let peakFirstHalf = 0;
+  let peakSecondHalf = 0;
+  const collections0 = memory().collections;
+  const tidied = opts.tidy ?? true;
   const t0 = performance.now();
   try {
     while (step < opts.steps) {
       for (const [xb, yb] of loader) {
         step++;
-        const loss = tidy(() => {
-          opt.zeroGrad();
-          const l = crossEntropy(model.forward(xb), yb);
-          l.backward();
-          opt.step();
-          return l.detach();
-        });
+        const loss = tidied
+          ? tidy(() => {
+            opt.zeroGrad();
+            const l = crossEntropy(model.forward(xb), yb);
+            l.backward();
+            opt.step();
+            return l.detach();
+          })
+          : (() => {
+            opt.zeroGrad();
+            const l = crossEntropy(model.forward(xb), yb);
+            l.backward();
+            opt.step();
+            return l;
+          })();
         sched.step();
         if (step === 1 || step % readEvery === 0 || step === opts.steps) {
           lastLoss = await loss.item();
           if (step === 1) firstLoss = lastLoss;
         }
-        loss.dispose();
+        if (tidied) loss.dispose();
         const m = memory();
+        if (step <= opts.steps / 2) peakFirstHalf = Math.max(peakFirstHalf, m.bytes);
+        else peakSecondHalf = Math.max(peakSecondHalf, m.bytes);
         maxPooledBytes = Math.max(maxPooledBytes, m.pooledBytes ?? 0);
         if (!first) first = m;
         else if (firstMovedStep === null && (m.tensors !== first.tensors || m.buffers !== first.buffers || m.bytes !== first.bytes)) {
@@ -99,5 +123,6 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
     x.dispose();
     y.dispose();
   }
-  return { steps: step, first: first!, last: last!, firstMovedStep, movedTo, maxPooledBytes, firstLoss, lastLoss, seconds: (performance.now() - t0) / 1000 };
+  const seconds = (performance.now() - t0) / 1000;
+  return { steps: step, first: first!, last: last!, firstMovedStep, movedTo, maxPooledBytes, firstLoss, lastLoss, seconds, peakFirstHalf, peakSecondHalf, collections: memory().collections - collections0 };
 }

@@ -52,7 +52,9 @@ let thirdParty;
 const run = (cmd, argv, cwd, env = {}) => execFileSync(cmd, argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
 const npm = (argv, cwd) => run(process.platform === 'win32' ? 'npm.cmd' : 'npm', argv, cwd, { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' });
 function fail(msg) { throw new Error(`packaging check: ${msg}`); }
-const step = (s) => console.log(`packaging: ${s}`);
+// Each step says how long it took since the last (wall seconds), to see where the check's time goes.
+let last = Date.now();
+const step = (s) => { console.log(`packaging: ${s} (${((Date.now() - last) / 1000).toFixed(1)} s)`); last = Date.now(); };
 
 const work = mkdtempSync(join(tmpdir(), 'surf-pack-'));
 try {

@@ -22,6 +22,8 @@ export interface CliOptions {
   steps: number | undefined;
   out: string;
   predict: string | undefined;
+  /** jit: replay the captured training step (--no-jit: the eager loop). */
+  jit: boolean;
   help: boolean;
 }
 
@@ -42,6 +44,7 @@ export const DEFAULTS: CliOptions = {
   steps: undefined,
   out: 'examples/mlp/out/model.safetensors',
   predict: undefined,
+  jit: true,
   help: false,
 };
 
@@ -117,6 +120,10 @@ export function parseArgs(argv: readonly string[]): CliOptions {
       opts.help = true;
       continue;
     }
+    if (arg === '--no-jit') {
+      opts.jit = false;
+      continue;
+    }
     if (!arg.startsWith('--')) throw new ArgError(`unexpected argument "${arg}" (flags start with --; see --help)`);
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
@@ -151,6 +158,7 @@ export function helpText(): string {
     '       npm run mlp -- --predict examples/mlp/out/model.safetensors',
     '',
     ...rows,
+    `${'  --no-jit'.padEnd(30)}train with the eager loop instead of replaying the captured step (jit)`,
     `${'  --help'.padEnd(30)}this text`,
   ].join('\n');
 }

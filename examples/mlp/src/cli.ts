@@ -32,6 +32,7 @@ async function runTrain(o: CliOptions): Promise<void> {
     seed: o.seed,
     logEvery: o.logEvery,
     maxStepsPerEpoch: o.steps,
+    jit: o.jit,
     onLoss: (p) => bar.update({ epoch: p.epoch, epochs: o.epochs, step: p.step, steps: p.stepsInEpoch, stepsPerSec: p.stepsPerSec, loss: p.loss }),
     onEpoch: (e) => bar.line(`epoch ${String(e.epoch).padStart(String(o.epochs).length)}/${o.epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${pct(e.testAccuracy)}  ${e.seconds.toFixed(1)} s  (${e.stepsPerSec.toFixed(1)} steps/s)`),
   });

@@ -22,6 +22,8 @@ export interface TrainOptions {
   evalEvery?: number;
   /** Stop each epoch after this many steps (short runs for tests and demos). */
   maxStepsPerEpoch?: number;
+  /** Replay the captured training step with surf.jit (default true); false: the eager loop. */
+  jit?: boolean;
   /** Yield to the event loop every N steps so a page stays responsive. */
   yieldEvery?: number;
   /** Checked between steps; true ends training after the current step. */
@@ -143,6 +145,15 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
   const stepsPerEpoch = Math.min(loader.length, opts.maxStepsPerEpoch ?? Infinity);
   const scheduler = (opts.schedule ?? DEFAULTS.schedule) === 'cosine' ? new surf.optim.CosineAnnealingLR(optimizer, { tMax: epochs * stepsPerEpoch }) : null;
 
+  const stepBody = (x: surf.Tensor, y: surf.Tensor): surf.Tensor => {
+    optimizer.zeroGrad();
+    const l = surf.crossEntropy(model.forward(x), y);
+    l.backward();
+    optimizer.step();
+    return l.detach();
+  };
+  const trainStep = (opts.jit ?? true) ? surf.jit(stepBody) : (x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y));
+
   opts.onStart?.(model);
   const results: EpochResult[] = [];
   let firstLoss = NaN;
@@ -157,13 +168,10 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
         if (step >= stepsPerEpoch) break;
         step++;
         globalStep++;
-        const loss = surf.tidy(() => {
-          optimizer.zeroGrad();
-          const l = surf.crossEntropy(model.forward(augment.apply(xb)), yb);
-          l.backward();
-          optimizer.step();
-          return l.detach();
-        });
+        // The random shift picks views in JS, so it runs before the (captured) step.
+        const xa = augment.apply(xb);
+        const loss = trainStep(xa, yb);
+        if (xa !== xb) xa.dispose();
         scheduler?.step();
         const next = lossSum.add(loss);
         lossSum.dispose();

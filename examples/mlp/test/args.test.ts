@@ -35,3 +35,9 @@ describe('mlp flags', () => {
     expect(h).toContain('default 0.002 for adam');
   });
 });
+
+test('--no-jit selects the eager loop (jit is the default)', () => {
+  expect(parseArgs([]).jit).toBe(true);
+  expect(parseArgs(['--no-jit']).jit).toBe(false);
+  expect(helpText()).toMatch(/--no-jit/);
+});

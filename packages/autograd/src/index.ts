@@ -10,6 +10,9 @@ export type { BackendChoice, InitOptions, InitResult } from './context';
 export { noGrad, enableGrad, isGradEnabled } from './grad-mode';
 export { tidy, keep, memory } from './scope';
 export type { MemoryReport } from './scope';
+// eagermem: bounded memory for loops without tidy
+export { configureMemory, collectGarbage } from './gc/pressure';
+export type { MemoryOptions } from './gc/pressure';
 export { manualSeed, nextSeed } from './seed';
 export { promoteTypes } from './dtypes';
 export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, rand, randn, randint } from './creation';
@@ -55,3 +58,9 @@ export { maxPool2d, avgPool2d, adaptiveAvgPool2d } from './ops/pool';
 export type { MaxPoolOptions, AvgPoolOptions } from './ops/pool';
 export { batchNorm } from './ops/batch-norm';
 export type { BatchNormOptions } from './ops/batch-norm';
+// ---- jit (issue 12): captured steps ----
+export { jit } from './jit/jit';
+export type { JitOptions, JitStats, Jitted } from './jit/jit';
+export { JitError } from './jit/errors';
+export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
+// ---- end jit ----

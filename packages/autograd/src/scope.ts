@@ -1,5 +1,6 @@
 import { ValueError } from '@surf/core';
 import { getBackend } from './context';
+import { collectionCount, noteLiveTensors } from './gc/pressure';
 
 /**
  * Memory scopes (tf.tidy): every tensor created while a tidy() runs is recorded in the
@@ -23,6 +24,7 @@ const collected = new FinalizationRegistry<{ counted: boolean }>((token) => {
 export function track(t: Tracked, inScope: boolean): { counted: boolean } {
   const token = { counted: true };
   live++;
+  noteLiveTensors(live); // eagermem: one-time warning when tensors pile up
   collected.register(t, token, t);
   if (inScope && scopes.length > 0) scopes[scopes.length - 1].add(t);
   return token;
@@ -89,9 +91,11 @@ export interface MemoryReport {
   pooledBuffers?: number;
   pooledBytes?: number;
   backend: string;
+  /** eagermem: garbage collections run at awaits so far (see configureMemory). */
+  collections: number;
 }
 
 export function memory(): MemoryReport {
   const b = getBackend();
-  return { tensors: live, ...b.memory(), backend: b.name };
+  return { tensors: live, ...b.memory(), backend: b.name, collections: collectionCount() };
 }

@@ -3,7 +3,9 @@ import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
 import { track, untrack } from './scope';
+import { readAndCollect } from './gc/pressure'; // eagermem
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
+import { storageHolder } from './jit/hooks'; // jit
 import * as A from './ops/arith';
 import * as U from './ops/activations';
 import * as R from './ops/reduce';
@@ -182,6 +184,12 @@ export class Tensor {
     const own = g.contiguous();
     g.dispose();
     this._grad = new Tensor(own, { untracked: true });
+    // jit: a replay gives this leaf its new gradient even when the recorded one was zeroed since
+    const shape = own.shape;
+    storageHolder(own.storage, (s) => {
+      if (this._grad && !this._grad.isDisposed) s.backend.dispose(s);
+      else this._grad = new Tensor(NDArray.fromStorage(s, shape), { untracked: true });
+    });
   }
 
   /** @internal Swaps the data without touching the graph. */
@@ -250,7 +258,8 @@ export class Tensor {
 
   /** The elements in row-major order as a typed array (bool: Uint8Array of 0/1). */
   async data(): Promise<TypedArray> {
-    const d = await this.nd('data').data();
+    const nd = this.nd('data');
+    const d = await readAndCollect(nd.backend, nd.data()); // eagermem: awaits collect when memory grew
     await runDeviceCheck(this, d); // nnapi: deferred device-side input checks
     return d;
   }
@@ -258,7 +267,7 @@ export class Tensor {
   /** The elements as nested arrays (numbers, or booleans for bool tensors); a 0-d tensor gives a number. */
   async toArray(): Promise<NestedArray> {
     const nd = this.nd('toArray');
-    const d = await nd.data();
+    const d = await readAndCollect(nd.backend, nd.data()); // eagermem
     await runDeviceCheck(this, d); // nnapi
     return nest(d, nd.shape, nd.dtype === 'bool');
   }
@@ -267,7 +276,7 @@ export class Tensor {
   async item(): Promise<number> {
     const nd = this.nd('item');
     if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
-    const d = await nd.data();
+    const d = await readAndCollect(nd.backend, nd.data()); // eagermem
     await runDeviceCheck(this, d); // nnapi
     return d[0];
   }

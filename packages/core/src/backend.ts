@@ -181,6 +181,15 @@ export interface Backend {
   /** Frees a storage (GPU: returns its buffer to the pool). Idempotent. */
   dispose(s: Storage): void;
 
+  // ---- jit: replays write their results into the storages the eager trace left behind ----
+  /**
+   * Optional. Moves `src`'s data into `dst` (same dtype and size), freeing what `dst` held;
+   * `src` is left disposed. Returns false (and disposes `src`) when `dst` was already freed.
+   * Work queued before the call that reads `dst` still sees its old data.
+   */
+  adopt?(dst: Storage, src: Storage): boolean;
+  // ---- end jit ----
+
   /** Submits queued work (GPU); a no-op on synchronous backends. */
   flush(): void;
 

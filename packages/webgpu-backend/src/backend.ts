@@ -444,6 +444,26 @@ export class WebGPUBackend implements Backend {
     if (!this.rt.destroyed) this.rt.release(b);
   }
 
+  // ---- jit: Backend.adopt (the released buffer goes back to the pool in queue order, as dispose) ----
+  adopt(dst: Storage, src: Storage): boolean {
+    const sb = this.buf('adopt', src);
+    if (!(dst instanceof GPUStorage) || dst.backend !== this) throw new BackendError('adopt: the destination is not a storage of this WebGPU backend');
+    const s = src as GPUStorage;
+    if (!dst.buf) {
+      this.dispose(s);
+      return false;
+    }
+    if (dst.dtype !== s.dtype || dst.size !== s.size) throw new BackendError(`adopt: storages differ (${dst.dtype}[${dst.size}] and ${s.dtype}[${s.size}])`);
+    const old = dst.buf;
+    dst.buf = sb;
+    s.buf = null;
+    this.live.delete(s);
+    this.liveBytes -= old.bytes;
+    if (!this.rt.destroyed) this.rt.release(old);
+    return true;
+  }
+  // ---- end jit ----
+
   // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
   checkOutput(op: string, dtype: DType, size: number): void {
     this.rt.check(op);

@@ -29,6 +29,8 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   init: 'backend choice', getBackend: 'backend choice', setBackend: 'backend choice',
   noGrad: 'grad mode', enableGrad: 'grad mode', isGradEnabled: 'grad mode',
   tidy: 'memory scope', keep: 'memory scope', memory: 'memory report',
+  // eagermem: the memory policy for loops without tidy.
+  configureMemory: 'memory policy', collectGarbage: 'memory policy',
   promoteTypes: 'dtype rule', checkTensor: 'argument check', Tensor: 'the class',
   gradcheck: 'the checker', gradcheckSuite: 'the checker', runGradcheckSuite: 'the checker',
   // Issue-17 ops with integer, boolean or sampled results.
@@ -39,6 +41,9 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   print: 'formatting', toStringAsync: 'formatting', toJSON: 'formatting', nextSeed: 'random state',
   // optable: bitwise ops take and give int32 or bool only.
   bitwiseAnd: 'integer or boolean result', bitwiseOr: 'integer or boolean result', bitwiseXor: 'integer or boolean result',
+  // jit: captures and replays whole functions; the hooks mark host state for replays.
+  jit: 'captures a function (tested against the eager loop)', JitError: 'the error class',
+  hostEffect: 'jit hook', dynamicConst: 'jit hook', dynamicData: 'jit hook', isRecording: 'jit hook',
 };
 
 /** The public API names: Tensor's methods and getters (not `_`-prefixed) and the package's function exports. */

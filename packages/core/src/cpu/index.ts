@@ -5,7 +5,7 @@ import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storag
 import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
 import { DType, TypedArray } from '../dtype';
-import { DisposedError } from '../errors';
+import { BackendError, DisposedError } from '../errors';
 import { Expr, exprDType } from '../expr';
 import { numel } from '../shape';
 import { runElementwise } from './elementwise';
@@ -212,6 +212,23 @@ export class CpuBackend implements Backend {
       if (a) this.pool.give(c.dtype, a);
     }
   }
+
+  // ---- jit: Backend.adopt ----
+  adopt(dst: Storage, src: Storage): boolean {
+    const d = dst as CpuStorage;
+    const s = src as CpuStorage;
+    if (!this.live.has(s)) throw new BackendError('adopt: the source storage is not a live storage of this CPU backend');
+    if (!this.live.has(d)) {
+      this.dispose(s);
+      return false;
+    }
+    if (d.dtype !== s.dtype || d.size !== s.size) throw new BackendError(`adopt: storages differ (${d.dtype}[${d.size}] and ${s.dtype}[${s.size}])`);
+    this.live.delete(s);
+    const old = d.swap(s.free()!);
+    if (old) this.pool.give(d.dtype, old);
+    return true;
+  }
+  // ---- end jit ----
 
   flush(): void {}
 

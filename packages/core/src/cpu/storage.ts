@@ -13,6 +13,14 @@ export class CpuStorage implements Storage {
     if (!this._data) throw new DisposedError('cpu: storage was used after dispose()');
     return this._data;
   }
+  // jit: Backend.adopt swaps the array in
+  /** Replaces the data with `data`; returns the array it held (null if already freed). */
+  swap(data: TypedArray): TypedArray | null {
+    const d = this._data;
+    this._data = data;
+    return d;
+  }
+
   /** Drops the data; returns the array it held (null if already freed). */
   free(): TypedArray | null {
     const d = this._data;

@@ -22,7 +22,9 @@ export class Adagrad extends Optimizer<AdagradOptions> {
 
   protected update(p: NDArray, g: NDArray, st: ParamState, o: AdagradOptions) {
     const first = !st.arrays.sum;
-    const exprs = adagradExprs({ ...o, step: st.step, first });
+    // jit: the live form lets a replayed step read the current lr and step count
+    const consts = () => ({ ...o, step: st.step, first });
+    const exprs = adagradExprs(consts(), consts);
     const [param, sum] = NDArray.elementwise(exprs, first ? [p, g] : [p, g, st.arrays.sum], 'Adagrad.step');
     return { param, arrays: { sum } };
   }

@@ -24,7 +24,9 @@ function validateAdam(name: string, o: AdamOptions): void {
 function adamStep(name: string, decoupled: boolean, p: NDArray, g: NDArray, st: ParamState, o: AdamOptions) {
   // A restored state without moments (or step 1) starts them from zero: the first-step kernel.
   if (!st.arrays.expAvg || !st.arrays.expAvgSq || (o.amsgrad && !st.arrays.maxExpAvgSq)) st.step = 1;
-  const exprs = adamExprs({ lr: o.lr, beta1: o.betas[0], beta2: o.betas[1], eps: o.eps, weightDecay: o.weightDecay, decoupled, step: st.step, amsgrad: o.amsgrad });
+  // jit: the live form lets a replayed step read the current lr and step count
+  const consts = () => ({ lr: o.lr, beta1: o.betas[0], beta2: o.betas[1], eps: o.eps, weightDecay: o.weightDecay, decoupled, step: st.step, amsgrad: o.amsgrad });
+  const exprs = adamExprs(consts(), consts);
   const inputs = st.step === 1 ? [p, g] : [p, g, st.arrays.expAvg, st.arrays.expAvgSq, ...(o.amsgrad ? [st.arrays.maxExpAvgSq] : [])];
   const [param, expAvg, expAvgSq, maxExpAvgSq] = NDArray.elementwise(exprs, inputs, `${name}.step`);
   const arrays: Record<string, NDArray> = { expAvg, expAvgSq };

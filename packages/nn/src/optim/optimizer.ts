@@ -1,5 +1,5 @@
 import { DTypeError, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
-import { Tensor } from '@surf/autograd';
+import { Tensor, hostEffect } from '@surf/autograd';
 import { isParameter } from '../module';
 
 /** Per-group hyperparameters every optimizer has; `initialLr` is set by the first scheduler. */
@@ -82,7 +82,8 @@ export abstract class Optimizer<O extends BaseOptions> {
           st = { step: 0, arrays: {} };
           this.state.set(p, st);
         }
-        st.step++;
+        const counted = st;
+        hostEffect(() => { counted.step++; }); // jit: a replayed step counts too
         const { param, arrays } = this.update(p.ndarray, g.ndarray, st, group);
         p.assign(param);
         param.dispose();

@@ -30,7 +30,9 @@ export class RMSprop extends Optimizer<RMSpropOptions> {
     const v = at(st.arrays.squareAvg);
     const gAvg = o.centered ? at(st.arrays.gradAvg) : null;
     const buf = o.momentum > 0 ? at(st.arrays.momentumBuffer) : null;
-    const outs = NDArray.elementwise(rmspropExprs({ ...o, v, gAvg, buf }), inputs, 'RMSprop.step');
+    // jit: the live form lets a replayed step read the current lr
+    const consts = () => ({ ...o, v, gAvg, buf });
+    const outs = NDArray.elementwise(rmspropExprs(consts(), consts), inputs, 'RMSprop.step');
     const arrays: Record<string, NDArray> = { squareAvg: outs[1] };
     let k = 2;
     if (o.centered) arrays.gradAvg = outs[k++];

@@ -1,4 +1,5 @@
 import { ValueError } from '@surf/core';
+import { hostEffect } from '@surf/autograd';
 import { BaseOptions, Optimizer } from './optimizer';
 import { checkOptions } from '../options';
 
@@ -26,8 +27,11 @@ export abstract class LRScheduler {
   }
 
   step(): void {
-    this.lastEpoch++;
-    this.apply();
+    // jit: a scheduler stepped inside a jitted function steps on every replay
+    hostEffect(() => {
+      this.lastEpoch++;
+      this.apply();
+    });
   }
 
   getLastLr(): number[] {

@@ -26,7 +26,9 @@ export class SGD extends Optimizer<SGDOptions> {
 
   protected update(p: NDArray, g: NDArray, st: ParamState, o: SGDOptions): { param: NDArray; arrays: Record<string, NDArray> } {
     const first = st.step === 1 || !st.arrays.momentumBuffer;
-    const exprs = sgdExprs({ lr: o.lr, weightDecay: o.weightDecay, momentum: o.momentum, dampening: o.dampening, nesterov: o.nesterov, first });
+    // jit: the live form lets a replayed step read the current lr
+    const consts = () => ({ lr: o.lr, weightDecay: o.weightDecay, momentum: o.momentum, dampening: o.dampening, nesterov: o.nesterov, first });
+    const exprs = sgdExprs(consts(), consts);
     if (o.momentum === 0) {
       const [param] = NDArray.elementwise(exprs, [p, g], 'SGD.step');
       return { param, arrays: {} };

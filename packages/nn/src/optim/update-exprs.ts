@@ -1,4 +1,5 @@
 import { E, Expr } from '@surf/core';
+import { dynamicConst } from '@surf/autograd';
 
 /**
  * Optimizer updates as expression trees, so one step of one parameter is one fused kernel
@@ -9,6 +10,16 @@ import { E, Expr } from '@surf/core';
 
 const P = E.in(0);
 const G = E.in(1);
+
+/**
+ * jit: the scalars of one update as named constants. With `live` (the hyperparameters as
+ * they are when called) each is a dynamic constant, so a replayed step reads the current lr
+ * and step count; without, a plain E.f.
+ */
+function scalarConsts<C, T extends Record<string, number>>(c: C, scalars: (c: C) => T, live?: () => C): (name: keyof T) => Expr {
+  const now = scalars(c);
+  return (name) => (live ? dynamicConst(() => scalars(live())[name]) : E.f(now[name]));
+}
 
 /**
  * Inputs [param, grad, buf] (just [param, grad] without momentum or on the first step, when
@@ -24,15 +35,18 @@ export interface SgdConsts {
   first: boolean;
 }
 
-export function sgdExprs(c: SgdConsts): Expr[] {
+const sgdScalars = (c: SgdConsts) => ({ weightDecay: c.weightDecay, lr: c.lr, momentum: c.momentum, keep: 1 - c.dampening });
+
+export function sgdExprs(c: SgdConsts, live?: () => SgdConsts): Expr[] {
+  const k = scalarConsts(c, sgdScalars, live);
   // g ← g + λ·p
-  const g = E.add(G, E.mul(E.f(c.weightDecay), P));
-  if (c.momentum === 0) return [E.sub(P, E.mul(E.f(c.lr), g))];
+  const g = E.add(G, E.mul(k('weightDecay'), P));
+  if (c.momentum === 0) return [E.sub(P, E.mul(k('lr'), g))];
   // b ← μ·b + (1 − τ)·g, and b ← g on the first step
-  const buf = c.first ? g : E.add(E.mul(E.f(c.momentum), E.in(2)), E.mul(E.f(1 - c.dampening), g));
+  const buf = c.first ? g : E.add(E.mul(k('momentum'), E.in(2)), E.mul(k('keep'), g));
   // d ← g + μ·b (Nesterov) or b
-  const d = c.nesterov ? E.add(g, E.mul(E.f(c.momentum), buf)) : buf;
-  return [E.sub(P, E.mul(E.f(c.lr), d)), buf];
+  const d = c.nesterov ? E.add(g, E.mul(k('momentum'), buf)) : buf;
+  return [E.sub(P, E.mul(k('lr'), d)), buf];
 }
 
 /**
@@ -53,23 +67,36 @@ export interface AdamConsts {
   amsgrad?: boolean;
 }
 
-const lerp = (keep: number, old: Expr | null, x: Expr): Expr =>
-  old ? E.add(E.mul(E.f(keep), old), E.mul(E.f(1 - keep), x)) : E.mul(E.f(1 - keep), x);
+/** keep·old + rest·x (rest = 1 − keep), or rest·x when old starts at zero. */
+const lerpK = (keep: Expr, rest: Expr, old: Expr | null, x: Expr): Expr =>
+  old ? E.add(E.mul(keep, old), E.mul(rest, x)) : E.mul(rest, x);
 
-export function adamExprs(c: AdamConsts): Expr[] {
-  const g = c.decoupled ? G : E.add(G, E.mul(E.f(c.weightDecay), P));
-  const p = c.decoupled ? E.mul(P, E.f(1 - c.lr * c.weightDecay)) : P;
+// The host computes the scalars in f64: lr / (1 − β1ᵗ) and 1 / √(1 − β2ᵗ).
+const adamScalars = (c: AdamConsts) => ({
+  weightDecay: c.weightDecay,
+  decay: 1 - c.lr * c.weightDecay,
+  beta1: c.beta1,
+  rest1: 1 - c.beta1,
+  beta2: c.beta2,
+  rest2: 1 - c.beta2,
+  stepSize: c.lr / (1 - Math.pow(c.beta1, c.step)),
+  invBc2Sqrt: 1 / Math.sqrt(1 - Math.pow(c.beta2, c.step)),
+  eps: c.eps,
+});
+
+export function adamExprs(c: AdamConsts, live?: () => AdamConsts): Expr[] {
+  const k = scalarConsts(c, adamScalars, live);
+  const g = c.decoupled ? G : E.add(G, E.mul(k('weightDecay'), P));
+  const p = c.decoupled ? E.mul(P, k('decay')) : P;
   // m ← β1·m + (1 − β1)·g ;  v ← β2·v + (1 − β2)·g²
   const first = c.step === 1;
-  const m = lerp(c.beta1, first ? null : E.in(2), g);
-  const v = lerp(c.beta2, first ? null : E.in(3), E.mul(g, g));
-  // p ← p − (lr / (1 − β1ᵗ)) · m / (√v / √(1 − β2ᵗ) + ε), the host computing the scalars in f64.
-  const stepSize = c.lr / (1 - Math.pow(c.beta1, c.step));
-  const invBc2Sqrt = 1 / Math.sqrt(1 - Math.pow(c.beta2, c.step));
+  const m = lerpK(k('beta1'), k('rest1'), first ? null : E.in(2), g);
+  const v = lerpK(k('beta2'), k('rest2'), first ? null : E.in(3), E.mul(g, g));
+  // p ← p − (lr / (1 − β1ᵗ)) · m / (√v / √(1 − β2ᵗ) + ε)
   // AMSGrad: v̂ ← max(v̂, v) and the denominator uses v̂ (v̂ = v on the first step).
   const vHat = c.amsgrad && !first ? E.max(E.in(4), v) : v;
-  const denom = E.add(E.mul(E.sqrt(vHat), E.f(invBc2Sqrt)), E.f(c.eps));
-  const out = [E.sub(p, E.div(E.mul(E.f(stepSize), m), denom)), m, v];
+  const denom = E.add(E.mul(E.sqrt(vHat), k('invBc2Sqrt')), k('eps'));
+  const out = [E.sub(p, E.div(E.mul(k('stepSize'), m), denom)), m, v];
   return c.amsgrad ? [...out, vHat] : out;
 }
 
@@ -91,23 +118,26 @@ export interface RmspropConsts {
   buf: number | null;
 }
 
-export function rmspropExprs(c: RmspropConsts): Expr[] {
-  const g = c.weightDecay ? E.add(G, E.mul(E.f(c.weightDecay), P)) : G;
+const rmspropScalars = (c: RmspropConsts) => ({ weightDecay: c.weightDecay, alpha: c.alpha, rest: 1 - c.alpha, eps: c.eps, momentum: c.momentum, lr: c.lr });
+
+export function rmspropExprs(c: RmspropConsts, live?: () => RmspropConsts): Expr[] {
+  const k = scalarConsts(c, rmspropScalars, live);
+  const g = c.weightDecay ? E.add(G, E.mul(k('weightDecay'), P)) : G;
   const old = (i: number | null): Expr | null => (i === null ? null : E.in(i));
   // v ← α·v + (1 − α)·g²
-  const v = lerp(c.alpha, old(c.v), E.mul(g, g));
-  const gAvg = c.centered ? lerp(c.alpha, old(c.gAvg), g) : null;
+  const v = lerpK(k('alpha'), k('rest'), old(c.v), E.mul(g, g));
+  const gAvg = c.centered ? lerpK(k('alpha'), k('rest'), old(c.gAvg), g) : null;
   // avg = √(v − ḡ²) + ε (centered) or √v + ε
-  const avg = E.add(E.sqrt(gAvg ? E.sub(v, E.mul(gAvg, gAvg)) : v), E.f(c.eps));
+  const avg = E.add(E.sqrt(gAvg ? E.sub(v, E.mul(gAvg, gAvg)) : v), k('eps'));
   const step = E.div(g, avg);
   const out: Expr[] = [];
   let buf: Expr | null = null;
   if (c.momentum > 0) {
     // buf ← μ·buf + g/avg ; p ← p − lr·buf
-    buf = c.buf === null ? step : E.add(E.mul(E.f(c.momentum), E.in(c.buf)), step);
-    out.push(E.sub(P, E.mul(E.f(c.lr), buf)));
+    buf = c.buf === null ? step : E.add(E.mul(k('momentum'), E.in(c.buf)), step);
+    out.push(E.sub(P, E.mul(k('lr'), buf)));
   } else {
-    out.push(E.sub(P, E.mul(E.f(c.lr), step)));
+    out.push(E.sub(P, E.mul(k('lr'), step)));
   }
   out.push(v);
   if (gAvg) out.push(gAvg);
@@ -130,9 +160,11 @@ export interface AdagradConsts {
   first: boolean;
 }
 
-export function adagradExprs(c: AdagradConsts): Expr[] {
-  const g = c.weightDecay ? E.add(G, E.mul(E.f(c.weightDecay), P)) : G;
+const adagradScalars = (c: AdagradConsts) => ({ weightDecay: c.weightDecay, clr: c.lr / (1 + (c.step - 1) * c.lrDecay), eps: c.eps });
+
+export function adagradExprs(c: AdagradConsts, live?: () => AdagradConsts): Expr[] {
+  const k = scalarConsts(c, adagradScalars, live);
+  const g = c.weightDecay ? E.add(G, E.mul(k('weightDecay'), P)) : G;
   const s = E.add(c.first ? E.f(c.initialAccumulatorValue) : E.in(2), E.mul(g, g));
-  const clr = c.lr / (1 + (c.step - 1) * c.lrDecay);
-  return [E.sub(P, E.div(E.mul(E.f(clr), g), E.add(E.sqrt(s), E.f(c.eps)))), s];
+  return [E.sub(P, E.div(E.mul(k('clr'), g), E.add(E.sqrt(s), k('eps')))), s];
 }

@@ -9,10 +9,10 @@ import { runSoak } from '../../../../test-support/soak-loop';
  * trains on synthetic data and memory() (live tensors, buffers, bytes) must not move by one
  * after the first step. The loss must fall, so the loop really trains.
  */
-async function soakOn(backend: CpuBackend | WebGPUBackend, steps: number): Promise<void> {
+async function soakOn(backend: CpuBackend | WebGPUBackend, steps: number, hidden?: number): Promise<void> {
   const prev = setBackend(backend);
   try {
-    const r = await runSoak({ steps, readEvery: 20 });
+    const r = await runSoak({ steps, readEvery: 20, hidden });
     expect(r.steps).toBe(steps);
     expect(r.firstMovedStep === null ? 'flat' : `moved at step ${r.firstMovedStep}: ${JSON.stringify(r.first)} -> ${JSON.stringify(r.movedTo)}`).toBe('flat');
     expect(r.lastLoss).toBeLessThan(r.firstLoss * 0.5);
@@ -24,7 +24,9 @@ async function soakOn(backend: CpuBackend | WebGPUBackend, steps: number): Promi
 }
 
 test('soak: 300 steps of the MNIST-shaped MLP on the CPU keep memory flat', async () => {
-  await soakOn(new CpuBackend(), 300);
+  // 32 hidden units on the CPU (memory flatness does not depend on the width; a quarter of the
+  // arithmetic). WebGPU keeps the CLI soak's 128: in 60 steps a narrower net does not halve its loss.
+  await soakOn(new CpuBackend(), 300, 32);
 });
 
 testGpu('soak: 60 steps of the MNIST-shaped MLP on WebGPU keep memory flat', async () => {

@@ -1,0 +1,225 @@
+import { Backend, E, NDArray, Storage, ValueError } from '@surf/core';
+import { getBackend } from '../context';
+import { isGradEnabled } from '../grad-mode';
+import { Tensor } from '../tensor';
+import { flushPending } from '../fusion/pending';
+import { JitError } from './errors';
+import { Plan, buildPlan } from './plan';
+import { replay } from './replay';
+import { Recorder, Trace } from './trace';
+import { isRecording } from './hooks';
+
+export interface JitOptions {
+  /** Signatures kept (least recently used dropped first); default 8. */
+  maxRecords?: number;
+}
+
+export interface JitStats {
+  /** Calls run eagerly while recording (two per signature when the function is steady). */
+  recorded: number;
+  /** Calls answered by a replay. */
+  replayed: number;
+  /** Signatures currently cached. */
+  signatures: number;
+}
+
+export type Jitted<A extends unknown[], R> = ((...args: A) => R) & {
+  /** Drops every record (after changing a module's train/eval mode, or swapping its tensors). */
+  reset(): void;
+  readonly stats: JitStats;
+};
+
+interface Record_ {
+  prev: { trace: Trace; inputs: Storage[] } | null;
+  plan: Plan | null;
+  /** The outputs' structure, with numbered holes for tensors. */
+  outTemplate: unknown;
+  outShapes: number[][];
+  /** Consecutive recorded calls that did not line up. */
+  misses: number;
+}
+
+// Recording keeps going this many calls when consecutive calls differ (first steps of an
+// optimizer make its state: SGD's momentum buffer, Adam's moments), then gives up.
+const MAX_MISSES = 4;
+
+const objectIds = new WeakMap<object, number>();
+let nextObjectId = 1;
+function idOf(o: object): number {
+  let id = objectIds.get(o);
+  if (id === undefined) objectIds.set(o, (id = nextObjectId++));
+  return id;
+}
+
+/** The signature of one argument; tensors are collected in order into `tensors`. */
+function sig(v: unknown, tensors: Tensor[], parts: string[]): void {
+  if (v instanceof Tensor) {
+    const nd = v.nd('jit');
+    const view = nd.view;
+    const alias = tensors.findIndex((t) => t.nd('jit').storage === nd.storage);
+    tensors.push(v);
+    parts.push(`T${nd.dtype}[${view.shape}|${view.strides}|${view.offset}|${view.mask ? JSON.stringify(view.mask) : ''}|${nd.storage.size}|${alias}${v.requiresGrad ? '|g' : ''}]`);
+  } else if (v === null || typeof v !== 'object') {
+    if (typeof v === 'function') throw new ValueError('jit: a function argument is not supported; close over it instead');
+    parts.push(typeof v === 'number' ? `n${Object.is(v, -0) ? '-0' : v}` : `${typeof v}:${String(v)}`);
+  } else if (Array.isArray(v)) {
+    parts.push('[');
+    v.forEach((x) => sig(x, tensors, parts));
+    parts.push(']');
+  } else if (Object.getPrototypeOf(v) === Object.prototype) {
+    parts.push('{');
+    for (const [k, x] of Object.entries(v)) {
+      parts.push(k, ':');
+      sig(x, tensors, parts);
+    }
+    parts.push('}');
+  } else parts.push(`o${idOf(v)}`);
+}
+
+function backendOf(tensors: Tensor[]): Backend {
+  return tensors.length ? tensors[0].nd('jit').backend : getBackend();
+}
+
+/**
+ * Replaces the tensors of a result by numbered holes, making each one a fresh plain array
+ * made inside the recording (a copy when it is a view, an argument or state), so a replay
+ * can hand the caller a new tensor per hole.
+ */
+function collectOutputs(v: unknown, rec: Recorder, outs: Tensor[]): unknown {
+  if (v instanceof Tensor) {
+    let t = v;
+    const nd = t.nd('jit');
+    const seen = outs.some((o) => o.nd('jit').storage === nd.storage);
+    if (seen || !rec.madeHere(nd.storage) || !nd.view.isPlain || nd.storage.size !== nd.size) {
+      t = new Tensor(NDArray.elementwise([E.in(0)], [nd], 'jit output')[0]);
+    }
+    outs.push(t);
+    return { __jitOutput: outs.length - 1 };
+  }
+  if (Array.isArray(v)) return v.map((x) => collectOutputs(x, rec, outs));
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, collectOutputs(x, rec, outs)]));
+  }
+  if (v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function') return v;
+  return v;
+}
+
+function fill(template: unknown, outs: readonly Tensor[]): unknown {
+  if (Array.isArray(template)) return template.map((x) => fill(x, outs));
+  if (template !== null && typeof template === 'object' && Object.getPrototypeOf(template) === Object.prototype) {
+    const hole = (template as { __jitOutput?: number }).__jitOutput;
+    if (typeof hole === 'number') return outs[hole];
+    return Object.fromEntries(Object.entries(template).map(([k, x]) => [k, fill(x, outs)]));
+  }
+  return template;
+}
+
+/**
+ * Captures `fn` (tensors and numbers in; a tensor, or arrays/objects of tensors, out) and
+ * replays it: see docs/api.md "jit". Per signature (argument shapes, dtypes, layouts, numbers,
+ * backend, grad mode) the first calls run eagerly while their backend work is recorded;
+ * once two consecutive calls did the same work, later calls re-issue that work directly.
+ */
+export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOptions = {}): Jitted<A, R> {
+  if (typeof fn !== 'function') throw new ValueError(`jit: expected a function; got ${fn === null ? 'null' : typeof fn}`);
+  if (opts === null || typeof opts !== 'object') throw new ValueError('jit: options must be an object like { maxRecords: 8 }');
+  const maxRecords = opts.maxRecords ?? 8;
+  if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);
+  const cache = new Map<string, Record_>();
+  const stats = { recorded: 0, replayed: 0 };
+  // Number arguments are part of the signature: one that changes on every call never replays.
+  const numberKeys = new Map<string, Set<string>>();
+  let warned = false;
+  const noteNumbers = (shape: string, key: string) => {
+    if (warned) return;
+    let seen = numberKeys.get(shape);
+    if (!seen) numberKeys.set(shape, (seen = new Set()));
+    seen.add(key);
+    if (seen.size > maxRecords) {
+      warned = true;
+      numberKeys.clear();
+      console.warn(`jit: a number argument has taken more than ${maxRecords} values; each value is a new signature that records again (two eager calls) before it replays. Pass a value that changes per call as a 0-d tensor.`);
+    } else if (numberKeys.size > 64) numberKeys.clear();
+  };
+
+  const call = (...args: A): R => {
+    // Inside another jitted function's recording: that record captures this work (and its hooks).
+    if (isRecording()) return fn(...args);
+    flushPending();
+    const tensors: Tensor[] = [];
+    const parts: string[] = [];
+    sig(args, tensors, parts);
+    const backend = backendOf(tensors);
+    for (const t of tensors) {
+      if (t.nd('jit').backend !== backend) throw new ValueError(`jit: arguments live on different backends (${backend.name} and ${t.nd('jit').backend.name})`);
+    }
+    const key = `${idOf(backend)}|${isGradEnabled() ? 'grad' : 'nograd'}|${parts.join('')}`;
+    noteNumbers(parts.map((p) => (p.startsWith('n') ? 'n' : p)).join(''), key);
+    let rec = cache.get(key);
+    if (rec) {
+      cache.delete(key);
+      cache.set(key, rec);
+    } else {
+      rec = { prev: null, plan: null, outTemplate: null, outShapes: [], misses: 0 };
+      cache.set(key, rec);
+      if (cache.size > maxRecords) cache.delete(cache.keys().next().value!);
+    }
+    const inputs = tensors.map((t) => t.nd('jit').storage);
+
+    if (rec.plan) {
+      const outs = replay(rec.plan, backend, inputs);
+      if (outs) {
+        stats.replayed++;
+        const shapes = rec.outShapes;
+        return fill(rec.outTemplate, outs.map((s, i) => new Tensor(NDArray.fromStorage(s, shapes[i])))) as R;
+      }
+      // State the record relied on was freed (a parameter replaced from outside): record again.
+      rec.plan = null;
+      rec.prev = null;
+    }
+
+    for (const [i, t] of tensors.entries()) {
+      if (t.requiresGrad) throw new JitError(`jit: tensor argument ${i} requires grad; a replay cannot set .grad on arguments (keep parameters in modules or closures, and pass data)`);
+    }
+    const recorder = new Recorder(backend, true);
+    const outs: Tensor[] = [];
+    let template: unknown;
+    let result: unknown;
+    recorder.start();
+    let trace: Trace;
+    try {
+      result = fn(...args);
+      if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+        (result as Promise<unknown>).then(undefined, () => {});
+        throw new JitError(`jit: the function returned a Promise; a jitted function must be synchronous${recorder.violation ? ` (it did ${recorder.violation}, which cannot be replayed: return the tensor and read it after the call)` : ''}`);
+      }
+      if (recorder.violation) throw new JitError(`jit: the function did ${recorder.violation}, which cannot be replayed; return the tensor and read it after the call`);
+      template = collectOutputs(result, recorder, outs);
+      flushPending();
+      for (const t of outs) t.nd('jit');
+    } finally {
+      trace = recorder.stop();
+    }
+    stats.recorded++;
+    const outStorages = outs.map((t) => t.nd('jit').storage);
+    if (rec.prev) {
+      try {
+        rec.plan = buildPlan(rec.prev.trace, rec.prev.inputs, trace, inputs, outStorages);
+        rec.outTemplate = template;
+        rec.outShapes = outs.map((t) => t.shape);
+        rec.prev = null;
+        rec.misses = 0;
+      } catch (e) {
+        if (!(e instanceof JitError) || !e.structural || ++rec.misses >= MAX_MISSES) {
+          cache.delete(key);
+          throw e;
+        }
+        rec.prev = { trace, inputs };
+      }
+    } else rec.prev = { trace, inputs };
+    return fill(template, outs) as R;
+  };
+
+  Object.defineProperty(call, 'stats', { get: (): JitStats => ({ ...stats, signatures: cache.size }) });
+  return Object.assign(call, { reset: () => cache.clear() }) as Jitted<A, R>;
+}

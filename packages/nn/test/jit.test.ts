@@ -1,0 +1,329 @@
+import { Backend } from '@surf/core';
+import { JitError, Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
+import { backends, on, testGpu } from './helpers';
+
+// jit against the eager loop it captures: the same losses and parameters, step by step, on
+// the CPU (bit-exact: the replay issues the very same kernels) and on WebGPU.
+
+const B = backends();
+beforeAll(B.setup);
+afterAll(B.teardown);
+
+type OptKind = 'sgd' | 'adam' | 'rmsprop' | 'adagrad' | 'amsgrad';
+
+interface Run {
+  losses: number[];
+  params: Float32Array[];
+  /** The backend's live buffers after each step. */
+  buffers: number[];
+}
+
+/** N training steps of a small MLP (optionally jitted); batches fixed up front. */
+async function train(kind: OptKind, jitted: boolean, steps: number, opts: { dropout?: boolean; lastBatch?: number } = {}): Promise<Run> {
+  manualSeed(3);
+  const layers: nn.Module[] = [new nn.Linear(6, 8), new nn.ReLU()];
+  if (opts.dropout) layers.push(new nn.Dropout(0.25));
+  layers.push(new nn.LayerNorm(8), new nn.Linear(8, 4));
+  const model = new nn.Sequential(...layers);
+  const batches = Array.from({ length: steps }, (_, i) => {
+    const n = opts.lastBatch && i === steps - 1 ? opts.lastBatch : 5;
+    return { x: randn([n, 6]), y: randint(0, 4, [n]) };
+  });
+  const ps = model.parameters();
+  const opt = kind === 'sgd' ? new optim.SGD(ps, { lr: 0.1, momentum: 0.9, weightDecay: 1e-3 })
+    : kind === 'rmsprop' ? new optim.RMSprop(ps, { lr: 0.01, centered: true, momentum: 0.5 })
+      : kind === 'adagrad' ? new optim.Adagrad(ps, { lr: 0.1, lrDecay: 0.01 })
+        : new optim.Adam(ps, { lr: 0.01, amsgrad: kind === 'amsgrad' });
+  const sched = kind === 'adam' ? new optim.CosineAnnealingLR(opt, { tMax: steps }) : new optim.StepLR(opt, { stepSize: 2, gamma: 0.5 });
+  const step = (x: Tensor, y: Tensor): Tensor => {
+    opt.zeroGrad();
+    const loss = crossEntropy(model.forward(x), y);
+    loss.backward();
+    optim.clipGradNorm(model.parameters(), 0.5);
+    opt.step();
+    return loss;
+  };
+  const f = jitted ? jit(step) : step;
+  // Dropout draws from the global seed: reseed so both runs draw the same masks.
+  manualSeed(11);
+  const losses: number[] = [];
+  const buffers: number[] = [];
+  for (const { x, y } of batches) {
+    const loss = f(x, y);
+    sched.step();
+    losses.push(await loss.item());
+    loss.dispose();
+    buffers.push(batches[0].x.ndarray.backend.memory().buffers);
+  }
+  if (jitted) expect((f as ReturnType<typeof jit>).stats.replayed).toBeGreaterThan(0);
+  const params = await Promise.all(model.parameters().map(async (p) => (await p.data()) as Float32Array));
+  return { losses, params, buffers };
+}
+
+function near(got: Run, want: Run, tol: number): void {
+  expect(got.losses.length).toBe(want.losses.length);
+  got.losses.forEach((l, i) => { if (!(Math.abs(l - want.losses[i]) <= tol * (1 + Math.abs(want.losses[i])))) throw new Error(`step ${i}: loss ${l}, eager ${want.losses[i]}`); });
+  got.params.forEach((p, i) => p.forEach((v, j) => {
+    const w = want.params[i][j];
+    if (!(Math.abs(v - w) <= tol * (1 + Math.abs(w)))) throw new Error(`param ${i}[${j}]: ${v}, eager ${w}`);
+  }));
+}
+
+async function matchesEager(backend: Backend, kind: OptKind, tol: number, opts: { dropout?: boolean; lastBatch?: number; steps?: number } = {}): Promise<void> {
+  await on(backend, async () => {
+    const want = await train(kind, false, opts.steps ?? 7, opts);
+    const got = await train(kind, true, opts.steps ?? 7, opts);
+    near(got, want, tol);
+    // Replays (from the fourth call) leave no buffers behind.
+    if (!opts.lastBatch) expect(new Set(got.buffers.slice(3)).size).toBe(1);
+  });
+}
+
+test('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager, bit-exact on the CPU', () => matchesEager(B.cpu, 'sgd', 0));
+test('jit: MLP step with Adam, cosine schedule = eager, bit-exact on the CPU', () => matchesEager(B.cpu, 'adam', 0));
+test('jit: RMSprop (centered, momentum), Adagrad (lrDecay), AMSGrad with StepLR = eager, bit-exact on the CPU', async () => {
+  for (const kind of ['rmsprop', 'adagrad', 'amsgrad'] as const) await matchesEager(B.cpu, kind, 0, { steps: 5 });
+});
+test('jit: dropout masks are fresh per call and follow manualSeed (= eager on the CPU)', () => matchesEager(B.cpu, 'adam', 0, { dropout: true }));
+test('jit: a smaller last batch records again', () => matchesEager(B.cpu, 'sgd', 0, { lastBatch: 3 }));
+
+// One configuration on SwiftShader (slow): Adam's dynamic scalars, dropout, clipping.
+testGpu('jit: MLP step with dropout, Adam, cosine schedule, clipGradNorm = eager on WebGPU', () => matchesEager(B.gpu(), 'adam', 1e-5, { dropout: true, steps: 5 }));
+
+test('jit: a readback inside the function is a JitError naming it', async () => {
+  await on(B.cpu, async () => {
+    const f = jit(async (x: Tensor) => {
+      const v = await x.sum().item();
+      return x.mul(v);
+    });
+    expect(() => f(tensor([1, 2]))).toThrow(JitError);
+    expect(() => f(tensor([1, 2]))).toThrow(/readback/);
+  });
+});
+
+/** A tiny regression model with SGD, as a jitted step; returns the step and the model. */
+function tinyStep() {
+  const model = new nn.Linear(3, 2);
+  const opt = new optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.5 });
+  const step = jit((x: Tensor, t: Tensor) => {
+    opt.zeroGrad();
+    const loss = model.forward(x).sub(t).pow(2).mean();
+    loss.backward();
+    opt.step();
+    return loss;
+  }, { maxRecords: 2 });
+  return { model, opt, step };
+}
+
+async function memoryFlat(backend: Backend, steps: number): Promise<void> {
+  await on(backend, async () => {
+    manualSeed(1);
+    const { step } = tinyStep();
+    const x = randn([4, 3]);
+    const t = randn([4, 2]);
+    const counts: number[] = [];
+    for (let i = 0; i < steps; i++) {
+      const loss = step(x, t);
+      if (i % 10 === 9) {
+        await loss.item();
+        counts.push(backend.memory().buffers);
+      }
+      loss.dispose();
+    }
+    expect(step.stats.replayed).toBe(steps - 3);
+    expect(new Set(counts.slice(1)).size).toBe(1);
+  });
+}
+
+test('jit: memory stays flat over 50 replays without tidy (CPU)', () => memoryFlat(B.cpu, 60));
+
+test('jit: records are per signature and bounded (LRU); a changed number argument records again', async () => {
+  await on(B.cpu, async () => {
+    manualSeed(2);
+    const w = randn([3]);
+    const f = jit((x: Tensor, k: number) => x.mul(w).sum().mul(k), { maxRecords: 2 });
+    const want = async (x: Tensor, k: number) => (await x.mul(w).sum().item()) * k;
+    for (const n of [2, 3, 4, 2, 3]) {
+      for (let i = 0; i < 8; i++) {
+        const x = randn([n, 3]);
+        const k = i < 4 ? 1 : 2;
+        const got = await f(x, k).item();
+        expect(got).toBeCloseTo(await want(x, k), 5);
+      }
+    }
+    expect(f.stats.signatures).toBe(2);
+    expect(f.stats.replayed).toBeGreaterThan(0);
+  });
+});
+
+test('jit: a parameter replaced between calls is seen (the record is made again)', async () => {
+  await on(B.cpu, async () => {
+    manualSeed(4);
+    const model = new nn.Linear(3, 1);
+    const f = jit((x: Tensor) => {
+      const y = model.forward(x);
+      const l = y.sum();
+      l.backward();
+      model.weight.grad = null;
+      model.bias!.grad = null;
+      return y;
+    });
+    const x = randn([2, 3]);
+    for (let i = 0; i < 4; i++) f(x).dispose();
+    model.weight.assign(tensor([[1, 2, 3]]));
+    const got = (await f(x).data()) as Float32Array;
+    const xs = (await x.data()) as Float32Array;
+    const b = await model.bias!.item();
+    for (let r = 0; r < 2; r++) expect(got[r]).toBeCloseTo(xs[3 * r] + 2 * xs[3 * r + 1] + 3 * xs[3 * r + 2] + b, 5);
+  });
+});
+
+test('jit: work that differs on every call is a JitError', async () => {
+  await on(B.cpu, async () => {
+    let n = 0;
+    const f = jit((x: Tensor) => {
+      let y = x;
+      for (let i = 0; i <= n; i++) y = y.exp();
+      n++;
+      return y;
+    });
+    const x = tensor([0.1, 0.2]);
+    expect(() => { for (let i = 0; i < 6; i++) f(x); }).toThrow(/different work/);
+  });
+});
+
+test('jit: bad arguments are clear errors', () => {
+  expect(() => jit(3 as unknown as () => Tensor)).toThrow(/expected a function/);
+  expect(() => jit(() => tensor([1]), { maxRecords: 0 })).toThrow(/maxRecords/);
+  const p = tensor([1, 2], { requiresGrad: true });
+  expect(() => jit((x: Tensor) => x.mul(2))(p)).toThrow(/requires grad/);
+});
+
+test('jit: a jitted function called inside another one is part of its record', async () => {
+  await on(B.cpu, async () => {
+    manualSeed(5);
+    const inner = jit((x: Tensor) => x.mul(2).exp());
+    const outer = jit((x: Tensor) => inner(x).add(randn([2])));
+    manualSeed(6);
+    const xs = [randn([2]), randn([2]), randn([2]), randn([2]), randn([2])];
+    const want: number[][] = [];
+    manualSeed(9);
+    for (const x of xs) want.push(Array.from(await x.mul(2).exp().add(randn([2])).data()));
+    manualSeed(9);
+    for (const [i, x] of xs.entries()) expect(Array.from(await outer(x).data())).toEqual(want[i]);
+    expect(outer.stats.replayed).toBe(3);
+  });
+});
+
+test('jit: gradients zeroed outside the function are set again by each replay', async () => {
+  await on(B.cpu, async () => {
+    const run = async (jitted: boolean) => {
+      manualSeed(8);
+      const model = new nn.Linear(3, 2);
+      const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
+      const body = (x: Tensor) => {
+        const loss = model.forward(x).pow(2).sum();
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+      const f = jitted ? jit(body) : body;
+      const grads: number[][] = [];
+      for (let i = 0; i < 5; i++) {
+        f(randn([4, 3])).dispose();
+        grads.push(Array.from(await model.weight.grad!.data()));
+        opt.zeroGrad();
+      }
+      return grads;
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+});
+
+test('jit: a number argument that changes on every call warns once', async () => {
+  await on(B.cpu, async () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const f = jit((x: Tensor, k: number) => x.mul(k), { maxRecords: 2 });
+      const x = tensor([1, 2]);
+      for (let i = 0; i < 6; i++) expect(Array.from(await f(x, i).data())).toEqual([i, 2 * i]);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toMatch(/0-d tensor/);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
+
+async function adoptMovesData(b: Backend): Promise<void> {
+  const dst = b.fromData(new Float32Array([1, 2, 3]), 'float32');
+  const src = b.fromData(new Float32Array([4, 5, 6]), 'float32');
+  const before = b.memory();
+  expect(b.adopt!(dst, src)).toBe(true);
+  expect(Array.from(await b.read(dst))).toEqual([4, 5, 6]);
+  expect(b.memory().buffers).toBe(before.buffers - 1);
+  expect(b.memory().bytes).toBeLessThan(before.bytes);
+  // A freed destination: the source is freed too, and the call says so.
+  const src2 = b.fromData(new Float32Array([7, 8, 9]), 'float32');
+  b.dispose(dst);
+  expect(b.adopt!(dst, src2)).toBe(false);
+  expect(b.memory().buffers).toBe(before.buffers - 2);
+  const other = b.fromData(new Int32Array([1, 2, 3]), 'int32');
+  const dst3 = b.fromData(new Float32Array([1, 2, 3]), 'float32');
+  expect(() => b.adopt!(dst3, other)).toThrow(/differ/);
+  [other, dst3].forEach((s) => b.dispose(s));
+}
+
+test('Backend.adopt moves a buffer into a storage (CPU)', () => adoptMovesData(B.cpu));
+testGpu('Backend.adopt moves a buffer into a storage (WebGPU)', () => adoptMovesData(B.gpu()));
+
+test('jit: an attention block step (MultiheadAttention with dropout, GELU, AdamW) = eager on the CPU, bit-exact', async () => {
+  await on(B.cpu, async () => {
+    const run = async (jitted: boolean) => {
+      manualSeed(12);
+      const attn = new nn.MultiheadAttention(8, 2, { dropout: 0.2 });
+      const ff = new nn.Sequential(new nn.LayerNorm(8), new nn.Linear(8, 8), new nn.GELU());
+      const params = [...attn.parameters(), ...ff.parameters()];
+      const opt = new optim.AdamW(params, { lr: 0.01 });
+      const body = (x: Tensor) => {
+        opt.zeroGrad();
+        const loss = ff.forward(attn.forward(x, x, x, { isCausal: true })).pow(2).mean();
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+      const f = jitted ? jit(body) : body;
+      const xs = [0, 1, 2, 3, 4].map(() => randn([2, 3, 8]));
+      manualSeed(13);
+      const losses: number[] = [];
+      for (const x of xs) losses.push(await f(x).item());
+      return [...losses, ...(await params[0].data())];
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+});
+
+test('jit: a CNN step (Conv2d, BatchNorm2d running stats, MaxPool2d) = eager on the CPU, bit-exact', async () => {
+  await on(B.cpu, async () => {
+    const run = async (jitted: boolean) => {
+      manualSeed(14);
+      const bn = new nn.BatchNorm2d(3);
+      const model = new nn.Sequential(new nn.Conv2d(1, 3, 3, { padding: 1 }), bn, new nn.ReLU(), new nn.MaxPool2d(2), new nn.Flatten(), new nn.Linear(12, 2));
+      const opt = new optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.9 });
+      const body = (x: Tensor, y: Tensor) => {
+        opt.zeroGrad();
+        const loss = crossEntropy(model.forward(x), y);
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+      const f = jitted ? jit(body) : body;
+      const data = [0, 1, 2, 3, 4].map(() => ({ x: randn([2, 1, 4, 4]), y: randint(0, 2, [2]) }));
+      const out: number[] = [];
+      for (const { x, y } of data) out.push(await f(x, y).item());
+      for (const t of [bn.running_mean!, bn.running_var!, bn.num_batches_tracked!, ...model.parameters()]) out.push(...(await t.data()));
+      return out;
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+});
