@@ -16,6 +16,7 @@
  */
 import { MemoryReport, init } from '@surf/nn';
 import { runSoak } from '../../test-support/soak-loop';
+import { JobProgress } from './job-progress';
 
 export { runSoak };
 
@@ -32,13 +33,18 @@ export async function soakMain(): Promise<number> {
   const backend = arg('backend', 'auto') as 'auto' | 'webgpu' | 'cpu';
   const info = await init({ backend });
   console.log(`soak: ${steps} steps of the MNIST-shaped MLP on ${info.backend} (${info.description})${info.fallbackReason ? `; ${info.fallbackReason}` : ''}`);
+  const bar = new JobProgress('soak', steps, 'steps');
   const noTidy = process.argv.includes('--no-tidy');
   const r = await runSoak({
     steps,
     tidy: !noTidy,
     readEvery: Number(arg('read-every', '50')),
-    onStep: (s, m) => { if (s === 1 || s % 1000 === 0) console.log(`  step ${String(s).padStart(6)}: ${fmt(m)}`); },
+    onStep: (s, m) => {
+      if (s === 1 || s % 1000 === 0) bar.line(`  step ${String(s).padStart(6)}: ${fmt(m)}`);
+      bar.update(s);
+    },
   });
+  bar.clear();
   console.log(`loss ${r.firstLoss.toFixed(4)} -> ${r.lastLoss.toFixed(4)}; ${(r.steps / r.seconds).toFixed(1)} steps/s; max pooled ${r.maxPooledBytes} bytes`);
   if (noTidy) {
     // eagermem: without tidy, bounded is the verdict (peaks per half), not flat

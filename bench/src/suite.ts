@@ -22,6 +22,7 @@ import { SurfFramework } from './surf';
 import { checkTargets, targetLines } from './targets';
 import { FULL_TIMING, QUICK_TIMING, timeRunner } from './timing';
 import { runTorch, torchUnavailable } from './torch';
+import { JobProgress } from './job-progress';
 
 interface Options {
   quick: boolean;
@@ -233,10 +234,14 @@ async function main(): Promise<void> {
   }
 
   const hung = new Map<FrameworkId, string>();
+  // progress: one unit per (row, framework) measurement
+  const bar = new JobProgress('bench', results.reduce((a, rr) => a + frameworks.filter((f) => f.device === rr.row.device).length, 0), 'runs');
+  let runs = 0;
   for (const rr of results) {
     const row = rr.row;
     const inputs = new RowInputs(row, o.quick);
     for (const fw of frameworks.filter((f) => f.device === row.device)) {
+      bar.update(runs++);
       if (row.kind === 'example' && !fw.id.startsWith('surf')) continue;
       if (row.device === 'gpu' && gpuError) {
         rr.results[fw.id] = { na: `no WebGPU adapter: ${gpuError}` };
@@ -255,14 +260,15 @@ async function main(): Promise<void> {
         const why = `timed out after ${o.rowTimeoutS} s on ${row.id}`;
         hung.set(fw.id, why);
         rr.results[fw.id] = { na: why };
-        log(`${fw.label} ${why}; it is skipped from now on`);
+        bar.line(`# ${fw.label} ${why}; it is skipped from now on`);
       } else {
         rr.results[fw.id] = out;
       }
     }
     const parts = (Object.entries(rr.results) as [FrameworkId, Outcome][]).filter(([fw]) => fw !== 'torch-cuda' || isMeasured(rr.results[fw])).map(([fw, out]) => describeOutcome(fw, row, out));
-    log(`${row.id}: ${parts.join(' | ')}  [${elapsed().toFixed(0)} s]`);
+    bar.line(`# ${row.id}: ${parts.join(' | ')}  [${elapsed().toFixed(0)} s]`);
   }
+  bar.clear();
 
   const present = new Set<FrameworkId>();
   for (const r of results) for (const k of Object.keys(r.results)) present.add(k as FrameworkId);

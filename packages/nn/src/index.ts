@@ -11,6 +11,8 @@ export * as nn from './nn';
 export * as optim from './optim';
 export { Module } from './module';
 export type { StateDict, LoadResult } from './module';
+// summary
+export type { ModelSummary, SummaryRow, SummaryOptions } from './summary';
 export { mseLoss, l1Loss, crossEntropy, nllLoss, binaryCrossEntropyWithLogits, binaryCrossEntropy, huberLoss, smoothL1Loss, klDivLoss } from './losses';
 export type { Reduction, LossOptions, CrossEntropyOptions, KLDivReduction } from './losses';
 export { DataLoader } from './data/dataloader';

@@ -1,6 +1,7 @@
 import { BackendError, DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
 import { checkOptions } from './options';
+import { ModelSummary, SummaryOptions, summarize } from './summary';
 
 /** A module's state: parameter tensors by dotted name ('0.weight', 'encoder.fc.bias'). */
 export type StateDict = Record<string, Tensor>;
@@ -331,6 +332,16 @@ export abstract class Module {
   /** Number of parameter elements. */
   numParameters(): number {
     return this.parameters().reduce((a, p) => a + p.numel, 0);
+  }
+
+  // summary: torchinfo-style table
+  /**
+   * Layers, output shapes (from one forward pass on zeros of `inputShape` under noGrad, in eval
+   * mode, on the parameters' backend) and parameter counts, as torchinfo's summary; print it
+   * with String() or console.log(String(...)).
+   */
+  summary(inputShape: number[] | number[][], opts: SummaryOptions = {}): ModelSummary {
+    return summarize(this, inputShape, checkOptions(`${this.constructor.name}.summary`, opts, '{ dtype?: DType }'));
   }
 
   /** The part inside the parentheses of toString(), e.g. 'in=4, out=8, bias=true'. */

@@ -154,7 +154,12 @@ export class ThreadPool {
     for (let d = Atomics.load(this.ctrl, CTRL.DONE); d < n; d = Atomics.load(this.ctrl, CTRL.DONE)) Atomics.wait(this.ctrl, CTRL.DONE, d);
     // Closed: a worker waking late finds nothing to claim.
     Atomics.store(this.ctrl, CTRL.NEXT, -1);
-    if (err) throw err;
+    if (err) {
+      // A worker may have failed on another chunk of this job: clear its flag too, or the
+      // next job would report this job's failure.
+      Atomics.store(this.ctrl, CTRL.ERROR, 0);
+      throw err;
+    }
     this.checkError();
   }
 
