@@ -82,3 +82,11 @@ describe.each(['cpu', 'webgpu'] as const)('cnn modules on %s', (kind) => {
     expect(last).toBeLessThan(first * 0.5);
   }));
 });
+
+test('conv, pool and batch-norm modules reject a non-object where the options go', () => {
+  expect(() => new nn.Conv2d(1, 2, 3, 1 as never)).toThrow(/Conv2d: the options argument must be an object \{ stride\?/);
+  expect(() => new nn.ConvTranspose2d(1, 2, 3, 'x' as never)).toThrow(/ConvTranspose2d: the options argument must be an object/);
+  expect(() => new nn.MaxPool2d(2, 2 as never)).toThrow(/MaxPool2d: the options argument must be an object/);
+  expect(() => new nn.AvgPool2d(2, [] as never)).toThrow(/AvgPool2d: the options argument must be an object/);
+  expect(() => new nn.BatchNorm2d(4, 0.1 as never)).toThrow(/BatchNorm2d: the options argument must be an object \{ eps\?/);
+});

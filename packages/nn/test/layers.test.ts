@@ -209,6 +209,7 @@ describe('forward values (cpu)', () => {
     expect(() => new nn.Linear(3, 2).forward(tensor([[1, 2]]))).toThrow(/Linear: input has shape \[1,2\]; expected the last dim to be inFeatures = 3/);
     expect(() => new nn.LayerNorm(3).forward(tensor([[1, 2]]))).toThrow(/LayerNorm: input has shape \[1,2\]; expected it to end in normalizedShape \[3\]/);
     expect(() => new nn.Linear(-1, 2)).toThrow(/Linear: inFeatures must be a non-negative integer; got -1/);
+    expect(() => new nn.Linear(3, 2, false as never)).toThrow(/Linear: the options argument must be an object \{ bias\?: boolean \}; got boolean false/);
     expect(() => new nn.Sequential(5 as unknown as Module)).toThrow(/Sequential: argument 0 is number; expected a Module/);
   }));
 });

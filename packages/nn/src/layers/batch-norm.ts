@@ -1,6 +1,7 @@
 import { ShapeError, ValueError, fmtShape } from '@surf/core';
 import { Tensor, batchNorm, keep, noGrad, ones, zeros } from '@surf/autograd';
 import { Module, parameter } from '../module';
+import { checkOptions } from '../options';
 
 export interface BatchNormModuleOptions {
   eps?: number;
@@ -27,6 +28,7 @@ abstract class BatchNormNd extends Module {
 
   constructor(private readonly layer: string, private readonly dims: number[], readonly numFeatures: number, opts: BatchNormModuleOptions) {
     super();
+    checkOptions(layer, opts, '{ eps?, momentum?, affine?, trackRunningStats? }');
     if (!Number.isInteger(numFeatures) || numFeatures < 1) throw new ValueError(`${layer}: numFeatures must be a positive integer; got ${numFeatures}`);
     this.eps = opts.eps ?? 1e-5;
     this.momentum = opts.momentum === undefined ? 0.1 : opts.momentum;

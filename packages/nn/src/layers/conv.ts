@@ -2,6 +2,7 @@ import { ValueError } from '@surf/core';
 import { ConvOptions, Tensor, conv1d, conv2d, convTranspose2d, zeros } from '@surf/autograd';
 import { fans, kaimingUniform, uniform } from '../init';
 import { Module, parameter } from '../module';
+import { checkOptions } from '../options';
 
 /**
  * Conv1d, Conv2d and ConvTranspose2d with PyTorch's parameter layout and default init:
@@ -54,6 +55,7 @@ abstract class ConvNd extends Module {
 
   constructor(layer: string, sd: number, readonly inChannels: number, readonly outChannels: number, kernelSize: Size, readonly opts: ConvModuleOptions) {
     super();
+    checkOptions(layer, opts, '{ stride?, padding?, dilation?, groups?, bias? }');
     const groups = opts.groups ?? 1;
     channels(layer, inChannels, outChannels, groups);
     this.kernelSize = sizes(layer, 'kernelSize', kernelSize, sd);
@@ -102,6 +104,7 @@ export class ConvTranspose2d extends Module {
 
   constructor(readonly inChannels: number, readonly outChannels: number, kernelSize: Size, readonly opts: ConvTransposeModuleOptions = {}) {
     super();
+    checkOptions('ConvTranspose2d', opts, '{ stride?, padding?, outputPadding?, groups?, dilation?, bias? }');
     const groups = opts.groups ?? 1;
     channels('ConvTranspose2d', inChannels, outChannels, groups);
     this.kernelSize = sizes('ConvTranspose2d', 'kernelSize', kernelSize, 2);

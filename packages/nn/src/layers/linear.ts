@@ -2,6 +2,7 @@ import { ShapeError, ValueError, fmtShape } from '@surf/core';
 import { LinearActivation, Tensor, linear, zeros } from '@surf/autograd';
 import { kaimingUniform, uniform } from '../init';
 import { Module, parameter } from '../module';
+import { checkOptions } from '../options';
 
 /** y = x·Wᵀ + b over the last dim; W is [out, in] as in PyTorch, so weights load as-is. */
 export class Linear extends Module {
@@ -10,6 +11,7 @@ export class Linear extends Module {
 
   constructor(readonly inFeatures: number, readonly outFeatures: number, opts: { bias?: boolean } = {}) {
     super();
+    checkOptions('Linear', opts, '{ bias?: boolean }');
     for (const [k, v] of [['inFeatures', inFeatures], ['outFeatures', outFeatures]] as const) {
       if (!Number.isInteger(v) || v < 0) throw new ValueError(`Linear: ${k} must be a non-negative integer; got ${v}`);
     }

@@ -1,5 +1,6 @@
 import { AvgPoolOptions, MaxPoolOptions, Tensor, adaptiveAvgPool2d, avgPool2d, maxPool2d } from '@surf/autograd';
 import { Module } from '../module';
+import { checkOptions } from '../options';
 
 type Size = number | readonly number[];
 
@@ -7,6 +8,7 @@ type Size = number | readonly number[];
 export class MaxPool2d extends Module {
   constructor(readonly kernelSize: Size, readonly opts: MaxPoolOptions = {}) {
     super();
+    checkOptions('MaxPool2d', opts, '{ stride?, padding?, dilation?, ceilMode? }');
   }
   forward(x: Tensor): Tensor { return maxPool2d(x, this.kernelSize, this.opts); }
   protected override extraRepr(): string { return `kernelSize=${JSON.stringify(this.kernelSize)}${Object.keys(this.opts).length ? `, ${JSON.stringify(this.opts)}` : ''}`; }
@@ -16,6 +18,7 @@ export class MaxPool2d extends Module {
 export class AvgPool2d extends Module {
   constructor(readonly kernelSize: Size, readonly opts: AvgPoolOptions = {}) {
     super();
+    checkOptions('AvgPool2d', opts, '{ stride?, padding?, ceilMode?, countIncludePad? }');
   }
   forward(x: Tensor): Tensor { return avgPool2d(x, this.kernelSize, this.opts); }
   protected override extraRepr(): string { return `kernelSize=${JSON.stringify(this.kernelSize)}${Object.keys(this.opts).length ? `, ${JSON.stringify(this.opts)}` : ''}`; }
