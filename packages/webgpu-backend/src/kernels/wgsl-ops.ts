@@ -67,22 +67,8 @@ fn imod_(a: i32, b: i32) -> i32 {
   if (m != 0 && (m < 0) != (b < 0)) { m = m + b; }
   return m;
 }
-// cos by fsin_'s reduction with the quadrant moved by one (cos x = sin(x + pi/2), exactly).
-fn fcos_(x: f32) -> f32 {
-  if (isnan_(x) || isinf_(x)) { return nan_(); }
-  let k = round(x * 0.636619772367581);
-  var r = x - k * 1.5703125;
-  r = r - k * 4.837512969970703125e-4;
-  r = r - k * 7.54978995489188216e-8;
-  let z = r * r;
-  let s = r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
-  let c = 1.0 - 0.5 * z + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
-  let q = i32(k - 4.0 * floor(k * 0.25));
-  if (q == 0) { return c; }
-  if (q == 1) { return -s; }
-  if (q == 2) { return -c; }
-  return s;
-}
+// cos by fsin_'s reduction with the quadrant moved by one (fsinq_ in wgsl.ts).
+fn fcos_(x: f32) -> f32 { return fsinq_(x, 1); }
 // e^x - 1: the Taylor series near 0 (where exp(x) - 1 cancels), exp beyond.
 fn fexpm1_(x: f32) -> f32 {
   if (isnan_(x)) { return x; }

@@ -67,7 +67,8 @@ fn fsqrt_(x: f32) -> f32 { if (x < 0.0 || isnan_(x)) { return nan_(); } return s
 fn fexp_(x: f32) -> f32 { if (isnan_(x)) { return x; } return exp(x); }
 // Vulkan lets sin() be off by 2^-11 absolutely; this one is within a few ulp for |x| < 1e5:
 // Cody-Waite reduction by pi/2 in three parts, then minimax polynomials on [-pi/4, pi/4].
-fn fsin_(x: f32) -> f32 {
+// shift moves the quadrant: 0 gives sin, 1 gives cos (cos x = sin(x + pi/2), exactly).
+fn fsinq_(x: f32, shift: i32) -> f32 {
   if (isnan_(x) || isinf_(x)) { return nan_(); }
   let k = round(x * 0.636619772367581);
   var r = x - k * 1.5703125;
@@ -76,12 +77,13 @@ fn fsin_(x: f32) -> f32 {
   let z = r * r;
   let s = r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
   let c = 1.0 - 0.5 * z + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
-  let q = i32(k - 4.0 * floor(k * 0.25));
+  let q = (i32(k - 4.0 * floor(k * 0.25)) + shift) & 3;
   if (q == 0) { return s; }
   if (q == 1) { return c; }
   if (q == 2) { return -s; }
   return -c;
 }
+fn fsin_(x: f32) -> f32 { return fsinq_(x, 0); }
 fn feq_(a: f32, b: f32) -> bool { return a == b && !isnan_(a) && !isnan_(b); }
 fn flt_(a: f32, b: f32) -> bool { return a < b && !isnan_(a) && !isnan_(b); }
 fn fbool_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) != 0u; }
