@@ -1,14 +1,14 @@
 import { Backend, CpuBackend, ShapeError, ValueError } from '@surf/core';
 import { avgPool2d, batchNorm, conv1d, conv2d, convTranspose2d, maxPool2d, setBackend, tensor, zeros } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { describeEach, gpuBackend } from './gpu';
 
 // CNN op behaviour the gradcheck suite cannot show: ties, in-place running stats, shapes
 // PyTorch gives, and the errors for bad arguments. On CPU and WebGPU.
-describe.each(['cpu', 'webgpu'] as const)('cnn ops on %s', (kind) => {
+describeEach(['cpu', 'webgpu'] as const, 'cnn ops on %s', (kind) => {
   let backend: Backend | null = null;
   let prev: Backend | null = null;
   beforeAll(async () => {
-    backend = kind === 'cpu' ? new CpuBackend() : await gpuOrSkip();
+    backend = kind === 'cpu' ? new CpuBackend() : await gpuBackend();
     if (backend) prev = setBackend(backend);
   });
   afterAll(() => {
@@ -17,7 +17,6 @@ describe.each(['cpu', 'webgpu'] as const)('cnn ops on %s', (kind) => {
   });
 
   test('maxPool2d sends the gradient of a tie to the first maximum (row-major)', async () => {
-    if (!backend) return;
     const x = tensor([[[[1, 3], [3, 3]]]], { requiresGrad: true });
     const y = maxPool2d(x, 2);
     expect(await y.toArray()).toEqual([[[[3]]]]);
@@ -30,7 +29,6 @@ describe.each(['cpu', 'webgpu'] as const)('cnn ops on %s', (kind) => {
   });
 
   test('batchNorm in training updates running stats in place with the unbiased variance', async () => {
-    if (!backend) return;
     // Channel 0: 1, 3, 5, 7 (mean 4, unbiased var 20/3); channel 1: 2, 2, 2, 2.
     const x = tensor([[[1, 3], [2, 2]], [[5, 7], [2, 2]]], { dtype: 'float32' });
     const rm = zeros([2]), rv = tensor([1, 1], { dtype: 'float32' });
@@ -50,7 +48,6 @@ describe.each(['cpu', 'webgpu'] as const)('cnn ops on %s', (kind) => {
   });
 
   test('output shapes match PyTorch', () => {
-    if (!backend) return;
     expect(conv2d(zeros([2, 3, 28, 28]), zeros([8, 3, 5, 5]), null, { stride: 2, padding: 2 }).shape).toEqual([2, 8, 14, 14]);
     expect(conv2d(zeros([3, 9, 9]), zeros([4, 3, 3, 3]), null, { padding: 'valid' }).shape).toEqual([4, 7, 7]);
     expect(conv1d(zeros([1, 2, 10]), zeros([4, 2, 4]), null, { padding: 'same' }).shape).toEqual([1, 4, 10]);
@@ -60,7 +57,6 @@ describe.each(['cpu', 'webgpu'] as const)('cnn ops on %s', (kind) => {
   });
 
   test('bad shapes and options are clear errors', () => {
-    if (!backend) return;
     expect(() => conv2d(zeros([1, 3, 8, 8]), zeros([4, 2, 3, 3]))).toThrow(ShapeError);
     expect(() => conv2d(zeros([1, 3, 8, 8]), zeros([4, 2, 3, 3]))).toThrow(/conv2d: weight \[4,2,3,3\] has 2 input channels per group; expected C\/groups = 3\/1/);
     expect(() => conv2d(zeros([1, 3, 8, 8]), zeros([4, 1, 3, 3]), null, { groups: 2 })).toThrow(/divide by groups 2/);

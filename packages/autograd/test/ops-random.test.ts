@@ -1,7 +1,7 @@
 import { CpuBackend, ValueError } from '@surf/core';
 import { Backend } from '@surf/core';
 import { manualSeed, multinomial, setBackend, tensor } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { describeGpu, gpuBackend } from './gpu';
 
 // multinomial against its distribution (seeded, so the counts below are fixed numbers, not
 // flaky), and the same draws on CPU and WebGPU for the same seed.
@@ -52,13 +52,12 @@ describe('multinomial', () => {
   });
 });
 
-describe('CPU and WebGPU agree', () => {
-  let gpu: Backend | null = null;
-  beforeAll(async () => { gpu = await gpuOrSkip(); });
+describeGpu('CPU and WebGPU agree', () => {
+  let gpu: Backend;
+  beforeAll(async () => { gpu = await gpuBackend(); });
   afterAll(() => gpu?.destroy());
 
   test('multinomial draws and topk of the same data', async () => {
-    if (!gpu) return;
     const run = async (b: Backend) => {
       const prev = setBackend(b);
       try {

@@ -1,6 +1,6 @@
 import { Backend, CpuBackend, DTypeError, ValueError } from '@surf/core';
 import { Tensor, bitwiseAnd, erf, gelu, remainder, round, setBackend, silu, tensor } from '@surf/autograd';
-import { gpuOrSkip } from './gpu';
+import { describeEach, gpuBackend } from './gpu';
 
 // The op table's newer raw ops through the Tensor API, against values worked out by hand or
 // published (PyTorch's outputs where semantics are its own), on both backends.
@@ -16,11 +16,11 @@ async function close(t: Tensor, want: number[], rtol = 1e-6, atol = 1e-7): Promi
   });
 }
 
-describe.each(['cpu', 'webgpu'] as const)('op-table ops on %s', (kind) => {
+describeEach(['cpu', 'webgpu'] as const, 'op-table ops on %s', (kind) => {
   let backend: Backend | null = null;
   let prev: Backend | null = null;
   beforeAll(async () => {
-    backend = kind === 'cpu' ? new CpuBackend() : await gpuOrSkip();
+    backend = kind === 'cpu' ? new CpuBackend() : await gpuBackend();
     if (backend) prev = setBackend(backend);
   });
   afterAll(() => {
@@ -29,7 +29,6 @@ describe.each(['cpu', 'webgpu'] as const)('op-table ops on %s', (kind) => {
   });
 
   test('rounding: half to even, int inputs unchanged, decimals', async () => {
-    if (!backend) return;
     const x = tensor([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -0.7, 2.3]);
     await close(x.round(), [-2, -2, -0, 0, 2, 2, -1, 2], 0, 0);
     await close(x.floor(), [-3, -2, -1, 0, 1, 2, -1, 2], 0, 0);
@@ -45,14 +44,12 @@ describe.each(['cpu', 'webgpu'] as const)('op-table ops on %s', (kind) => {
   });
 
   test('sign (NaN gives 0, as PyTorch) on float and int', async () => {
-    if (!backend) return;
     await close(tensor([-3, -0, 0, 2.5, NaN, -Infinity]).sign(), [-1, 0, 0, 1, 0, -1], 0, 0);
     const s = tensor([-7, 0, 9]).sign();
     expect([s.dtype, await s.toArray()]).toEqual(['int32', [-1, 0, 1]]);
   });
 
   test('remainder takes the divisor sign (Python %), ints stay ints', async () => {
-    if (!backend) return;
     await close(tensor([-3, -2, -1, 1, 2, 3]).float().remainder(2), [1, 0, 1, 1, 0, 1], 0, 0);
     await close(tensor([-3, -1, 1, 3.5]).remainder(-1.5), [-0, -1, -0.5, -1], 1e-6);
     await close(tensor([5.5]).remainder(0), [NaN]);
@@ -61,7 +58,6 @@ describe.each(['cpu', 'webgpu'] as const)('op-table ops on %s', (kind) => {
   });
 
   test('bitwise and/or/xor on int32 and bool; floats refused', async () => {
-    if (!backend) return;
     const a = tensor([12, -1, 5, -2147483648]), b = tensor([10, 7, 3, -1]);
     expect(await a.bitwiseAnd(b).toArray()).toEqual([8, 7, 1, -2147483648]);
     expect(await a.bitwiseOr(b).toArray()).toEqual([14, -1, 7, -1]);
@@ -76,7 +72,6 @@ describe.each(['cpu', 'webgpu'] as const)('op-table ops on %s', (kind) => {
   });
 
   test('erf, tanh, log1p, expm1: published values, and accurate where composites cancel', async () => {
-    if (!backend) return;
     await close(erf(tensor([0, 0.1, 0.5, 1, 2, 3, -1.5, 5])), [0, 0.1124629160, 0.5204998778, 0.8427007929, 0.9953222650, 0.9999779095, -0.9661051465, 1], 2e-6, 1e-7);
     await close(tensor([1e-5, -3e-4]).erf(), [1.1283791671e-5, -3.3851374e-4], 2e-6, 0);
     await close(tensor([-30, -1, 1e-4, 0.5, 30]).tanh(), [-1, -0.7615941560, 9.9999999667e-5, 0.4621171573, 1], 2e-6, 0);
@@ -87,7 +82,6 @@ describe.each(['cpu', 'webgpu'] as const)('op-table ops on %s', (kind) => {
   });
 
   test('silu and gelu (PyTorch values), min propagates NaN', async () => {
-    if (!backend) return;
     await close(silu(tensor([-2, 0, 1, 20])), [-0.2384058440, 0, 0.7310585786, 19.999999958], 2e-6, 1e-7);
     await close(gelu(tensor([-1, 0, 1, 2])), [-0.1586552539, 0, 0.8413447461, 1.9544997361], 2e-6, 1e-7);
     await close(tensor([-1, 1]).gelu('tanh'), [-0.1588080093, 0.8411919907], 2e-6, 1e-7);
@@ -97,7 +91,6 @@ describe.each(['cpu', 'webgpu'] as const)('op-table ops on %s', (kind) => {
   });
 
   test('erf/log1p/expm1 promote ints to float32; round rejects fractional decimals', async () => {
-    if (!backend) return;
     expect(tensor([0, 1]).erf().dtype).toBe('float32');
     expect(tensor([0]).expm1().dtype).toBe('float32');
     expect(() => tensor([1.5]).round(0.5)).toThrow(ValueError);

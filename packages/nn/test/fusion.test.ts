@@ -1,6 +1,6 @@
 import { Backend } from '@surf/core';
 import { Tensor, crossEntropy, manualSeed, nn, optim, randn, tensor, tidy } from '@surf/nn';
-import { backends, on } from './helpers';
+import { backends, on, testGpu } from './helpers';
 
 // The fusion pass (autograd/src/fusion): any model written with public ops gets the fused
 // kernels Sequential gets. Kernel counts per training step on WebGPU, the values of a
@@ -65,9 +65,8 @@ async function kernelsPerStep(gpu: Backend & Stats, make: () => Model): Promise<
   });
 }
 
-test('an MLP training step costs the same kernels in Sequential, a plain Module and raw ops on WebGPU', async () => {
-  const gpu = B.gpu() as (Backend & Stats) | null;
-  if (!gpu) return;
+testGpu('an MLP training step costs the same kernels in Sequential, a plain Module and raw ops on WebGPU', async () => {
+  const gpu = B.gpu() as Backend & Stats;
   const counts: Record<string, number> = {};
   for (const [name, make] of Object.entries(models)) {
     const s = await kernelsPerStep(gpu, make);
@@ -127,9 +126,9 @@ async function rawStepAgainstLoops(backend: Backend): Promise<void> {
 
 test('a hand-written MLP step (fused) matches loops on the CPU', () => rawStepAgainstLoops(B.cpu));
 
-test('a hand-written MLP step (fused) matches loops on WebGPU', async () => {
+testGpu('a hand-written MLP step (fused) matches loops on WebGPU', async () => {
   const gpu = B.gpu();
-  if (gpu) await rawStepAgainstLoops(gpu);
+  await rawStepAgainstLoops(gpu);
 });
 
 test('a product folded into its consumer, read after its weight was replaced, has the old value', () => on(B.cpu, async () => {
@@ -144,9 +143,8 @@ test('a product folded into its consumer, read after its weight was replaced, ha
   [x, w, z, y].forEach((t) => t.dispose());
 }));
 
-test('on WebGPU a folded chain is one kernel; an unread product still runs by the next await', async () => {
-  const gpu = B.gpu() as (Backend & Stats) | null;
-  if (!gpu) return;
+testGpu('on WebGPU a folded chain is one kernel; an unread product still runs by the next await', async () => {
+  const gpu = B.gpu() as Backend & Stats;
   await on(gpu, async () => {
     // The count test's shapes and epilogue: the kernels are compiled already.
     const a = randn([4, IN]), b = randn([IN, HID]), bias = randn([HID]);
@@ -164,9 +162,8 @@ test('on WebGPU a folded chain is one kernel; an unread product still runs by th
   });
 });
 
-test('on WebGPU a 3-d input costs the same backward kernels as a 2-d one (ReLU mask in the dgrad)', async () => {
-  const gpu = B.gpu() as (Backend & Stats) | null;
-  if (!gpu) return;
+testGpu('on WebGPU a 3-d input costs the same backward kernels as a 2-d one (ReLU mask in the dgrad)', async () => {
+  const gpu = B.gpu() as Backend & Stats;
   await on(gpu, async () => {
     const l1 = new nn.Linear(IN, HID), l2 = new nn.Linear(HID, OUT);
     const backwardKernels = async (x: Tensor) => {

@@ -1,6 +1,6 @@
 import { ShapeError, ValueError, gradcheck, manualSeed, nn, tensor } from '@surf/nn';
 import type { Backend } from '@surf/core';
-import { backends, functional, on } from './helpers';
+import { backends, functional, on, testGpu } from './helpers';
 
 // nn.MultiheadAttention against a per-head loop written here from the module's own parameter
 // values (projections, masks, softmax, output projection), on the CPU and on WebGPU; its
@@ -91,9 +91,8 @@ describe('nn.MultiheadAttention', () => {
     await checkForward(b.cpu);
   });
 
-  test('forward matches a per-head loop on WebGPU', async () => {
+  testGpu('forward matches a per-head loop on WebGPU', async () => {
     const gpu = b.gpu();
-    if (!gpu) return;
     await checkForward(gpu);
   });
 
