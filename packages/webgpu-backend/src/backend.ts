@@ -5,6 +5,7 @@ import {
   AttentionGrads, AttentionOptions, AttentionResult, checkAttentionArgs, // attention
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
+import { GpuTimer } from './gpu-timer';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
 import { encodeGather } from './kernels/gather';
 import { AttnOperand, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
@@ -50,6 +51,13 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   poolLimitBytes?: number;
   /** Caps workgroups per grid dimension below the adapter's limit (testing the 2-D grid). */
   maxWorkgroupsPerDim?: number;
+  /**
+   * Time every compute pass on the GPU with timestamp queries (default false): stats() then
+   * reports gpuTimeMs, summed over the passes of every batch submitted before the last sync().
+   * Needs the adapter's `timestamp-query` feature (a BackendError says when it is missing); in
+   * Node, Dawn's timestamp quantization is turned off for this device.
+   */
+  timestamps?: boolean;
 }
 
 /** See WebGPUBackend.stats(). */
@@ -61,6 +69,10 @@ export interface WebGPUStats {
   pipelinesCreated: number;
   /** Pipelines in the cache now. */
   pipelines: number;
+  /** GPU milliseconds of every timed compute pass up to the last sync() (with `timestamps: true`). */
+  gpuTimeMs?: number;
+  /** Compute passes timed (with `timestamps: true`). */
+  timedPasses?: number;
 }
 
 /**
@@ -127,7 +139,17 @@ export class WebGPUBackend implements Backend {
       paramArenaBytes: 256 * 1024,
       poolLimitBytes: opts.poolLimitBytes ?? 1024 * 1024 * 1024,
       maxWorkgroupsPerDim: opts.maxWorkgroupsPerDim,
+      timer: opts.timestamps ? this.makeTimer() : undefined,
     });
+  }
+
+  private timer?: GpuTimer;
+
+  private makeTimer(): GpuTimer {
+    if (!this.device.features.has('timestamp-query')) {
+      throw new BackendError(`createWebGPUBackend: timestamps: true needs the 'timestamp-query' feature, which this adapter (${this.description}) does not offer`);
+    }
+    return (this.timer = new GpuTimer(this.device));
   }
 
   /** Number of compiled pipelines (kernels are cached by structure, not by shape or constants). */
@@ -141,7 +163,8 @@ export class WebGPUBackend implements Backend {
    * training step to see what it costs.
    */
   stats(): WebGPUStats {
-    return { ...this.rt.counters, pipelines: this.rt.pipelineCount };
+    const t = this.timer;
+    return { ...this.rt.counters, pipelines: this.rt.pipelineCount, ...(t ? { gpuTimeMs: t.totalNs / 1e6, timedPasses: t.passes } : {}) };
   }
 
   // ---- helpers ----
@@ -501,6 +524,7 @@ export class WebGPUBackend implements Backend {
   destroy(): void {
     if (this.rt.destroyed) return;
     this.rt.destroy();
+    this.timer?.destroy();
     for (const s of this.live) {
       s.buf?.buffer.destroy();
       s.buf = null;
@@ -512,9 +536,14 @@ export class WebGPUBackend implements Backend {
   }
 }
 
+/** The device request of a timed backend: the feature, and Dawn's quantization (100 µs steps in browsers) off. */
+function timestampRequest(opts: WebGPUBackendOptions): WebGPUBackendOptions {
+  return { ...opts, features: [...(opts.features ?? []), 'timestamp-query'], dawnToggles: [...(opts.dawnToggles ?? []), 'disable-dawn-features=timestamp_quantization'] };
+}
+
 /** Creates a WebGPU backend: finds an adapter (navigator.gpu, or Dawn in Node) unless `device`/`adapter` are given. */
 export async function createWebGPUBackend(opts: WebGPUBackendOptions = {}): Promise<WebGPUBackend> {
-  const acq = await acquireDevice(opts);
+  const acq = await acquireDevice(opts.timestamps ? timestampRequest(opts) : opts);
   let b: WebGPUBackend;
   try {
     b = new WebGPUBackend(acq, opts);

@@ -6,6 +6,8 @@ export interface DeviceRequest {
   powerPreference?: GPUPowerPreference;
   /** Dawn (Node) instance flags; bare names become `enable-dawn-features=a,b`. */
   dawnToggles?: string[];
+  /** Optional features to request when the adapter has them (the caller checks device.features). */
+  features?: GPUFeatureName[];
 }
 
 export interface Acquired {
@@ -35,9 +37,22 @@ const INSTALL_HINT = installHint(isNode, typeof process !== 'undefined' ? proces
 
 function dawnFlags(toggles: readonly string[] | undefined): string[] {
   if (!toggles?.length) return [];
-  const raw = toggles.filter((t) => t.includes('='));
+  const raw = mergeFlags(toggles.filter((t) => t.includes('=')));
   const names = toggles.filter((t) => !t.includes('='));
   return names.length ? [...raw, `enable-dawn-features=${names.join(',')}`] : raw;
+}
+
+/** Joins repeated `key=a` and `key=b` flags into `key=a,b` (Dawn keeps only one of each). */
+function mergeFlags(flags: readonly string[]): string[] {
+  const byKey = new Map<string, string[]>();
+  for (const f of flags) {
+    const i = f.indexOf('=');
+    const k = f.slice(0, i);
+    const v = byKey.get(k) ?? [];
+    v.push(f.slice(i + 1));
+    byKey.set(k, v);
+  }
+  return [...byKey].map(([k, v]) => `${k}=${v.join(',')}`);
 }
 
 /**
@@ -93,7 +108,8 @@ export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
   }
   let device: GPUDevice;
   try {
-    device = await adapter.requestDevice({ requiredLimits: want, label: 'surf' });
+    const requiredFeatures = (req.features ?? []).filter((f) => adapter!.features.has(f));
+    device = await adapter.requestDevice({ requiredLimits: want, requiredFeatures, label: 'surf' });
   } catch (e) {
     throw new BackendError(`createWebGPUBackend: the adapter refused a device with its own limits: ${(e as Error).message}`);
   }

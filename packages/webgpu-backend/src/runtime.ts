@@ -3,6 +3,7 @@ import { ParamArena } from './params';
 import { BufferPool, PooledBuffer } from './pool';
 import { paramBytes } from './kernels/wgsl';
 import { ParamBlock, Program, Uniforms } from './kernels/program';
+import type { GpuTimer } from './gpu-timer';
 
 /** Uploads up to this size are copied in the command stream from the parameter arena. */
 export const INLINE_UPLOAD_BYTES = 8192;
@@ -27,6 +28,8 @@ export interface RuntimeOptions {
   poolLimitBytes: number;
   /** Overrides maxComputeWorkgroupsPerDimension (tests use it to reach the 2-D grid cheaply). */
   maxWorkgroupsPerDim?: number;
+  /** Times every compute pass on the GPU (timestamp queries; see gpu-timer.ts). */
+  timer?: GpuTimer;
 }
 
 /**
@@ -179,7 +182,7 @@ export class Runtime {
     if (groups <= 0) return;
     if (!this.pass) {
       this.encoder ??= this.device.createCommandEncoder();
-      this.pass = this.encoder.beginComputePass();
+      this.pass = this.encoder.beginComputePass(this.opts.timer ? { timestampWrites: this.opts.timer.passWrites() } : undefined);
       this.passPipeline = null;
     }
     // Each native call costs ~1 µs of host time: a chain of one kernel sets its pipeline once.
@@ -248,7 +251,9 @@ export class Runtime {
     }
     this.arena.upload(this.device.queue);
     if (this.encoder) {
+      const timed = this.opts.timer?.resolve(this.encoder);
       this.device.queue.submit([this.encoder.finish()]);
+      timed?.();
       this.encoder = null;
       this.counters.submits++;
     }
@@ -315,6 +320,7 @@ export class Runtime {
     const lost = this.lostPromise.then(() => undefined);
     await keepAlive(Promise.race([this.device.queue.onSubmittedWorkDone(), lost]));
     await keepAlive(this.errorCheck);
+    if (this.opts.timer) await keepAlive(this.opts.timer.settle());
     this.check('sync');
   }
 

@@ -1,0 +1,102 @@
+// Where a training step's time goes on WebGPU (issue 12): for the bench's two MLP steps,
+// eager (the documented tidy loop) and jit, it measures
+//   record   the jit's first calls (eager run + recording), each synchronised;
+//   host     JS time inside the step call (autograd or replay, encoding, submits), no waits;
+//   wall     time per step over a run that synchronises once at the end;
+//   GPU      the passes' own time from timestamp queries (a second backend with timestamps on,
+//            so the resolves do not disturb host and wall);
+// and dispatches / submits / bind groups created per step. Prints a table, writes --json.
+// Run on the GPU host: bash scripts/gpu/lab-build.sh step-profile, then
+//   source .gpu-host/unpack.sh; node .bench/step-profile.mjs --json $OUT/step.json
+import { writeFileSync } from 'node:fs';
+import { createWebGPUBackend, WebGPUBackend } from '@surf/webgpu';
+import { Tensor, crossEntropy, jit, manualSeed, nn, optim, randint, randn, setBackend, tidy } from '@surf/nn';
+
+interface Case { name: string; sizes: number[]; batch: number; opt: 'sgd' | 'adam' }
+const CASES: Case[] = [
+  { name: 'MLP 784-128-10 b64 SGD', sizes: [784, 128, 10], batch: 64, opt: 'sgd' },
+  { name: 'MLP 784-512-512-10 b256 Adam', sizes: [784, 512, 512, 10], batch: 256, opt: 'adam' },
+];
+const STEPS = Number(process.env.STEPS ?? 500);
+
+function makeStep(c: Case, mode: 'eager' | 'jit'): { step: (x: Tensor, y: Tensor) => Tensor; x: Tensor; y: Tensor } {
+  manualSeed(0);
+  const layers: nn.Module[] = [];
+  for (let i = 0; i + 1 < c.sizes.length; i++) {
+    layers.push(new nn.Linear(c.sizes[i], c.sizes[i + 1]));
+    if (i + 2 < c.sizes.length) layers.push(new nn.ReLU());
+  }
+  const model = new nn.Sequential(...layers);
+  const opt = c.opt === 'sgd' ? new optim.SGD(model.parameters(), { lr: 0.1 }) : new optim.Adam(model.parameters(), { lr: 1e-3 });
+  const body = (xb: Tensor, yb: Tensor): Tensor => {
+    opt.zeroGrad();
+    const loss = crossEntropy(model.forward(xb), yb);
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+  const step = mode === 'jit' ? jit(body) : (xb: Tensor, yb: Tensor) => tidy(() => body(xb, yb));
+  return { step, x: randn([c.batch, c.sizes[0]]), y: randint(0, c.sizes[c.sizes.length - 1], [c.batch]) };
+}
+
+interface Row { case: string; mode: string; recordMs: number[]; hostMs: number; wallMs: number; gpuMs: number; dispatches: number; submits: number; bindGroups: number }
+
+async function measure(c: Case, mode: 'eager' | 'jit', plain: WebGPUBackend, timed: WebGPUBackend): Promise<Row> {
+  setBackend(plain);
+  const { step, x, y } = makeStep(c, mode);
+  const recordMs: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const t0 = performance.now();
+    step(x, y).dispose();
+    await plain.sync();
+    recordMs.push(performance.now() - t0);
+  }
+  for (let i = 0; i < 20; i++) step(x, y).dispose();
+  await plain.sync();
+  const s0 = plain.stats();
+  let host = 0;
+  const w0 = performance.now();
+  for (let i = 0; i < STEPS; i++) {
+    const h0 = performance.now();
+    const l = step(x, y);
+    host += performance.now() - h0;
+    l.dispose();
+  }
+  await plain.sync();
+  const wall = (performance.now() - w0) / STEPS;
+  const s1 = plain.stats();
+
+  setBackend(timed);
+  const g = makeStep(c, mode);
+  for (let i = 0; i < 24; i++) g.step(g.x, g.y).dispose();
+  await timed.sync();
+  const t0 = timed.stats().gpuTimeMs!;
+  for (let i = 0; i < STEPS; i++) g.step(g.x, g.y).dispose();
+  await timed.sync();
+  const gpu = (timed.stats().gpuTimeMs! - t0) / STEPS;
+  return {
+    case: c.name, mode, recordMs, hostMs: host / STEPS, wallMs: wall, gpuMs: gpu,
+    dispatches: (s1.dispatches - s0.dispatches) / STEPS, submits: (s1.submits - s0.submits) / STEPS, bindGroups: (s1.bindGroupsCreated - s0.bindGroupsCreated) / STEPS,
+  };
+}
+
+async function main(): Promise<void> {
+  const jsonAt = process.argv.indexOf('--json');
+  const plain = await createWebGPUBackend();
+  const timed = await createWebGPUBackend({ timestamps: true });
+  const rows: Row[] = [];
+  for (const c of CASES) for (const mode of ['eager', 'jit'] as const) rows.push(await measure(c, mode, plain, timed));
+  const f = (v: number, d = 3) => v.toFixed(d);
+  const lines = [
+    `adapter: ${plain.description}; ${STEPS} steps per figure`,
+    '| step | mode | first calls (ms, synced) | host ms/step | wall ms/step | GPU ms/step | steps/s | dispatches | submits | bind groups created |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.case} | ${r.mode} | ${r.recordMs.map((v) => f(v, 1)).join(', ')} | ${f(r.hostMs)} | ${f(r.wallMs)} | ${f(r.gpuMs)} | ${(1000 / r.wallMs).toFixed(0)} | ${f(r.dispatches, 1)} | ${f(r.submits, 2)} | ${f(r.bindGroups, 2)} |`),
+  ];
+  console.log(lines.join('\n'));
+  if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ adapter: plain.description, steps: STEPS, rows }, null, 1));
+  plain.destroy();
+  timed.destroy();
+}
+
+void main().catch((e) => { console.error(e); process.exit(1); });
