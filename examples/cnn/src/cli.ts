@@ -23,12 +23,13 @@ const HELP = `usage: npm run cnn -- [options]
   --steps N         at most N steps per epoch (a quick look)
   --seed N          seed (default 0)
   --backend B       auto | webgpu | cpu (default auto)
+  --no-jit          run the eager step (default: the step captured and replayed with surf.jit)
   --out FILE        where to save the model (default examples/cnn/out/model.safetensors)`;
 
-interface Args { epochs?: number; batchSize?: number; lr?: number; channels?: number[]; shift?: number; dropout?: number; steps?: number; seed?: number; backend: 'auto' | 'webgpu' | 'cpu'; out: string; help: boolean }
+interface Args { epochs?: number; batchSize?: number; lr?: number; channels?: number[]; shift?: number; dropout?: number; steps?: number; seed?: number; jit: boolean; backend: 'auto' | 'webgpu' | 'cpu'; out: string; help: boolean }
 
 function parse(argv: string[]): Args {
-  const a: Args = { backend: 'auto', out: 'examples/cnn/out/model.safetensors', help: false };
+  const a: Args = { jit: true, backend: 'auto', out: 'examples/cnn/out/model.safetensors', help: false };
   const num = (flag: string, v: string | undefined, int = true): number => {
     const n = Number(v);
     if (v === undefined || !Number.isFinite(n) || n < 0 || (int && !Number.isInteger(n))) throw new Error(`${flag} needs a ${int ? 'non-negative integer' : 'number'}; got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
@@ -39,6 +40,7 @@ function parse(argv: string[]): Args {
     const v = argv[i + 1];
     switch (f) {
       case '--help': case '-h': a.help = true; break;
+      case '--no-jit': a.jit = false; break;
       case '--epochs': a.epochs = num(f, v); i++; break;
       case '--batch-size': a.batchSize = num(f, v); i++; break;
       case '--lr': a.lr = num(f, v, false); i++; break;
@@ -84,7 +86,7 @@ async function main(): Promise<void> {
   if (a.help) { console.log(HELP); return; }
   const channels = a.channels ?? DEFAULT_CHANNELS;
   const epochs = a.epochs ?? CNN_DEFAULTS.epochs;
-  console.log(`Surf MNIST CNN: ${channels.map((c) => `conv3x3(${c})-BN-ReLU-maxpool2`).join(' -> ')} -> linear(10); Adam lr ${a.lr ?? CNN_DEFAULTS.lr} (cosine), batch ${a.batchSize ?? CNN_DEFAULTS.batchSize}, ${epochs} epochs, shifts up to ${a.shift ?? CNN_DEFAULTS.shift} px`);
+  console.log(`Surf MNIST CNN: ${channels.map((c) => `conv3x3(${c})-BN-ReLU-maxpool2`).join(' -> ')} -> linear(10); Adam lr ${a.lr ?? CNN_DEFAULTS.lr} (cosine), batch ${a.batchSize ?? CNN_DEFAULTS.batchSize}, ${epochs} epochs, shifts up to ${a.shift ?? CNN_DEFAULTS.shift} px, ${a.jit ? 'step captured with jit' : 'eager step'}`);
   const backend = await setupBackend(a.backend);
   console.log(`backend: ${backend.line}`);
   console.log(planLine(backend.name, a.epochs !== undefined || a.channels !== undefined || a.batchSize !== undefined));
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
   const bar = new ProgressBar(process.stdout);
   const t0 = performance.now();
   const r = await trainCnn({
-    data, channels, epochs, batchSize: a.batchSize, lr: a.lr, shift: a.shift, dropout: a.dropout, seed: a.seed, maxStepsPerEpoch: a.steps,
+    data, channels, epochs, batchSize: a.batchSize, lr: a.lr, shift: a.shift, dropout: a.dropout, seed: a.seed, maxStepsPerEpoch: a.steps, jit: a.jit,
     onLoss: (p) => bar.update({ epoch: p.epoch, epochs, step: p.step, steps: p.steps, stepsPerSec: p.stepsPerSec, loss: p.loss }),
     onEpoch: (e) => {
       bar.line(`epoch ${e.epoch}/${epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${(e.testAccuracy * 100).toFixed(2)}%  ${e.seconds.toFixed(1)} s  (${e.stepsPerSec.toFixed(1)} steps/s)`);

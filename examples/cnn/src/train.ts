@@ -19,6 +19,8 @@ export interface CnnTrainOptions {
   logEvery?: number;
   /** Stop each epoch after this many steps (tests, quick looks). */
   maxStepsPerEpoch?: number;
+  /** Replay the captured training step with surf.jit (default); false: the eager loop under tidy. */
+  jit?: boolean;
   onLoss?: (p: { epoch: number; step: number; steps: number; loss: number; stepsPerSec: number }) => void;
   onEpoch?: (e: CnnEpoch) => void;
 }
@@ -54,6 +56,14 @@ export async function trainCnn(opts: CnnTrainOptions): Promise<{ model: surf.nn.
   const loader = new surf.DataLoader([dev.trainX, dev.trainY], { batchSize: o.batchSize, shuffle: true, seed, dropLast: true });
   const steps = Math.min(loader.length, opts.maxStepsPerEpoch ?? Infinity);
   const scheduler = new surf.optim.CosineAnnealingLR(optimizer, { tMax: o.epochs * steps });
+  const stepBody = (x: surf.Tensor, y: surf.Tensor): surf.Tensor => {
+    optimizer.zeroGrad();
+    const l = surf.crossEntropy(asRows.forward(x), y);
+    l.backward();
+    optimizer.step();
+    return l.detach();
+  };
+  const trainStep = (opts.jit ?? true) ? surf.jit(stepBody) : (x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y));
   const results: CnnEpoch[] = [];
   let total = 0;
   try {
@@ -65,13 +75,10 @@ export async function trainCnn(opts: CnnTrainOptions): Promise<{ model: surf.nn.
         if (step >= steps) break;
         step++;
         total++;
-        const loss = surf.tidy(() => {
-          optimizer.zeroGrad();
-          const l = surf.crossEntropy(asRows.forward(augment.apply(xb)), yb);
-          l.backward();
-          optimizer.step();
-          return l.detach();
-        });
+        // The random shift picks its views in JS, so it runs before the (captured) step.
+        const xa = augment.apply(xb);
+        const loss = trainStep(xa, yb);
+        if (xa !== xb) xa.dispose();
         scheduler.step();
         const next = lossSum.add(loss);
         lossSum.dispose();

@@ -107,7 +107,11 @@ export class Recorder implements HookSink {
         const s = args[0] as Storage;
         if (!this.disposed.has(s)) {
           this.disposed.add(s);
-          this.log('dispose', 'dispose', args, null);
+          // Only frees of storages made during the call are steps. Whether one made earlier
+          // goes now depends on its other holders, and a dropped alias lets go whenever the
+          // garbage collector runs (between two calls, or not), so two calls doing the same
+          // work may differ here; a replay never frees those anyway (it updates them in place).
+          if (this.created.has(s)) this.log('dispose', 'dispose', args, null);
         }
         return orig.apply(backend, args);
       }
