@@ -277,11 +277,13 @@ async function adoptMovesData(b: Backend): Promise<void> {
 test('Backend.adopt moves a buffer into a storage (CPU)', () => adoptMovesData(B.cpu));
 testGpu('Backend.adopt moves a buffer into a storage (WebGPU)', () => adoptMovesData(B.gpu()));
 
-test('jit: an attention block step (MultiheadAttention with dropout, GELU, AdamW) = eager on the CPU, bit-exact', async () => {
+// Dropout 0 runs the fused attention contract op (attention/attentionBackward, whose results
+// are objects of storages); dropout 0.2 the composite formula with its random masks.
+test.each([0.2, 0])('jit: an attention block step (MultiheadAttention with dropout %p, GELU, AdamW) = eager on the CPU, bit-exact', async (dropout) => {
   await on(B.cpu, async () => {
     const run = async (jitted: boolean) => {
       manualSeed(12);
-      const attn = new nn.MultiheadAttention(8, 2, { dropout: 0.2 });
+      const attn = new nn.MultiheadAttention(8, 2, { dropout });
       const ff = new nn.Sequential(new nn.LayerNorm(8), new nn.Linear(8, 8), new nn.GELU());
       const params = [...attn.parameters(), ...ff.parameters()];
       const opt = new optim.AdamW(params, { lr: 0.01 });
@@ -297,6 +299,7 @@ test('jit: an attention block step (MultiheadAttention with dropout, GELU, AdamW
       manualSeed(13);
       const losses: number[] = [];
       for (const x of xs) losses.push(await f(x).item());
+      if (jitted) expect((f as ReturnType<typeof jit>).stats.replayed).toBe(2);
       return [...losses, ...(await params[0].data())];
     };
     expect(await run(true)).toEqual(await run(false));
