@@ -118,7 +118,8 @@ export async function trainGpt(data: CharData, cfg: TrainConfig, hooks: TrainHoo
     opt.step();
     return l.detach();
   };
-  const trainStep = (cfg.jit ?? true) ? surf.jit(stepBody) : (x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y));
+  const jitted = (cfg.jit ?? true) ? surf.jit(stepBody) : null;
+  const trainStep = jitted ?? ((x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y)));
   let t0 = performance.now(), tokens = 0;
   while (step < cfg.steps && !hooks.shouldStop?.()) {
     step++;
@@ -151,5 +152,5 @@ export async function trainGpt(data: CharData, cfg: TrainConfig, hooks: TrainHoo
   const last = { step, valLoss };
   evals.push(last);
   await hooks.onEval?.(last);
-  return { model, valLoss, steps: step, firstLoss, evals, jit: 'stats' in trainStep ? trainStep.stats : null };
+  return { model, valLoss, steps: step, firstLoss, evals, jit: jitted ? jitted.stats : null };
 }
