@@ -19,6 +19,8 @@ export interface CnnTrainOptions {
   logEvery?: number;
   /** Stop each epoch after this many steps (tests, quick looks). */
   maxStepsPerEpoch?: number;
+  /** Replay the captured training step with surf.jit (default); false: the eager loop under tidy. */
+  jit?: boolean;
   onLoss?: (p: { epoch: number; step: number; steps: number; loss: number; stepsPerSec: number }) => void;
   onEpoch?: (e: CnnEpoch) => void;
 }
@@ -31,9 +33,12 @@ export interface CnnEpoch {
   stepsPerSec: number;
 }
 
-// 12 epochs without dropout measured 98.40%; 15 epochs with dropout 0.2 before the linear layer
-// are the candidate for the issue's 98.5% (see the README for the measured result).
-export const CNN_DEFAULTS = { epochs: 15, batchSize: 32, lr: 2e-3, shift: 2, dropout: 0.2, logEvery: 10 };
+// The issue's 98.5% on two seeds needs the wider [32, 64] network (measured in
+// docs/tuning-log.md, cnnjit); the page and the bench keep buildCnn's smaller default.
+export const CNN_DEFAULTS = { channels: [32, 64], epochs: 15, batchSize: 32, lr: 2e-3, shift: 2, dropout: 0.2, logEvery: 10 };
+
+/** What `npm run cnn` trains without a GPU: 2.5x less CPU per step than [32, 64], for ~0.2 points of accuracy. */
+export const CPU_CHANNELS: readonly number[] = DEFAULT_CHANNELS;
 
 /**
  * Trains the CNN with Adam and a cosine schedule on the MLP example's 8,000/2,000 split
@@ -45,7 +50,7 @@ export async function trainCnn(opts: CnnTrainOptions): Promise<{ model: surf.nn.
   const o = { ...CNN_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as Required<CnnTrainOptions>;
   const seed = opts.seed ?? 0;
   surf.manualSeed(seed);
-  const model = buildCnn(opts.channels ?? DEFAULT_CHANNELS, { dropout: o.dropout });
+  const model = buildCnn(o.channels, { dropout: o.dropout });
   // Fed the MLP's [n, 784] rows (so its accuracy() serves); the saved model keeps its own names.
   const asRows = new surf.nn.Sequential(new ToImages(), model);
   const augment = new RandomShift(o.shift, seed);
@@ -54,6 +59,14 @@ export async function trainCnn(opts: CnnTrainOptions): Promise<{ model: surf.nn.
   const loader = new surf.DataLoader([dev.trainX, dev.trainY], { batchSize: o.batchSize, shuffle: true, seed, dropLast: true });
   const steps = Math.min(loader.length, opts.maxStepsPerEpoch ?? Infinity);
   const scheduler = new surf.optim.CosineAnnealingLR(optimizer, { tMax: o.epochs * steps });
+  const stepBody = (x: surf.Tensor, y: surf.Tensor): surf.Tensor => {
+    optimizer.zeroGrad();
+    const l = surf.crossEntropy(asRows.forward(x), y);
+    l.backward();
+    optimizer.step();
+    return l.detach();
+  };
+  const trainStep = (opts.jit ?? true) ? surf.jit(stepBody) : (x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y));
   const results: CnnEpoch[] = [];
   let total = 0;
   try {
@@ -65,13 +78,10 @@ export async function trainCnn(opts: CnnTrainOptions): Promise<{ model: surf.nn.
         if (step >= steps) break;
         step++;
         total++;
-        const loss = surf.tidy(() => {
-          optimizer.zeroGrad();
-          const l = surf.crossEntropy(asRows.forward(augment.apply(xb)), yb);
-          l.backward();
-          optimizer.step();
-          return l.detach();
-        });
+        // The random shift picks its views in JS, so it runs before the (captured) step.
+        const xa = augment.apply(xb);
+        const loss = trainStep(xa, yb);
+        if (xa !== xb) xa.dispose();
         scheduler.step();
         const next = lossSum.add(loss);
         lossSum.dispose();

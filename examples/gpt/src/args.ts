@@ -24,7 +24,8 @@ const NUM: Record<string, keyof TrainConfig> = {
 export function helpText(): string {
   return `npm run gpt [-- options]    train a character-level GPT on the Brown corpus
 npm run gpt -- --sample FILE [--prompt TEXT] [--length N] [--temperature T] [--top-k K]
-options: ${Object.keys(NUM).join(' N, ')} N, --backend auto|cpu|webgpu, --out FILE (default examples/gpt/out/gpt.safetensors)`;
+options: ${Object.keys(NUM).join(' N, ')} N, --backend auto|cpu|webgpu, --out FILE (default examples/gpt/out/gpt.safetensors),
+  --no-jit (the eager step; by default the step is captured and replayed with surf.jit)`;
 }
 
 export function parseArgs(argv: readonly string[]): GptArgs {
@@ -42,6 +43,7 @@ export function parseArgs(argv: readonly string[]): GptArgs {
       return v;
     };
     if (k === '--help' || k === '-h') a.help = true;
+    else if (k === '--no-jit') a.train.jit = false;
     else if (NUM[k]) (a.train[NUM[k]] as number) = num();
     else if (k === '--backend') {
       const b = val();

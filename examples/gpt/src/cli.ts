@@ -32,7 +32,7 @@ async function runTrain(a: GptArgs): Promise<void> {
   const bg = bigram(data.train, data.val, data.vocab.length);
   console.log(`bigram baseline: validation ${fmt(bg.valLoss)} nats/char (add-${bg.alpha} smoothing)`);
   const t = a.train;
-  console.log(`model: ${t.nLayer} layers, ${t.nHead} heads, ${t.nEmbd} wide, context ${t.blockSize}; AdamW lr ${t.lr} (warmup ${t.warmup}, cosine), batch ${t.batchSize}, ${t.steps} steps, seed ${t.seed}`);
+  console.log(`model: ${t.nLayer} layers, ${t.nHead} heads, ${t.nEmbd} wide, context ${t.blockSize}; AdamW lr ${t.lr} (warmup ${t.warmup}, cosine), batch ${t.batchSize}, ${t.steps} steps, seed ${t.seed}, ${t.jit === false ? 'eager step' : 'step captured with jit'}`);
   const tty = process.stdout.isTTY;
   const t0 = performance.now();
   const r = await trainGpt(data, t, {

@@ -22,6 +22,8 @@ export interface TrainConfig {
   /** Windows of blockSize characters the validation loss averages over. */
   evalBatches: number;
   seed: number;
+  /** Replay the captured training step with surf.jit (default true); false: the eager step under tidy. */
+  jit?: boolean;
 }
 
 export const DEFAULT_TRAIN: TrainConfig = {
@@ -77,11 +79,16 @@ export async function evaluate(model: Gpt, val: Int32Array, batches: number, bat
   return total / batches;
 }
 
-export interface TrainResult { model: Gpt; valLoss: number; steps: number; firstLoss: number; evals: EvalInfo[] }
+export interface TrainResult {
+  model: Gpt; valLoss: number; steps: number; firstLoss: number; evals: EvalInfo[];
+  /** The jitted step's record/replay counts (null for the eager step). */
+  jit: surf.JitStats | null;
+}
 
 /**
  * AdamW (weight decay on matrices only, as nanoGPT), linear warmup + cosine decay, gradient
- * clipping. The caller picks the backend first (surf.init).
+ * clipping; the step captured with surf.jit unless cfg.jit is false. The caller picks the
+ * backend first (surf.init).
  */
 export async function trainGpt(data: CharData, cfg: TrainConfig, hooks: TrainHooks = {}): Promise<TrainResult> {
   surf.manualSeed(cfg.seed);
@@ -101,19 +108,26 @@ export async function trainGpt(data: CharData, cfg: TrainConfig, hooks: TrainHoo
   const evals: EvalInfo[] = [];
   let firstLoss = NaN;
   let step = 0;
+  // One training step: captured and replayed by jit (the batch is made outside: its offsets
+  // are host random numbers, its upload the step's arguments); the schedulers step outside too.
+  const stepBody = (x: surf.Tensor, y: surf.Tensor): surf.Tensor => {
+    opt.zeroGrad();
+    const l = model.loss(x, y);
+    l.backward();
+    surf.optim.clipGradNorm(params, cfg.clip);
+    opt.step();
+    return l.detach();
+  };
+  const jitted = (cfg.jit ?? true) ? surf.jit(stepBody) : null;
+  const trainStep = jitted ?? ((x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y)));
   let t0 = performance.now(), tokens = 0;
   while (step < cfg.steps && !hooks.shouldStop?.()) {
     step++;
     const offsets = Array.from({ length: cfg.batchSize }, () => Math.floor(rand() * (data.train.length - T - 1)));
-    const loss = surf.tidy(() => {
-      opt.zeroGrad();
-      const { x, y } = batchAt(data.train, offsets, T);
-      const l = model.loss(x, y);
-      l.backward();
-      surf.optim.clipGradNorm(params, cfg.clip);
-      opt.step();
-      return l.detach();
-    });
+    const { x, y } = batchAt(data.train, offsets, T);
+    const loss = trainStep(x, y);
+    x.dispose();
+    y.dispose();
     const lr = opt.paramGroups[0].lr;
     sched.step();
     tokens += cfg.batchSize * T;
@@ -138,5 +152,5 @@ export async function trainGpt(data: CharData, cfg: TrainConfig, hooks: TrainHoo
   const last = { step, valLoss };
   evals.push(last);
   await hooks.onEval?.(last);
-  return { model, valLoss, steps: step, firstLoss, evals };
+  return { model, valLoss, steps: step, firstLoss, evals, jit: jitted ? jitted.stats : null };
 }

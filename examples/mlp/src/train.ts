@@ -22,11 +22,7 @@ export interface TrainOptions {
   evalEvery?: number;
   /** Stop each epoch after this many steps (short runs for tests and demos). */
   maxStepsPerEpoch?: number;
-  /**
-   * Replay the captured training step with surf.jit; false: the eager loop. Default: true for
-   * the MLP, false for a model from `build` (the CNN): its step did not yet record one fixed
-   * op sequence under jit (two calls differed by two backend calls; issue 12/13 follow-up).
-   */
+  /** Replay the captured training step with surf.jit (default, the MLP and the CNN); false: the eager loop. */
   jit?: boolean;
   /** Yield to the event loop every N steps so a page stays responsive. */
   yieldEvery?: number;
@@ -158,7 +154,7 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
     optimizer.step();
     return l.detach();
   };
-  const trainStep = (opts.jit ?? !opts.build) ? surf.jit(stepBody) : (x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y));
+  const trainStep = (opts.jit ?? true) ? surf.jit(stepBody) : (x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y));
 
   opts.onStart?.(model);
   const results: EpochResult[] = [];

@@ -1,5 +1,5 @@
 import { Backend } from '@surf/core';
-import { JitError, Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
+import { JitError, Tensor, collectGarbage, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
 import { backends, on, testGpu } from './helpers';
 
 // jit against the eager loop it captures: the same losses and parameters, step by step, on
@@ -277,11 +277,13 @@ async function adoptMovesData(b: Backend): Promise<void> {
 test('Backend.adopt moves a buffer into a storage (CPU)', () => adoptMovesData(B.cpu));
 testGpu('Backend.adopt moves a buffer into a storage (WebGPU)', () => adoptMovesData(B.gpu()));
 
-test('jit: an attention block step (MultiheadAttention with dropout, GELU, AdamW) = eager on the CPU, bit-exact', async () => {
+// Dropout 0 runs the fused attention contract op (attention/attentionBackward, whose results
+// are objects of storages); dropout 0.2 the composite formula with its random masks.
+test.each([0.2, 0])('jit: an attention block step (MultiheadAttention with dropout %p, GELU, AdamW) = eager on the CPU, bit-exact', async (dropout) => {
   await on(B.cpu, async () => {
     const run = async (jitted: boolean) => {
       manualSeed(12);
-      const attn = new nn.MultiheadAttention(8, 2, { dropout: 0.2 });
+      const attn = new nn.MultiheadAttention(8, 2, { dropout });
       const ff = new nn.Sequential(new nn.LayerNorm(8), new nn.Linear(8, 8), new nn.GELU());
       const params = [...attn.parameters(), ...ff.parameters()];
       const opt = new optim.AdamW(params, { lr: 0.01 });
@@ -297,6 +299,7 @@ test('jit: an attention block step (MultiheadAttention with dropout, GELU, AdamW
       manualSeed(13);
       const losses: number[] = [];
       for (const x of xs) losses.push(await f(x).item());
+      if (jitted) expect((f as ReturnType<typeof jit>).stats.replayed).toBe(2);
       return [...losses, ...(await params[0].data())];
     };
     expect(await run(true)).toEqual(await run(false));
@@ -325,5 +328,94 @@ test('jit: a CNN step (Conv2d, BatchNorm2d running stats, MaxPool2d) = eager on 
       return out;
     };
     expect(await run(true)).toEqual(await run(false));
+  });
+});
+
+test('jit: a state storage an outside alias keeps alive in some calls and not in others still records one sequence', async () => {
+  // Whether the optimizer's step frees the old weight inside the call depends on who else
+  // holds it (here a detached alias, in the page a tensor awaiting the garbage collector):
+  // the record must not depend on it.
+  await on(B.cpu, async () => {
+    const run = async (jitted: boolean) => {
+      manualSeed(15);
+      const model = new nn.Linear(4, 3);
+      const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
+      const body = (x: Tensor) => {
+        opt.zeroGrad();
+        const loss = model.forward(x).pow(2).mean();
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+      const f = jitted ? jit(body) : body;
+      const out: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const peek = i % 2 === 1 ? model.weight.detach() : null;
+        out.push(await f(randn([2, 4])).item());
+        peek?.dispose();
+      }
+      if (jitted) expect((f as ReturnType<typeof jit>).stats).toMatchObject({ recorded: 2, replayed: 8 });
+      return [...out, ...(await model.weight.data())];
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+});
+
+/**
+ * The example's CNN (examples/mlp/src/cnn-model.ts with channels [16, 32] and dropout 0.2, fed
+ * [N, 784] rows) and its step: Adam with a cosine schedule. Garbage is collected between some
+ * steps, as the page's awaits let happen, so frees that wait on the collector come and go.
+ */
+async function cnnRun(jitted: boolean, steps: number, batch: number): Promise<{ out: number[]; stats?: { recorded: number; replayed: number } }> {
+  manualSeed(16);
+  const layers: nn.Module[] = [];
+  let inC = 1;
+  for (const c of [16, 32]) {
+    layers.push(new nn.Conv2d(inC, c, 3, { padding: 1, bias: false }), new nn.BatchNorm2d(c), new nn.ReLU(), new nn.MaxPool2d(2));
+    inC = c;
+  }
+  const model = new nn.Sequential(...layers, new nn.Flatten(), new nn.Dropout(0.2), new nn.Linear(32 * 7 * 7, 10));
+  const opt = new optim.Adam(model.parameters(), { lr: 2e-3 });
+  const sched = new optim.CosineAnnealingLR(opt, { tMax: steps });
+  const body = (x: Tensor, y: Tensor) => {
+    opt.zeroGrad();
+    const loss = crossEntropy(model.forward(x.reshape([x.shape[0], 1, 28, 28])), y);
+    loss.backward();
+    opt.step();
+    return loss.detach();
+  };
+  const f = jitted ? jit(body) : body;
+  const data = Array.from({ length: steps }, () => ({ x: randn([batch, 784]), y: randint(0, 10, [batch]) }));
+  manualSeed(17);
+  const out: number[] = [];
+  for (const [i, { x, y }] of data.entries()) {
+    const loss = f(x, y);
+    sched.step();
+    out.push(await loss.item());
+    loss.dispose();
+    if (i % 3 === 1) await collectGarbage();
+  }
+  const bn = layers[1] as nn.BatchNorm2d;
+  for (const t of [bn.running_mean!, bn.running_var!, bn.num_batches_tracked!, ...model.parameters()]) out.push(...(await t.data()));
+  return { out, stats: jitted ? (f as ReturnType<typeof jit>).stats : undefined };
+}
+
+test('jit: the example CNN step (conv-BN-ReLU-pool x2, dropout, Adam, cosine) records and replays = eager on the CPU, bit-exact', async () => {
+  await on(B.cpu, async () => {
+    const want = await cnnRun(false, 7, 4);
+    const got = await cnnRun(true, 7, 4);
+    // Adam's first step makes its moments (a different op sequence): calls 1-3 record.
+    expect(got.stats).toMatchObject({ recorded: 3, replayed: 4 });
+    expect(got.out).toEqual(want.out);
+  });
+});
+
+testGpu('jit: the example CNN step records and replays = eager on WebGPU (1e-5)', async () => {
+  await on(B.gpu(), async () => {
+    const want = await cnnRun(false, 5, 2);
+    const got = await cnnRun(true, 5, 2);
+    expect(got.stats).toMatchObject({ recorded: 3, replayed: 2 });
+    expect(got.out.length).toBe(want.out.length);
+    got.out.forEach((v, i) => { if (!(Math.abs(v - want.out[i]) <= 1e-5 * (1 + Math.abs(want.out[i])))) throw new Error(`value ${i}: jit ${v}, eager ${want.out[i]}`); });
   });
 });

@@ -53,6 +53,9 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
   if (a.entries.length !== b.entries.length) {
     throw new JitError(`jit: two calls with the same signature did different work (${a.entries.length} and ${b.entries.length} backend calls); jit replays one fixed sequence of ops, so JS control flow inside the function must not depend on values that change between calls`, true);
   }
+  bInputs.forEach((s, i) => {
+    if (b.disposed.has(s)) throw new JitError(`jit: the function frees its argument ${i}; arguments belong to the caller`);
+  });
   const slotOf = new Map<Storage, number>();
   let slotCount = 0;
   for (const s of b.created.keys()) slotOf.set(s, slotCount++);
@@ -113,7 +116,6 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
     });
     if (eb.kind === 'dispose') {
       const r = leaves[0];
-      if (r.k === 's' && r.b.k === 'in') throw new JitError(`jit: the function frees its argument ${r.b.i}; arguments belong to the caller`);
       return { entry: eb, leaves, slots: [], free: r.k === 's' && r.b.k === 'new' };
     }
     return { entry: eb, leaves, slots: eb.results.map((s) => slotOf.get(s)!), free: false };

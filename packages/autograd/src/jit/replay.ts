@@ -1,5 +1,6 @@
 import { Backend, BackendError, Storage } from '@surf/core';
 import { Binding, Plan } from './plan';
+import { resultStorages } from './trace';
 import { Builder, compileBuilder } from './visit';
 
 // Each recorded call's argument rebuilder, compiled at its first replay.
@@ -48,7 +49,7 @@ export function replay(plan: Plan, backend: Backend, inputs: readonly Storage[])
       const res = methods[e.method](...args);
       if (e.single) vals[st.slots[0]] = res as Storage;
       else if (st.slots.length) {
-        const out = (res as unknown[]).filter((r): r is Storage => r !== null && typeof r === 'object' && isStorage(r));
+        const out = resultStorages(res, isStorage);
         st.slots.forEach((slot, k) => { vals[slot] = out[k]; });
       }
     }

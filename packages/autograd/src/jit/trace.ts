@@ -29,6 +29,18 @@ export interface Trace {
   readonly holders: ReadonlyMap<Storage, (s: Storage) => void>;
 }
 
+/**
+ * The storages a backend call returned, in order: one bare storage, an array's, or a plain
+ * object's (attention's { out, lse }, attentionBackward's { dq, dk, dv }). Shared with the
+ * replay, which must find the same results in the same order.
+ */
+export function resultStorages(res: unknown, isStorage: (v: object) => boolean): Storage[] {
+  if (res === null || typeof res !== 'object') return [];
+  if (isStorage(res)) return [res as Storage];
+  const vals = Array.isArray(res) ? res : Object.getPrototypeOf(res) === Object.prototype ? Object.values(res as object) : [];
+  return vals.filter((r): r is Storage => r !== null && typeof r === 'object' && isStorage(r));
+}
+
 // Backend methods that do no device work on storages: called through untouched.
 const PASS = new Set(['constructor', 'flush', 'sync', 'memory', 'checkOutput', 'stats', 'trimPool', 'adopt']);
 const READS = new Set(['read', 'readSync']);
@@ -107,7 +119,11 @@ export class Recorder implements HookSink {
         const s = args[0] as Storage;
         if (!this.disposed.has(s)) {
           this.disposed.add(s);
-          this.log('dispose', 'dispose', args, null);
+          // Only frees of storages made during the call are steps. Whether one made earlier
+          // goes now depends on its other holders, and a dropped alias lets go whenever the
+          // garbage collector runs (between two calls, or not), so two calls doing the same
+          // work may differ here; a replay never frees those anyway (it updates them in place).
+          if (this.created.has(s)) this.log('dispose', 'dispose', args, null);
         }
         return orig.apply(backend, args);
       }
@@ -130,7 +146,7 @@ export class Recorder implements HookSink {
     const key: string[] = [method, '('];
     visit(args, { isStorage: this.isStorage, key, leaf: (l) => { leaves.push(l); return l.k === 's' ? l.s : l.k === 'c' ? l.node : l.k === 'd' ? l.arr : l.o; } });
     const single = res !== null && typeof res === 'object' && !Array.isArray(res) && this.isStorage(res);
-    const results = single ? [res as Storage] : Array.isArray(res) ? (res as unknown[]).filter((r): r is Storage => r !== null && typeof r === 'object' && this.isStorage(r)) : [];
+    const results = resultStorages(res, this.isStorage);
     const at = this.entries.length;
     results.forEach((s, k) => this.created.set(s, [at, k]));
     this.entries.push({ kind, method, args: args.slice(), key: key.join(''), leaves, results, single });

@@ -56,7 +56,14 @@ abstract class BatchNormNd extends Module {
     let momentum = this.momentum ?? 0;
     if (this.training && this.num_batches_tracked) {
       const n = this.num_batches_tracked;
-      noGrad(() => n.assign(n.add(1)));
+      // The sum is freed at once: left to the garbage collector, it would hold the count's
+      // previous storage for a while, and a jitted step would see that storage freed in some
+      // calls and not in others.
+      noGrad(() => {
+        const next = n.add(1);
+        n.assign(next);
+        next.dispose();
+      });
       this.batches++;
       // A cumulative average: the host counts batches, so no readback is needed per step.
       if (this.momentum === null) momentum = 1 / this.batches;
