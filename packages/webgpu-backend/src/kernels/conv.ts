@@ -23,7 +23,7 @@ export interface ConvConfig {
   tileK: number;
   threadM: number;
   threadN: number;
-  /** Floats of padding per k-row of the staged weight tile (spreads its transposing stores over banks). */
+  /** Floats of padding per k-row of the staged weight tile (meant to spread its stores over banks; 4 measured slower on an H100). */
   padA: number;
   /** Unroll the tileK loop (software adapters compile rolled loops far faster). */
   unroll: boolean;
@@ -47,6 +47,7 @@ export function chooseConvConfig(base: ConvConfig, og: number): ConvConfig {
 export function validateConvConfig(c: ConvConfig): void {
   const bad = (why: string) => new ValueError(`conv config ${JSON.stringify(c)}: ${why}`);
   for (const f of ['tileM', 'tileN', 'tileK', 'threadM', 'threadN'] as const) if (!Number.isInteger(c[f]) || c[f] < 1) throw bad(`${f} must be a positive integer`);
+  if (!Number.isInteger(c.splitGroups) || c.splitGroups < 0 || !Number.isInteger(c.minChunk) || c.minChunk < 1) throw bad('splitGroups must be an integer >= 0 and minChunk >= 1');
   if (c.threadM % 4 || c.threadN % 4) throw bad('threadM and threadN must be multiples of 4');
   if (c.tileM % c.threadM || c.tileN % c.threadN) throw bad('tiles must divide by the thread tiles');
   const nt = (c.tileM / c.threadM) * (c.tileN / c.threadN);
