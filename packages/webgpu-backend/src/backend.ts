@@ -20,7 +20,7 @@ import { encodeSort, sortWidth } from './kernels/sort';
 // ---- end ops ----
 // conv (cnn)
 import { ConvParams, checkConvArgs, checkConvEpilogue } from '@surf/core';
-import { DEFAULT_CONV, SOFTWARE_CONV, encodeConv } from './kernels/conv';
+import { ConvConfig, DEFAULT_CONV, SOFTWARE_CONV, encodeConv, validateConvConfig } from './kernels/conv';
 import { GPUStorage } from './storage';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
@@ -34,6 +34,8 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   tuneCache?: string;
   /** Reduction plan knobs (kernels/reduce.ts), merged over the defaults. */
   reduce?: Partial<ReduceTuning>;
+  /** convk: conv tiling (kernels/conv.ts), merged over the adapter's default (labs compare configs). */
+  conv?: Partial<ConvConfig>;
   /** Threads per workgroup for elementwise and gather kernels (default 256, capped by the adapter). */
   workgroupSize?: number;
   // gpukern (issue 15): the faster elementwise kernels can be switched off to compare.
@@ -414,6 +416,12 @@ export class WebGPUBackend implements Backend {
   }
   // ---- end ops ----
 
+  private get convConfig(): ConvConfig {
+    const c = { ...(this.software ? SOFTWARE_CONV : DEFAULT_CONV), ...this.opts.conv };
+    if (this.opts.conv) validateConvConfig(c);
+    return c;
+  }
+
   // conv (cnn): the implicit-GEMM kernel in kernels/conv.ts; 1-d convs are lifted to 2-d (H = 1).
   conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
     this.rt.check('conv');
@@ -433,7 +441,7 @@ export class WebGPUBackend implements Backend {
     const [o, , kH, kW] = lift(w.view.shape, 1);
     const [, , oH, oW] = lift(shape, 1);
     encodeConv(
-      this.rt, this.software ? SOFTWARE_CONV : DEFAULT_CONV,
+      this.rt, this.convConfig,
       { buf: this.buf('conv', x.storage), offset: x.view.offset, strides: lift(x.view.strides, 0) },
       { buf: this.buf('conv', w.storage), offset: w.view.offset, strides: lift(w.view.strides, 0) },
       {

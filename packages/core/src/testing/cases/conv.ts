@@ -107,6 +107,13 @@ export function convCases(): OpCase[] {
       const got = convNd(x.nd, w.nd, p, { expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)), inputs: [b.nd] });
       await t.check('relu(conv + b)', got, want, TOL.accumulate, mag.map((m, i) => m + Math.abs(b.ref.data[Math.floor(i / 16) % 5])));
     }, { quick: true }),
+    // convk: output channels over several row tiles and columns not a tile multiple (stride 2
+    // on H only), and a long k over few outputs, which GPU backends split over workgroups.
+    defineCase('conv/tile edges and a long k range over few outputs', async (t) => {
+      await checkConv(t, '37 channels, stride (2, 1)', Pair.of(t, randF32([3, 7, 9, 11], 26)), Pair.of(t, randF32([37, 7, 3, 3], 27)), params(2, { stride: [2, 1], padding: [[1, 1], [1, 1]] }));
+      await checkConv(t, 'k = 12·8·7 over 18 outputs', Pair.of(t, randF32([2, 12, 10, 9], 28)), Pair.of(t, randF32([3, 12, 8, 7], 29)), params(2));
+      await checkConv(t, 'long k, groups 2, dilation 2', Pair.of(t, randF32([2, 8, 13, 12], 30)), Pair.of(t, randF32([4, 4, 6, 5], 31)), params(2, { groups: 2, dilation: [2, 2] }));
+    }),
     defineCase('conv/size 0 batch and a larger [2,8,12,12] 5x5', async (t) => {
       await checkConv(t, 'batch 0', Pair.of(t, randF32([0, 2, 4, 4], 22)), Pair.of(t, randF32([3, 2, 3, 3], 23)), params(2));
       await checkConv(t, '8->16 5x5', Pair.of(t, randF32([2, 8, 12, 12], 24)), Pair.of(t, randF32([16, 8, 5, 5], 25)), params(2, { padding: [[2, 2], [2, 2]] }));
