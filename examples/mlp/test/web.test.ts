@@ -176,6 +176,12 @@ testBrowser('without WebGPU the page says so and trains on the CPU backend; Stop
   const long = await openPage('?epochs=20&evalEvery=10', true);
   await long.page.click('#start');
   await long.page.waitForFunction(() => window.__mlp.series.accuracy.length >= 2, undefined, { timeout: 120_000 });
+  // A digit drawn while the worker trains is read between its steps.
+  const test = loadMnist().test;
+  await drawDigit(long.page, digitAt(test, Array.from(test.labels).indexOf(1)));
+  await long.page.waitForFunction(() => window.__mlp.prediction !== null, undefined, { timeout: 60_000 });
+  expect(await long.page.evaluate(() => window.__mlp.status)).toBe('training');
+  expect((await long.page.evaluate(() => window.__mlp.prediction))!.probs.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 4);
   await long.page.click('#stop');
   await long.page.waitForFunction(() => window.__mlp.status === 'stopped', undefined, { timeout: 60_000 });
   const steps = Number(await long.page.locator('#step').textContent());

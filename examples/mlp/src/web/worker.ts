@@ -103,8 +103,13 @@ async function runTraining(s: TrainSettings): Promise<void> {
 }
 
 async function predict(id: number, digit: Float32Array): Promise<void> {
-  const probs = model ? Float32Array.from(await classify(model, digit)) : null;
-  post({ type: 'prediction', id, probs }, probs ? [probs.buffer] : []);
+  let probs: Float32Array | null = null;
+  try {
+    probs = model ? Float32Array.from(await classify(model, digit)) : null;
+  } finally {
+    // Answered even when it failed (the error follows), so the page never waits forever.
+    post({ type: 'prediction', id, probs }, probs ? [probs.buffer] : []);
+  }
 }
 
 async function handle(m: ToWorker): Promise<void> {
