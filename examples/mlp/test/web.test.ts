@@ -7,8 +7,9 @@ import { RunningServer, startServer } from '../src/web/server';
 import { CHROMIUM, chromiumAvailable, testBrowser, testBrowserGpu } from '../../../test-support/browser';
 
 // The browser page end to end in headless Chromium (WebGPU on SwiftShader here): train a
-// short run, watch the plotted loss fall and accuracy rise, draw a real test digit on the pad
-// with the mouse and read the prediction. Then the same page with WebGPU taken away must say
+// short run in the page's Web Worker while the main thread keeps drawing frames, watch the
+// plotted loss fall and accuracy rise, draw a real test digit on the pad with the mouse and
+// read the prediction. Then the same page with WebGPU taken away (in the worker too) must say
 // so and train on the CPU. Without Chromium (or, for the WebGPU part, a WebGPU adapter) the
 // tests are skipped, unless CI is set, where they fail.
 const OUT = resolve(__dirname, '../../../test-output');
@@ -37,12 +38,41 @@ async function openPage(query: string, withoutWebGPU = false): Promise<{ page: P
   const page = await browser!.newPage({ viewport: { width: 1180, height: 720 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  if (withoutWebGPU) await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
+  if (withoutWebGPU) {
+    await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
+    // Init scripts do not run in workers: the worker's script gets the same line in front.
+    await page.context().route('**/worker.js', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, body: `Object.defineProperty(WorkerNavigator.prototype, 'gpu', { get: () => undefined });\n${await res.text()}` });
+    });
+  }
   await page.goto(`${server.url}${query}`);
   await page.waitForFunction(() => ['ready', 'training', 'done', 'error'].includes(window.__mlp?.status), undefined, { timeout: 60_000 });
   expect(await page.evaluate(() => window.__mlp.error)).toBeNull();
   return { page, errors };
 }
+
+/** Where the page says training runs: the worker's own report of its global scope. */
+async function expectWorker(page: Page, gpu: boolean): Promise<void> {
+  expect(await page.evaluate(() => window.__mlp.worker)).toEqual({ scope: 'DedicatedWorkerGlobalScope', isDedicatedWorker: true, hasNavigatorGpu: gpu });
+}
+
+/** Starts counting the main thread's animation frames (and the longest gap between two). */
+async function countFrames(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const f = { n: 0, last: performance.now(), maxGap: 0 };
+    (window as unknown as { __frames: typeof f }).__frames = f;
+    const tick = (now: number) => {
+      f.maxGap = Math.max(f.maxGap, now - f.last);
+      f.last = now;
+      f.n++;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+const frames = (page: Page) => page.evaluate(() => ({ ...(window as unknown as { __frames: { n: number; maxGap: number } }).__frames }));
 
 /** Draws a 28x28 digit on the pad the way a hand would: one mouse stroke per run of ink in each row. */
 async function drawDigit(page: Page, digit: Float32Array): Promise<void> {
@@ -63,6 +93,16 @@ async function drawDigit(page: Page, digit: Float32Array): Promise<void> {
   }
 }
 
+test("the page's main-thread script carries no Surf: training can only run in its worker", async () => {
+  const [app, worker] = await Promise.all(['app.js', 'worker.js'].map(async (f) => (await fetch(`${server.url}${f}`)).text()));
+  // The worker starts from the page's script; Surf's backend and train loop are in the worker's alone.
+  expect(app).toContain('/worker.js');
+  for (const [text, inside] of [[app, false], [worker, true]] as const) {
+    expect(/requestAdapter/.test(text)).toBe(inside);
+    expect(/softmaxCrossEntropy|crossEntropy: target/.test(text)).toBe(inside);
+  }
+});
+
 testBrowserGpu('the page trains on WebGPU, plots falling loss and rising accuracy, and reads a drawn digit', async () => {
   if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
   // backend=webgpu: 'auto' would skip a software adapter (headless Chromium's SwiftShader).
@@ -70,11 +110,21 @@ testBrowserGpu('the page trains on WebGPU, plots falling loss and rising accurac
   const backend = await page.evaluate(() => window.__mlp.backend);
   // Dawn found an adapter (else this test is skipped), so Chromium should too.
   if (backend !== 'webgpu') throw new Error(`Chromium found no WebGPU adapter (${await page.evaluate(() => window.__mlp.backendLine)})`);
-  expect(await page.locator('#backend').textContent()).toMatch(/^WebGPU · \S/);
+  expect(await page.locator('#backend').textContent()).toMatch(/^WebGPU · \S.* \(in a worker\)$/);
+  // Surf runs in a dedicated worker with its own navigator.gpu.
+  await expectWorker(page, true);
 
+  await countFrames(page);
+  const t0 = Date.now();
   await page.click('#start');
   await page.waitForFunction(() => window.__mlp.series.accuracy.length >= 3, undefined, { timeout: 240_000 });
   await page.waitForFunction(() => ['done', 'error'].includes(window.__mlp.status), undefined, { timeout: 240_000 });
+  const trainMs = Date.now() - t0;
+  const f = await frames(page);
+  // The main thread kept drawing frames all through training (at 10+ per second on average,
+  // and never stalled for a training step's length), because no step ran on it.
+  expect(f.n).toBeGreaterThan((trainMs / 1000) * 10);
+  expect(f.maxGap).toBeLessThan(500);
   const s = (await page.evaluate(() => window.__mlp.series)) as Series;
   expect(await page.evaluate(() => window.__mlp.error)).toBeNull();
   // 2 epochs of 40 steps, the loss read every 5 steps and the accuracy every 10.
@@ -113,6 +163,8 @@ testBrowser('without WebGPU the page says so and trains on the CPU backend; Stop
   const { page, errors } = await openPage('?epochs=1&steps=20&evalEvery=10&autostart', true);
   expect(await page.evaluate(() => window.__mlp.backend)).toBe('cpu');
   expect(await page.locator('#backend').textContent()).toContain('WebGPU is not available');
+  // The CPU fallback is in the worker too.
+  await expectWorker(page, false);
   await page.waitForFunction(() => ['done', 'error'].includes(window.__mlp.status), undefined, { timeout: 120_000 });
   const s = (await page.evaluate(() => window.__mlp.series)) as Series;
   expect(s.accuracy.map((p) => p.step)).toEqual([10, 20]);
@@ -124,6 +176,12 @@ testBrowser('without WebGPU the page says so and trains on the CPU backend; Stop
   const long = await openPage('?epochs=20&evalEvery=10', true);
   await long.page.click('#start');
   await long.page.waitForFunction(() => window.__mlp.series.accuracy.length >= 2, undefined, { timeout: 120_000 });
+  // A digit drawn while the worker trains is read between its steps.
+  const test = loadMnist().test;
+  await drawDigit(long.page, digitAt(test, Array.from(test.labels).indexOf(1)));
+  await long.page.waitForFunction(() => window.__mlp.prediction !== null, undefined, { timeout: 60_000 });
+  expect(await long.page.evaluate(() => window.__mlp.status)).toBe('training');
+  expect((await long.page.evaluate(() => window.__mlp.prediction))!.probs.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 4);
   await long.page.click('#stop');
   await long.page.waitForFunction(() => window.__mlp.status === 'stopped', undefined, { timeout: 60_000 });
   const steps = Number(await long.page.locator('#step').textContent());

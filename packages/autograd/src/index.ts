@@ -6,6 +6,7 @@ export { Tensor, checkTensor } from './tensor';
 export type { Operand, Dims, NestedArray } from './tensor';
 export type { BackwardOptions } from './engine';
 export { init, getBackend, setBackend } from './context';
+export { sync } from './sync';
 export type { BackendChoice, InitOptions, InitResult } from './context';
 export { noGrad, enableGrad, isGradEnabled } from './grad-mode';
 export { tidy, keep, memory } from './scope';

@@ -18,7 +18,6 @@ import { matmul, dot } from './ops/matmul';
 // nnapi: moving between backends
 import { BackendTarget, readSync, toBackend, toBackendAsync } from './move';
 import { JSON_MAX_ELEMENTS, formatPlaceholder, formatTensor } from './format';
-import { dropDeviceCheck, runDeviceCheck } from './device-checks';
 // optable: raw elementwise ops of the op table
 import * as OT from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
@@ -244,7 +243,6 @@ export class Tensor {
     this._grad?.dispose();
     this._grad = null;
     untrack(this, this._token);
-    dropDeviceCheck(this); // nnapi
     this._releaseGraphIfUnused();
   }
 
@@ -260,7 +258,6 @@ export class Tensor {
   async data(): Promise<TypedArray> {
     const nd = this.nd('data');
     const d = await readAndCollect(nd.backend, nd.data()); // eagermem: awaits collect when memory grew
-    await runDeviceCheck(this, d); // nnapi: deferred device-side input checks
     return d;
   }
 
@@ -268,7 +265,6 @@ export class Tensor {
   async toArray(): Promise<NestedArray> {
     const nd = this.nd('toArray');
     const d = await readAndCollect(nd.backend, nd.data()); // eagermem
-    await runDeviceCheck(this, d); // nnapi
     return nest(d, nd.shape, nd.dtype === 'bool');
   }
 
@@ -277,7 +273,6 @@ export class Tensor {
     const nd = this.nd('item');
     if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
     const d = await readAndCollect(nd.backend, nd.data()); // eagermem
-    await runDeviceCheck(this, d); // nnapi
     return d[0];
   }
 

@@ -190,6 +190,14 @@ export interface Backend {
   adopt?(dst: Storage, src: Storage): boolean;
   // ---- end jit ----
 
+  /**
+   * Optional, for backends whose data cannot be read without a stall (a GPU): a device-side
+   * assert that every element of the 1-d int32 `idx` lies in [lo, hi). It queues the check
+   * and returns; a failure raises a ValueError naming `site` at the backend's next read() or
+   * sync(). Backends without it have their callers check the values on the host at once.
+   */
+  checkIndices?(idx: Strided, lo: number, hi: number, site: { op: string; name: string; range: string }): void;
+
   /** Submits queued work (GPU); a no-op on synchronous backends. */
   flush(): void;
 

@@ -8,6 +8,8 @@ import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { GpuTimer } from './gpu-timer';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
 import { encodeGather } from './kernels/gather';
+import { encodeIndexCheck } from './kernels/index-check';
+import type { CheckSite } from './device-flag';
 import { AttnOperand, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
 import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConfig, collapseBatch, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
@@ -332,6 +334,18 @@ export class WebGPUBackend implements Backend {
       { buf: ibuf, offset: idx.view.offset, stride: idx.view.strides[0], length: idx.view.shape[0] }, out.buf!, this.wg,
     );
     return out;
+  }
+
+  // Device-side asserts (device-flag.ts): raised at the next read() or sync().
+  checkIndices(idx: Strided, lo: number, hi: number, site: CheckSite): void {
+    const op = site.op;
+    this.rt.check(op);
+    const ibuf = this.buf(op, idx.storage);
+    checkOperand(this, op, site.name, idx, { mask: false });
+    if (idx.storage.dtype !== 'int32' || idx.view.ndim !== 1) throw new ValueError(`${op}: ${site.name} has dtype ${idx.storage.dtype} and shape ${fmtShape(idx.view.shape)}; the device-side check expects a 1-d int32 index`);
+    this.rt.begin(`${op} index check`, idx.view.shape);
+    const { buf, slot } = this.rt.flag.use(site);
+    encodeIndexCheck(this.rt, { buf: ibuf, offset: idx.view.offset, stride: idx.view.strides[0], length: idx.view.shape[0] }, lo, hi, buf, slot, this.wg);
   }
 
   // ---- attention ----

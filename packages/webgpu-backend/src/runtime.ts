@@ -4,6 +4,7 @@ import { BufferPool, PooledBuffer } from './pool';
 import { paramBytes } from './kernels/wgsl';
 import { ParamBlock, Program, Uniforms } from './kernels/program';
 import type { GpuTimer } from './gpu-timer';
+import { DeviceFlag } from './device-flag';
 
 /** Uploads up to this size are copied in the command stream from the parameter arena. */
 export const INLINE_UPLOAD_BYTES = 8192;
@@ -46,6 +47,8 @@ export class Runtime {
   private layouts = new Map<string, { bgl: GPUBindGroupLayout; pl: GPUPipelineLayout }>();
   private bindGroups = new Map<string, GPUBindGroup>();
   private staging = new Map<number, GPUBuffer[]>();
+  /** Device-side checks' error flag, drained by every readback and sync(). */
+  readonly flag: DeviceFlag;
   private stagingBytes = 0;
   private stagingCount = 0;
 
@@ -69,6 +72,7 @@ export class Runtime {
   constructor(readonly device: GPUDevice, readonly opts: RuntimeOptions) {
     const lim = device.limits;
     this.maxPerDim = Math.min(opts.maxWorkgroupsPerDim ?? lim.maxComputeWorkgroupsPerDimension, lim.maxComputeWorkgroupsPerDimension);
+    this.flag = new DeviceFlag(device);
     this.pool = new BufferPool(device, Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize), opts.poolLimitBytes, () => this.bindGroups.clear());
     this.arena = new ParamArena(device, Math.min(opts.paramArenaBytes, lim.maxBufferSize), lim.minUniformBufferOffsetAlignment);
     this.lostPromise = device.lost.then((info) => {
@@ -275,7 +279,10 @@ export class Runtime {
 
   /** Copies `bytes` of `src` into a mappable buffer, submits, and resolves with the bytes. */
   async readBytes(op: string, src: GPUBuffer, bytes: number): Promise<ArrayBuffer> {
-    const size = Math.max(4, Math.ceil(bytes / 4) * 4);
+    const data = Math.max(4, Math.ceil(bytes / 4) * 4);
+    // Armed device-side checks ride along: their slots are copied after the data.
+    const flagBytes = this.flag.armed ? this.flag.bytes : 0;
+    const size = data + flagBytes;
     const list = this.staging.get(size);
     let st = list?.pop();
     if (st) {
@@ -289,7 +296,8 @@ export class Runtime {
       this.pass = null;
     }
     this.encoder ??= this.device.createCommandEncoder();
-    this.encoder.copyBufferToBuffer(src, 0, st, 0, size);
+    this.encoder.copyBufferToBuffer(src, 0, st, 0, data);
+    if (flagBytes) this.flag.encodeDrain(this.encoder, st, data);
     this.counters.readbacks++;
     this.submit();
     const lost = this.lostPromise.then(() => 'lost' as const);
@@ -301,7 +309,9 @@ export class Runtime {
       if (this.destroyed) throw new DisposedError(`${op}: the WebGPU backend was destroyed while the read was pending`);
       throw e instanceof BackendError ? e : new BackendError(`${op}: mapping the readback buffer failed: ${(e as Error).message}`);
     }
-    const out = st.getMappedRange(0, size).slice(0, bytes);
+    const mapped = st.getMappedRange(0, size);
+    const out = mapped.slice(0, bytes);
+    const flagWords = flagBytes ? new Uint32Array(mapped.slice(data, size)) : null;
     st.unmap();
     await keepAlive(this.errorCheck);
     if (this.stagingBytes + size <= 64 * 1024 * 1024) {
@@ -312,10 +322,18 @@ export class Runtime {
       this.stagingBytes += size;
     } else st.destroy();
     this.check(op);
+    const failed = flagWords && this.flag.decode(flagWords);
+    if (failed) throw failed;
     return out;
   }
 
   async sync(): Promise<void> {
+    // With checks armed, the sync is a readback of their flag (4 bytes of it plus the slots):
+    // the map resolves after all submitted work, as onSubmittedWorkDone does.
+    if (this.flag.armed) {
+      await this.readBytes('sync', this.flag.buffer, 4);
+      return;
+    }
     this.submit();
     const lost = this.lostPromise.then(() => undefined);
     await keepAlive(Promise.race([this.device.queue.onSubmittedWorkDone(), lost]));
@@ -342,6 +360,7 @@ export class Runtime {
     for (const l of this.staging.values()) for (const b of l) b.destroy();
     this.staging.clear();
     this.pipelines.clear();
+    this.flag.destroy();
     this.bindGroups.clear();
   }
 }

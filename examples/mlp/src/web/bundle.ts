@@ -19,15 +19,22 @@ const stubNodeOnly: Plugin = {
   },
 };
 
-/** Bundles the page's script for the browser (once per server start; takes well under a second). */
-export async function bundlePage(): Promise<string> {
+/** The page's two scripts: the main thread's (UI) and the training worker's (Surf, the model). */
+export interface PageBundle {
+  app: string;
+  worker: string;
+}
+
+/** Bundles the page's scripts for the browser (once per server start; takes about a second). */
+export async function bundlePage(): Promise<PageBundle> {
   const root = repoRoot();
   // Loaded at run time under a name the bundler cannot follow: esbuild runs its own binary
   // found next to its package, so it must stay in node_modules, not inside our bundle.
   const name = 'esbuild';
   const { build } = (await import(name)) as typeof import('esbuild');
   const r = await build({
-    entryPoints: [join(root, 'examples/mlp/src/web/main.ts')],
+    entryPoints: { app: join(root, 'examples/mlp/src/web/main.ts'), worker: join(root, 'examples/mlp/src/web/worker.ts') },
+    outdir: join(root, 'examples/mlp/.web-out'), // only names the outputs: write is false
     absWorkingDir: root,
     bundle: true,
     platform: 'browser',
@@ -38,5 +45,6 @@ export async function bundlePage(): Promise<string> {
     plugins: [stubNodeOnly],
     logLevel: 'silent',
   });
-  return r.outputFiles[0].text;
+  const text = (name: string) => r.outputFiles.find((f) => f.path.endsWith(`/${name}.js`))!.text;
+  return { app: text('app'), worker: text('worker') };
 }

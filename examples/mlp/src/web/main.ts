@@ -1,19 +1,18 @@
-import * as surf from '@surf/nn';
 import { decodeSplit } from '../data/binary';
 import { digitAt, MnistSplit, PIXELS, SIDE } from '../data/digits';
 import { mulberry32 } from '../data/rng';
-import { classify } from '../classify';
-import { buildCnn, firstConv } from '../cnn-model';
 import { drawFilters } from './filters';
-import { train } from '../train';
 import { renderBars } from './bars';
 import { ChartData, drawChart } from './chart';
 import { DrawingPad } from './pad';
+import type { FromWorker, ToWorker, TrainSettings, WorkerScope } from './protocol';
 
 /**
- * The browser page: trains the example's MLP or CNN with the same train() the CLI uses,
- * plotting loss and test accuracy as they come (and, for the CNN, its first-layer filters),
- * and classifies what is drawn on the pad.
+ * The browser page's main thread: the controls, the loss/accuracy chart, the drawing pad and
+ * the CNN's filters. Training, the model and Surf itself run in a module Web Worker
+ * (worker.ts, served as /worker.js), so drawing and the chart stay smooth while it trains;
+ * the two talk through the messages of protocol.ts (progress and metrics, filter weights to
+ * draw, a prediction for each drawing).
  *
  * The state the end-to-end test reads is mirrored on window.__mlp (and the chart's series in
  * data attributes), so the test checks the numbers the page plots, not pixels.
@@ -22,6 +21,8 @@ interface PageState {
   status: 'loading' | 'ready' | 'training' | 'stopped' | 'done' | 'error';
   backend: string;
   backendLine: string;
+  /** Where training runs, as the worker reports it. */
+  worker: WorkerScope | null;
   series: ChartData;
   stepsPerSec: number;
   prediction: { digit: number; probs: number[] } | null;
@@ -44,21 +45,28 @@ const params = new URLSearchParams(location.search);
 const numParam = (k: string): number | undefined => (params.has(k) ? Number(params.get(k)) : undefined);
 
 const state: PageState = {
-  status: 'loading', backend: '', backendLine: '', series: { loss: [], accuracy: [] }, stepsPerSec: 0, prediction: null, filters: null, filtersFirst: null, model: 'mlp', error: null,
+  status: 'loading', backend: '', backendLine: '', worker: null, series: { loss: [], accuracy: [] }, stepsPerSec: 0, prediction: null, filters: null, filtersFirst: null, model: 'mlp', error: null,
 };
 window.__mlp = state;
 
 const chart = $<HTMLCanvasElement>('chart');
 const startBtn = $<HTMLButtonElement>('start');
 const stopBtn = $<HTMLButtonElement>('stop');
-let model: surf.nn.Module | null = null;
 let data: MnistSplit | null = null;
-let stopRequested = false;
+/** The worker has a model (it started training once): predictions can be asked for. */
+let hasModel = false;
 
 function setStatus(s: PageState['status'], text: string): void {
   state.status = s;
   document.body.dataset.status = s;
   $('status').textContent = text;
+}
+
+function fail(message: string): void {
+  state.error = message;
+  setStatus('error', `error: ${message}`);
+  startBtn.disabled = false;
+  stopBtn.disabled = true;
 }
 
 function redraw(): void {
@@ -67,11 +75,25 @@ function redraw(): void {
   chart.dataset.accuracy = JSON.stringify(state.series.accuracy.map((p) => p.value));
 }
 
+// ---- the worker ----
+
+const worker = new Worker(new URL('/worker.js', location.href), { type: 'module' });
+const send = (m: ToWorker, transfer: Transferable[] = []) => worker.postMessage(m, transfer);
+/** One handler per reply type the boot sequence or a request is waiting for. */
+const waiting = new Map<string, (m: FromWorker) => void>();
+const nextReply = <T extends FromWorker['type']>(type: T) =>
+  new Promise<Extract<FromWorker, { type: T }>>((resolve) => waiting.set(type, resolve as (m: FromWorker) => void));
+
+worker.addEventListener('error', (e) => fail(`the training worker failed: ${e.message || 'it could not start'}`));
+worker.addEventListener('message', (e: MessageEvent<FromWorker>) => onWorkerMessage(e.data));
+
 // ---- prediction: one request at a time, the latest drawing wins ----
 
 const pad = new DrawingPad($<HTMLCanvasElement>('pad'), () => schedulePredict());
 let predicting = false;
 let pending = false;
+let predictId = 0;
+const predictions = new Map<number, (probs: Float32Array | null) => void>();
 
 function showPreview(digit: Float32Array): void {
   const ctx = $<HTMLCanvasElement>('preview').getContext('2d')!;
@@ -91,6 +113,14 @@ function schedulePredict(): void {
   void predictNow();
 }
 
+/** The worker's class probabilities for a digit (null when it has no model yet). */
+function askWorker(digit: Float32Array): Promise<Float32Array | null> {
+  const id = ++predictId;
+  const copy = Float32Array.from(digit);
+  send({ type: 'predict', id, digit: copy }, [copy.buffer]);
+  return new Promise((resolve) => predictions.set(id, resolve));
+}
+
 async function predictNow(): Promise<void> {
   predicting = true;
   try {
@@ -98,12 +128,13 @@ async function predictNow(): Promise<void> {
       pending = false;
       const digit = pad.digit();
       showPreview(digit);
-      if (!model || !pad.hasInk) {
-        $('prediction').textContent = model ? 'Draw a digit.' : 'Train a little first, then draw a digit.';
+      const probsArr = hasModel && pad.hasInk ? await askWorker(digit) : null;
+      if (!probsArr) {
+        $('prediction').textContent = hasModel ? 'Draw a digit.' : 'Train a little first, then draw a digit.';
         renderBars($('bars'), null);
         continue;
       }
-      const probs = Array.from(await classify(model, digit));
+      const probs = Array.from(probsArr);
       const best = probs.indexOf(Math.max(...probs));
       state.prediction = { digit: best, probs };
       const el = $('prediction');
@@ -147,9 +178,9 @@ $('sample').addEventListener('click', () => {
   schedulePredict();
 });
 
-// ---- training ----
+// ---- training (in the worker; here its progress is shown) ----
 
-function readSettings() {
+function readSettings(): TrainSettings {
   const int = (id: string, fallback: number) => {
     const v = Number(($(id) as HTMLInputElement).value);
     return Number.isInteger(v) && v > 0 ? v : fallback;
@@ -159,30 +190,14 @@ function readSettings() {
   const hidden = list('hidden');
   const channels = list('channels');
   return {
+    model: state.model,
     hidden: hidden.length ? hidden : [128], channels: channels.length ? channels.slice(0, 4) : [16, 32],
     batchSize: int('batch', 64), lr: lr > 0 ? lr : 2e-3, epochs: int('epochs', 5),
+    seed: numParam('seed') ?? 0,
+    shift: numParam('shift'),
+    evalEvery: numParam('evalEvery') ?? 25,
+    maxStepsPerEpoch: numParam('steps'),
   };
-}
-
-// ---- the CNN's first-layer filters, read back while it trains (one read at a time) ----
-
-let filtersBusy = false;
-
-async function showFilters(step: number): Promise<void> {
-  const conv = model ? firstConv(model) : null;
-  if (!conv || filtersBusy) return;
-  filtersBusy = true;
-  // A copy taken now: the optimizer replaces the weight's storage while the read is in flight.
-  const w = surf.noGrad(() => conv.weight.clone());
-  try {
-    const values = Array.from((await w.data()) as Float32Array);
-    state.filters = { step, shape: [...w.shape], values };
-    state.filtersFirst ??= state.filters;
-    drawFilters($<HTMLCanvasElement>('filters'), Float32Array.from(values), w.shape);
-  } finally {
-    w.dispose();
-    filtersBusy = false;
-  }
 }
 
 function selectModel(m: string): void {
@@ -192,80 +207,91 @@ function selectModel(m: string): void {
 }
 $('model').addEventListener('change', () => selectModel(($('model') as HTMLSelectElement).value));
 
-async function startTraining(): Promise<void> {
-  if (!data) return;
-  const s = readSettings();
-  stopRequested = false;
+/** The run being shown: its settings, start time and loss smoothing. */
+let run: { settings: TrainSettings; t0: number; smoothed?: number } | null = null;
+
+function startTraining(): void {
+  if (!data || run) return;
+  const settings = readSettings();
+  run = { settings, t0: performance.now() };
   state.series = { loss: [], accuracy: [] };
   redraw();
   startBtn.disabled = true;
   stopBtn.disabled = false;
   setStatus('training', 'training…');
-  const t0 = performance.now();
-  let globalSteps = 0;
-  // Each read is one batch's loss, which jumps around; the plot shows a moving average.
-  let smoothed: number | undefined;
-  try {
-    const r = await train({
-      data,
-      ...s,
-      build: state.model === 'cnn' ? () => buildCnn(s.channels, { rows: true }) : undefined,
-      seed: numParam('seed') ?? 0,
-      shift: numParam('shift'),
-      logEvery: 5,
-      evalEvery: numParam('evalEvery') ?? 25,
-      maxStepsPerEpoch: numParam('steps'),
-      yieldEvery: 1,
-      shouldStop: () => stopRequested,
-      onStart: (m) => {
-        model?.parameters().forEach((p) => p.dispose());
-        model = m;
-        state.filters = null;
-        state.filtersFirst = null;
-        void showFilters(0);
-      },
-      onLoss: (p) => {
-        globalSteps = p.globalStep;
-        state.stepsPerSec = p.stepsPerSec;
-        smoothed = smoothed === undefined ? p.loss : 0.7 * smoothed + 0.3 * p.loss;
-        state.series.loss.push({ step: p.globalStep, value: smoothed });
-        $('epoch').textContent = `${p.epoch}/${s.epochs}`;
-        $('step').textContent = String(p.globalStep);
-        $('rate').textContent = p.stepsPerSec.toFixed(1);
-        $('loss').textContent = p.loss.toFixed(3);
-        redraw();
-        void showFilters(p.globalStep);
-      },
-      onEval: (p) => {
-        state.series.accuracy.push({ step: p.globalStep, value: p.accuracy * 100 });
-        $('acc').textContent = `${(p.accuracy * 100).toFixed(1)}%`;
-        redraw();
-        if (pad.hasInk) schedulePredict();
-      },
-    });
-    while (filtersBusy) await new Promise((r) => setTimeout(r, 5));
-    await showFilters(globalSteps);
-    const secs = (performance.now() - t0) / 1000;
-    setStatus(r.stopped ? 'stopped' : 'done', `${r.stopped ? 'stopped' : 'done'}: ${(r.testAccuracy * 100).toFixed(1)}% after ${globalSteps} steps, ${secs.toFixed(0)} s`);
-  } catch (e) {
-    state.error = (e as Error).message;
-    setStatus('error', `error: ${(e as Error).message}`);
-    throw e;
-  } finally {
-    startBtn.disabled = false;
-    stopBtn.disabled = true;
+  send({ type: 'train', settings });
+}
+
+function showFilters(step: number, shape: number[], values: Float32Array): void {
+  state.filters = { step, shape, values: Array.from(values) };
+  state.filtersFirst ??= state.filters;
+  drawFilters($<HTMLCanvasElement>('filters'), values, shape);
+}
+
+function onWorkerMessage(m: FromWorker): void {
+  const wait = waiting.get(m.type);
+  if (wait) {
+    waiting.delete(m.type);
+    wait(m);
+  }
+  switch (m.type) {
+    case 'started':
+      hasModel = true;
+      state.filters = null;
+      state.filtersFirst = null;
+      break;
+    case 'loss': {
+      if (!run) break;
+      state.stepsPerSec = m.stepsPerSec;
+      // Each read is one batch's loss, which jumps around; the plot shows a moving average.
+      run.smoothed = run.smoothed === undefined ? m.loss : 0.7 * run.smoothed + 0.3 * m.loss;
+      state.series.loss.push({ step: m.globalStep, value: run.smoothed });
+      $('epoch').textContent = `${m.epoch}/${run.settings.epochs}`;
+      $('step').textContent = String(m.globalStep);
+      $('rate').textContent = m.stepsPerSec.toFixed(1);
+      $('loss').textContent = m.loss.toFixed(3);
+      redraw();
+      break;
+    }
+    case 'eval':
+      state.series.accuracy.push({ step: m.globalStep, value: m.accuracy * 100 });
+      $('acc').textContent = `${(m.accuracy * 100).toFixed(1)}%`;
+      redraw();
+      if (pad.hasInk) schedulePredict();
+      break;
+    case 'filters':
+      showFilters(m.step, m.shape, m.values);
+      break;
+    case 'done': {
+      const secs = run ? (performance.now() - run.t0) / 1000 : 0;
+      run = null;
+      $('step').textContent = String(m.steps);
+      setStatus(m.stopped ? 'stopped' : 'done', `${m.stopped ? 'stopped' : 'done'}: ${(m.testAccuracy * 100).toFixed(1)}% after ${m.steps} steps, ${secs.toFixed(0)} s`);
+      startBtn.disabled = false;
+      stopBtn.disabled = true;
+      break;
+    }
+    case 'prediction': {
+      const resolve = predictions.get(m.id);
+      predictions.delete(m.id);
+      resolve?.(m.probs);
+      break;
+    }
+    case 'error':
+      run = null;
+      fail(m.message);
+      break;
   }
 }
 
-startBtn.addEventListener('click', () => void startTraining());
+startBtn.addEventListener('click', () => startTraining());
 stopBtn.addEventListener('click', () => {
-  stopRequested = true;
+  send({ type: 'stop' });
   stopBtn.disabled = true;
   $('status').textContent = 'stopping…';
 });
 
 // ---- start-up ----
-
 
 async function boot(): Promise<void> {
   // Settings can come in the URL (?epochs=3&batch=32&hidden=256&lr=0.001), e.g. for links.
@@ -275,11 +301,14 @@ async function boot(): Promise<void> {
   redraw();
   renderBars($('bars'), null);
   const choice = params.get('backend');
-  const info = await surf.init({ backend: choice === 'cpu' || choice === 'webgpu' ? choice : 'auto' });
+  const ready = nextReply('ready');
+  send({ type: 'init', backend: choice === 'cpu' || choice === 'webgpu' ? choice : 'auto' });
+  const info = await ready;
   state.backend = info.backend;
+  state.worker = info.where;
   const el = $('backend');
   if (info.backend === 'webgpu') {
-    state.backendLine = `WebGPU · ${info.description.replace(/^WebGPU:\s*/, '')}`;
+    state.backendLine = `WebGPU · ${info.description.replace(/^WebGPU:\s*/, '')} (in a worker)`;
   } else {
     // init('auto') skips a software WebGPU adapter (slower than the CPU backend) and says so.
     state.backendLine = !info.fallbackReason
@@ -295,13 +324,15 @@ async function boot(): Promise<void> {
   setStatus('loading', 'loading digits…');
   const res = await fetch('/mnist.bin');
   if (!res.ok) throw new Error(`GET /mnist.bin: ${res.status}`);
-  data = decodeSplit(new Uint8Array(await res.arrayBuffer()));
+  const bytes = await res.arrayBuffer();
+  data = decodeSplit(new Uint8Array(bytes));
+  // The worker gets its own copy (structured clone): the page keeps its test digits for the sample button.
+  const loaded = nextReply('loaded');
+  send({ type: 'data', bytes });
+  await loaded;
   setStatus('ready', `ready: ${data.train.count} training and ${data.test.count} test digits`);
   startBtn.disabled = false;
-  if (params.has('autostart')) void startTraining();
+  if (params.has('autostart')) startTraining();
 }
 
-boot().catch((e: Error) => {
-  state.error = e.message;
-  setStatus('error', `error: ${e.message}`);
-});
+boot().catch((e: Error) => fail(e.message));

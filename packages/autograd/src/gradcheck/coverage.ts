@@ -26,7 +26,7 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   tensor: 'creates a leaf', zeros: 'creates a leaf', ones: 'creates a leaf', full: 'creates a leaf', zerosLike: 'creates a leaf',
   onesLike: 'creates a leaf', arange: 'creates a leaf', linspace: 'creates a leaf', eye: 'creates a leaf', rand: 'creates a leaf',
   randn: 'creates a leaf', randint: 'creates a leaf', manualSeed: 'random state',
-  init: 'backend choice', getBackend: 'backend choice', setBackend: 'backend choice',
+  init: 'backend choice', getBackend: 'backend choice', setBackend: 'backend choice', sync: 'waits for the backend',
   noGrad: 'grad mode', enableGrad: 'grad mode', isGradEnabled: 'grad mode',
   tidy: 'memory scope', keep: 'memory scope', memory: 'memory report',
   // eagermem: the memory policy for loops without tidy.

@@ -1,6 +1,5 @@
 import { DTypeError, E, Expr, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
 import { alias, fromOp } from '../node';
-import { attachDeviceCheck } from '../device-checks';
 import { readSync } from '../move';
 import { Tensor, checkTensor } from '../tensor';
 
@@ -15,9 +14,10 @@ import { Tensor, checkTensor } from '../tensor';
  * tensor, no mean op (the 1/N scale is a constant inside the kernels). An index outside
  * [0, C) matches no class (its row adds ε·(log s + m) − ε/C·Σ z, 0 without smoothing), as
  * An index outside [0, C) is an error, never a silent 0: on the CPU backend the indices are
- * checked on the host at once; on a GPU the rows with a bad index make the loss NaN (inside
- * the same kernel) and the loss's readback (data/item/toArray) throws a ValueError naming the
- * index, a device-side check that costs no kernel and no stall per step.
+ * checked on the host at once; on a GPU a device-side assert (Backend.checkIndices, one small
+ * pass over the N indices and no stall) sets the backend's error flag, and the next readback
+ * of any tensor or sync() raises the ValueError naming the index, as CUDA's device asserts;
+ * the rows with a bad index are NaN too, so nothing derived from them reads as a real loss.
  */
 export type CrossEntropyReduction = 'mean' | 'sum' | 'none';
 
@@ -54,6 +54,7 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   if (yn.ndim !== 1 || yn.shape[0] !== n) throw new ShapeError(`${op}: target has shape ${fmtShape(yn.shape)}; expected [${n}] (one class index per row of the input ${fmtShape(zn0.shape)})`);
   const hostY = readSync(yn, false);
   if (hostY) checkClassIndices(op, hostY, c);
+  else deviceCheckClassIndices(op, yn, c);
   const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
   const m = zn.max(1, true);
   const [e] = NDArray.elementwise([E.exp(E.sub(E.in(0), finiteOr0(E.in(1))))], [zn, m], op);
@@ -91,9 +92,16 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
     const [gz] = NDArray.elementwise([d], [e, e, s, y2, cols], `${op} backward`);
     return [gz];
   });
-  // Only a NaN in the loss read back can mean a bad index: the targets are read just then.
-  if (!hostY) attachDeviceCheck(result, [alias(yn)], async ([y], values) => { if (values.some(Number.isNaN)) checkClassIndices(op, await y.data(), c); });
   return result;
+}
+
+/** Queues the device-side check of the indices (a backend that cannot read them at once has one). */
+function deviceCheckClassIndices(op: string, y: NDArray, c: number): void {
+  const b = y.backend;
+  if (!b.checkIndices) throw new ValueError(`${op}: backend '${b.name}' can neither read the class indices now nor check them on the device`);
+  const plain = y.view.mask ? y.contiguous() : y;
+  b.checkIndices(plain.strided, 0, c, { op, name: 'target', range: `the class range [0, ${c}) of the input's ${c} columns` });
+  if (plain !== y) plain.dispose();
 }
 
 /** A ValueError naming the first class index outside [0, c). */
