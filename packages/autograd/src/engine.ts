@@ -92,6 +92,7 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
       grads.delete(t);
       if (t === unitRoot) {
         const node = t._node!;
+        node.checkVersions?.();
         distribute(node.parents, node.backwardOne!(), grads);
         if (!opts.retainGraph) freeNode(t, false);
         continue;
@@ -110,7 +111,7 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
       const epis = node.backwardWith ? foldableParents(node, grads, skipped) : null;
       let gs: (NDArray | null)[];
       try {
-        if (epis) node.checkVersions?.();
+        node.checkVersions?.();
         gs = epis ? node.backwardWith!(g, epis) : node.backward(g);
       } finally {
         g.dispose();
