@@ -4,7 +4,7 @@ import type { Scalar } from '../dtypes';
 import { fromOp, needsGrad } from '../node';
 import { Tensor } from '../tensor';
 import { GradEpilogueTemplate, exprSize, gradEpilogueTemplate } from './grad-epilogue';
-import { PendingResult, SavedPending, leaveFrontier } from './pending';
+import { Held, PendingResult, SavedPending, leaveFrontier } from './pending';
 
 /**
  * The forward half of the fusion pass: an elementwise op (any rule run by ops/fuse.ts) whose
@@ -86,13 +86,13 @@ export function foldIntoPending(op: string, xs: readonly Operand[], dts: readonl
   if (!plan) return null;
   const { expr, want, used } = plan;
 
-  const parts = p.aliasParts();
+  const parts = p.shareParts();
   const extra = others.map((t) => {
     const nd = t.ndarray;
     const s = operandShape(t._dims);
     return nd.reshape(s === t._dims ? nd.shape : s);
   });
-  const next = new PendingResult(p.kernel, parts.operands, expr, [...parts.inputs, ...extra], p.shape, p.full);
+  const next = new PendingResult(p.kernel, parts.operands, expr, [...parts.inputs, ...extra.map((x) => new Held(x))], p.shape, p.full);
   leaveFrontier(target);
   if (!grad) return new Tensor(next);
 
