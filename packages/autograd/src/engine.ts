@@ -92,6 +92,7 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
       grads.delete(t);
       if (t === unitRoot) {
         const node = t._node!;
+        node.checkVersions?.();
         distribute(node.parents, node.backwardOne!(), grads);
         if (!opts.retainGraph) freeNode(t, false);
         continue;
@@ -110,7 +111,7 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
       const epis = node.backwardWith ? foldableParents(node, grads, skipped) : null;
       let gs: (NDArray | null)[];
       try {
-        if (epis) node.checkVersions?.();
+        node.checkVersions?.();
         gs = epis ? node.backwardWith!(g, epis) : node.backward(g);
       } finally {
         g.dispose();
@@ -130,26 +131,32 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
  * marked skipped: their backward runs inside this node's. Null when there is none.
  */
 function foldableParents(node: GradNode, grads: Map<Tensor, NDArray>, skipped: Set<Tensor>): (GradEpilogue | undefined)[] | null {
-  let any = false;
-  const epis = node.parents.map((p) => {
+  const ps = node.parents;
+  let epis: (GradEpilogue | undefined)[] | null = null;
+  for (let k = 0; k < ps.length; k++) {
+    const p = ps[k];
     const e = p._node?.gradEpilogue;
-    if (!e || p._uses !== 1 || grads.has(p) || skipped.has(p) || !p.requiresGrad) return undefined;
-    if (node.parents.filter((q) => q === p).length !== 1) return undefined;
+    if (!e || p._uses !== 1 || grads.has(p) || skipped.has(p) || !p.requiresGrad) continue;
+    let n = 0;
+    for (const q of ps) if (q === p) n++;
+    if (n !== 1) continue;
+    // The parent's rule runs inside this node's kernel: its in-place check runs here.
+    p._node!.checkVersions?.();
     skipped.add(p);
-    any = true;
-    return e;
-  });
-  return any ? epis : null;
+    (epis ??= new Array<GradEpilogue | undefined>(ps.length).fill(undefined))[k] = e;
+  }
+  return epis;
 }
 
 /** Adds each parent's gradient (consumed) into the map, summing broadcast dims back. */
 function distribute(parents: readonly Tensor[], gs: (NDArray | null)[], grads: Map<Tensor, NDArray>): void {
-  parents.forEach((p, k) => {
+  for (let k = 0; k < parents.length; k++) {
+    const p = parents[k];
     const gp = gs[k];
-    if (!gp) return;
-    if (!p.requiresGrad) { gp.dispose(); return; }
-    const r = unbroadcast(gp, p.shape);
+    if (!gp) continue;
+    if (!p.requiresGrad) { gp.dispose(); continue; }
+    const r = unbroadcast(gp, p._dims);
     const prev = grads.get(p);
     grads.set(p, prev ? addInto(prev, r) : r);
-  });
+  }
 }

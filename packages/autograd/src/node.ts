@@ -31,7 +31,8 @@ export interface GradNode {
    * is the backward of parent i's own node, and the result is the gradient of that node's
    * parent `epis[i].parent` (the engine then skips parent i's node).
    */
-  /** Throws when a parent was modified in place after this op used it (ops: version check). */
+  /** Throws when a parent was modified in place after this op used it (ops: version check);
+   * the engine calls it before `backward`, `backwardOne` or `backwardWith`. */
   checkVersions?: () => void;
   backwardWith?: (g: NDArray, epis: readonly (GradEpilogue | undefined)[]) => (NDArray | null)[];
 }
@@ -52,6 +53,13 @@ export function needsGrad(...xs: unknown[]): boolean {
   return isGradEnabled() && xs.some((x) => x instanceof Tensor && x.requiresGrad);
 }
 
+function checkVersions(op: string, parents: readonly Tensor[], versions: readonly number[]): void {
+  for (let i = 0; i < parents.length; i++) {
+    const p = parents[i];
+    if (p._version !== versions[i]) throw new ValueError(`backward: a tensor of shape ${fmtShape(p.shape)} that '${op}' used was modified in place afterwards (version ${versions[i]} -> ${p._version}); autograd needs the value '${op}' saw. Clone it before modifying it (x.clone().add_(...)), or modify it before using it`);
+  }
+}
+
 /**
  * Wraps an op's result. When grad is enabled and a parent requires grad, the result records
  * a node; otherwise `saved` is released at once and the result is a plain tensor.
@@ -63,16 +71,10 @@ export function fromOp(op: string, out: NDArray | PendingResult, parents: readon
   }
   // ---- ops: in-place version check ----
   // A parent modified in place after this op used it no longer holds the value (nor the
-  // history) this op saw: refuse to run the rule, as PyTorch does.
+  // history) this op saw: the engine runs this check before the rule (as PyTorch refuses to).
   const versions = parents.map((p) => p._version);
-  const check = (): void => parents.forEach((p, i) => {
-    if (p._version !== versions[i]) throw new ValueError(`backward: a tensor of shape ${fmtShape(p.shape)} that '${op}' used was modified in place afterwards (version ${versions[i]} -> ${p._version}); autograd needs the value '${op}' saw. Clone it before modifying it (x.clone().add_(...)), or modify it before using it`);
-  });
-  const bw = backward, one = backwardOne;
-  backward = (g) => { check(); return bw(g); };
-  if (one) backwardOne = () => { check(); return one(); };
-  // ---- end ops ----
   const t = new Tensor(out, { node: backwardOne ? { op, parents, backward, saved, backwardOne } : { op, parents, backward, saved } });
-  t._node!.checkVersions = check;
+  t._node!.checkVersions = () => checkVersions(op, parents, versions);
+  // ---- end ops ----
   return t;
 }

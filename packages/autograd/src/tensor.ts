@@ -138,6 +138,8 @@ export class Tensor {
   private _shapeSeen: readonly number[] = [];
   private _dtypeSeen: DType = 'float32';
 
+  /** @internal The shape without a copy (hot paths that only read it). */
+  get _dims(): readonly number[] { return this._nd ? this._nd.shape : this._pending ? this._pending.shape : this._shapeSeen; }
   get shape(): number[] { return (this._nd ? this._nd.shape : this._pending ? this._pending.shape : this._shapeSeen).slice(); }
   get ndim(): number { return this.shape.length; }
   get numel(): number { return this.shape.reduce((a, b) => a * b, 1); }

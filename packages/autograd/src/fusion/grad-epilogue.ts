@@ -40,14 +40,26 @@ export function exprSize(e: Expr): number {
  * the epilogue when exactly one parent gets a gradient that is more than g itself.
  */
 export function gradEpilogueOf(want: readonly (Expr | null)[], slot: (k: number) => NDArray): GradEpilogue | undefined {
+  const t = gradEpilogueTemplate(want);
+  return t && { parent: t.parent, expr: t.expr, inputs: () => t.slots.map(slot) };
+}
+
+/** gradEpilogueOf without the arrays: the parent, the expression and the slots it reads, in order. */
+export interface GradEpilogueTemplate {
+  readonly parent: number;
+  readonly expr: Expr;
+  readonly slots: readonly number[];
+}
+
+export function gradEpilogueTemplate(want: readonly (Expr | null)[]): GradEpilogueTemplate | undefined {
   const live = want.map((e, i) => [e, i] as const).filter(([e]) => e !== null);
   if (live.length !== 1) return undefined;
   const [expr, parent] = live[0] as readonly [Expr, number];
   if (expr.kind === 'input' && expr.index === 0) return undefined;
-  const used = [...exprInputs(expr)].filter((k) => k !== 0).sort((a, b) => a - b);
-  const m = new Map(used.map((k, j) => [k, j + 1]));
+  const slots = [...exprInputs(expr)].filter((k) => k !== 0).sort((a, b) => a - b);
+  const m = new Map(slots.map((k, j) => [k, j + 1]));
   const ex = mapInputs(expr, (k) => E.in(k === 0 ? 0 : m.get(k)!));
-  return { parent, expr: ex, inputs: () => used.map(slot) };
+  return { parent, expr: ex, slots };
 }
 
 /** The epilogue applied on its own (one elementwise kernel), consuming `g`. */

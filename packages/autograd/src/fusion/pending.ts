@@ -20,10 +20,30 @@ export const matmulKernel: EpilogueKernel = ([a, b], epilogue) => a.matmul(b, ep
  * synchronous run (the "frontier": an unconsumed `a.matmul(b)`) are computed at the next
  * microtask, so work is never silently dropped or deferred past an `await`.
  */
+/**
+ * An array held by several pending results at once (a fold's result and the value it folded
+ * share their operands): one count, instead of one alias NDArray per holder.
+ */
+export class Held {
+  refs = 1;
+  constructor(readonly nd: NDArray) {}
+  share(): this {
+    this.refs++;
+    return this;
+  }
+  drop(): void {
+    if (--this.refs === 0) this.nd.dispose();
+  }
+}
+
+const hold = (x: NDArray): Held => new Held(x);
+const ndOf = (h: Held): NDArray => h.nd;
+const share = (h: Held): Held => h.share();
+
 export class PendingResult {
   private refs = 1;
   private value: NDArray | null = null;
-  private parts: { operands: NDArray[]; inputs: NDArray[] } | null;
+  private parts: { operands: Held[]; inputs: Held[] } | null;
 
   /**
    * Takes ownership of `operands` and `inputs`. `kernel` is any op taking an epilogue (the
@@ -31,30 +51,30 @@ export class PendingResult {
    * 1.. = `inputs` (broadcast to the result's shape `full`); `shape` is the shape the value
    * shows (the result reshaped: a 1-d operand's unit dim dropped, a linear's rows unfolded).
    */
-  constructor(readonly kernel: EpilogueKernel, operands: NDArray[], readonly expr: Expr | null, inputs: NDArray[], readonly shape: readonly number[], readonly full: readonly number[]) {
-    this.parts = { operands, inputs };
+  constructor(readonly kernel: EpilogueKernel, operands: (NDArray | Held)[], readonly expr: Expr | null, inputs: (NDArray | Held)[], readonly shape: readonly number[], readonly full: readonly number[]) {
+    const h = (x: NDArray | Held): Held => (x instanceof Held ? x : hold(x));
+    this.parts = { operands: operands.map(h), inputs: inputs.map(h) };
   }
 
   /** True once the value exists (or it was released): nothing more can fold into it. */
   get computed(): boolean { return this.parts === null; }
 
-  /** New aliases of the operands and epilogue inputs, for a pending value built on this one. */
-  aliasParts(): { operands: NDArray[]; inputs: NDArray[] } {
+  /** The operands and epilogue inputs, shared (counted), for a pending value built on this one. */
+  shareParts(): { operands: Held[]; inputs: Held[] } {
     const p = this.parts!;
-    const al = (x: NDArray) => x.reshape(x.shape);
-    return { operands: p.operands.map(al), inputs: p.inputs.map(al) };
+    return { operands: p.operands.map(share), inputs: p.inputs.map(share) };
   }
 
   get inputCount(): number { return this.parts ? this.parts.inputs.length : 0; }
-  get inputDTypes(): DType[] { return this.parts ? this.parts.inputs.map((x) => x.dtype) : []; }
-  get backend(): Backend | null { return this.parts ? this.parts.operands[0].backend : this.value?.backend ?? null; }
+  get inputDTypes(): DType[] { return this.parts ? this.parts.inputs.map((x) => x.nd.dtype) : []; }
+  get backend(): Backend | null { return this.parts ? this.parts.operands[0].nd.backend : this.value?.backend ?? null; }
 
   /** The value, computed on the first call; owned by this object (alias it to keep it). */
   get(): NDArray {
     if (this.value) return this.value;
     const p = this.parts;
     if (!p) throw new Error('PendingResult: read after release');
-    const prod = this.kernel(p.operands, this.expr ? { expr: this.expr, inputs: p.inputs } : undefined);
+    const prod = this.kernel(p.operands.map(ndOf), this.expr ? { expr: this.expr, inputs: p.inputs.map(ndOf) } : undefined);
     if (shapesEqual(prod.shape, this.shape)) this.value = prod;
     else {
       this.value = prod.reshape(this.shape);
@@ -93,8 +113,8 @@ export class PendingResult {
     const p = this.parts;
     if (!p) return;
     this.parts = null;
-    p.operands.forEach((x) => x.dispose());
-    p.inputs.forEach((x) => x.dispose());
+    for (const x of p.operands) x.drop();
+    for (const x of p.inputs) x.drop();
   }
 }
 

@@ -39,10 +39,13 @@ export const sigmoid = (x: Tensor) => unary('sigmoid', x, {
  * max(x, 0); the gradient at 0 is 0. The mask reads the output (y > 0 exactly where x > 0), so
  * a matmul feeding relu never needs its pre-activation kept (fusion pass, fusion/fold.ts).
  */
-export const relu = (x: Tensor) => unary('relu', x, {
-  fwd: ([a]) => E.max(a, E.c(0, x.dtype === 'float32' ? 'float32' : 'int32')),
+const reluRule = (dt: 'float32' | 'int32'): Rule => ({
+  fwd: ([a]) => E.max(a, E.c(0, dt)),
   grad: (g, _, o) => [E.where(E.lt(X.zero, o), g, X.zero)],
-}, false);
+});
+// Rules are module constants so the fusion pass's plan cache (fusion/fold.ts) hits.
+const RELU_F = reluRule('float32'), RELU_I = reluRule('int32');
+export const relu = (x: Tensor) => unary('relu', x, x.dtype === 'float32' ? RELU_F : RELU_I, false);
 
 export function leakyRelu(x: Tensor, slope: number): Tensor {
   if (typeof slope !== 'number') throw new ValueError(`leakyRelu: negativeSlope must be a number; got ${typeof slope}`);

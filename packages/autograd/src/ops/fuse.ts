@@ -85,9 +85,17 @@ export function fused(op: string, xs: readonly Operand[], dts: readonly DType[],
 
 /** The rule of one raw op: its forward node and the op table's derivative (core ops/table.ts). */
 export function tableRule(op: UnaryOp | BinaryOp): Rule {
-  if (Object.hasOwn(UNARY_TABLE, op)) return { fwd: ([a]) => E.un(op as UnaryOp, a), grad: UNARY_TABLE[op as UnaryOp].grad };
-  return { fwd: ([a, b]) => E.bin(op as BinaryOp, a, b), grad: BINARY_TABLE[op as BinaryOp].grad };
+  // One object per op: the fusion pass caches its plans per rule object (fusion/fold.ts).
+  let r = tableRules.get(op);
+  if (!r) {
+    r = Object.hasOwn(UNARY_TABLE, op)
+      ? { fwd: ([a]) => E.un(op as UnaryOp, a), grad: UNARY_TABLE[op as UnaryOp].grad }
+      : { fwd: ([a, b]) => E.bin(op as BinaryOp, a, b), grad: BINARY_TABLE[op as BinaryOp].grad };
+    tableRules.set(op, r);
+  }
+  return r;
 }
+const tableRules = new Map<string, Rule>();
 
 /**
  * A rule whose gradient is derived from its forward expression by the op table's derivatives
