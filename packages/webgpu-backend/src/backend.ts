@@ -223,6 +223,12 @@ export class WebGPUBackend implements Backend {
     this.rt.begin('elementwise', shape);
     const res = outDT.map((d) => this.newStorage('elementwise', d, size));
     if (size === 0) return res;
+    const maxBufs = this.limits.maxStorageBuffersPerShaderStage;
+    const fast = this.opts.elementwiseFastPaths !== false;
+    if (ins.length + outs.length <= maxBufs) {
+      encodeElementwise(this.rt, outs, ins, shape, res.map((s) => s.buf!), this.wg, fast);
+      return res;
+    }
     // Storage bindings per kernel are limited; outputs beyond the limit go to extra kernels.
     const distinct = new Set(ins.map((x) => x.buf)).size;
     const room = this.limits.maxStorageBuffersPerShaderStage - distinct;
