@@ -2,7 +2,8 @@
 // `--ops` small ops back to back at the NDArray level, as the bench's overhead row does, and
 // reports host µs/op (the loop without the final sync; median and best) and wall µs/op (with
 // it; median) over `--rounds` rounds after a warm-up round. Every row's result is checked first against the
-// CPU backend on random data. Usage: node dispatch-lab.mjs [--ops 2000] [--rounds 7] [--json f]
+// CPU backend on random data.
+// Usage: node dispatch-lab.mjs [--ops 2000] [--rounds 7] [--rows add,matmul] [--ops-per-submit n] [--json f]
 import { CpuBackend, E, NDArray, randomArray } from '@surf/core';
 import { createWebGPUBackend } from '@surf/webgpu';
 import { writeFileSync } from 'node:fs';
@@ -11,7 +12,9 @@ const arg = (name: string) => { const i = process.argv.indexOf(name); return i >
 const ops = Number(arg('--ops') ?? 2000);
 const rounds = Number(arg('--rounds') ?? 7);
 const only = arg('--rows')?.split(',');
-const b = await createWebGPUBackend();
+// --ops-per-submit above --ops keeps submits (and a software adapter's execution) out of the timed loop.
+const opsPerSubmit = arg('--ops-per-submit');
+const b = await createWebGPUBackend(opsPerSubmit ? { opsPerSubmit: Number(opsPerSubmit) } : {});
 const cpu = new CpuBackend();
 
 interface Row {

@@ -13,6 +13,7 @@ import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConf
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
+import { plainLimits } from './limits';
 // ---- ops: scatter and sort ----
 import { E, ScatterMode, checkScatterArgs, checkSortArgs } from '@surf/core';
 import { encodeScatter } from './kernels/scatter';
@@ -118,7 +119,7 @@ export class WebGPUBackend implements Backend {
     this.device = acq.device;
     this.adapterInfo = acq.info;
     this.adapter = acq.adapter;
-    this.limits = acq.device.limits;
+    this.limits = plainLimits(acq.device.limits);
     this.owned = acq.owned;
     this.instance = acq.instance;
     this.description = describe(acq.info);
