@@ -1,7 +1,8 @@
 // Dispatch lab (issue 12's dispatch row): host cost per eager op on WebGPU. Each row issues
 // `--ops` small ops back to back at the NDArray level, as the bench's overhead row does, and
 // reports host µs/op (the loop without the final sync; median and best) and wall µs/op (with
-// it; median) over `--rounds` rounds after a warm-up round. Every row's result is checked first against the
+// it; median) over `--rounds` rounds after a warm-up round, and the process's CPU time per op
+// (median; on a shared box with --ops-per-submit above --ops it is the least noisy number). Every row's result is checked first against the
 // CPU backend on random data.
 // Usage: node dispatch-lab.mjs [--ops 2000] [--rounds 7] [--rows add,matmul] [--ops-per-submit n] [--json f]
 import { CpuBackend, E, NDArray, randomArray } from '@surf/core';
@@ -65,7 +66,7 @@ const rows: Row[] = [
   },
 ];
 
-const table: { row: string; hostUs: number; bestUs: number; wallUs: number; relErr: number }[] = [];
+const table: { row: string; hostUs: number; bestUs: number; cpuUs: number; wallUs: number; relErr: number }[] = [];
 for (const r of rows.filter((q) => !only || only.some((o) => q.label.startsWith(o)))) {
   // Correctness: a few steps on fresh random data, against the CPU backend.
   const seed = 1000 + Math.floor(Math.random() * 1e6);
@@ -81,23 +82,26 @@ for (const r of rows.filter((q) => !only || only.some((o) => q.label.startsWith(
   if (!(relErr < 1e-5)) throw new Error(`${r.label}: relative error ${relErr} against the CPU backend`);
   // Timing.
   const st = r.make(b, seed);
-  const host: number[] = [], wall: number[] = [];
+  const host: number[] = [], wall: number[] = [], cpuUs: number[] = [];
   for (let k = 0; k <= rounds; k++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     for (let i = 0; i < ops; i++) st.step();
     const t1 = performance.now();
+    const c1 = process.cpuUsage(c0);
+    if (k > 0) cpuUs.push((c1.user + c1.system) / ops);
     await b.sync();
     const t2 = performance.now();
     if (k > 0) { host.push((1000 * (t1 - t0)) / ops); wall.push((1000 * (t2 - t0)) / ops); }
   }
   st.dispose();
   const med = (v: number[]) => v.sort((x, y) => x - y)[v.length >> 1];
-  table.push({ row: r.label, hostUs: med(host), bestUs: Math.min(...host), wallUs: med(wall), relErr });
+  table.push({ row: r.label, hostUs: med(host), bestUs: Math.min(...host), cpuUs: med(cpuUs), wallUs: med(wall), relErr });
   console.log(`${r.label}: host ${host.map((v) => v.toFixed(1)).join(' ')} us/op`);
 }
 console.log(`\n${b.description}, ${ops} ops per round, median of ${rounds}`);
-console.log('row                          host us/op (median, best)  wall us/op  rel.err');
-for (const t of table) console.log(`${t.row.padEnd(28)} ${t.hostUs.toFixed(2).padStart(10)} ${t.bestUs.toFixed(2).padStart(8)} ${' '.repeat(8)}${t.wallUs.toFixed(2).padStart(11)}  ${t.relErr.toExponential(1)}`);
+console.log('row                          host us/op (median, best)  process CPU us/op  wall us/op  rel.err');
+for (const t of table) console.log(`${t.row.padEnd(28)} ${t.hostUs.toFixed(2).padStart(10)} ${t.bestUs.toFixed(2).padStart(8)} ${t.cpuUs.toFixed(2).padStart(18)} ${' '.repeat(8)}${t.wallUs.toFixed(2).padStart(11)}  ${t.relErr.toExponential(1)}`);
 const out = arg('--json');
 if (out) writeFileSync(out, JSON.stringify({ device: b.description, ops, rounds, table }, null, 1));
 b.destroy();

@@ -116,8 +116,9 @@ export function replayPlan(rt: Runtime, p: EwPlan, consts: ExprInfo['consts'], i
   for (let j = 0; j < ow.length; j += 2) w.i32[base + ow[j]] = inputs[ow[j + 1]].offset;
   writeConsts(w, base + p.constBase, consts);
   const nb = p.firstOf.length;
-  const bufs: PooledBuffer[] = new Array(nb + outBufs.length);
-  for (let s = 0; s < nb; s++) bufs[s] = inputs[p.firstOf[s]].buf;
-  for (let o = 0; o < outBufs.length; o++) bufs[nb + o] = outBufs[o];
+  // Built by push: a packed array, as every other kernel passes to rt.dispatch.
+  const bufs: PooledBuffer[] = [];
+  for (let s = 0; s < nb; s++) bufs.push(inputs[p.firstOf[s]].buf);
+  for (let o = 0; o < outBufs.length; o++) bufs.push(outBufs[o]);
   rt.dispatch(p.kernel, bufs, base, p.groups);
 }
