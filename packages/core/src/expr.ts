@@ -19,8 +19,35 @@ function checkOperand(op: string, dt: DType, rule: keyof typeof RULE_WORDS): voi
 }
 const RULE_WORDS = { float: 'float32', numeric: 'float32 or int32', integral: 'int32 or bool', any: 'float32, int32 or bool' } as const;
 
-/** The dtype an expression produces, checking every node's operand dtypes on the way. */
+/**
+ * The dtype an expression produces, checking every node's operand dtypes on the way. A tree
+ * that checked out is remembered per input-dtype signature (see exprInfo), so an op that
+ * reuses its Expr object (and core, then the backend, asking again) walks it once.
+ */
 export function exprDType(e: Expr, inputs: readonly DType[], op = 'elementwise'): DType {
+  const sig = dtypeSig(inputs);
+  const known = sig >= 0 && typeof e === 'object' && e !== null ? infos.get(e)?.dtypes?.get(sig) : undefined;
+  if (known) return known;
+  const dt = checkTree(e, inputs, op);
+  if (sig >= 0) {
+    const info = exprInfo(e);
+    (info.dtypes ??= new Map()).set(sig, dt);
+  }
+  return dt;
+}
+
+/** Input dtypes as one number (a leading 1, then a base-3 digit per input); -1 when too many. */
+function dtypeSig(inputs: readonly DType[]): number {
+  if (inputs.length > 30) return -1;
+  let s = 1;
+  for (let i = 0; i < inputs.length; i++) {
+    const d = inputs[i];
+    s = s * 3 + (d === 'float32' ? 0 : d === 'int32' ? 1 : d === 'bool' ? 2 : NaN);
+  }
+  return Number.isNaN(s) ? -1 : s;
+}
+
+function checkTree(e: Expr, inputs: readonly DType[], op: string): DType {
   // Expressions come from user code too: a malformed node must not compile to NaN.
   if (e === null || typeof e !== 'object') throw new ValueError(`${op}: expression node ${String(e)} is not an object; expected an Expr (build it with E)`);
   switch (e.kind) {
@@ -30,27 +57,27 @@ export function exprDType(e: Expr, inputs: readonly DType[], op = 'elementwise')
     case 'const':
       if (typeof e.value !== 'number') throw new ValueError(`${op}: const value ${JSON.stringify(e.value)}; expected a number`);
       return assertDType(`${op}: const`, e.dtype);
-    case 'cast': exprDType(e.a, inputs, op); return assertDType(`${op}: cast`, e.dtype);
+    case 'cast': checkTree(e.a, inputs, op); return assertDType(`${op}: cast`, e.dtype);
     case 'unary': {
       const row = Object.hasOwn(UNARY_TABLE, e.op) ? UNARY_TABLE[e.op] : undefined;
       if (!row) throw new ValueError(`${op}: unknown unary op '${e.op}'; expected one of ${UNARY_OPS.join(', ')}`);
-      const a = exprDType(e.a, inputs, op);
+      const a = checkTree(e.a, inputs, op);
       checkOperand(e.op, a, row.dtypes);
       return a;
     }
     case 'binary': {
       const row = Object.hasOwn(BINARY_TABLE, e.op) ? BINARY_TABLE[e.op] : undefined;
       if (!row) throw new ValueError(`${op}: unknown binary op '${e.op}'; expected one of ${BINARY_OPS.join(', ')}`);
-      const a = exprDType(e.a, inputs, op);
-      const b = exprDType(e.b, inputs, op);
+      const a = checkTree(e.a, inputs, op);
+      const b = checkTree(e.b, inputs, op);
       if (a !== b) throw new DTypeError(`${e.op}: operand dtypes differ: ${a} and ${b}; expected the same dtype (cast one)`);
       checkOperand(e.op, a, row.dtypes);
       return row.result === 'bool' ? 'bool' : a;
     }
     case 'where': {
-      const c = exprDType(e.c, inputs, op);
-      const a = exprDType(e.a, inputs, op);
-      const b = exprDType(e.b, inputs, op);
+      const c = checkTree(e.c, inputs, op);
+      const a = checkTree(e.a, inputs, op);
+      const b = checkTree(e.b, inputs, op);
       if (c !== 'bool') throw new DTypeError(`where: condition has dtype ${c}; expected bool`);
       if (a !== b) throw new DTypeError(`where: branch dtypes differ: ${a} and ${b}; expected the same dtype`);
       return a;
@@ -98,4 +125,34 @@ export function remapInputs(e: Expr, m: (index: number) => number): Expr {
     case 'binary': return E.bin(e.op, remapInputs(e.a, m), remapInputs(e.b, m));
     case 'where': return E.where(remapInputs(e.c, m), remapInputs(e.a, m), remapInputs(e.b, m));
   }
+}
+
+/**
+ * What a backend needs of an expression apart from its input views, computed once per Expr
+ * object: its structural key and constants (exprKey), the inputs it reads, and (filled by
+ * exprDType) its result dtype per input-dtype signature. Exprs are immutable values (E builds
+ * plain objects that nothing may change once built), so the object itself is the cache key;
+ * a structurally equal but distinct object gets its own entry with the same key string.
+ */
+export interface ExprInfo {
+  readonly key: string;
+  readonly consts: readonly { value: number; dtype: DType }[];
+  /** used[i]: whether the expression reads input i. */
+  readonly used: readonly boolean[];
+  dtypes?: Map<number, DType>;
+}
+
+const infos = new WeakMap<Expr, ExprInfo>();
+
+export function exprInfo(e: Expr): ExprInfo {
+  let info = infos.get(e);
+  if (info) return info;
+  const consts: { value: number; dtype: DType }[] = [];
+  const key = exprKey(e, consts);
+  const used: boolean[] = [];
+  for (const i of exprInputs(e)) used[i] = true;
+  for (let i = 0; i < used.length; i++) used[i] = used[i] === true;
+  info = { key, consts, used };
+  infos.set(e, info);
+  return info;
 }

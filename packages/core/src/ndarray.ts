@@ -164,14 +164,21 @@ export class NDArray {
       if (x.backend !== backend) throw mixedBackends(op, inputs);
     }
     const dts = inputs.map((x) => x.dtype);
-    outs.forEach((e) => exprDType(e, dts, op));
-    const shape = broadcastShapes(op, ...inputs.map((x) => x.shape));
-    const strided = inputs.map((x) => ({ storage: x.storage, view: shapesEqual(x.shape, shape) ? x.view : x.view.expand(shape) }));
-    return backend.elementwise(outs, strided, shape).map((s) => NDArray.fromStorage(s, shape));
+    for (let o = 0; o < outs.length; o++) exprDType(outs[o], dts, op);
+    // The common case, every input of one shape, needs no broadcast (an eager op's hot path).
+    const first = inputs[0].shape;
+    let same = true;
+    for (let i = 1; i < inputs.length && same; i++) same = shapesEqual(inputs[i].shape, first);
+    const shape = same ? first : broadcastShapes(op, ...inputs.map((x) => x.shape));
+    const strided = inputs.map((x) => ({ storage: x.storage, view: same || shapesEqual(x.shape, shape) ? x.view : x.view.expand(shape) }));
+    const res = backend.elementwise(outs, strided, shape);
+    const arrays: NDArray[] = new Array(res.length);
+    for (let o = 0; o < res.length; o++) arrays[o] = NDArray.fromStorage(res[o], shape);
+    return arrays;
   }
 
   map(expr: Expr, ...others: NDArray[]): NDArray {
-    return NDArray.elementwise([expr], [this, ...others])[0];
+    return NDArray.elementwise([expr], others.length === 0 ? [this] : [this, ...others])[0];
   }
 
   cast(dtype: DType): NDArray {

@@ -15,6 +15,7 @@ import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConf
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
+import { plainLimits } from './limits';
 // ---- ops: scatter and sort ----
 import { E, ScatterMode, checkScatterArgs, checkSortArgs } from '@surf/core';
 import { encodeScatter } from './kernels/scatter';
@@ -122,7 +123,7 @@ export class WebGPUBackend implements Backend {
     this.device = acq.device;
     this.adapterInfo = acq.info;
     this.adapter = acq.adapter;
-    this.limits = acq.device.limits;
+    this.limits = plainLimits(acq.device.limits);
     this.owned = acq.owned;
     this.instance = acq.instance;
     this.description = describe(acq.info);
@@ -227,6 +228,12 @@ export class WebGPUBackend implements Backend {
     this.rt.begin('elementwise', shape);
     const res = outDT.map((d) => this.newStorage('elementwise', d, size));
     if (size === 0) return res;
+    const maxBufs = this.limits.maxStorageBuffersPerShaderStage;
+    const fast = this.opts.elementwiseFastPaths !== false;
+    if (ins.length + outs.length <= maxBufs) {
+      encodeElementwise(this.rt, outs, ins, shape, res.map((s) => s.buf!), this.wg, fast);
+      return res;
+    }
     // Storage bindings per kernel are limited; outputs beyond the limit go to extra kernels.
     const distinct = new Set(ins.map((x) => x.buf)).size;
     const room = this.limits.maxStorageBuffersPerShaderStage - distinct;

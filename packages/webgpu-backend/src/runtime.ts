@@ -1,5 +1,6 @@
 import { BackendError, DeviceLostError, DisposedError, fmtShape } from '@surf/core';
 import { ParamArena } from './params';
+import { BindGroupCache } from './bind-groups';
 import { BufferPool, PooledBuffer } from './pool';
 import { paramBytes } from './kernels/wgsl';
 import { ParamBlock, Program, Uniforms } from './kernels/program';
@@ -45,7 +46,7 @@ export class Runtime {
   private arena: ParamArena;
   private pipelines = new Map<string, Kernel>();
   private layouts = new Map<string, { bgl: GPUBindGroupLayout; pl: GPUPipelineLayout }>();
-  private bindGroups = new Map<string, GPUBindGroup>();
+  private bindGroups = new BindGroupCache();
   private staging = new Map<number, GPUBuffer[]>();
   /** Device-side checks' error flag, drained by every readback and sync(). */
   readonly flag: DeviceFlag;
@@ -171,16 +172,14 @@ export class Runtime {
 
   /** Records one dispatch of `k` over `groups` workgroups (folded into a 2-D grid when needed). */
   dispatch(k: Kernel, bufs: readonly PooledBuffer[], paramWord: number, groups: number): void {
-    let key = `${k.layoutKey}:${k.paramBytes}`;
-    for (const b of bufs) key += `,${b.id}`;
-    let bg = this.bindGroups.get(key);
+    let bg = this.bindGroups.get(k.layout, k.paramBytes, bufs);
     if (!bg) {
       const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.arena.gpu, offset: 0, size: k.paramBytes } }];
       bufs.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: b.buffer } }));
       bg = this.device.createBindGroup({ layout: k.layout, entries });
       this.counters.bindGroupsCreated++;
       if (this.bindGroups.size > 4096) this.bindGroups.clear();
-      this.bindGroups.set(key, bg);
+      this.bindGroups.set(k.layout, k.paramBytes, bufs, bg);
     }
     for (const b of bufs) b.lastBatch = this.batch;
     if (groups <= 0) return;

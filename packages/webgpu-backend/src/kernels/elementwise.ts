@@ -1,10 +1,11 @@
-import { Access, DType, Expr, exprDType, exprInputs, exprKey, foldExpr, lowerViews } from '@surf/core';
+import { Access, DType, Expr, exprDType, foldExpr, lowerViews } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { WGSL_BINARY, WGSL_UNARY, opHelpersFor } from './wgsl-ops';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pF, pI, pU, paramsDecl, storageType, valueType } from './wgsl';
 import { Program, Uniforms, operandNames } from './program';
 import { transposeGroups, transposeTiles, transposeWgsl } from './elementwise-transpose';
+import { exprsInfo, findPlan, replayPlan, storePlan } from './elementwise-cache';
 
 /**
  * Elementwise kernels: an expression tree over strided inputs compiled to one WGSL kernel.
@@ -96,15 +97,20 @@ function castCode(a: string, from: DType, to: DType): string {
  * `inputs` are all the expression's inputs (unused ones are not bound).
  */
 export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: readonly EwInput[], shape: readonly number[], outBufs: readonly PooledBuffer[], wgSize: number, allowVec4 = true): void {
+  const info = exprsInfo(outs);
+  // A signature seen before: its block with this call's offsets and constants (elementwise-cache.ts).
+  const hit = findPlan(rt, info.key, inputs, shape, wgSize, allowVec4);
+  if (hit) return replayPlan(rt, hit, info.consts, inputs, outBufs);
   const total = shape.reduce((a, b) => a * b, 1);
   const p = plan(shape, inputs);
   const rank = p.shape.length;
   const used = new Set<number>();
-  for (const e of outs) exprInputs(e, used);
+  info.used.forEach((u, i) => { if (u) used.add(i); });
   // Bind each distinct buffer once, however many inputs view it.
   const bindOf: number[] = [];
   const bound: PooledBuffer[] = [];
   const boundDT: DType[] = [];
+  const firstOf: number[] = [];
   inputs.forEach((x, i) => {
     if (!used.has(i) || p.kinds[i] === 'z') return;
     let j = bound.findIndex((b, k) => b === x.buf && boundDT[k] === x.dtype);
@@ -112,13 +118,14 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
       j = bound.length;
       bound.push(x.buf);
       boundDT.push(x.dtype);
+      firstOf.push(i);
     }
     bindOf[i] = j;
   });
   const inDT = inputs.map((x) => x.dtype);
   const outDT = outs.map((e) => exprDType(e, inDT));
-  const consts: { value: number; dtype: DType }[] = [];
-  const exprKeys = outs.map((e) => exprKey(e, consts)).join(';');
+  const consts = info.consts;
+  const exprKeys = info.key;
   const kindStr = inputs.map((x, i) => (used.has(i) ? `${p.kinds[i]}${bindOf[i] ?? ''}` : '_')).join('');
   // Four elements per thread through vec4 loads and stores (see vec4Plan).
   const vec = allowVec4 && vec4Plan(total, inputs, p, used);
@@ -217,7 +224,16 @@ fn main(${MAIN_ARGS}) {
     }
   });
   w.setConsts('consts', consts);
-  rt.dispatch(k, [...bound, ...outBufs], w.base, tiled ? transposeGroups(p.shape) : Math.ceil(total / (vec ? 4 * wgSize : wgSize)));
+  const groups = tiled ? transposeGroups(p.shape) : Math.ceil(total / (vec ? 4 * wgSize : wgSize));
+  const offsetWords: number[] = [];
+  inputs.forEach((_, i) => { if (readKind(i) !== 'z') offsetWords.push(k.uniforms.word(inNames(i).Offset), i); });
+  storePlan(rt, info.key, {
+    kernel: k, groups, shape: shape.slice(), wgSize, allowVec4,
+    dtypes: inDT, strides: inputs.map((x) => x.strides.slice()), masks: inputs.map((x) => x.mask && x.mask.map(([lo, hi]) => [lo, hi] as const)),
+    off4: inputs.map((x) => x.offset % 4 === 0), bindOf: inputs.map((_, i) => bindOf[i] ?? -1), firstOf,
+    template: rt.words.u32.slice(w.base, w.base + k.uniforms.words), offsetWords, constBase: k.uniforms.slot('consts').at,
+  });
+  rt.dispatch(k, [...bound, ...outBufs], w.base, groups);
 }
 
 /**

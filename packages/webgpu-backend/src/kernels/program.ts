@@ -114,13 +114,18 @@ export class ParamBlock {
   setConsts(name: string, consts: readonly { value: number; dtype: DType }[]): this {
     const s = this.u.slot(name);
     if (consts.length !== s.n) throw new Error(`params: '${name}' has ${s.n} words; got ${consts.length} constants`);
-    const at = this.base + s.at;
-    consts.forEach((c, j) => {
-      if (c.dtype === 'float32') this.words.f32[at + j] = c.value;
-      else if (c.dtype === 'int32') this.words.i32[at + j] = castInt(c.value);
-      else this.words.u32[at + j] = c.value !== 0 ? 1 : 0;
-    });
+    writeConsts(this.words, this.base + s.at, consts);
     return this;
+  }
+}
+
+/** Writes constants as the expression emitter reads them, from word `at` on (see setConsts). */
+export function writeConsts(words: { u32: Uint32Array; i32: Int32Array; f32: Float32Array }, at: number, consts: readonly { value: number; dtype: DType }[]): void {
+  for (let j = 0; j < consts.length; j++) {
+    const c = consts[j];
+    if (c.dtype === 'float32') words.f32[at + j] = c.value;
+    else if (c.dtype === 'int32') words.i32[at + j] = castInt(c.value);
+    else words.u32[at + j] = c.value !== 0 ? 1 : 0;
   }
 }
 
