@@ -188,6 +188,13 @@ export interface Backend {
    * Work queued before the call that reads `dst` still sees its old data.
    */
   adopt?(dst: Storage, src: Storage): boolean;
+
+  /**
+   * Optional (jit replay below the contract). Compiles one recorded step into a program the
+   * backend runs by itself (see ReplayRecipe); null when it cannot, and jit then re-issues the
+   * recorded calls through this contract as before.
+   */
+  compileReplay?(recipe: ReplayRecipe): ReplayProgram | null;
   // ---- end jit ----
 
   /**
@@ -209,3 +216,40 @@ export interface Backend {
   /** Releases the device. Using the backend afterwards raises a DisposedError/DeviceLostError. */
   destroy(): void;
 }
+
+// ---- jit: compiled replays (Backend.compileReplay) ----
+/**
+ * What jit hands a backend to compile a recorded step. The step's host-side values that change
+ * per call are numbered in record order: dynamic constants (float32 scalars inside expressions:
+ * a scheduled learning rate, Adam's bias corrections) and dynamic data (host arrays uploaded
+ * afresh per call: random numbers). `issue` runs the step's backend calls once, with no host
+ * effects and no adopt, on the given inputs and values, so the backend can watch what they do
+ * (it may call it more than once, with probe values, to see where each value lands).
+ */
+export interface ReplayRecipe {
+  /** The recorded call's arguments (the program binds copies of them: same dtype and size). */
+  readonly inputs: readonly Storage[];
+  /** Storages the step reads that exist before it (parameters, optimizer state). */
+  readonly fixed: readonly Storage[];
+  readonly constDTypes: readonly DType[];
+  /** One recorded array per dynamic data value (its type and length). */
+  readonly dataTemplates: readonly TypedArray[];
+  /** State the step replaces, in order: each gets the matching `issue` result `adopt[i]`. */
+  readonly adoptTargets: readonly Storage[];
+  issue(inputs: readonly Storage[], consts: readonly number[], data: readonly TypedArray[]): { outputs: Storage[]; adopt: Storage[] };
+}
+
+/** A compiled step (Backend.compileReplay). */
+export interface ReplayProgram {
+  /** Whether it still holds: the state it binds was neither freed nor replaced since compiling. */
+  ready(): boolean;
+  /**
+   * Runs the step on `inputs` with this call's dynamic values; returns new output storages
+   * (the caller's) and, per adopt target that was freed meanwhile, a new storage with its value
+   * (null where the target was live and was written in place, or where `rebindable[i]` is false).
+   */
+  run(inputs: readonly Storage[], consts: readonly number[], data: readonly TypedArray[], rebindable: readonly boolean[]): { outputs: Storage[]; rebound: (Storage | null)[] };
+  /** Frees what the program owns. */
+  dispose(): void;
+}
+// ---- end jit ----

@@ -25,6 +25,8 @@ import { encodeSort, sortWidth } from './kernels/sort';
 import { ConvParams, checkConvArgs, checkConvEpilogue } from '@surf/core';
 import { ConvConfig, DEFAULT_CONV, SOFTWARE_CONV, encodeConv, validateConvConfig } from './kernels/conv';
 import { GPUStorage } from './storage';
+import { ProgramHost, compileProgram } from './replay-program'; // jit: compiled replays
+import type { ReplayProgram, ReplayRecipe } from '@surf/core';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
   /**
@@ -72,6 +74,8 @@ export interface WebGPUStats {
   readbacks: number;
   bindGroupsCreated: number;
   pipelinesCreated: number;
+  /** jit replays run as a compiled program (replay-program.ts). */
+  replays: number;
   /** Pipelines in the cache now. */
   pipelines: number;
   /** GPU milliseconds of every timed compute pass up to the last sync() (with `timestamps: true`). */
@@ -194,6 +198,7 @@ export class WebGPUBackend implements Backend {
     const s = new GPUStorage(this, dtype, size, b);
     this.live.add(s);
     this.liveBytes += b.bytes;
+    this.watching?.push(s); // jit: compiled replays
     return s;
   }
 
@@ -514,6 +519,28 @@ export class WebGPUBackend implements Backend {
     if (!this.rt.destroyed) this.rt.release(old);
     return true;
   }
+
+  // jit: Backend.compileReplay (replay-program.ts)
+  private watching: GPUStorage[] | null = null;
+  private programs = new Map<object, { bytes: number; buffers: number; dispose(): void }>();
+
+  compileReplay(recipe: ReplayRecipe): ReplayProgram | null {
+    this.rt.check('jit compile');
+    const host: ProgramHost = {
+      rt: this.rt,
+      newStorage: (dtype, size) => this.newStorage('jit replay', dtype, size),
+      bufferOf: (op, s) => this.buf(op, s),
+      watch: (list) => { this.watching = list; },
+      forget: (s) => {
+        if (s.buf && this.live.delete(s)) this.liveBytes -= s.buf.bytes;
+      },
+      account: (p, bytes, buffers) => {
+        if (bytes > 0) this.programs.set(p, { bytes, buffers, dispose: () => (p as ReplayProgram).dispose() });
+        else this.programs.delete(p);
+      },
+    };
+    return compileProgram(host, recipe);
+  }
   // ---- end jit ----
 
   // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
@@ -535,9 +562,16 @@ export class WebGPUBackend implements Backend {
 
   memory(): MemoryInfo {
     const st = this.rt.stagingInfo;
+    let pb = 0;
+    let pn = 0;
+    for (const p of this.programs.values()) {
+      pb += p.bytes;
+      pn += p.buffers;
+    }
     return {
-      buffers: this.live.size,
-      bytes: this.liveBytes,
+      // jit: compiled replays hold their intermediates, arguments' copies and parameter blocks.
+      buffers: this.live.size + pn,
+      bytes: this.liveBytes + pb,
       pooledBuffers: this.rt.pool.pooledBuffers + st.buffers,
       pooledBytes: this.rt.pool.pooledBytes + st.bytes,
     };
@@ -552,6 +586,7 @@ export class WebGPUBackend implements Backend {
 
   destroy(): void {
     if (this.rt.destroyed) return;
+    for (const p of [...this.programs.values()]) p.dispose();
     this.rt.destroy();
     this.timer?.destroy();
     for (const s of this.live) {

@@ -30,6 +30,11 @@ export class BufferPool {
 
   constructor(private device: GPUDevice, private cap: number, private limitBytes: number, private onDestroy: (b: PooledBuffer) => void) {}
 
+  /** The size of the buffer acquire(bytes) hands out. */
+  bucket(bytes: number): number {
+    return bucketBytes(bytes, this.cap);
+  }
+
   /** A buffer of at least `bytes`; `writable` buffers must not be in the open batch (see lastBatch). */
   acquire(bytes: number, openBatch: number, forUpload: boolean): PooledBuffer {
     const size = bucketBytes(bytes, this.cap);

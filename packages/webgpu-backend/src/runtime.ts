@@ -21,6 +21,17 @@ export interface Kernel {
   readonly uniforms?: Uniforms;
 }
 
+/**
+ * jit: while a runtime has a capture (replay-program.ts), ops are watched instead of encoded:
+ * each dispatch, upload, allocation and release goes to the capture.
+ */
+export interface RuntimeCapture {
+  dispatch(k: Kernel, bufs: readonly PooledBuffer[], params: Uint32Array, x: number, y: number): void;
+  upload(b: PooledBuffer, data: ArrayBufferView): void;
+  alloc(bytes: number, forUpload: boolean): PooledBuffer;
+  release(b: PooledBuffer): void;
+}
+
 export interface RuntimeOptions {
   /** Dispatches recorded before the batch is submitted on its own. */
   opsPerSubmit: number;
@@ -58,7 +69,7 @@ export class Runtime {
   private passPipeline: GPUComputePipeline | null = null;
   private dispatches = 0;
   /** Running totals for `stats()`: what one training step costs in dispatches, submits and cache misses. */
-  readonly counters = { dispatches: 0, submits: 0, bindGroupsCreated: 0, pipelinesCreated: 0, readbacks: 0 };
+  readonly counters = { dispatches: 0, submits: 0, bindGroupsCreated: 0, pipelinesCreated: 0, readbacks: 0, replays: 0 };
   /** Id of the open batch (incremented on each submit). */
   batch = 0;
   private batchOpen = false;
@@ -67,6 +78,8 @@ export class Runtime {
   private errorCheck: Promise<void> = Promise.resolve();
   private pendingError: Error | null = null;
   lostInfo: GPUDeviceLostInfo | null = null;
+  /** jit: the compiled replay being captured, if any (see RuntimeCapture). */
+  capture: RuntimeCapture | null = null;
   destroyed = false;
   private lostPromise: Promise<GPUDeviceLostInfo>;
 
@@ -172,6 +185,12 @@ export class Runtime {
 
   /** Records one dispatch of `k` over `groups` workgroups (folded into a 2-D grid when needed). */
   dispatch(k: Kernel, bufs: readonly PooledBuffer[], paramWord: number, groups: number): void {
+    if (this.capture) {
+      if (groups <= 0) return;
+      const cy = groups <= this.maxPerDim ? 1 : Math.ceil(groups / this.maxPerDim);
+      this.capture.dispatch(k, bufs, this.arena.u32.slice(paramWord, paramWord + (k.paramBytes >> 2)), cy === 1 ? groups : Math.ceil(groups / cy), cy);
+      return;
+    }
     let bg = this.bindGroups.get(k.layout, k.paramBytes, bufs);
     if (!bg) {
       const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.arena.gpu, offset: 0, size: k.paramBytes } }];
@@ -203,10 +222,12 @@ export class Runtime {
   // ---- buffers ----
 
   alloc(bytes: number, forUpload = false): PooledBuffer {
+    if (this.capture) return this.capture.alloc(bytes, forUpload);
     return this.pool.acquire(bytes, this.batch, forUpload);
   }
 
   release(b: PooledBuffer): void {
+    if (this.capture) return this.capture.release(b);
     this.pool.release(b, this.batch);
   }
 
@@ -229,6 +250,7 @@ export class Runtime {
    */
   upload(b: PooledBuffer, data: ArrayBufferView, inline = false): void {
     const bytes = data.byteLength;
+    if (this.capture) return this.capture.upload(b, data);
     if (!inline) {
       this.device.queue.writeBuffer(b.buffer, 0, data.buffer, data.byteOffset, bytes);
       return;
@@ -245,6 +267,21 @@ export class Runtime {
   }
 
   // ---- batching ----
+
+  /** jit: the open batch's command encoder with no pass open, for a compiled replay to append to. */
+  commandEncoder(): GPUCommandEncoder {
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
+    return (this.encoder ??= this.device.createCommandEncoder());
+  }
+
+  /** jit: a bind group made outside dispatch() (compiled replays), counted as dispatch() counts its own. */
+  createBindGroup(desc: GPUBindGroupDescriptor): GPUBindGroup {
+    this.counters.bindGroupsCreated++;
+    return this.device.createBindGroup(desc);
+  }
 
   /** Submits the open batch; its GPU errors are collected asynchronously and raised on the next op. */
   submit(): void {
