@@ -22,7 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // cpu threads: 293 KB on main before the CPU worker pool (issue 15), which adds ~10 KB.
-const BROWSER_BUDGET_KB = 320;
+const BROWSER_BUDGET_KB = 360;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
