@@ -1,4 +1,5 @@
 import { Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint } from '@surf/nn';
+import { gpuBackend } from '../../../test-support/gpu';
 import { backends, on, testGpu } from './helpers';
 
 // jit on WebGPU compiles a record into one program (webgpu-backend/src/replay-program.ts):
@@ -65,4 +66,42 @@ testGpu('jit on WebGPU: replays run as one compiled program (one submit, no new 
     // The eager loop did change per step (so matching it means the replays did too).
     expect(new Set(want.losses.map((l) => l.toFixed(6))).size).toBe(steps);
   });
+});
+
+// With timestamps on, a compiled replay's own compute pass is timed like any other: the GPU
+// time and pass count keep growing over replays (the program opens its pass through the
+// runtime, which adds the timestamp writes).
+testGpu('jit on a timed WebGPU backend: compiled replays report their GPU time', async () => {
+  const timed = await gpuBackend({ timestamps: true });
+  type Timed = { stats(): Counts & { gpuTimeMs?: number; timedPasses?: number }; sync(): Promise<void> };
+  const be = timed as unknown as Timed;
+  try {
+    await on(timed, async () => {
+      const s0 = be.stats();
+      manualSeed(1);
+      const lin = new nn.Linear(5, 2);
+      const opt = new optim.SGD(lin.parameters(), { lr: 0.1 });
+      const step = jit((x: Tensor) => {
+        opt.zeroGrad();
+        const o = lin.forward(x);
+        const l = o.mul(o).mean();
+        l.backward();
+        opt.step();
+        return l;
+      });
+      const x = randn([3, 5]);
+      for (let i = 0; i < 4; i++) step(x).dispose();
+      await be.sync();
+      const s1 = be.stats();
+      for (let i = 0; i < 4; i++) step(x).dispose();
+      await be.sync();
+      const s2 = be.stats();
+      expect(s2.replays - s1.replays).toBe(4);
+      expect(s2.timedPasses! - s1.timedPasses!).toBeGreaterThanOrEqual(4);
+      expect(s2.gpuTimeMs!).toBeGreaterThan(s1.gpuTimeMs!);
+      expect(s1.timedPasses!).toBeGreaterThan(s0.timedPasses!);
+    });
+  } finally {
+    timed.destroy();
+  }
 });

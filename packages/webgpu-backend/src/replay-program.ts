@@ -267,7 +267,7 @@ class Program implements ReplayProgram {
     for (const op of this.ops) {
       if (op.k === 'dispatch') {
         if (!pass) {
-          pass = enc.beginComputePass();
+          pass = rt.beginPass(enc);
           pipe = null;
         }
         if (pipe !== op.pipeline) pass.setPipeline((pipe = op.pipeline));

@@ -204,7 +204,7 @@ export class Runtime {
     if (groups <= 0) return;
     if (!this.pass) {
       this.encoder ??= this.device.createCommandEncoder();
-      this.pass = this.encoder.beginComputePass(this.opts.timer ? { timestampWrites: this.opts.timer.passWrites() } : undefined);
+      this.pass = this.beginPass(this.encoder);
       this.passPipeline = null;
     }
     // Each native call costs ~1 µs of host time: a chain of one kernel sets its pipeline once.
@@ -269,6 +269,11 @@ export class Runtime {
   // ---- batching ----
 
   /** jit: the open batch's command encoder with no pass open, for a compiled replay to append to. */
+  /** Opens a compute pass on `enc`, timed when the backend was made with `timestamps: true`. */
+  beginPass(enc: GPUCommandEncoder): GPUComputePassEncoder {
+    return enc.beginComputePass(this.opts.timer ? { timestampWrites: this.opts.timer.passWrites() } : undefined);
+  }
+
   commandEncoder(): GPUCommandEncoder {
     if (this.pass) {
       this.pass.end();
