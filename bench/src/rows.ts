@@ -60,6 +60,8 @@ export interface GptRow extends RowBase {
   config: GptBenchConfig;
   /** Read the loss every `readEvery` steps, as the example logs. */
   readEvery: number;
+  /** Surf's step captured and replayed with jit, as the example trains by default (PyTorch stays eager). */
+  jit: boolean;
 }
 export interface GptBenchConfig {
   vocabSize: number;
@@ -83,7 +85,14 @@ export interface GptBenchConfig {
  * A small CNN training step (examples/cnn's architecture: blocks of conv 3x3 pad 1 (no bias),
  * BatchNorm2d, ReLU, max pool 2x2, then one linear layer) on [batch, 1, 28, 28] digits, Adam.
  */
-export interface CnnRow extends RowBase { kind: 'cnn'; channels: number[]; batch: number; lr: number }
+export interface CnnRow extends RowBase {
+  kind: 'cnn';
+  channels: number[];
+  batch: number;
+  lr: number;
+  /** Surf's step captured and replayed with jit, as the example trains by default (PyTorch stays eager). */
+  jit: boolean;
+}
 /** The MNIST example's own training loop (examples/mlp/src/train.ts), `steps` steps of its first epoch (125 = all of it at batch 64). */
 export interface ExampleRow extends RowBase { kind: 'example'; steps: number }
 
@@ -237,18 +246,19 @@ export const GPT_FALLBACK: GptBenchConfig = {
   lr: 2e-3, warmup: 100, steps: 3000, weightDecay: 0.1, clip: 1, betas: [0.9, 0.99], source: 'bench/src/rows.ts GPT_FALLBACK',
 };
 
-function gptRow(config: GptBenchConfig, quick: boolean): GptRow {
+function gptRow(config: GptBenchConfig, quick: boolean, jit: boolean): GptRow {
   // --quick: a narrower, shallower model with a short context (SwiftShader/CPU boxes).
   const c = quick ? { ...config, nLayer: 1, nEmbd: 32, nHead: 2, blockSize: 32, batchSize: 8 } : config;
   return {
-    id: 'models/gpt-train',
+    id: `models/gpt-train${jit ? '-jit' : ''}`,
     group: 'models',
-    label: `GPT training step (examples/gpt: ${c.nLayer} layers, ${c.nEmbd} wide, context ${c.blockSize}, batch ${c.batchSize})`,
+    label: `GPT training step (examples/gpt: ${c.nLayer} layers, ${c.nEmbd} wide, context ${c.blockSize}, batch ${c.batchSize})${jit ? ', Surf under jit' : ''}`,
     unit: 'tokens/s',
     device: 'gpu',
     kind: 'gpt',
     config: c,
     readEvery: 10,
+    jit,
   };
 }
 
@@ -272,17 +282,18 @@ function convRow(op: 'conv2d' | 'maxPool2d', batch: number, channels: number, si
   };
 }
 
-function cnnRow(batch: number, channels: number[]): CnnRow {
+function cnnRow(batch: number, channels: number[], jit: boolean): CnnRow {
   return {
-    id: `models/cnn-train-b${batch}${channels.join('-') === '16-32' ? '' : `-c${channels.join('-')}`}`,
+    id: `models/cnn-train-b${batch}${channels.join('-') === '16-32' ? '' : `-c${channels.join('-')}`}${jit ? '-jit' : ''}`,
     group: 'models',
-    label: `CNN training step (examples/cnn: conv-BN-ReLU-pool [${channels.join(', ')}], linear) b${batch} Adam`,
+    label: `CNN training step (examples/cnn: conv-BN-ReLU-pool [${channels.join(', ')}], linear) b${batch} Adam${jit ? ', Surf under jit' : ''}`,
     unit: 'steps/s',
     device: 'gpu',
     kind: 'cnn',
     channels,
     batch,
     lr: 1e-3,
+    jit,
   };
 }
 
@@ -343,10 +354,15 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
   }
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'gpu', 'notidy'));
   rows.push(trainRow(big, bigBatch, 'adam', false, 'gpu', 'notidy'));
-  // Issues 13 and 14: the examples' models, Surf against PyTorch eager.
-  rows.push(gptRow(opts.gpt ?? GPT_FALLBACK, quick));
-  // --quick: SwiftShader takes minutes for the full CNN's steps.
-  rows.push(quick ? cnnRow(8, [4, 8]) : cnnRow(64, [16, 32]));
+  // Issues 13 and 14: the examples' models, Surf against PyTorch eager; Surf's step eager and
+  // under jit (the examples train with jit by default).
+  for (const jit of [false, true]) {
+    rows.push(gptRow(opts.gpt ?? GPT_FALLBACK, quick, jit));
+    // --quick: SwiftShader takes minutes for the full CNN's steps.
+    rows.push(quick ? cnnRow(8, [4, 8], jit) : cnnRow(64, [16, 32], jit));
+  }
+  // The CNN example's GPU default (channels 32, 64; batch 32), as it trains: under jit.
+  if (!quick) rows.push(cnnRow(32, [32, 64], true));
   rows.push({ id: 'train/mnist-example', group: 'train', label: 'MNIST example (examples/mlp) training loop', unit: 'steps/s', device: 'gpu', kind: 'example', steps: quick ? 20 : 125 });
 
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu'));

@@ -41,6 +41,12 @@ export async function modelRunner(row: AttentionRow | GptRow | CnnRow | ConvRow,
 
 const sync = (be: Backend) => async () => { be.flush(); await be.sync(); };
 
+/** A training step body captured with surf.jit, as the examples train (issue 12). */
+function jitted(surf: Surf, body: (x: T, y: T) => T): (x: T, y: T) => T {
+  need(surf, ['jit'], 'issue 12');
+  return surf.jit(body);
+}
+
 function attentionRunner(row: AttentionRow, surf: Surf, be: Backend): Runner {
   need(surf, row.impl === 'fused' ? ['scaledDotProductAttention'] : ['where'], 'issue 14');
   const { batch: B, heads: H, len: L, dim: E } = row;
@@ -140,17 +146,20 @@ async function gptRunner(row: GptRow, surf: Surf, be: Backend, quick: boolean): 
   };
   const first = await evalLoss();
   let t = 0;
+  const body = (x: T, y: T): T => {
+    opt.zeroGrad();
+    const l = model.loss(x, y);
+    l.backward();
+    surf.optim.clipGradNorm(params, c.clip);
+    opt.step();
+    return l.detach();
+  };
+  // As the example: the step captured by jit (the lr is set outside it; the record reads it).
+  const run = row.jit ? jitted(surf, body) : (x: T, y: T): T => surf.tidy(() => body(x, y));
   const step = (b: number): T => {
     for (const group of opt.paramGroups) group.lr = gptLr(c, t);
     t++;
-    return surf.tidy(() => {
-      opt.zeroGrad();
-      const l = model.loss(xs[b], ys[b]);
-      l.backward();
-      surf.optim.clipGradNorm(params, c.clip);
-      opt.step();
-      return l.detach();
-    });
+    return run(xs[b], ys[b]);
   };
   return {
     step: (i) => {
@@ -209,13 +218,15 @@ async function cnnRunner(row: CnnRow, surf: Surf, be: Backend, log: (s: string) 
   const own: T[] = [];
   const xs = data.x.map((x) => { const u = upload(surf, x, [row.batch, 1, 28, 28]); own.push(...u.own); return u.t; });
   const ys = data.y.map((y) => { const u = upload(surf, y, [row.batch], { dtype: 'int32' }); own.push(...u.own); return u.t; });
-  const step = (b: number): T => surf.tidy(() => {
+  const body = (x: T, y: T): T => {
     opt.zeroGrad();
-    const l = surf.crossEntropy(model.forward(xs[b]), ys[b]);
+    const l = surf.crossEntropy(model.forward(x), y);
     l.backward();
     opt.step();
     return l.detach();
-  });
+  };
+  const run = row.jit ? jitted(surf, body) : (x: T, y: T): T => surf.tidy(() => body(x, y));
+  const step = (b: number): T => run(xs[b], ys[b]);
   // Train-mode forward (batch statistics), as the step sees it; running stats move, harmlessly.
   const evalLoss = async () => {
     const l = surf.noGrad(() => surf.tidy(() => surf.crossEntropy(model.forward(xs[0]), ys[0])));
