@@ -1,17 +1,9 @@
 import * as surf from '@surf/nn';
+import { mulberry32 } from '@surf/example-mlp/data/rng';
 import type { Gpt } from './model';
 
 /** A small seeded generator (mulberry32): the same seed gives the same text on every backend. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 export interface SampleOptions {
   /** Divides the logits: < 1 sharper, > 1 flatter (default 1). */

@@ -1,14 +1,10 @@
 import { existsSync } from 'node:fs';
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { loadBrown } from '../corpus-node';
+import { Route, RunningServer, serveRoutes } from '@surf/example-mlp/static-server';
 import { PAGE_HTML } from './page-html';
 
-export interface RunningServer {
-  url: string;
-  close(): Promise<void>;
-}
+export type { RunningServer };
 
 function repoRoot(): string {
   let dir = resolve(process.cwd());
@@ -47,26 +43,10 @@ export async function startServer(opts: { port: number; host?: string }): Promis
   const host = opts.host ?? '127.0.0.1';
   const script = await bundlePage();
   const corpus = JSON.stringify(loadBrown());
-  const routes: Record<string, { type: string; body: string }> = {
+  const routes: Record<string, Route> = {
     '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
     '/app.js': { type: 'text/javascript; charset=utf-8', body: script },
     '/corpus.json': { type: 'application/json', body: corpus },
   };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const route = routes[path === '/index.html' ? '/' : path];
-    if (!route || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': route.type, 'content-length': Buffer.byteLength(route.body), 'cache-control': 'no-store' });
-    res.end(req.method === 'HEAD' ? undefined : route.body);
-  });
-  await new Promise<void>((ok, fail) => { server.once('error', fail); server.listen(opts.port, host, () => ok()); });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://${host}:${port}/`,
-    close: () => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
-  };
+  return serveRoutes(routes, { port: opts.port, host });
 }
