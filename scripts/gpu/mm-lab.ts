@@ -2,7 +2,8 @@
 // workgroup memory, tile shapes, split-K) timed on the GPU host against each other, so a
 // scheme is proven before it goes into kernels/matmul.ts. Row-major A [M,K], B [K,N], sizes
 // multiples of the tiles. Results go to docs/tuning-log.md.
-// Usage on the host: node .bench/mm-lab.mjs [--sizes 1024,2048,4096] [--only a,b] [--flags 'enable-dawn-features=disable_robustness']
+// Usage on the host: node .bench/mm-lab.mjs [--sizes 1024,2048,4096] [--only 'exact name,exact name']
+//   [--splitk-max 2048 (largest size split-K variants run at)] [--flags 'enable-dawn-features=disable_robustness'] [--json out.json]
 import { createRequire } from 'module';
 import * as path from 'path';
 
@@ -15,55 +16,77 @@ Object.assign(globalThis, dawn.globals);
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
 const sizes = (arg('--sizes') ?? '1024,2048,4096').split(',').map(Number);
 
-interface Variant { name: string; TM: number; TN: number; TK: number; RM: number; RN: number; prefetch: boolean; splitK: number }
-const V = (name: string, TM: number, TN: number, TK: number, RM: number, RN: number, prefetch: boolean, splitK = 1): Variant => ({ name, TM, TN, TK, RM, RN, prefetch, splitK });
+interface Variant { name: string; TM: number; TN: number; TK: number; RM: number; RN: number; prefetch: boolean; splitK: number; rows: boolean }
+const V = (name: string, TM: number, TN: number, TK: number, RM: number, RN: number, prefetch: boolean, splitK = 1, rows = false): Variant => ({ name, TM, TN, TK, RM, RN, prefetch, splitK, rows });
+// 'rows': the staged tiles are laid out per thread (A: one padded row per ty, B: one per tx),
+// each thread takes a pointer to its row once, and every inner-loop read is a constant index
+// into it: Dawn's robustness pass then clamps nothing in the inner loop (it must clamp a
+// runtime index into a flat workgroup array on every read).
 const variants: Variant[] = [
   V('128x128x16 8x8', 128, 128, 16, 8, 8, false),
-  V('128x128x32 8x8', 128, 128, 32, 8, 8, false),
-  V('128x128x16 8x8 pf', 128, 128, 16, 8, 8, true),
-  V('128x64x16 8x8', 128, 64, 16, 8, 8, false),
+  V('128x128x16 8x8 rows', 128, 128, 16, 8, 8, false, 1, true),
+  V('128x128x16 8x8 rows pf', 128, 128, 16, 8, 8, true, 1, true),
+  V('128x128x8 8x8 rows', 128, 128, 8, 8, 8, false, 1, true),
+  V('128x128x32 8x8 rows', 128, 128, 32, 8, 8, false, 1, true),
   V('64x128x16 8x8', 64, 128, 16, 8, 8, false),
-  V('64x128x32 8x8', 64, 128, 32, 8, 8, false),
-  V('64x128x16 8x8 pf', 64, 128, 16, 8, 8, true),
-  V('64x128x16 4x8', 64, 128, 16, 4, 8, false),
+  V('64x128x16 8x8 rows', 64, 128, 16, 8, 8, false, 1, true),
+  V('64x128x16 8x8 rows pf', 64, 128, 16, 8, 8, true, 1, true),
+  V('128x64x16 8x8 rows', 128, 64, 16, 8, 8, false, 1, true),
+  V('64x128x16 4x8 rows', 64, 128, 16, 4, 8, false, 1, true),
   V('128x128x16 8x8 sk2', 128, 128, 16, 8, 8, false, 2),
-  V('128x128x32 8x8 sk2', 128, 128, 32, 8, 8, false, 2),
-  V('64x128x16 8x8 sk2', 64, 128, 16, 8, 8, false, 2),
-  V('128x128x16 8x8 pf sk2', 128, 128, 16, 8, 8, true, 2),
-].filter((v) => !arg('--only') || arg('--only')!.split(',').some((s) => v.name.includes(s)));
+  V('128x128x16 8x8 rows sk2', 128, 128, 16, 8, 8, false, 2, true),
+  V('128x128x16 8x8 rows sk4', 128, 128, 16, 8, 8, false, 4, true),
+  V('64x128x16 8x8 rows sk2', 64, 128, 16, 8, 8, false, 2, true),
+  V('64x128x16 8x8 rows sk4', 64, 128, 16, 8, 8, false, 4, true),
+].filter((v) => !arg('--only') || arg('--only')!.split(',').some((s) => v.name === s.trim()));
+const skOnly = (arg('--splitk-max') ?? '2048').split(',').map(Number)[0];
 
 function wgsl(v: Variant, M: number, N: number, K: number): string {
-  const { TM, TN, TK, RM, RN, prefetch } = v;
+  const { TM, TN, TK, RM, RN, prefetch, rows } = v;
   const TX = TN / RN, TY = TM / RM, NT = TX * TY;
   const KS = K / v.splitK; // k range per slice
   const aUnits = (TM * TK) / 4, bUnits = (TK * TN) / 4;
   const aPer = aUnits / NT, bPer = bUnits / NT;
   const nbuf = prefetch ? 2 : 1;
+  // rows: per-thread row lengths (vec4s). B's is padded to odd so the 8 lanes of a quarter-warp
+  // (8 tx) read distinct banks; A's is read by one ty per quarter-warp (a broadcast).
+  const aRowLen = (TK * RM) / 4, bRowLen = ((TK * RN) / 4) | 1;
   const L: string[] = [];
   L.push(`@group(0) @binding(0) var<storage, read> A: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> B: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> C: array<vec4<f32>>;
-var<workgroup> As: array<vec4<f32>, ${(nbuf * TM * TK) / 4}>;
+@group(0) @binding(2) var<storage, read_write> C: array<vec4<f32>>;`);
+  if (rows) {
+    L.push(`var<workgroup> As: array<array<vec4<f32>, ${aRowLen}>, ${nbuf * TY}>;
+var<workgroup> Bs: array<array<vec4<f32>, ${bRowLen}>, ${nbuf * TX}>;`);
+  } else {
+    L.push(`var<workgroup> As: array<vec4<f32>, ${(nbuf * TM * TK) / 4}>;
 var<workgroup> Bs: array<vec4<f32>, ${(nbuf * TK * TN) / 4}>;`);
+  }
   const loadRegs: string[] = [];
   const storeRegs = (buf: string): string[] => {
     const s: string[] = [];
     for (let j = 0; j < aPer; j++) {
       s.push(`{ let e = lid + ${j * NT}u; let row = e / ${TK / 4}u; let kq = (e % ${TK / 4}u) * 4u;`);
-      for (let q = 0; q < 4; q++) s.push(`  { let ai = ${buf} * ${TM * TK}u + (kq + ${q}u) * ${TM}u + row; As[ai / 4u][ai % 4u] = ra${j}[${q}]; }`);
+      for (let q = 0; q < 4; q++) {
+        if (rows) s.push(`  { let ai = (kq + ${q}u) * ${RM}u + row % ${RM}u; As[${buf} * ${TY}u + row / ${RM}u][ai / 4u][ai % 4u] = ra${j}[${q}]; }`);
+        else s.push(`  { let ai = ${buf} * ${TM * TK}u + (kq + ${q}u) * ${TM}u + row; As[ai / 4u][ai % 4u] = ra${j}[${q}]; }`);
+      }
       s.push('}');
     }
-    for (let j = 0; j < bPer; j++) s.push(`{ let e = lid + ${j * NT}u; Bs[${buf} * ${bUnits}u + e] = rb${j}; }`);
+    for (let j = 0; j < bPer; j++) {
+      if (rows) s.push(`{ let e = lid + ${j * NT}u; let kk = e / ${TN / 4}u; let c4 = e % ${TN / 4}u; Bs[${buf} * ${TX}u + c4 % ${TX}u][kk * ${RN / 4}u + c4 / ${TX}u] = rb${j}; }`);
+      else s.push(`{ let e = lid + ${j * NT}u; Bs[${buf} * ${bUnits}u + e] = rb${j}; }`);
+    }
     return s;
   };
   for (let j = 0; j < aPer; j++) loadRegs.push(`{ let e = lid + ${j * NT}u; let row = e / ${TK / 4}u; let kq = (e % ${TK / 4}u) * 4u; ra${j} = A[((tileRow + row) * ${K}u + k0 + kq) / 4u]; }`);
   for (let j = 0; j < bPer; j++) loadRegs.push(`{ let e = lid + ${j * NT}u; let kk = e / ${TN / 4}u; let c4 = e % ${TN / 4}u; rb${j} = B[((k0 + kk) * ${N}u + tileCol) / 4u + c4]; }`);
-  const compute = (buf: string): string[] => {
+  const compute = (buf: string | number): string[] => {
     const s: string[] = [];
     for (let kk = 0; kk < TK; kk++) {
       s.push('{');
-      for (let g = 0; g < RM / 4; g++) s.push(`let a4_${g} = As[(${buf} * ${TM * TK}u + ${kk * TM}u) / 4u + ty * ${RM / 4}u + ${g}u];`);
-      for (let q = 0; q < RN / 4; q++) s.push(`let b${q} = Bs[${buf} * ${bUnits}u + ${(kk * TN) / 4}u + ${q * TX}u + tx];`);
+      for (let g = 0; g < RM / 4; g++) s.push(rows ? `let a4_${g} = (*pa${buf})[${kk * (RM / 4) + g}];` : `let a4_${g} = As[(${buf} * ${TM * TK}u + ${kk * TM}u) / 4u + ty * ${RM / 4}u + ${g}u];`);
+      for (let q = 0; q < RN / 4; q++) s.push(rows ? `let b${q} = (*pb${buf})[${kk * (RN / 4) + q}];` : `let b${q} = Bs[${buf} * ${bUnits}u + ${(kk * TN) / 4}u + ${q * TX}u + tx];`);
       for (let i = 0; i < RM; i++) for (let q = 0; q < RN / 4; q++) s.push(`acc${i}_${q} = fma(vec4<f32>(a4_${i >> 2}[${i & 3}]), b${q}, acc${i}_${q});`);
       s.push('}');
     }
@@ -73,18 +96,44 @@ var<workgroup> Bs: array<vec4<f32>, ${(nbuf * TK * TN) / 4}>;`);
   for (let i = 0; i < RM; i++) for (let q = 0; q < RN / 4; q++) decl.push(`var acc${i}_${q} = vec4<f32>(0.0);`);
   for (let j = 0; j < aPer; j++) decl.push(`var ra${j}: vec4<f32>;`);
   for (let j = 0; j < bPer; j++) decl.push(`var rb${j}: vec4<f32>;`);
+  if (rows) for (let b = 0; b < nbuf; b++) decl.push(`let pa${b} = &As[${b * TY}u + ty]; let pb${b} = &Bs[${b * TX}u + tx];`);
   const store: string[] = [];
   const cBase = v.splitK > 1 ? `wid.z * ${(M * N) / 4}u + ` : '';
   for (let i = 0; i < RM; i++) for (let q = 0; q < RN / 4; q++) store.push(`C[${cBase}((tileRow + ty * ${RM}u + ${i}u) * ${N}u + tileCol) / 4u + ${q * TX}u + tx] = acc${i}_${q};`);
   const kStart = `wid.z * ${KS}u`;
-  const body = prefetch
-    ? `var k0 = ${kStart};
+  const steps = KS / TK;
+  let body: string;
+  if (prefetch && rows) {
+    // Static double buffer: two k-steps per iteration, buffer 0 then 1, so each read names its
+    // buffer's pointer at compile time (one barrier per k-step).
+    body = `var k0 = ${kStart};
+  ${loadRegs.join('\n  ')}
+  ${storeRegs('0u').join('\n  ')}
+  workgroupBarrier();
+  for (var t = 0u; t < ${steps}u; t += 2u) {
+    k0 = ${kStart} + (t + 1u) * ${TK}u;
+    ${loadRegs.join('\n    ')}
+    ${compute(0).join('\n    ')}
+    ${storeRegs('1u').join('\n    ')}
+    workgroupBarrier();
+    let more = t + 2u < ${steps}u;
+    if (more) { k0 = ${kStart} + (t + 2u) * ${TK}u;
+      ${loadRegs.join('\n      ')}
+    }
+    ${compute(1).join('\n    ')}
+    if (more) {
+      ${storeRegs('0u').join('\n      ')}
+    }
+    workgroupBarrier();
+  }`;
+  } else if (prefetch) {
+    body = `var k0 = ${kStart};
   ${loadRegs.join('\n  ')}
   ${storeRegs('0u').join('\n  ')}
   workgroupBarrier();
   var cur = 0u;
-  for (var t = 0u; t < ${KS / TK}u; t++) {
-    let more = t + 1u < ${KS / TK}u;
+  for (var t = 0u; t < ${steps}u; t++) {
+    let more = t + 1u < ${steps}u;
     if (more) { k0 = ${kStart} + (t + 1u) * ${TK}u;
       ${loadRegs.join('\n      ')}
     }
@@ -94,14 +143,16 @@ var<workgroup> Bs: array<vec4<f32>, ${(nbuf * TK * TN) / 4}>;`);
     }
     workgroupBarrier();
     cur = 1u - cur;
-  }`
-    : `for (var k0 = ${kStart}; k0 < ${kStart} + ${KS}u; k0 += ${TK}u) {
+  }`;
+  } else {
+    body = `for (var k0 = ${kStart}; k0 < ${kStart} + ${KS}u; k0 += ${TK}u) {
     ${loadRegs.join('\n    ')}
     ${storeRegs('0u').join('\n    ')}
     workgroupBarrier();
-    ${compute('0u').join('\n    ')}
+    ${compute(0).join('\n    ')}
     workgroupBarrier();
   }`;
+  }
   L.push(`@compute @workgroup_size(${NT})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let tileCol = wid.x * ${TN}u;
@@ -159,10 +210,17 @@ async function main(): Promise<void> {
     const samples = Array.from({ length: 256 }, (_, i) => [(i * 7919) % M, (i * 104729) % N]);
     const ref = samples.map(([r, c]) => { let s = 0; for (let k = 0; k < K; k++) s += ha[r * K + k] * hb[k * N + c]; return s; });
     for (const v of variants) {
-      if (M % v.TM || N % v.TN || K % (v.TK * v.splitK)) continue;
+      if (M % v.TM || N % v.TN || K % (v.TK * v.splitK) || (v.prefetch && v.rows && (K / v.splitK / v.TK) % 2) || (v.splitK > 1 && S > skOnly)) continue;
       const t0 = performance.now();
       const mod = device.createShaderModule({ code: wgsl(v, M, N, K) });
-      const pipe = await device.createComputePipelineAsync({ layout: 'auto', compute: { module: mod, entryPoint: 'main' } });
+      let pipe: GPUComputePipeline;
+      try {
+        pipe = await device.createComputePipelineAsync({ layout: 'auto', compute: { module: mod, entryPoint: 'main' } });
+      } catch (e) {
+        rows.push(`${String(S).padStart(5)} | ${v.name.padEnd(24)} | SKIP ${String((e as Error).message).split('\n')[0].slice(0, 90)}`);
+        console.error(rows[rows.length - 1]);
+        continue;
+      }
       const bg = device.createBindGroup({ layout: pipe.getBindGroupLayout(0), entries: [A, B, v.splitK > 1 ? P : C].map((b, i) => ({ binding: i, resource: { buffer: b } })) });
       let sumPipe: GPUComputePipeline | null = null, sumBg: GPUBindGroup | null = null;
       const n4 = (M * N) / 4;

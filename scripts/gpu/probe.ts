@@ -15,7 +15,7 @@ const cfgArg = arg('--configs');
 const configs: (MatmulConfig | null)[] = cfgArg ? JSON.parse(cfgArg.startsWith('@') ? readFileSync(cfgArg.slice(1), 'utf8') : cfgArg) : [null];
 const skip = new Set((arg('--skip') ?? '').split(','));
 const minMs = Number(arg('--min-ms') ?? 100);
-const short = (c: MatmulConfig | null) => (c ? `${c.tileM}x${c.tileN}x${c.tileK} ${c.threadM}x${c.threadN}${c.vecA === false ? ' noVecA' : ''}${c.padA ? ` pad${c.padA}` : ''}${c.interleave ? ' il' : ''}${c.unroll === false ? ' rolled' : ''}` : 'bucketed default');
+const short = (c: MatmulConfig | null) => (c ? `${c.tileM}x${c.tileN}x${c.tileK} ${c.threadM}x${c.threadN}${c.vecA === false ? ' noVecA' : ''}${c.padA ? ` pad${c.padA}` : ''}${c.interleave ? ' il' : ''}${c.rows ? ' rows' : ''}${c.doubleBuffer ? ' db' : ''}${c.unroll === false ? ' rolled' : ''}` : 'bucketed default');
 
 /**
  * Median ms per op over 5 rounds of about ms0/5 each, after keeping the GPU busy for 200 ms:

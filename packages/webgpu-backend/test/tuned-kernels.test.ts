@@ -77,12 +77,19 @@ testGpu('matmul epilogue: bias+relu, gelu-like tree, full-shape input, transpose
   for (const x of [ag, ac, bg, bc, eg, ec, got, want]) x.dispose();
 });
 
-testGpu('matmul: vec4 A reads, padded A tile, interleaved columns, epilogue after the store give the CPU result on every load variant', async () => {
+testGpu('matmul: vec4 A reads, padded A tile, interleaved columns, per-thread rows, double buffering, epilogue after the store give the CPU result on every load variant', async () => {
   const configs = [
     { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 8, vec4: true, unroll: false, interleave: true },
     { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 4, vec4: true, unroll: false, padA: 4, epilogueAfter: true },
     { tileM: 32, tileN: 32, tileK: 8, threadM: 2, threadN: 8, vec4: true, unroll: false, interleave: true, epilogueAfter: true },
     { tileM: 16, tileN: 32, tileK: 4, threadM: 4, threadN: 4, vec4: true, unroll: true, padA: 4, interleave: true, vecA: false },
+    // Per-thread staged rows (B rows padded to odd length; 8 and 4 vec4s), rolled and unrolled.
+    { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 8, vec4: true, unroll: false, interleave: true, rows: true },
+    { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 4, vec4: true, unroll: false, rows: true, epilogueAfter: true },
+    { tileM: 16, tileN: 32, tileK: 4, threadM: 4, threadN: 4, vec4: true, unroll: true, interleave: true, rows: true, vecA: false },
+    // Double-buffered rows: k = 44 is 6 steps of 8 (even) and 11 steps of 4 (odd: the loop's second half is skipped).
+    { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 8, vec4: true, unroll: false, interleave: true, rows: true, doubleBuffer: true },
+    { tileM: 16, tileN: 32, tileK: 4, threadM: 4, threadN: 4, vec4: true, unroll: true, rows: true, doubleBuffer: true, epilogueAfter: true },
   ];
   for (const cfg of configs) {
     const b = await createWebGPUBackend({ matmul: cfg });

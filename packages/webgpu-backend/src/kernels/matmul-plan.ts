@@ -52,6 +52,19 @@ export interface MatmulConfig {
    * for register tiles of 32 or more elements (see docs/tuning-log.md, run 4).
    */
   epilogueAfter?: boolean;
+  /**
+   * Stage the tiles per thread (A as one row of k-steps per thread row, B as one per thread
+   * column, B's padded to an odd number of vec4s) and read them through a pointer taken once,
+   * at constant indices (default false; needs threadM and threadN multiples of 4, ignores
+   * padA). WebGPU's robustness then has no index to clamp in the inner loop.
+   */
+  rows?: boolean;
+  /**
+   * Two staged buffers (needs `rows`): the next k-step's tiles are read into registers before
+   * this step's multiply-adds and stored into the other buffer after them, so global latency
+   * overlaps compute and each step has one barrier (default false).
+   */
+  doubleBuffer?: boolean;
 }
 
 export interface MatmulOperand {
@@ -105,6 +118,11 @@ export interface MatmulPlan {
   /** k-row pitch of the staged A tile. */
   readonly TMP: number;
   readonly inter: boolean;
+  /** Per-thread staged rows (see MatmulConfig.rows) and their lengths in vec4s. */
+  readonly rows: boolean;
+  readonly aRowLen: number; readonly bRowLen: number;
+  /** Double-buffered staged tiles (see MatmulConfig.doubleBuffer; only with rows). */
+  readonly dbuf: boolean;
   readonly unroll: boolean;
   /** The epilogue runs after the store (a rolled loop) rather than in it. */
   readonly after: boolean;
@@ -148,7 +166,9 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const aVec = aKMajor ? aligned(a, 'col', k) : aligned(a, 'row', m);
   const bVec = bNMajor ? aligned(b, 'col', n) : aligned(b, 'row', k);
   const vecB = RN % 4 === 0;
-  const padA = cfg.padA ?? 0;
+  const rows = !!cfg.rows && vecB && RM % 4 === 0;
+  const padA = rows ? 0 : cfg.padA ?? 0;
+  const dbuf = rows && !!cfg.doubleBuffer;
   const TMP = TM + padA;
   const vecA = cfg.vecA !== false && RM % 4 === 0 && TMP % 4 === 0;
   const inter = !!cfg.interleave && vecB;
@@ -174,9 +194,10 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
     });
     eKey = `|e${exprKey(epi.expr, consts)}|${epi.inputs.map((x, j) => (eUsed.has(j + 1) ? `${x.dtype[0]}${eBind[j]}` : '_')).join('')}`;
   }
-  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${eKey}`;
+  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${eKey}`;
   return {
     cfg, TM, TN, TK, RM, RN, TX, TY, NT: TX * TY, br, aKMajor, bNMajor, aVec, bVec, cVec, vecA, vecB, padA, TMP, inter, unroll, after,
+    rows, aRowLen: (TK * RM) / 4, bRowLen: ((TK * RN) / 4) | 1, dbuf,
     epi, eIdx, eBind, eBufs, eDT, consts, key,
   };
 }

@@ -13,17 +13,16 @@ interface TileSide {
   /** Global buffer ('A' or 'B'; 'A4' when read as vec4) and its batch base variable. */
   name: string;
   base: string;
-  /** Staged tile ('As' or 'Bs'; 'As4' when vec4) and a scratch index name. */
-  staged: string;
-  scratch: string;
+  /** WGSL lvalue of the staged element at (k-row kk, x), and of the vec4 at (kk, x..x+3) when vecStaged. */
+  elem: (kk: string, x: string) => string;
+  vec: (kk: string, x: string) => string;
   /** vec4 global loads; vec4 staged tile. */
   vecGlobal: boolean;
   vecStaged: boolean;
   /** The operand is contiguous along k (else along its other dim, x). */
   kContig: boolean;
-  /** Extent of x in the tile (tileM for A, tileN for B) and the staged tile's k-row pitch. */
+  /** Extent of x in the tile (tileM for A, tileN for B). */
   xExtent: number;
-  pitch: number;
   /** x's local and global index names, the tile origin along x, and x's bound. */
   x: string;
   gx: string;
@@ -35,33 +34,47 @@ interface TileSide {
   colStride: string;
 }
 
+/**
+ * What loadTile emits: 'both' moves global to workgroup memory through a local; with double
+ * buffering 'fetch' only reads global into the thread's registers `reg<it>` (declared by
+ * tileRegs) and 'put' later stores those registers into the staged tile.
+ */
+type LoadPart = 'both' | 'fetch' | 'put';
+
+/** The registers a double-buffered operand fetch fills (one per unit the thread moves). */
+function tileRegs(s: TileSide, TK: number, NT: number, reg: string): string[] {
+  const units = (s.xExtent * TK) / (s.vecGlobal ? 4 : 1);
+  return Array.from({ length: Math.ceil(units / NT) }, (_, it) => `var ${reg}${it}: ${s.vecGlobal ? 'vec4<f32>' : 'f32'};`);
+}
+
 /** WGSL moving one operand's tile for step k0 into workgroup memory: ceil(elems/NT) elements (or vec4s) per thread. */
-function loadTile(s: TileSide, TK: number, NT: number, K: string): string[] {
+function loadTile(s: TileSide, TK: number, NT: number, K: string, part: LoadPart = 'both', reg = 'v'): string[] {
   const out: string[] = [];
   const along = s.kContig ? TK : s.xExtent; // contiguous extent in the tile
   const vw = s.vecGlobal ? 4 : 1;
   const units = (s.xExtent * TK) / vw;
-  const put = (idx: string, val: string) => (s.vecStaged ? `{ let ${s.scratch} = ${idx}; ${s.staged}4[${s.scratch} / 4u][${s.scratch} % 4u] = ${val}; }` : `${s.staged}[${idx}] = ${val};`);
+  const put = (kk: string, x: string, val: string) => `${s.elem(kk, x)} = ${val};`;
   const [ri, ci] = s.xIsRow ? [s.gx, 'gk'] : ['gk', s.gx];
   const addr = `u32(${s.base} + i32(${ri}) * ${s.rowStride} + i32(${ci}) * ${s.colStride})`;
   const cond = `${s.gx} < ${s.bound} && gk < ${K}`;
   for (let it = 0; it < Math.ceil(units / NT); it++) {
     const guard = (it + 1) * NT > units;
     const e = `(lid + ${it * NT}u)`;
+    const v = part === 'both' ? 'v' : `${reg}${it}`;
     const lines: string[] = [];
     lines.push(`let e = ${e};`);
     lines.push(`let inner = (e % ${along / vw}u) * ${vw}u; let outer = e / ${along / vw}u;`);
     lines.push(s.kContig ? `let ${s.x} = outer; let kk = inner;` : `let ${s.x} = inner; let kk = outer;`);
-    lines.push(`let ${s.gx} = ${s.origin} + ${s.x}; let gk = k0 + kk;`);
-    if (s.vecGlobal) {
-      lines.push(`var v = vec4<f32>(0.0);`);
-      lines.push(`if (${cond}) { v = ${s.name}4[${addr} / 4u]; }`);
-      if (!s.kContig && s.vecStaged) lines.push(`${s.staged}4[(kk * ${s.pitch}u + ${s.x}) / 4u] = v;`);
-      else for (let q = 0; q < 4; q++) lines.push(s.kContig ? put(`(kk + ${q}u) * ${s.pitch}u + ${s.x}`, `v[${q}]`) : put(`kk * ${s.pitch}u + ${s.x} + ${q}u`, `v[${q}]`));
-    } else {
-      lines.push(`var v = 0.0;`);
-      lines.push(`if (${cond}) { v = ${s.name}[${addr}]; }`);
-      lines.push(put(`kk * ${s.pitch}u + ${s.x}`, 'v'));
+    if (part !== 'put') {
+      lines.push(`let ${s.gx} = ${s.origin} + ${s.x}; let gk = k0 + kk;`);
+      if (part === 'both') lines.push(`var v = ${s.vecGlobal ? 'vec4<f32>(0.0)' : '0.0'};`);
+      else lines.push(`${v} = ${s.vecGlobal ? 'vec4<f32>(0.0)' : '0.0'};`);
+      lines.push(`if (${cond}) { ${v} = ${s.name}${s.vecGlobal ? '4' : ''}[${addr}${s.vecGlobal ? ' / 4u' : ''}]; }`);
+    }
+    if (part !== 'fetch') {
+      if (!s.vecGlobal) lines.push(put('kk', s.x, v));
+      else if (!s.kContig && s.vecStaged) lines.push(`${s.vec('kk', s.x)} = ${v};`);
+      else for (let q = 0; q < 4; q++) lines.push(s.kContig ? put(`(kk + ${q}u)`, s.x, `${v}[${q}]`) : put('kk', `(${s.x} + ${q}u)`, `${v}[${q}]`));
     }
     out.push(guard ? `if (${e} < ${units}u) {\n      ${lines.join('\n      ')}\n    }` : `{\n      ${lines.join('\n      ')}\n    }`);
   }
@@ -70,17 +83,37 @@ function loadTile(s: TileSide, TK: number, NT: number, K: string): string[] {
 
 /** The matmul shader for plan `p`, reading its parameters through `u` (see MatmulProgram.uniforms). */
 export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
-  const { TM, TN, TK, RM, RN, TX, NT, br, vecA, vecB, TMP, inter, after, cVec, epi, eIdx } = p;
+  const { TM, TN, TK, RM, RN, TX, NT, br, vecA, vecB, TMP, inter, after, cVec, epi, eIdx, rows } = p;
   const L: string[] = [];
   const M = u.ref('m'), N = u.ref('n'), K = u.ref('k');
-  const loadA = loadTile({
-    name: 'A', base: 'aBase', staged: 'As', scratch: 'ai', vecGlobal: p.aVec, vecStaged: vecA, kContig: p.aKMajor, xExtent: TM, pitch: TMP,
+  // Staged-tile addressing. Flat: As[kk][row] with pitch TMP, Bs[kk][col]. Rows: As[ty][kk][i]
+  // (row = ty*RM + i) and Bs[tx][kk][q] (column group q of thread tx), so the inner loop reads
+  // through one pointer per thread at constant indices.
+  const flat = (name: string, pitch: number, vec: boolean) => ({
+    elem: (kk: string, x: string) => (vec ? `${name}4[(${kk} * ${pitch}u + ${x}) / 4u][(${kk} * ${pitch}u + ${x}) % 4u]` : `${name}[${kk} * ${pitch}u + ${x}]`),
+    vec: (kk: string, x: string) => `${name}4[(${kk} * ${pitch}u + ${x}) / 4u]`,
+  });
+  // Thread and column group owning tile column c (the same mapping as colOf below).
+  const bOwner = (c: string): [string, string] => (inter ? [`(${c} / 4u) % ${TX}u`, `(${c} / 4u) / ${TX}u`] : [`${c} / ${RN}u`, `(${c} % ${RN}u) / 4u`]);
+  // Rows of buffer `buf` (double buffering) start at buf*TY (A) and buf*TX (B).
+  const aSlots = (buf: number) => (rows ? {
+    elem: (kk: string, x: string) => `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${kk} * ${RM / 4}u + (${x} % ${RM}u) / 4u][${x} % 4u]`,
+    vec: (kk: string, x: string) => `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${kk} * ${RM / 4}u + (${x} % ${RM}u) / 4u]`,
+  } : flat('As', TMP, vecA));
+  const bSlots = (buf: number) => (rows ? {
+    elem: (kk: string, x: string) => { const [t, q] = bOwner(x); return `Bs4[${buf ? `${buf * TX}u + ` : ''}${t}][${kk} * ${RN / 4}u + ${q}][${x} % 4u]`; },
+    vec: (kk: string, x: string) => { const [t, q] = bOwner(x); return `Bs4[${buf ? `${buf * TX}u + ` : ''}${t}][${kk} * ${RN / 4}u + ${q}]`; },
+  } : flat('Bs', TN, vecB));
+  const sideA = (buf: number): TileSide => ({
+    name: 'A', base: 'aBase', ...aSlots(buf), vecGlobal: p.aVec, vecStaged: vecA, kContig: p.aKMajor, xExtent: TM,
     x: 'row', gx: 'gr', origin: 'tileRow', bound: M, xIsRow: true, rowStride: u.ref('aRowStride'), colStride: u.ref('aColStride'),
-  }, TK, NT, K);
-  const loadB = loadTile({
-    name: 'B', base: 'bBase', staged: 'Bs', scratch: 'bi', vecGlobal: p.bVec, vecStaged: vecB, kContig: !p.bNMajor, xExtent: TN, pitch: TN,
+  });
+  const sideB = (buf: number): TileSide => ({
+    name: 'B', base: 'bBase', ...bSlots(buf), vecGlobal: p.bVec, vecStaged: vecB, kContig: !p.bNMajor, xExtent: TN,
     x: 'col', gx: 'gc', origin: 'tileCol', bound: N, xIsRow: false, rowStride: u.ref('bRowStride'), colStride: u.ref('bColStride'),
-  }, TK, NT, K);
+  });
+  const loadA = loadTile(sideA(0), TK, NT, K);
+  const loadB = loadTile(sideB(0), TK, NT, K);
   // Register tile: acc{i}_{q} is row i, column group q (4 columns, vec4) or column q (scalar).
   const cols = vecB ? RN / 4 : RN;
   const accT = vecB ? 'vec4<f32>' : 'f32';
@@ -89,27 +122,38 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   const bIdx = (q: number) => (inter ? `${q * TX}u + tx` : `tx * ${RN / 4}u + ${q}u`);
   const decl: string[] = [];
   for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) decl.push(`var acc${i}_${q} = ${accT}(0.0);`);
-  const inner: string[] = [];
   const unroll = p.unroll;
-  for (let kk = 0; kk < (unroll ? TK : 1); kk++) {
-    // Unrolled: constant offsets per step; rolled: one loop body over kk.
-    const aRow = unroll ? `${kk * TMP}u` : `kk * ${TMP}u`;
-    const aRow4 = unroll ? `${(kk * TMP) / 4}u` : `kk * ${TMP / 4}u`;
-    const bRow = unroll ? `${(kk * TN) / 4}u` : `kk * ${TN / 4}u`;
-    const bRowS = unroll ? `${kk * TN}u` : `kk * ${TN}u`;
-    inner.push(unroll ? '{' : `for (var kk = 0u; kk < ${TK}u; kk++) {`);
-    if (vecA) {
-      for (let g = 0; g < RM / 4; g++) inner.push(`let a4_${g} = As4[${aRow4} + ty * ${RM / 4}u + ${g}u];`);
-      for (let i = 0; i < RM; i++) inner.push(`let a${i} = a4_${i >> 2}[${i & 3}];`);
-    } else {
-      for (let i = 0; i < RM; i++) inner.push(`let a${i} = As[${aRow} + ty * ${RM}u + ${i}u];`);
+  // The register-tile multiply-adds of one k-step, reading staged buffer `buf` (rows only; else 0).
+  const innerOf = (buf: number): string[] => {
+    const inner: string[] = [];
+    const pa = `pa${buf || ''}`, pb = `pb${buf || ''}`;
+    for (let kk = 0; kk < (unroll ? TK : 1); kk++) {
+      // Unrolled: constant offsets per step; rolled: one loop body over kk.
+      const aRow = unroll ? `${kk * TMP}u` : `kk * ${TMP}u`;
+      const aRow4 = unroll ? `${(kk * TMP) / 4}u` : `kk * ${TMP / 4}u`;
+      const bRow = unroll ? `${(kk * TN) / 4}u` : `kk * ${TN / 4}u`;
+      const bRowS = unroll ? `${kk * TN}u` : `kk * ${TN}u`;
+      inner.push(unroll ? '{' : `for (var kk = 0u; kk < ${TK}u; kk++) {`);
+      const aR = unroll ? (g: number) => `${kk * (RM / 4) + g}` : (g: number) => `kk * ${RM / 4}u + ${g}u`;
+      const bR = unroll ? (q: number) => `${kk * (RN / 4) + q}` : (q: number) => `kk * ${RN / 4}u + ${q}u`;
+      if (rows) {
+        for (let g = 0; g < RM / 4; g++) inner.push(`let a4_${g} = (*${pa})[${aR(g)}];`);
+        for (let i = 0; i < RM; i++) inner.push(`let a${i} = a4_${i >> 2}[${i & 3}];`);
+      } else if (vecA) {
+        for (let g = 0; g < RM / 4; g++) inner.push(`let a4_${g} = As4[${aRow4} + ty * ${RM / 4}u + ${g}u];`);
+        for (let i = 0; i < RM; i++) inner.push(`let a${i} = a4_${i >> 2}[${i & 3}];`);
+      } else {
+        for (let i = 0; i < RM; i++) inner.push(`let a${i} = As[${aRow} + ty * ${RM}u + ${i}u];`);
+      }
+      for (let q = 0; q < cols; q++) {
+        inner.push(rows ? `let b${q} = (*${pb})[${bR(q)}];` : vecB ? `let b${q} = Bs4[${bRow} + ${bIdx(q)}];` : `let b${q} = Bs[${bRowS} + ${colOf(q)}];`);
+      }
+      for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) inner.push(`acc${i}_${q} = fma(${vecB ? `vec4<f32>(a${i})` : `a${i}`}, b${q}, acc${i}_${q});`);
+      inner.push('}');
     }
-    for (let q = 0; q < cols; q++) {
-      inner.push(vecB ? `let b${q} = Bs4[${bRow} + ${bIdx(q)}];` : `let b${q} = Bs[${bRowS} + ${colOf(q)}];`);
-    }
-    for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) inner.push(`acc${i}_${q} = fma(${vecB ? `vec4<f32>(a${i})` : `a${i}`}, b${q}, acc${i}_${q});`);
-    inner.push('}');
-  }
+    return inner;
+  };
+  const inner = innerOf(0);
   // Store, through the epilogue when there is one.
   const fin = (v: string, r: string, c: string) => (epi && !after ? `epi_(${v}, ${r}, ${c})` : v);
   const store: string[] = [];
@@ -158,13 +202,62 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
       bat.push(`{ let dg = i32(${dig}); aBase += dg * ${u.ref('aBatchStrides', d)}; bBase += dg * ${u.ref('bBatchStrides', d)};${eb}${d > 0 ? ` bq = bq / ${u.ref('batchShape', d)};` : ''} }`);
     }
   }
+  /**
+   * Double buffering: step t computes from buffer t%2 while the next step's tiles, fetched
+   * into registers before the compute, are stored into the other buffer after it; one barrier
+   * per step. The loop does two steps per iteration so each names its buffer's pointers at
+   * compile time (a runtime buffer index would put index arithmetic back in the inner loop).
+   */
+  const doubleBuffered = (): string => {
+    const fetch = [...loadTile(sideA(0), TK, NT, K, 'fetch', 'ra'), ...loadTile(sideB(0), TK, NT, K, 'fetch', 'rb')];
+    const put = (buf: number) => [...loadTile(sideA(buf), TK, NT, K, 'put', 'ra'), ...loadTile(sideB(buf), TK, NT, K, 'put', 'rb')];
+    const regs = [...tileRegs(sideA(0), TK, NT, 'ra'), ...tileRegs(sideB(0), TK, NT, 'rb')];
+    const j = (x: string[], ind: string) => x.join(`\n${ind}`);
+    return `let pa1 = &As4[${p.TY}u + ty];
+  let pb1 = &Bs4[${TX}u + tx];
+  ${j(regs, '  ')}
+  let nk = (${K} + ${TK - 1}u) / ${TK}u;
+  var k0 = 0u;
+  ${j(fetch, '  ')}
+  ${j(put(0), '  ')}
+  workgroupBarrier();
+  for (var t = 0u; t < nk; t += 2u) {
+    let more1 = t + 1u < nk;
+    if (more1) {
+      k0 = (t + 1u) * ${TK}u;
+      ${j(fetch, '      ')}
+    }
+    ${j(innerOf(0), '    ')}
+    if (more1) {
+      ${j(put(1), '      ')}
+    }
+    workgroupBarrier();
+    if (!more1) { break; }
+    let more2 = t + 2u < nk;
+    if (more2) {
+      k0 = (t + 2u) * ${TK}u;
+      ${j(fetch, '      ')}
+    }
+    ${j(innerOf(1), '    ')}
+    if (more2) {
+      ${j(put(0), '      ')}
+    }
+    workgroupBarrier();
+  }`;
+  };
   L.push(paramsDecl(u.words));
   L.push(`@group(0) @binding(1) var<storage, read> ${p.aVec ? 'A4: array<vec4<f32>>' : 'A: array<f32>'};`);
   L.push(`@group(0) @binding(2) var<storage, read> ${p.bVec ? 'B4: array<vec4<f32>>' : 'B: array<f32>'};`);
   p.eBufs.forEach((_, q) => L.push(`@group(0) @binding(${3 + q}) var<storage, read> E${q}: array<${storageType(p.eDT[q])}>;`));
   L.push(`@group(0) @binding(${3 + p.eBufs.length}) var<storage, read_write> ${cVec ? 'C4: array<vec4<f32>>' : 'C: array<f32>'};`);
-  L.push(vecA ? `var<workgroup> As4: array<vec4<f32>, ${(TMP * TK) / 4}>;` : `var<workgroup> As: array<f32, ${TMP * TK}>;`);
-  L.push(vecB ? `var<workgroup> Bs4: array<vec4<f32>, ${(TK * TN) / 4}>;` : `var<workgroup> Bs: array<f32, ${TK * TN}>;`);
+  if (rows) {
+    const nb = p.dbuf ? 2 : 1;
+    L.push(`var<workgroup> As4: array<array<vec4<f32>, ${p.aRowLen}>, ${nb * p.TY}>;`);
+    L.push(`var<workgroup> Bs4: array<array<vec4<f32>, ${p.bRowLen}>, ${nb * TX}>;`);
+  } else {
+    L.push(vecA ? `var<workgroup> As4: array<vec4<f32>, ${(TMP * TK) / 4}>;` : `var<workgroup> As: array<f32, ${TMP * TK}>;`);
+    L.push(vecB ? `var<workgroup> Bs4: array<vec4<f32>, ${(TK * TN) / 4}>;` : `var<workgroup> Bs: array<f32, ${TK * TN}>;`);
+  }
   if (epi) {
     // The epilogue as a function of (product, row, col): the elementwise emitter over reads
     // of the strided views at this thread's batch base (private, set once in main).
@@ -197,14 +290,14 @@ fn main(${MAIN_ARGS}) {
   let ty = lid / ${TX}u;
   ${bat.join('\n  ')}
   let cBase = bt * ${M} * ${N};
-  ${decl.join('\n  ')}
-  for (var k0 = 0u; k0 < ${K}; k0 += ${TK}u) {
+  ${decl.join('\n  ')}${rows ? '\n  let pa = &As4[ty];\n  let pb = &Bs4[tx];' : ''}
+  ${p.dbuf ? doubleBuffered() : `for (var k0 = 0u; k0 < ${K}; k0 += ${TK}u) {
     ${loadA.join('\n    ')}
     ${loadB.join('\n    ')}
     workgroupBarrier();
     ${inner.join('\n    ')}
     workgroupBarrier();
-  }
+  }`}
   ${store.join('\n  ')}
 }`);
   return L.join('\n');

@@ -15,7 +15,7 @@ import { readTuneCache, writeTuneCache } from './cache';
  *
  * Bump TUNE_VERSION when the kernel generator changes, so cached tables are re-measured.
  */
-export const TUNE_VERSION = 5;
+export const TUNE_VERSION = 6;
 
 /** Candidates: the configs that won some problem in the H200 sweeps (docs/tuning-log.md). */
 export const MATMUL_CANDIDATES: MatmulConfig[] = [
@@ -29,6 +29,10 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, interleave: true },
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
   { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
+  // Per-thread staged rows (the tuner's pick at 256³-512³ on the H100), and rows with double
+  // buffering (its pick at 1024³ there; docs/tuning-log.md, "matmul 2026-11-25").
+  { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true },
+  { tileM: 64, tileN: 128, tileK: 16, threadM: 4, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true },
 ];
 
 /** Representative problems [m, n, k]: square sizes and the MLP example's layer shapes. */
