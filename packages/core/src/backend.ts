@@ -11,6 +11,8 @@ import { Expr } from './expr';
 import { View } from './view';
 // conv (cnn): the parameter block of the contract's convolution.
 import type { ConvParams } from './conv';
+// pool (cnn): the parameter block of the contract's windowed pooling.
+import type { PoolParams } from './pool';
 
 /** A backend-owned flat buffer of `size` elements of `dtype`. Opaque to everyone else. */
 export interface Storage {
@@ -174,6 +176,19 @@ export interface Backend {
    * input 0 the conv result and inputs viewed at the output shape.
    */
   conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage;
+
+  /**
+   * Windowed max or average pooling of x [N, C, H, W] (float32, no view mask, any strides;
+   * see PoolParams in pool.ts): returns the contiguous [N, C, oH, oW] result and, for 'max',
+   * the int32 tap index of each window's first maximum (null for 'avg').
+   */
+  pool2d(x: Strided, params: PoolParams): [Storage, Storage | null];
+
+  /**
+   * The gradient of `pool2d` for gy [N, C, oH, oW] (and max's tap indices `arg`): contiguous
+   * float32 of `inShape`, each element the sum of what the windows holding it send back.
+   */
+  pool2dBackward(gy: Strided, arg: Strided | null, params: PoolParams, inShape: readonly number[]): Storage;
 
   /** Reads a storage back. Waits for all queued work that writes it. */
   read(s: Storage): Promise<TypedArray>;

@@ -36,3 +36,6 @@ export { checkScatterArgs, checkSortArgs } from './validate-ops';
 // conv (cnn)
 export { checkConvArgs, checkConvEpilogue, convNd, convOutSize } from './conv';
 export type { ConvParams } from './conv';
+// pool (cnn)
+export { avgPoolCount, checkPoolArgs, checkPoolBackwardArgs, poolBackwardNd, poolNd } from './pool';
+export type { PoolParams } from './pool';

@@ -24,6 +24,8 @@ import { encodeSort, sortWidth } from './kernels/sort';
 // conv (cnn)
 import { ConvParams, checkConvArgs, checkConvEpilogue } from '@surf/core';
 import { ConvConfig, DEFAULT_CONV, SOFTWARE_CONV, encodeConv, validateConvConfig } from './kernels/conv';
+import { PoolParams, checkPoolArgs, checkPoolBackwardArgs } from '@surf/core';
+import { encodePool, encodePoolBackward } from './kernels/pool2d';
 import { GPUStorage } from './storage';
 import { ProgramHost, compileProgram } from './replay-program'; // jit: compiled replays
 import type { ReplayProgram, ReplayRecipe } from '@surf/core';
@@ -480,6 +482,35 @@ export class WebGPUBackend implements Backend {
     );
     if (!epilogue || fuse) return out;
     return unfusedEpilogue(this, out, epilogue, shape);
+  }
+
+  // pool (cnn): one-pass windowed kernels in kernels/pool2d.ts.
+  pool2d(x: Strided, params: PoolParams): [Storage, Storage | null] {
+    this.rt.check('pool2d');
+    const xbuf = this.buf('pool2d', x.storage);
+    checkOperand(this, 'pool2d', 'input', x, { mask: false });
+    const shape = checkPoolArgs(x, params, 'pool2d');
+    this.rt.begin('pool2d', shape);
+    const out = this.newStorage('pool2d', 'float32', numel(shape));
+    const arg = params.kind === 'max' ? this.newStorage('pool2d', 'int32', numel(shape)) : null;
+    encodePool(this.rt, { buf: xbuf, offset: x.view.offset, strides: x.view.strides }, x.view.shape, params, out.buf!, arg ? arg.buf! : null, this.wg);
+    return [out, arg];
+  }
+
+  pool2dBackward(gy: Strided, arg: Strided | null, params: PoolParams, inShape: readonly number[]): Storage {
+    this.rt.check('pool2d backward');
+    const gbuf = this.buf('pool2d backward', gy.storage);
+    const abuf = arg && this.buf('pool2d backward', arg.storage);
+    checkOperand(this, 'pool2d backward', 'gradient', gy, { mask: false });
+    if (arg) checkOperand(this, 'pool2d backward', 'tap indices', arg, { mask: false });
+    checkPoolBackwardArgs(gy, arg, params, inShape, 'pool2d backward');
+    this.rt.begin('pool2d backward', inShape);
+    const out = this.newStorage('pool2d backward', 'float32', numel(inShape));
+    encodePoolBackward(
+      this.rt, { buf: gbuf, offset: gy.view.offset, strides: gy.view.strides },
+      arg && abuf ? { buf: abuf, offset: arg.view.offset, strides: arg.view.strides } : null, inShape, params, out.buf!, this.wg,
+    );
+    return out;
   }
 
   async read(s: Storage): Promise<TypedArray> {

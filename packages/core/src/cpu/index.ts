@@ -19,6 +19,9 @@ import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 import type { ConvParams } from '../conv';
 import { checkConvArgs, checkConvEpilogue } from '../conv';
 import { convInto } from './conv';
+import type { PoolParams } from '../pool';
+import { checkPoolArgs, checkPoolBackwardArgs } from '../pool';
+import { poolBackwardInto, poolInto } from './pooling';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
 // cpu threads
 import { cpuThreads, setCpuThreads } from './threads/config';
@@ -193,6 +196,27 @@ export class CpuBackend implements Backend {
     convInto(this.arr(x.storage) as Float32Array, x.view, this.arr(w.storage) as Float32Array, w.view, params, shape, out);
     const res = this.make('float32', out);
     return epilogue ? unfusedEpilogue(this, res, epilogue, shape) : res;
+  }
+
+  // pool (cnn)
+  pool2d(x: Strided, params: PoolParams): [Storage, Storage | null] {
+    this.check();
+    checkOperand(this, 'pool', 'input', x, { mask: false });
+    const shape = checkPoolArgs(x, params);
+    const out = allocate(this.take, 'pool', 'float32', shape) as Float32Array;
+    const arg = params.kind === 'max' ? (allocate(this.take, 'pool', 'int32', shape) as Int32Array) : null;
+    if (out.length > 0) poolInto(this.arr(x.storage) as Float32Array, x.view, params, out, arg);
+    return [this.make('float32', out), arg && this.make('int32', arg)];
+  }
+
+  pool2dBackward(gy: Strided, arg: Strided | null, params: PoolParams, inShape: readonly number[]): Storage {
+    this.check();
+    checkOperand(this, 'pool backward', 'gradient', gy, { mask: false });
+    if (arg) checkOperand(this, 'pool backward', 'tap indices', arg, { mask: false });
+    checkPoolBackwardArgs(gy, arg, params, inShape);
+    const out = allocate(this.take, 'pool backward', 'float32', inShape) as Float32Array;
+    if (out.length > 0) poolBackwardInto(this.arr(gy.storage) as Float32Array, gy.view, arg && (this.arr(arg.storage) as Int32Array), arg && arg.view, params, inShape, out);
+    return this.make('float32', out);
   }
 
   async read(s: Storage): Promise<TypedArray> {

@@ -1,0 +1,183 @@
+import type { PoolParams } from '@surf/core';
+import type { Runtime } from '../runtime';
+import type { PooledBuffer } from '../pool';
+import { Program, Uniforms } from './program';
+import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
+
+/**
+ * Windowed pooling (the contract's pool2d) as two one-pass kernels. Forward: one thread per
+ * output cell walks its window's in-range taps (max keeps the first largest, NaN counting as
+ * largest, and its tap index). Backward: one thread per input element gathers from the
+ * windows whose taps land on it, so nothing is written twice (no atomics, a fixed order).
+ * The window geometry is part of the key (a model has a handful); shapes and strides are
+ * parameters.
+ */
+export interface PoolOperand {
+  buf: PooledBuffer;
+  offset: number;
+  strides: readonly number[];
+}
+
+function geometryKey(p: PoolParams): string {
+  return `${p.kind}|k${p.kernel.join('x')}|s${p.stride.join('x')}|p${p.padding.join('x')}|d${p.dilation.join('x')}${p.kind === 'avg' ? (p.countIncludePad ? '|incl' : '|excl') : ''}`;
+}
+
+/** WGSL for PyTorch's average-pool divisor of output (oh, ow) (see core's avgPoolCount). */
+function countFn(p: PoolParams, u: Uniforms): string {
+  const dim = (o: string, d: number, len: string) => `
+  var st${d} = ${o} * ${p.stride[d]} - ${p.padding[d]};
+  var en${d} = min(st${d} + ${p.kernel[d]}, ${len} + ${p.padding[d]});
+  let full${d} = en${d} - st${d};
+  st${d} = max(st${d}, 0);
+  en${d} = min(en${d}, ${len});
+  let n${d} = ${p.countIncludePad ? `full${d}` : `en${d} - st${d}`};`;
+  return `fn count_(oh: i32, ow: i32) -> f32 {${dim('oh', 0, `i32(${u.ref('inShape', 2)})`)}${dim('ow', 1, `i32(${u.ref('inShape', 3)})`)}
+  return f32(n0 * n1);
+}`;
+}
+
+export class PoolProgram implements Program {
+  readonly key: string;
+  readonly reads = 1;
+  readonly writes: number;
+
+  constructor(readonly p: PoolParams, readonly workgroupSize: number) {
+    this.key = `pool2d|${geometryKey(p)}|wg${workgroupSize}`;
+    this.writes = p.kind === 'max' ? 2 : 1;
+  }
+
+  uniforms(): Uniforms {
+    return new Uniforms().u32('total').u32('inShape', 4).u32('out', 2).i32('xOffset').i32('xStrides', 4);
+  }
+
+  wgsl(u: Uniforms): string {
+    const p = this.p;
+    const max = p.kind === 'max';
+    const [kH, kW] = p.kernel;
+    const tap = max
+      ? `if (best < 0 || v > acc || (isnan_(v) && !isnan_(acc))) { acc = v; best = ${kW} * ki + kj; }`
+      : 'acc += v;';
+    return `${paramsDecl(u.words)}
+@group(0) @binding(1) var<storage, read> X: array<f32>;
+@group(0) @binding(2) var<storage, read_write> Y: array<f32>;
+${max ? '@group(0) @binding(3) var<storage, read_write> A: array<i32>;' : ''}
+${FLOAT_HELPERS}
+${max ? '' : countFn(p, u)}
+@compute @workgroup_size(${this.workgroupSize})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let i = wg * ${this.workgroupSize}u + lid;
+  if (i >= ${u.ref('total')}) { return; }
+  let oW = ${u.ref('out', 1)};
+  let oH = ${u.ref('out', 0)};
+  let ow = i32(i % oW);
+  let r = i / oW;
+  let oh = i32(r % oH);
+  let pl = r / oH;
+  let C = ${u.ref('inShape', 1)};
+  let H = i32(${u.ref('inShape', 2)});
+  let W = i32(${u.ref('inShape', 3)});
+  let base = ${u.ref('xOffset')} + i32(pl / C) * ${u.ref('xStrides', 0)} + i32(pl % C) * ${u.ref('xStrides', 1)};
+  let sh = ${u.ref('xStrides', 2)};
+  let sw = ${u.ref('xStrides', 3)};
+  let h0 = oh * ${p.stride[0]} - ${p.padding[0]};
+  let w0 = ow * ${p.stride[1]} - ${p.padding[1]};
+  var acc = ${max ? '-inf_()' : '0.0'};
+  var best = -1;
+  for (var ki = 0; ki < ${kH}; ki++) {
+    let y = h0 + ki * ${p.dilation[0]};
+    if (y < 0 || y >= H) { continue; }
+    for (var kj = 0; kj < ${kW}; kj++) {
+      let x = w0 + kj * ${p.dilation[1]};
+      if (x < 0 || x >= W) { continue; }
+      let v = X[u32(base + y * sh + x * sw)];
+      ${tap}
+    }
+  }
+  ${max ? 'Y[i] = acc;\n  A[i] = best;' : 'Y[i] = acc / count_(oh, ow);'}
+}`;
+  }
+}
+
+export class PoolBackwardProgram implements Program {
+  readonly key: string;
+  readonly reads: number;
+  readonly writes = 1;
+
+  constructor(readonly p: PoolParams, readonly workgroupSize: number) {
+    this.key = `pool2d-bwd|${geometryKey(p)}|wg${workgroupSize}`;
+    this.reads = p.kind === 'max' ? 2 : 1;
+  }
+
+  uniforms(): Uniforms {
+    return new Uniforms().u32('total').u32('inShape', 4).u32('out', 2).i32('gOffset').i32('gStrides', 4).i32('aOffset').i32('aStrides', 4);
+  }
+
+  wgsl(u: Uniforms): string {
+    const p = this.p;
+    const max = p.kind === 'max';
+    const [kH, kW] = p.kernel;
+    const add = max
+      ? `if (A[u32(abase + oh * ${u.ref('aStrides', 2)} + ow * ${u.ref('aStrides', 3)})] == ${kW} * ki + kj) { acc += g; }`
+      : 'acc += g / count_(oh, ow);';
+    return `${paramsDecl(u.words)}
+@group(0) @binding(1) var<storage, read> G: array<f32>;
+${max ? '@group(0) @binding(2) var<storage, read> A: array<i32>;' : ''}
+@group(0) @binding(${max ? 3 : 2}) var<storage, read_write> DX: array<f32>;
+${max ? '' : countFn(p, u)}
+@compute @workgroup_size(${this.workgroupSize})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let i = wg * ${this.workgroupSize}u + lid;
+  if (i >= ${u.ref('total')}) { return; }
+  let W = ${u.ref('inShape', 3)};
+  let H = ${u.ref('inShape', 2)};
+  let C = ${u.ref('inShape', 1)};
+  let x = i32(i % W);
+  let r = i / W;
+  let y = i32(r % H);
+  let pl = r / H;
+  let b = i32(pl / C);
+  let ch = i32(pl % C);
+  let gbase = ${u.ref('gOffset')} + b * ${u.ref('gStrides', 0)} + ch * ${u.ref('gStrides', 1)};
+  let abase = ${u.ref('aOffset')} + b * ${u.ref('aStrides', 0)} + ch * ${u.ref('aStrides', 1)};
+  let oH = i32(${u.ref('out', 0)});
+  let oW = i32(${u.ref('out', 1)});
+  var acc = 0.0;
+  for (var ki = 0; ki < ${kH}; ki++) {
+    let ty = y + ${p.padding[0]} - ki * ${p.dilation[0]};
+    if (ty < 0 || ty % ${p.stride[0]} != 0) { continue; }
+    let oh = ty / ${p.stride[0]};
+    if (oh >= oH) { continue; }
+    for (var kj = 0; kj < ${kW}; kj++) {
+      let tx = x + ${p.padding[1]} - kj * ${p.dilation[1]};
+      if (tx < 0 || tx % ${p.stride[1]} != 0) { continue; }
+      let ow = tx / ${p.stride[1]};
+      if (ow >= oW) { continue; }
+      let g = G[u32(gbase + oh * ${u.ref('gStrides', 2)} + ow * ${u.ref('gStrides', 3)})];
+      ${add}
+    }
+  }
+  DX[i] = acc;
+}`;
+  }
+}
+
+export function encodePool(rt: Runtime, x: PoolOperand, inShape: readonly number[], p: PoolParams, out: PooledBuffer, arg: PooledBuffer | null, wgSize: number): void {
+  const total = inShape[0] * inShape[1] * p.out[0] * p.out[1];
+  if (total === 0) return;
+  const k = rt.program(new PoolProgram(p, wgSize));
+  const b = rt.block(k);
+  b.set('total', total).setAll('inShape', inShape).setAll('out', p.out).set('xOffset', x.offset).setAll('xStrides', x.strides);
+  rt.dispatch(k, arg ? [x.buf, out, arg] : [x.buf, out], b.base, Math.ceil(total / wgSize));
+}
+
+export function encodePoolBackward(rt: Runtime, gy: PoolOperand, arg: PoolOperand | null, inShape: readonly number[], p: PoolParams, out: PooledBuffer, wgSize: number): void {
+  const total = inShape.reduce((a, v) => a * v, 1);
+  if (total === 0) return;
+  const k = rt.program(new PoolBackwardProgram(p, wgSize));
+  const b = rt.block(k);
+  b.set('total', total).setAll('inShape', inShape).setAll('out', p.out).set('gOffset', gy.offset).setAll('gStrides', gy.strides);
+  b.set('aOffset', arg ? arg.offset : 0).setAll('aStrides', arg ? arg.strides : [0, 0, 0, 0]);
+  rt.dispatch(k, arg ? [gy.buf, arg.buf, out] : [gy.buf, out], b.base, Math.ceil(total / wgSize));
+}
