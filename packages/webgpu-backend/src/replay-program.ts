@@ -20,7 +20,11 @@ export interface ProgramHost {
 }
 
 type ProgramOp =
-  | { readonly k: 'dispatch'; readonly pipeline: GPUComputePipeline; readonly bg: GPUBindGroup; readonly offsets: readonly number[]; readonly x: number; readonly y: number }
+  | {
+    readonly k: 'dispatch'; readonly pipeline: GPUComputePipeline; readonly bg: GPUBindGroup; readonly offsets: readonly number[]; readonly x: number; readonly y: number;
+    /** The bind group's entries when it binds an argument (rebuilt for other argument buffers), else null. */
+    readonly entries: readonly GPUBindGroupEntry[] | null; readonly layout: GPUBindGroupLayout;
+  }
   | { readonly k: 'copy'; readonly src: GPUBuffer; readonly srcOff: number; readonly dst: GPUBuffer; readonly bytes: number };
 
 // Probe values for the dynamic constants: float32 bit patterns no kernel parameter holds by
@@ -33,6 +37,7 @@ const probeData = (t: TypedArray, run: number): TypedArray => {
 };
 
 const bytesOf = (size: number): number => size * 4;
+const NO_SHAPE: readonly number[] = [];
 
 /**
  * Compiles a recorded step (Backend.compileReplay on WebGPU): two dry runs of the step with the
@@ -122,6 +127,18 @@ class Program implements ReplayProgram {
   private readonly outBufs: readonly PooledBuffer[];
   private readonly adoptBufs: readonly PooledBuffer[];
   private readonly outLike: readonly { dtype: DType; size: number }[];
+  /** The dynamic part of the mirror, [lo, hi), staged into the host buffer per run. */
+  private readonly dyn: Uint8Array;
+  /** Per argument: its buffer this run (bound where the record bound it), or its copy's. */
+  private readonly useBufs: PooledBuffer[];
+  /** Bind groups per op for the argument buffers of the last run, and for recent other sets. */
+  private bgs: GPUBindGroup[];
+  private bgKey = '';
+  private readonly variants = new Map<string, GPUBindGroup[]>();
+  /** Argument buffer sets met once (copied that time; bound from their second run on). */
+  private readonly seen = new Set<string>();
+  /** The runtime batch the last run was encoded into (its buffers must outlive that batch). */
+  private lastBatch = -1;
   private disposed = false;
 
   constructor(private readonly h: ProgramHost, private readonly recipe: ReplayRecipe, private readonly inBufs: readonly PooledBuffer[], private readonly owned: readonly PooledBuffer[], a: DryRun, b: DryRun) {
@@ -215,18 +232,24 @@ class Program implements ReplayProgram {
       }
       let key = `${o1.kernel.layoutKey}:${o1.kernel.paramBytes}`;
       for (const x of o1.bufs) key += `,${x.id}`;
+      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.host, offset: 0, size: o1.kernel.paramBytes } }];
+      o1.bufs.forEach((x, i) => entries.push({ binding: i + 1, resource: { buffer: x.buffer } }));
       let bg = bindGroups.get(key);
       if (!bg) {
-        const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.host, offset: 0, size: o1.kernel.paramBytes } }];
-        o1.bufs.forEach((x, i) => entries.push({ binding: i + 1, resource: { buffer: x.buffer } }));
         bg = rt.createBindGroup({ layout: o1.kernel.layout, entries, label: 'surf jit program' });
         bindGroups.set(key, bg);
       }
-      this.ops.push({ k: 'dispatch', pipeline: o1.kernel.pipeline, bg, offsets: [at], x: o1.x, y: o1.y });
+      const argBound = o1.bufs.some((x) => inBufs.includes(x));
+      this.ops.push({ k: 'dispatch', pipeline: o1.kernel.pipeline, bg, offsets: [at], x: o1.x, y: o1.y, entries: argBound ? entries : null, layout: o1.kernel.layout });
       dispatches++;
     });
     this.lo = lo === Infinity ? 0 : lo;
     this.hi = lo === Infinity ? 0 : hi;
+    this.dyn = new Uint8Array(this.mirror, this.lo, this.hi - this.lo);
+    this.useBufs = inBufs.slice();
+    this.bgs = this.ops.map((o) => (o.k === 'dispatch' ? o.bg : (null as unknown as GPUBindGroup)));
+    this.bgKey = inBufs.map((x) => `${x.id},`).join('');
+    this.variants.set(this.bgKey, this.bgs);
     this.dispatches = dispatches;
     for (const x of [...a.outBufs, ...a.adoptBufs]) if (!ownedSet.has(x)) throw new CaptureMismatch('a result is not in a buffer of the step');
     this.outBufs = a.outBufs;
@@ -249,29 +272,69 @@ class Program implements ReplayProgram {
     const h = this.h;
     const rt = h.rt;
     rt.check('jit replay');
+    rt.begin('jit replay', NO_SHAPE);
     for (let k = 0; k < this.constAt.length; k++) for (const w of this.constAt[k]) this.f32[w] = consts[k];
     for (const d of this.dataAt) {
       const v = data[d.k];
       if (v.byteLength !== d.bytes) throw new BackendError(`jit replay: dynamic data ${d.k} has ${v.byteLength} bytes; the record uploaded ${d.bytes}`);
       this.u8.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), d.off);
     }
-    if (this.hi > this.lo) rt.device.queue.writeBuffer(this.host, this.lo, this.mirror, this.lo, this.hi - this.lo);
-    const enc = rt.commandEncoder();
-    const rins = this.recipe.inputs;
-    for (let i = 0; i < inputs.length; i++) {
-      const n = bytesOf(rins[i].size);
-      if (n) enc.copyBufferToBuffer(h.bufferOf('jit replay', inputs[i]).buffer, 0, this.inBufs[i].buffer, 0, n);
+    // The run joins the runtime's open batch (submitted at the next readback, sync, flush or
+    // opsPerSubmit dispatches), its dynamic values copied into the host buffer in the stream
+    // just before its passes, so replays queued together each see their own. Values too large
+    // to stage go by writeBuffer, which lands before the whole batch: that run submits alone.
+    let alone = false;
+    if (this.hi > this.lo && !rt.stageInto(this.host, this.lo, this.dyn)) {
+      rt.submit();
+      rt.device.queue.writeBuffer(this.host, this.lo, this.mirror, this.lo, this.hi - this.lo);
+      alone = true;
     }
+    const enc = rt.commandEncoder();
+    const batch = rt.batch;
+    this.lastBatch = batch;
+    // Arguments are bound where the record bound its copies, with bind groups made once per
+    // set of argument buffers, when a set comes back (the same batch every step, or a loader
+    // cycling through pooled buffers); a set met for the first time, or an argument of another
+    // buffer size, is copied into the program's own buffers instead (a copy is cheaper than
+    // the bind groups for a set never seen again).
+    const rins = this.recipe.inputs;
+    const n = inputs.length;
+    let key = '';
+    for (let i = 0; i < n; i++) {
+      const b = h.bufferOf('jit replay', inputs[i]);
+      // Read by this batch: the pool must not hand it to an upload (writeBuffer lands first).
+      b.lastBatch = batch;
+      this.useBufs[i] = b.bytes === this.inBufs[i].bytes ? b : this.inBufs[i];
+      key += `${this.useBufs[i].id},`;
+    }
+    if (key !== this.bgKey && n && !this.variants.has(key)) {
+      if (!this.seen.has(key)) {
+        if (this.seen.size >= 64) this.seen.clear();
+        this.seen.add(key);
+        for (let i = 0; i < n; i++) this.useBufs[i] = this.inBufs[i];
+        key = this.inBufs.map((x) => `${x.id},`).join('');
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const own = this.inBufs[i];
+      const bytes = bytesOf(rins[i].size);
+      if (this.useBufs[i] === own && bytes) enc.copyBufferToBuffer(h.bufferOf('jit replay', inputs[i]).buffer, 0, own.buffer, 0, bytes);
+    }
+    if (key !== this.bgKey) this.rebind(key);
+    for (const fb of this.fixedBufs) if (fb) fb.lastBatch = batch;
     let pass: GPUComputePassEncoder | null = null;
     let pipe: GPUComputePipeline | null = null;
-    for (const op of this.ops) {
+    const ops = this.ops;
+    const bgs = this.bgs;
+    for (let j = 0; j < ops.length; j++) {
+      const op = ops[j];
       if (op.k === 'dispatch') {
         if (!pass) {
           pass = rt.beginPass(enc);
           pipe = null;
         }
         if (pipe !== op.pipeline) pass.setPipeline((pipe = op.pipeline));
-        pass.setBindGroup(0, op.bg, op.offsets);
+        pass.setBindGroup(0, bgs[j], op.offsets);
         pass.dispatchWorkgroups(op.x, op.y);
       } else {
         if (pass) {
@@ -287,31 +350,59 @@ class Program implements ReplayProgram {
       const d = t as GPUStorage;
       const n = bytesOf(t.size);
       if (d.buf) {
+        d.buf.lastBatch = batch;
         if (n) enc.copyBufferToBuffer(this.adoptBufs[i].buffer, 0, d.buf.buffer, 0, n);
         return null;
       }
       if (!rebindable[i]) return null;
       const s = h.newStorage(t.dtype, t.size);
+      s.buf!.lastBatch = batch;
       if (n) enc.copyBufferToBuffer(this.adoptBufs[i].buffer, 0, s.buf!.buffer, 0, n);
       return s;
     });
     const outputs = this.outBufs.map((b, i) => {
       const like = this.outLike[i];
       const s = h.newStorage(like.dtype, like.size);
+      s.buf!.lastBatch = batch;
       const n = bytesOf(like.size);
       if (n) enc.copyBufferToBuffer(b.buffer, 0, s.buf!.buffer, 0, n);
       return s;
     });
     rt.counters.dispatches += this.dispatches;
     rt.counters.replays++;
-    rt.submit();
+    if (alone) rt.submit();
+    else rt.addDispatches(this.dispatches);
     return { outputs, rebound };
+  }
+
+  /** Switches the bind groups to the argument buffers in useBufs (keyed by their ids). */
+  private rebind(key: string): void {
+    let bgs = this.variants.get(key);
+    if (!bgs) {
+      const swap = new Map<GPUBuffer, GPUBuffer>();
+      this.inBufs.forEach((b, i) => swap.set(b.buffer, this.useBufs[i].buffer));
+      bgs = this.ops.map((op, j) => {
+        if (op.k !== 'dispatch' || !op.entries) return this.bgs[j];
+        const entries = op.entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: swap.get((e.resource as GPUBufferBinding).buffer) ?? (e.resource as GPUBufferBinding).buffer } }));
+        return this.h.rt.createBindGroup({ layout: op.layout, entries, label: 'surf jit program' });
+      });
+      // A few sets are kept: a data loader cycles through a handful of pooled buffers.
+      if (this.variants.size >= 8) {
+        const base = this.inBufs.map((x) => `${x.id},`).join('');
+        for (const k of this.variants.keys()) if (k !== base) { this.variants.delete(k); break; }
+      }
+      this.variants.set(key, bgs);
+    }
+    this.bgs = bgs;
+    this.bgKey = key;
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     const rt = this.h.rt;
+    // A run still in the open batch uses these buffers: submit it before letting them go.
+    if (!rt.destroyed && !rt.lostInfo && this.lastBatch === rt.batch) rt.submit();
     if (!rt.destroyed) for (const b of [...this.owned, ...this.inBufs]) rt.release(b);
     this.host.destroy();
     this.h.account(this, 0, 0);
