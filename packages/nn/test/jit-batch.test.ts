@@ -2,8 +2,8 @@ import { Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tenso
 import { backends, on, testGpu } from './helpers';
 
 // Compiled replays on WebGPU join the runtime's open batch (webgpu-backend/src/replay-program.ts):
-// no submit per step, dynamic values staged in the command stream, arguments bound where the
-// record bound them once their buffers come back. Each test compares with the eager loop on
+// no submit per step, dynamic values staged in the command stream, parameters and optimizer
+// state double-buffered instead of copied back. Each test compares with the eager loop on
 // the same backend, and reads state between replays, so a readback must see every queued step.
 
 const B = backends();
@@ -79,21 +79,21 @@ testGpu('jit on WebGPU: replays share submits, and readbacks and eager ops betwe
     manualSeed(1);
     const x = randn([8, 16]);
     const y = randint(0, 3, [8]);
-    const got = await matches(() => () => ({ x, y }), 12);
+    const got = await matches(() => () => ({ x, y }), 13);
     // Twelve steps of ~20 dispatches plus the eager forwards fit in a few batches: without
     // sharing, every replay submitted on its own.
     expect(got.submits).toBeLessThan(got.replays);
   });
 });
 
-testGpu('jit on WebGPU: arguments cycling through a few buffers are bound in place; fresh ones are copied', async () => {
+testGpu('jit on WebGPU: arguments cycling through a few buffers, or fresh every step, make no bind groups per step', async () => {
   await on(B.gpu(), async () => {
     manualSeed(2);
     const sets = Array.from({ length: 3 }, () => ({ x: randn([8, 16]), y: randint(0, 3, [8]) }));
     // (No eager forwards between steps here: their outputs, kept, would make bind groups.)
-    const cycled = await matches(() => (i) => sets[i % 3], 14, 0, 8, false);
-    // Bind groups are made for each set the second time it comes, then reused: none in the
-    // last four steps.
+    const cycled = await matches(() => (i) => sets[i % 3], 20, 0, 8, false);
+    // The program's bind groups (both parities of the double-buffered state) are made when it
+    // compiles; arguments are copied in, so none are made per step.
     expect(cycled.bindGroups).toBe(0);
     const fresh = Array.from({ length: 12 }, () => ({ x: randn([8, 16]), y: randint(0, 3, [8]) }));
     const copied = await matches(() => (i) => fresh[i], 12, 0, 8, false);
@@ -133,5 +133,41 @@ testGpu('jit on WebGPU: dynamic data too large to stage (a big dropout mask) sti
     // writeBuffer, so that replay submits on its own.
     const got = await matches(() => () => ({ x, y }), 8, 0.3, 512);
     expect(got.submits).toBeGreaterThanOrEqual(got.replays);
+  });
+});
+
+testGpu('jit on WebGPU: double-buffered parameters follow an outside assign after an odd or even number of replays, memory flat', async () => {
+  await on(B.gpu(), async () => {
+    manualSeed(6);
+    const x = randn([8, 16]);
+    const y = randint(0, 3, [8]);
+    const train = async (jitted: boolean, at: number) => {
+      const { model, step } = mlp(0);
+      const f = jitted ? jit(step) : step;
+      const losses: number[] = [];
+      const buffers: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        if (i === at) {
+          manualSeed(77);
+          model.parameters()[0].assign(randn([8, 16]));
+        }
+        const l = f(x, y);
+        losses.push(await l.item());
+        l.dispose();
+        buffers.push(x.ndarray.backend.memory().buffers);
+      }
+      const params = await Promise.all(model.parameters().map(async (p) => (await p.data()) as Float32Array));
+      return { losses, params, buffers };
+    };
+    for (const at of [6, 7]) {
+      const want = await train(false, at);
+      const got = await train(true, at);
+      close(got.losses, want.losses, `loss (assign before call ${at})`);
+      got.params.forEach((p, i) => close(p, want.params[i], `param ${i} (assign before call ${at})`));
+      // The assign sends jit back to recording, which frees the first program at once (its
+      // buffers leave memory() then, not at garbage collection); the second one stays flat.
+      expect(got.buffers[at]).toBeLessThan(got.buffers[at - 1]);
+      expect(got.buffers[11]).toBe(got.buffers[10]);
+    }
   });
 });

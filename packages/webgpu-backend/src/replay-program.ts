@@ -22,10 +22,10 @@ export interface ProgramHost {
 type ProgramOp =
   | {
     readonly k: 'dispatch'; readonly pipeline: GPUComputePipeline; readonly bg: GPUBindGroup; readonly offsets: readonly number[]; readonly x: number; readonly y: number;
-    /** The bind group's entries when it binds an argument (rebuilt for other argument buffers), else null. */
-    readonly entries: readonly GPUBindGroupEntry[] | null; readonly layout: GPUBindGroupLayout;
+    /** The bind group's entries, rebuilt for other argument buffers and on odd runs (see swapOf). */
+    readonly entries: readonly GPUBindGroupEntry[]; readonly layout: GPUBindGroupLayout;
   }
-  | { readonly k: 'copy'; readonly src: GPUBuffer; readonly srcOff: number; readonly dst: GPUBuffer; readonly bytes: number };
+  | { readonly k: 'copy'; readonly src: GPUBuffer; readonly srcOff: number; readonly dst: GPUBuffer; readonly bytes: number; dst1: GPUBuffer };
 
 // Probe values for the dynamic constants: float32 bit patterns no kernel parameter holds by
 // chance in both dry runs at the same word (shapes and offsets are small integers).
@@ -38,6 +38,14 @@ const probeData = (t: TypedArray, run: number): TypedArray => {
 
 const bytesOf = (size: number): number => size * 4;
 const NO_SHAPE: readonly number[] = [];
+// Small ids for GPU objects, to key the bind groups a program shares between its ops.
+const gpuIds = new WeakMap<object, number>();
+let nextGpuId = 0;
+const gid = (o: object): number => {
+  let id = gpuIds.get(o);
+  if (id === undefined) gpuIds.set(o, (id = nextGpuId++));
+  return id;
+};
 
 /**
  * Compiles a recorded step (Backend.compileReplay on WebGPU): two dry runs of the step with the
@@ -129,14 +137,21 @@ class Program implements ReplayProgram {
   private readonly outLike: readonly { dtype: DType; size: number }[];
   /** The dynamic part of the mirror, [lo, hi), staged into the host buffer per run. */
   private readonly dyn: Uint8Array;
-  /** Per argument: its buffer this run (bound where the record bound it), or its copy's. */
-  private readonly useBufs: PooledBuffer[];
-  /** Bind groups per op for the argument buffers of the last run, and for recent other sets. */
-  private bgs: GPUBindGroup[];
-  private bgKey = '';
-  private readonly variants = new Map<string, GPUBindGroup[]>();
-  /** Argument buffer sets met once (copied that time; bound from their second run on). */
-  private readonly seen = new Set<string>();
+  /** Bind groups per op, for even and odd runs (see swapOf). */
+  private readonly bgs: GPUBindGroup[][];
+  /**
+   * State the step reads and replaces (parameters, momenta, moments: adopt targets that are
+   * also fixed inputs) is double-buffered instead of copied back: per such target, its buffer
+   * as recorded (q) and the program's buffer the step writes its new value into (p) trade
+   * places after every run; runs alternate between the recorded bindings (parity 0) and the
+   * same bindings with every p and q exchanged (parity 1), which is the same step renamed.
+   */
+  private readonly swapOf: number[];
+  private readonly swapP: PooledBuffer[] = [];
+  private readonly swapQ: PooledBuffer[] = [];
+  private readonly partner = new Map<GPUBuffer, GPUBuffer>();
+  private readonly fixedBufs1: (PooledBuffer | null)[];
+  private parity = 0;
   /** The runtime batch the last run was encoded into (its buffers must outlive that batch). */
   private lastBatch = -1;
   private disposed = false;
@@ -211,7 +226,7 @@ class Program implements ReplayProgram {
           this.dataAt.push({ k: dynData[j], off: at, bytes: o1.bytes.byteLength });
           lo = Math.min(lo, at);
         } else this.u8.set(o1.bytes, at);
-        if (o1.bytes.byteLength) this.ops.push({ k: 'copy', src: this.host, srcOff: at, dst: o1.buf.buffer, bytes: o1.bytes.byteLength });
+        if (o1.bytes.byteLength) this.ops.push({ k: 'copy', src: this.host, srcOff: at, dst: o1.buf.buffer, bytes: o1.bytes.byteLength, dst1: o1.buf.buffer });
         return;
       }
       if (o2.k !== 'dispatch' || o1.kernel.pipeline !== o2.kernel.pipeline || o1.x !== o2.x || o1.y !== o2.y || o1.bufs.length !== o2.bufs.length || o1.bufs.some((x, i) => x !== o2.bufs[i])) {
@@ -239,22 +254,37 @@ class Program implements ReplayProgram {
         bg = rt.createBindGroup({ layout: o1.kernel.layout, entries, label: 'surf jit program' });
         bindGroups.set(key, bg);
       }
-      const argBound = o1.bufs.some((x) => inBufs.includes(x));
-      this.ops.push({ k: 'dispatch', pipeline: o1.kernel.pipeline, bg, offsets: [at], x: o1.x, y: o1.y, entries: argBound ? entries : null, layout: o1.kernel.layout });
+      this.ops.push({ k: 'dispatch', pipeline: o1.kernel.pipeline, bg, offsets: [at], x: o1.x, y: o1.y, entries, layout: o1.kernel.layout });
       dispatches++;
     });
     this.lo = lo === Infinity ? 0 : lo;
     this.hi = lo === Infinity ? 0 : hi;
     this.dyn = new Uint8Array(this.mirror, this.lo, this.hi - this.lo);
-    this.useBufs = inBufs.slice();
-    this.bgs = this.ops.map((o) => (o.k === 'dispatch' ? o.bg : (null as unknown as GPUBindGroup)));
-    this.bgKey = inBufs.map((x) => `${x.id},`).join('');
-    this.variants.set(this.bgKey, this.bgs);
+    const even = this.ops.map((o) => (o.k === 'dispatch' ? o.bg : (null as unknown as GPUBindGroup)));
+    this.bgs = [even, even];
     this.dispatches = dispatches;
     for (const x of [...a.outBufs, ...a.adoptBufs]) if (!ownedSet.has(x)) throw new CaptureMismatch('a result is not in a buffer of the step');
     this.outBufs = a.outBufs;
     this.adoptBufs = a.adoptBufs;
     this.outLike = a.outLike;
+    const fixedSet = new Set(recipe.fixed);
+    const partnerOf = new Map<PooledBuffer, PooledBuffer>();
+    this.swapOf = recipe.adoptTargets.map((t, i) => {
+      const q = (t as GPUStorage).buf;
+      const pb = a.adoptBufs[i];
+      if (!q || !fixedSet.has(t) || q.bytes !== pb.bytes || partnerOf.has(q) || partnerOf.has(pb)) return -1;
+      partnerOf.set(q, pb);
+      partnerOf.set(pb, q);
+      this.partner.set(q.buffer, pb.buffer);
+      this.partner.set(pb.buffer, q.buffer);
+      this.swapP.push(pb);
+      this.swapQ.push(q);
+      return this.swapP.length - 1;
+    });
+    this.fixedBufs1 = this.fixedBufs.map((b) => (b ? partnerOf.get(b) ?? b : null));
+    for (const op of this.ops) if (op.k === 'copy') op.dst1 = this.partner.get(op.dst) ?? op.dst;
+    // The odd runs' bind groups are made now, with the program's others.
+    if (this.swapP.length) this.bgs[1] = this.oddBindGroups();
     rt.device.queue.writeBuffer(this.host, 0, this.mirror, 0, size);
     this.buffers = owned.length + inBufs.length + 1;
     this.bytes = size + [...owned, ...inBufs].reduce((n, x) => n + x.bytes, 0);
@@ -263,7 +293,8 @@ class Program implements ReplayProgram {
   ready(): boolean {
     if (this.disposed || this.h.rt.destroyed) return false;
     const fixed = this.recipe.fixed;
-    for (let i = 0; i < fixed.length; i++) if ((fixed[i] as GPUStorage).buf !== this.fixedBufs[i]) return false;
+    const want = this.parity ? this.fixedBufs1 : this.fixedBufs;
+    for (let i = 0; i < fixed.length; i++) if ((fixed[i] as GPUStorage).buf !== want[i]) return false;
     return true;
   }
 
@@ -292,40 +323,24 @@ class Program implements ReplayProgram {
     const enc = rt.commandEncoder();
     const batch = rt.batch;
     this.lastBatch = batch;
-    // Arguments are bound where the record bound its copies, with bind groups made once per
-    // set of argument buffers, when a set comes back (the same batch every step, or a loader
-    // cycling through pooled buffers); a set met for the first time, or an argument of another
-    // buffer size, is copied into the program's own buffers instead (a copy is cheaper than
-    // the bind groups for a set never seen again).
+    // Arguments are copied into the program's own buffers in the stream. (Binding them where
+    // recorded saves the copies but needs bind groups per set of argument buffers: a loader
+    // cycling through 8 batches, with the two parities, thrashed them; see docs/tuning-log.md.)
     const rins = this.recipe.inputs;
-    const n = inputs.length;
-    let key = '';
-    for (let i = 0; i < n; i++) {
+    const parity = this.parity;
+    for (let i = 0; i < inputs.length; i++) {
       const b = h.bufferOf('jit replay', inputs[i]);
       // Read by this batch: the pool must not hand it to an upload (writeBuffer lands first).
       b.lastBatch = batch;
-      this.useBufs[i] = b.bytes === this.inBufs[i].bytes ? b : this.inBufs[i];
-      key += `${this.useBufs[i].id},`;
+      const n = bytesOf(rins[i].size);
+      if (n) enc.copyBufferToBuffer(b.buffer, 0, this.inBufs[i].buffer, 0, n);
     }
-    if (key !== this.bgKey && n && !this.variants.has(key)) {
-      if (!this.seen.has(key)) {
-        if (this.seen.size >= 64) this.seen.clear();
-        this.seen.add(key);
-        for (let i = 0; i < n; i++) this.useBufs[i] = this.inBufs[i];
-        key = this.inBufs.map((x) => `${x.id},`).join('');
-      }
-    }
-    for (let i = 0; i < n; i++) {
-      const own = this.inBufs[i];
-      const bytes = bytesOf(rins[i].size);
-      if (this.useBufs[i] === own && bytes) enc.copyBufferToBuffer(h.bufferOf('jit replay', inputs[i]).buffer, 0, own.buffer, 0, bytes);
-    }
-    if (key !== this.bgKey) this.rebind(key);
     for (const fb of this.fixedBufs) if (fb) fb.lastBatch = batch;
+    for (const pb of this.swapP) pb.lastBatch = batch;
     let pass: GPUComputePassEncoder | null = null;
     let pipe: GPUComputePipeline | null = null;
     const ops = this.ops;
-    const bgs = this.bgs;
+    const bgs = this.bgs[parity];
     for (let j = 0; j < ops.length; j++) {
       const op = ops[j];
       if (op.k === 'dispatch') {
@@ -341,7 +356,7 @@ class Program implements ReplayProgram {
           pass.end();
           pass = null;
         }
-        enc.copyBufferToBuffer(op.src, op.srcOff, op.dst, 0, op.bytes);
+        enc.copyBufferToBuffer(op.src, op.srcOff, parity ? op.dst1 : op.dst, 0, op.bytes);
       }
     }
     pass?.end();
@@ -349,15 +364,22 @@ class Program implements ReplayProgram {
     const rebound: (Storage | null)[] = targets.map((t, i) => {
       const d = t as GPUStorage;
       const n = bytesOf(t.size);
+      const w = this.swapOf[i];
+      if (w >= 0) {
+        // The new value is in the pair's other buffer: the target takes it (ready() checked
+        // that the target still holds this parity's buffer).
+        d.buf = parity ? this.swapQ[w] : this.swapP[w];
+        return null;
+      }
       if (d.buf) {
         d.buf.lastBatch = batch;
-        if (n) enc.copyBufferToBuffer(this.adoptBufs[i].buffer, 0, d.buf.buffer, 0, n);
+        if (n) enc.copyBufferToBuffer(this.adoptBuf(i, parity).buffer, 0, d.buf.buffer, 0, n);
         return null;
       }
       if (!rebindable[i]) return null;
       const s = h.newStorage(t.dtype, t.size);
       s.buf!.lastBatch = batch;
-      if (n) enc.copyBufferToBuffer(this.adoptBufs[i].buffer, 0, s.buf!.buffer, 0, n);
+      if (n) enc.copyBufferToBuffer(this.adoptBuf(i, parity).buffer, 0, s.buf!.buffer, 0, n);
       return s;
     });
     const outputs = this.outBufs.map((b, i) => {
@@ -368,6 +390,7 @@ class Program implements ReplayProgram {
       if (n) enc.copyBufferToBuffer(b.buffer, 0, s.buf!.buffer, 0, n);
       return s;
     });
+    if (this.swapP.length) this.parity ^= 1;
     rt.counters.dispatches += this.dispatches;
     rt.counters.replays++;
     if (alone) rt.submit();
@@ -375,26 +398,29 @@ class Program implements ReplayProgram {
     return { outputs, rebound };
   }
 
-  /** Switches the bind groups to the argument buffers in useBufs (keyed by their ids). */
-  private rebind(key: string): void {
-    let bgs = this.variants.get(key);
-    if (!bgs) {
-      const swap = new Map<GPUBuffer, GPUBuffer>();
-      this.inBufs.forEach((b, i) => swap.set(b.buffer, this.useBufs[i].buffer));
-      bgs = this.ops.map((op, j) => {
-        if (op.k !== 'dispatch' || !op.entries) return this.bgs[j];
-        const entries = op.entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: swap.get((e.resource as GPUBufferBinding).buffer) ?? (e.resource as GPUBufferBinding).buffer } }));
-        return this.h.rt.createBindGroup({ layout: op.layout, entries, label: 'surf jit program' });
-      });
-      // A few sets are kept: a data loader cycles through a handful of pooled buffers.
-      if (this.variants.size >= 8) {
-        const base = this.inBufs.map((x) => `${x.id},`).join('');
-        for (const k of this.variants.keys()) if (k !== base) { this.variants.delete(k); break; }
-      }
-      this.variants.set(key, bgs);
-    }
-    this.bgs = bgs;
-    this.bgKey = key;
+  /** A program buffer at a parity: the recorded one, or its partner on odd runs. */
+  private adoptBuf(i: number, parity: number): PooledBuffer {
+    const b = this.adoptBufs[i];
+    if (!parity) return b;
+    const k = this.swapP.indexOf(b);
+    return k >= 0 ? this.swapQ[k] : b;
+  }
+
+  /** The bind groups of odd runs: every op that binds a state pair's buffer gets the other. */
+  private oddBindGroups(): GPUBindGroup[] {
+    const made = new Map<string, GPUBindGroup>();
+    const bufOf = (e: GPUBindGroupEntry) => (e.resource as GPUBufferBinding).buffer;
+    const swap = (b: GPUBuffer) => this.partner.get(b) ?? b;
+    return this.ops.map((op) => {
+      if (op.k !== 'dispatch') return null as unknown as GPUBindGroup;
+      if (!op.entries.some((e, n) => n > 0 && this.partner.has(bufOf(e)))) return op.bg;
+      const entries = op.entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: swap(bufOf(e)) } }));
+      // Ops binding the same buffers share one bind group, as at compile time.
+      const k = `${gid(op.layout)}:${(op.entries[0].resource as GPUBufferBinding).size}:${entries.map((e) => gid(bufOf(e))).join(',')}`;
+      let bg = made.get(k);
+      if (!bg) made.set(k, (bg = this.h.rt.createBindGroup({ layout: op.layout, entries, label: 'surf jit program' })));
+      return bg;
+    });
   }
 
   dispose(): void {
@@ -403,7 +429,9 @@ class Program implements ReplayProgram {
     const rt = this.h.rt;
     // A run still in the open batch uses these buffers: submit it before letting them go.
     if (!rt.destroyed && !rt.lostInfo && this.lastBatch === rt.batch) rt.submit();
-    if (!rt.destroyed) for (const b of [...this.owned, ...this.inBufs]) rt.release(b);
+    // On odd runs the program's half of each state pair is the recorded target buffer.
+    const mine = this.parity ? this.owned.map((b) => { const k = this.swapP.indexOf(b); return k >= 0 ? this.swapQ[k] : b; }) : this.owned;
+    if (!rt.destroyed) for (const b of [...mine, ...this.inBufs]) rt.release(b);
     this.host.destroy();
     this.h.account(this, 0, 0);
   }

@@ -138,6 +138,16 @@ function runCompiled(c: Compiled, plan: Plan, inputs: readonly Storage[]): Stora
   return outputs;
 }
 
+/** Frees a plan's compiled program now (jit dropped the plan), not when it is collected. */
+export function releasePlan(plan: Plan): void {
+  const c = compiled.get(plan);
+  if (c && c !== 'generic') {
+    reaper?.unregister(plan);
+    c.program.dispose();
+  }
+  compiled.delete(plan);
+}
+
 /**
  * Runs a plan: the recorded backend calls again, on the given argument storages, with no
  * autograd and no tensors in between. A backend with compileReplay runs it as one compiled
