@@ -151,9 +151,9 @@ export function releasePlan(plan: Plan): void {
 /**
  * Runs a plan: the recorded backend calls again, on the given argument storages, with no
  * autograd and no tensors in between. A backend with compileReplay runs it as one compiled
- * program (WebGPU: one submit); others get the calls re-issued through the contract. Returns
- * the output storages (the caller's), or null when state the plan relies on was freed
- * meanwhile (then the caller records afresh).
+ * program (WebGPU: one pass appended to the open command batch); others get the calls
+ * re-issued through the contract. Returns the output storages (the caller's), or null when
+ * state the plan relies on was freed meanwhile (then the caller records afresh).
  */
 export function replay(plan: Plan, backend: Backend, inputs: readonly Storage[]): Storage[] | null {
   for (const s of plan.fixed) if (!isLive(s)) return null;
