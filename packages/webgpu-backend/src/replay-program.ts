@@ -303,7 +303,6 @@ class Program implements ReplayProgram {
     const h = this.h;
     const rt = h.rt;
     rt.check('jit replay');
-    rt.begin('jit replay', NO_SHAPE);
     for (let k = 0; k < this.constAt.length; k++) for (const w of this.constAt[k]) this.f32[w] = consts[k];
     for (const d of this.dataAt) {
       const v = data[d.k];
@@ -320,6 +319,8 @@ class Program implements ReplayProgram {
       rt.device.queue.writeBuffer(this.host, this.lo, this.mirror, this.lo, this.hi - this.lo);
       alone = true;
     }
+    // Opens the batch's error scopes (after any submit above), so a GPU error names the replay.
+    rt.begin('jit replay', NO_SHAPE);
     const enc = rt.commandEncoder();
     const batch = rt.batch;
     this.lastBatch = batch;
