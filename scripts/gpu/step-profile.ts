@@ -5,7 +5,9 @@
 //   wall     time per step over a run that synchronises once at the end;
 //   GPU      the passes' own time from timestamp queries (a second backend with timestamps on,
 //            so the resolves do not disturb host and wall);
-// and dispatches / submits / bind groups created per step. Prints a table, writes --json.
+// and dispatches / submits / bind groups created per step; then what one native WebGPU call of
+// each kind a replay makes costs on the host (the floor under a replay's host time). Prints
+// the tables, writes --json.
 // Run on the GPU host: bash scripts/gpu/lab-build.sh step-profile, then
 //   source .gpu-host/unpack.sh; node .bench/step-profile.mjs --json $OUT/step.json
 import { writeFileSync } from 'node:fs';
@@ -80,12 +82,73 @@ async function measure(c: Case, mode: 'eager' | 'jit', plain: WebGPUBackend, tim
   };
 }
 
+/** Host µs per native call, each timed over `n` calls (median of 5 rounds after a warm-up). */
+async function nativeCosts(device: GPUDevice): Promise<Record<string, number>> {
+  const n = 2000;
+  const buf = (size: number, usage: number) => device.createBuffer({ size, usage });
+  const a = buf(4096, 0x80 | 0x04 | 0x08);
+  const b = buf(4096, 0x80 | 0x04 | 0x08);
+  const u = buf(256 * 4, 0x40 | 0x08);
+  const module = device.createShaderModule({ code: '@group(0) @binding(0) var<uniform> p: vec4u; @group(0) @binding(1) var<storage, read_write> o: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) { if (g.x < 4u) { o[g.x] = p.x; } }' });
+  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  const bg = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: u, size: 16 } }, { binding: 1, resource: { buffer: a } }] });
+  const words = new Uint32Array(64);
+  const time = async (body: () => void): Promise<number> => {
+    const r: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      const t0 = performance.now();
+      body();
+      const dt = performance.now() - t0;
+      await device.queue.onSubmittedWorkDone();
+      if (round) r.push((dt * 1000) / n);
+    }
+    return r.sort((x, y) => x - y)[2];
+  };
+  const out: Record<string, number> = {};
+  out['setBindGroup+dispatch'] = await time(() => {
+    const enc = device.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    pass.setPipeline(pipeline);
+    for (let i = 0; i < n; i++) {
+      pass.setBindGroup(0, bg);
+      pass.dispatchWorkgroups(1);
+    }
+    pass.end();
+    device.queue.submit([enc.finish()]);
+  });
+  out.copyBufferToBuffer = await time(() => {
+    const enc = device.createCommandEncoder();
+    for (let i = 0; i < n; i++) enc.copyBufferToBuffer(i & 1 ? a : b, 0, i & 1 ? b : a, 0, 256);
+    device.queue.submit([enc.finish()]);
+  });
+  out.writeBuffer = await time(() => {
+    for (let i = 0; i < n; i++) device.queue.writeBuffer(u, 0, words);
+  });
+  out['encoder+pass+finish+submit'] = await time(() => {
+    for (let i = 0; i < n; i++) {
+      const enc = device.createCommandEncoder();
+      const pass = enc.beginComputePass();
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, bg);
+      pass.dispatchWorkgroups(1);
+      pass.end();
+      device.queue.submit([enc.finish()]);
+    }
+  });
+  out.createBindGroup = await time(() => {
+    for (let i = 0; i < n; i++) device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: u, size: 16 } }, { binding: 1, resource: { buffer: i & 1 ? a : b } }] });
+  });
+  for (const x of [a, b, u]) x.destroy();
+  return out;
+}
+
 async function main(): Promise<void> {
   const jsonAt = process.argv.indexOf('--json');
   const plain = await createWebGPUBackend();
   const timed = await createWebGPUBackend({ timestamps: true });
   const rows: Row[] = [];
-  for (const c of CASES) for (const mode of ['eager', 'jit'] as const) rows.push(await measure(c, mode, plain, timed));
+  // CASES=n keeps the first n cases (CASES=0: only the native call costs; SwiftShader checks).
+  for (const c of CASES.slice(0, Number(process.env.CASES ?? CASES.length))) for (const mode of ['eager', 'jit'] as const) rows.push(await measure(c, mode, plain, timed));
   const f = (v: number, d = 3) => v.toFixed(d);
   const lines = [
     `adapter: ${plain.description}; ${STEPS} steps per figure`,
@@ -93,8 +156,10 @@ async function main(): Promise<void> {
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => `| ${r.case} | ${r.mode} | ${r.recordMs.map((v) => f(v, 1)).join(', ')} | ${f(r.hostMs)} | ${f(r.wallMs)} | ${f(r.gpuMs)} | ${(1000 / r.wallMs).toFixed(0)} | ${f(r.dispatches, 1)} | ${f(r.submits, 2)} | ${f(r.bindGroups, 2)} |`),
   ];
+  const native = await nativeCosts(plain.device);
+  lines.push('', '| native call (host µs each, median of 5 x 2000) | µs |', '|---|---:|', ...Object.entries(native).map(([k, v]) => `| ${k} | ${f(v, 2)} |`));
   console.log(lines.join('\n'));
-  if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ adapter: plain.description, steps: STEPS, rows }, null, 1));
+  if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ adapter: plain.description, steps: STEPS, rows, native }, null, 1));
   plain.destroy();
   timed.destroy();
 }

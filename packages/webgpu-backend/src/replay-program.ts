@@ -20,8 +20,12 @@ export interface ProgramHost {
 }
 
 type ProgramOp =
-  | { readonly k: 'dispatch'; readonly pipeline: GPUComputePipeline; readonly bg: GPUBindGroup; readonly offsets: readonly number[]; readonly x: number; readonly y: number }
-  | { readonly k: 'copy'; readonly src: GPUBuffer; readonly srcOff: number; readonly dst: GPUBuffer; readonly bytes: number };
+  | {
+    readonly k: 'dispatch'; readonly pipeline: GPUComputePipeline; readonly bg: GPUBindGroup; readonly offsets: readonly number[]; readonly x: number; readonly y: number;
+    /** The bind group's entries, rebuilt for other argument buffers and on odd runs (see swapOf). */
+    readonly entries: readonly GPUBindGroupEntry[]; readonly layout: GPUBindGroupLayout;
+  }
+  | { readonly k: 'copy'; readonly src: GPUBuffer; readonly srcOff: number; readonly dst: GPUBuffer; readonly bytes: number; dst1: GPUBuffer };
 
 // Probe values for the dynamic constants: float32 bit patterns no kernel parameter holds by
 // chance in both dry runs at the same word (shapes and offsets are small integers).
@@ -33,6 +37,15 @@ const probeData = (t: TypedArray, run: number): TypedArray => {
 };
 
 const bytesOf = (size: number): number => size * 4;
+const NO_SHAPE: readonly number[] = [];
+// Small ids for GPU objects, to key the bind groups a program shares between its ops.
+const gpuIds = new WeakMap<object, number>();
+let nextGpuId = 0;
+const gid = (o: object): number => {
+  let id = gpuIds.get(o);
+  if (id === undefined) gpuIds.set(o, (id = nextGpuId++));
+  return id;
+};
 
 /**
  * Compiles a recorded step (Backend.compileReplay on WebGPU): two dry runs of the step with the
@@ -122,6 +135,25 @@ class Program implements ReplayProgram {
   private readonly outBufs: readonly PooledBuffer[];
   private readonly adoptBufs: readonly PooledBuffer[];
   private readonly outLike: readonly { dtype: DType; size: number }[];
+  /** The dynamic part of the mirror, [lo, hi), staged into the host buffer per run. */
+  private readonly dyn: Uint8Array;
+  /** Bind groups per op, for even and odd runs (see swapOf). */
+  private readonly bgs: GPUBindGroup[][];
+  /**
+   * State the step reads and replaces (parameters, momenta, moments: adopt targets that are
+   * also fixed inputs) is double-buffered instead of copied back: per such target, its buffer
+   * as recorded (q) and the program's buffer the step writes its new value into (p) trade
+   * places after every run; runs alternate between the recorded bindings (parity 0) and the
+   * same bindings with every p and q exchanged (parity 1), which is the same step renamed.
+   */
+  private readonly swapOf: number[];
+  private readonly swapP: PooledBuffer[] = [];
+  private readonly swapQ: PooledBuffer[] = [];
+  private readonly partner = new Map<GPUBuffer, GPUBuffer>();
+  private readonly fixedBufs1: (PooledBuffer | null)[];
+  private parity = 0;
+  /** The runtime batch the last run was encoded into (its buffers must outlive that batch). */
+  private lastBatch = -1;
   private disposed = false;
 
   constructor(private readonly h: ProgramHost, private readonly recipe: ReplayRecipe, private readonly inBufs: readonly PooledBuffer[], private readonly owned: readonly PooledBuffer[], a: DryRun, b: DryRun) {
@@ -194,7 +226,7 @@ class Program implements ReplayProgram {
           this.dataAt.push({ k: dynData[j], off: at, bytes: o1.bytes.byteLength });
           lo = Math.min(lo, at);
         } else this.u8.set(o1.bytes, at);
-        if (o1.bytes.byteLength) this.ops.push({ k: 'copy', src: this.host, srcOff: at, dst: o1.buf.buffer, bytes: o1.bytes.byteLength });
+        if (o1.bytes.byteLength) this.ops.push({ k: 'copy', src: this.host, srcOff: at, dst: o1.buf.buffer, bytes: o1.bytes.byteLength, dst1: o1.buf.buffer });
         return;
       }
       if (o2.k !== 'dispatch' || o1.kernel.pipeline !== o2.kernel.pipeline || o1.x !== o2.x || o1.y !== o2.y || o1.bufs.length !== o2.bufs.length || o1.bufs.some((x, i) => x !== o2.bufs[i])) {
@@ -215,23 +247,44 @@ class Program implements ReplayProgram {
       }
       let key = `${o1.kernel.layoutKey}:${o1.kernel.paramBytes}`;
       for (const x of o1.bufs) key += `,${x.id}`;
+      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.host, offset: 0, size: o1.kernel.paramBytes } }];
+      o1.bufs.forEach((x, i) => entries.push({ binding: i + 1, resource: { buffer: x.buffer } }));
       let bg = bindGroups.get(key);
       if (!bg) {
-        const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.host, offset: 0, size: o1.kernel.paramBytes } }];
-        o1.bufs.forEach((x, i) => entries.push({ binding: i + 1, resource: { buffer: x.buffer } }));
         bg = rt.createBindGroup({ layout: o1.kernel.layout, entries, label: 'surf jit program' });
         bindGroups.set(key, bg);
       }
-      this.ops.push({ k: 'dispatch', pipeline: o1.kernel.pipeline, bg, offsets: [at], x: o1.x, y: o1.y });
+      this.ops.push({ k: 'dispatch', pipeline: o1.kernel.pipeline, bg, offsets: [at], x: o1.x, y: o1.y, entries, layout: o1.kernel.layout });
       dispatches++;
     });
     this.lo = lo === Infinity ? 0 : lo;
     this.hi = lo === Infinity ? 0 : hi;
+    this.dyn = new Uint8Array(this.mirror, this.lo, this.hi - this.lo);
+    const even = this.ops.map((o) => (o.k === 'dispatch' ? o.bg : (null as unknown as GPUBindGroup)));
+    this.bgs = [even, even];
     this.dispatches = dispatches;
     for (const x of [...a.outBufs, ...a.adoptBufs]) if (!ownedSet.has(x)) throw new CaptureMismatch('a result is not in a buffer of the step');
     this.outBufs = a.outBufs;
     this.adoptBufs = a.adoptBufs;
     this.outLike = a.outLike;
+    const fixedSet = new Set(recipe.fixed);
+    const partnerOf = new Map<PooledBuffer, PooledBuffer>();
+    this.swapOf = recipe.adoptTargets.map((t, i) => {
+      const q = (t as GPUStorage).buf;
+      const pb = a.adoptBufs[i];
+      if (!q || !fixedSet.has(t) || q.bytes !== pb.bytes || partnerOf.has(q) || partnerOf.has(pb)) return -1;
+      partnerOf.set(q, pb);
+      partnerOf.set(pb, q);
+      this.partner.set(q.buffer, pb.buffer);
+      this.partner.set(pb.buffer, q.buffer);
+      this.swapP.push(pb);
+      this.swapQ.push(q);
+      return this.swapP.length - 1;
+    });
+    this.fixedBufs1 = this.fixedBufs.map((b) => (b ? partnerOf.get(b) ?? b : null));
+    for (const op of this.ops) if (op.k === 'copy') op.dst1 = this.partner.get(op.dst) ?? op.dst;
+    // The odd runs' bind groups are made now, with the program's others.
+    if (this.swapP.length) this.bgs[1] = this.oddBindGroups();
     rt.device.queue.writeBuffer(this.host, 0, this.mirror, 0, size);
     this.buffers = owned.length + inBufs.length + 1;
     this.bytes = size + [...owned, ...inBufs].reduce((n, x) => n + x.bytes, 0);
@@ -240,7 +293,8 @@ class Program implements ReplayProgram {
   ready(): boolean {
     if (this.disposed || this.h.rt.destroyed) return false;
     const fixed = this.recipe.fixed;
-    for (let i = 0; i < fixed.length; i++) if ((fixed[i] as GPUStorage).buf !== this.fixedBufs[i]) return false;
+    const want = this.parity ? this.fixedBufs1 : this.fixedBufs;
+    for (let i = 0; i < fixed.length; i++) if ((fixed[i] as GPUStorage).buf !== want[i]) return false;
     return true;
   }
 
@@ -255,30 +309,55 @@ class Program implements ReplayProgram {
       if (v.byteLength !== d.bytes) throw new BackendError(`jit replay: dynamic data ${d.k} has ${v.byteLength} bytes; the record uploaded ${d.bytes}`);
       this.u8.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), d.off);
     }
-    if (this.hi > this.lo) rt.device.queue.writeBuffer(this.host, this.lo, this.mirror, this.lo, this.hi - this.lo);
-    const enc = rt.commandEncoder();
-    const rins = this.recipe.inputs;
-    for (let i = 0; i < inputs.length; i++) {
-      const n = bytesOf(rins[i].size);
-      if (n) enc.copyBufferToBuffer(h.bufferOf('jit replay', inputs[i]).buffer, 0, this.inBufs[i].buffer, 0, n);
+    // The run joins the runtime's open batch (submitted at the next readback, sync, flush or
+    // opsPerSubmit dispatches), its dynamic values copied into the host buffer in the stream
+    // just before its passes, so replays queued together each see their own. Values too large
+    // to stage go by writeBuffer, which lands before the whole batch: that run submits alone.
+    let alone = false;
+    if (this.hi > this.lo && !rt.stageInto(this.host, this.lo, this.dyn)) {
+      rt.submit();
+      rt.device.queue.writeBuffer(this.host, this.lo, this.mirror, this.lo, this.hi - this.lo);
+      alone = true;
     }
+    // Opens the batch's error scopes (after any submit above), so a GPU error names the replay.
+    rt.begin('jit replay', NO_SHAPE);
+    const enc = rt.commandEncoder();
+    const batch = rt.batch;
+    this.lastBatch = batch;
+    // Arguments are copied into the program's own buffers in the stream. (Binding them where
+    // recorded saves the copies but needs bind groups per set of argument buffers: a loader
+    // cycling through 8 batches, with the two parities, thrashed them; see docs/tuning-log.md.)
+    const rins = this.recipe.inputs;
+    const parity = this.parity;
+    for (let i = 0; i < inputs.length; i++) {
+      const b = h.bufferOf('jit replay', inputs[i]);
+      // Read by this batch: the pool must not hand it to an upload (writeBuffer lands first).
+      b.lastBatch = batch;
+      const n = bytesOf(rins[i].size);
+      if (n) enc.copyBufferToBuffer(b.buffer, 0, this.inBufs[i].buffer, 0, n);
+    }
+    for (const fb of this.fixedBufs) if (fb) fb.lastBatch = batch;
+    for (const pb of this.swapP) pb.lastBatch = batch;
     let pass: GPUComputePassEncoder | null = null;
     let pipe: GPUComputePipeline | null = null;
-    for (const op of this.ops) {
+    const ops = this.ops;
+    const bgs = this.bgs[parity];
+    for (let j = 0; j < ops.length; j++) {
+      const op = ops[j];
       if (op.k === 'dispatch') {
         if (!pass) {
           pass = rt.beginPass(enc);
           pipe = null;
         }
         if (pipe !== op.pipeline) pass.setPipeline((pipe = op.pipeline));
-        pass.setBindGroup(0, op.bg, op.offsets);
+        pass.setBindGroup(0, bgs[j], op.offsets);
         pass.dispatchWorkgroups(op.x, op.y);
       } else {
         if (pass) {
           pass.end();
           pass = null;
         }
-        enc.copyBufferToBuffer(op.src, op.srcOff, op.dst, 0, op.bytes);
+        enc.copyBufferToBuffer(op.src, op.srcOff, parity ? op.dst1 : op.dst, 0, op.bytes);
       }
     }
     pass?.end();
@@ -286,33 +365,74 @@ class Program implements ReplayProgram {
     const rebound: (Storage | null)[] = targets.map((t, i) => {
       const d = t as GPUStorage;
       const n = bytesOf(t.size);
+      const w = this.swapOf[i];
+      if (w >= 0) {
+        // The new value is in the pair's other buffer: the target takes it (ready() checked
+        // that the target still holds this parity's buffer).
+        d.buf = parity ? this.swapQ[w] : this.swapP[w];
+        return null;
+      }
       if (d.buf) {
-        if (n) enc.copyBufferToBuffer(this.adoptBufs[i].buffer, 0, d.buf.buffer, 0, n);
+        d.buf.lastBatch = batch;
+        if (n) enc.copyBufferToBuffer(this.adoptBuf(i, parity).buffer, 0, d.buf.buffer, 0, n);
         return null;
       }
       if (!rebindable[i]) return null;
       const s = h.newStorage(t.dtype, t.size);
-      if (n) enc.copyBufferToBuffer(this.adoptBufs[i].buffer, 0, s.buf!.buffer, 0, n);
+      s.buf!.lastBatch = batch;
+      if (n) enc.copyBufferToBuffer(this.adoptBuf(i, parity).buffer, 0, s.buf!.buffer, 0, n);
       return s;
     });
     const outputs = this.outBufs.map((b, i) => {
       const like = this.outLike[i];
       const s = h.newStorage(like.dtype, like.size);
+      s.buf!.lastBatch = batch;
       const n = bytesOf(like.size);
       if (n) enc.copyBufferToBuffer(b.buffer, 0, s.buf!.buffer, 0, n);
       return s;
     });
+    if (this.swapP.length) this.parity ^= 1;
     rt.counters.dispatches += this.dispatches;
     rt.counters.replays++;
-    rt.submit();
+    if (alone) rt.submit();
+    else rt.addDispatches(this.dispatches);
     return { outputs, rebound };
+  }
+
+  /** A program buffer at a parity: the recorded one, or its partner on odd runs. */
+  private adoptBuf(i: number, parity: number): PooledBuffer {
+    const b = this.adoptBufs[i];
+    if (!parity) return b;
+    const k = this.swapP.indexOf(b);
+    return k >= 0 ? this.swapQ[k] : b;
+  }
+
+  /** The bind groups of odd runs: every op that binds a state pair's buffer gets the other. */
+  private oddBindGroups(): GPUBindGroup[] {
+    const made = new Map<string, GPUBindGroup>();
+    const bufOf = (e: GPUBindGroupEntry) => (e.resource as GPUBufferBinding).buffer;
+    const swap = (b: GPUBuffer) => this.partner.get(b) ?? b;
+    return this.ops.map((op) => {
+      if (op.k !== 'dispatch') return null as unknown as GPUBindGroup;
+      if (!op.entries.some((e, n) => n > 0 && this.partner.has(bufOf(e)))) return op.bg;
+      const entries = op.entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: swap(bufOf(e)) } }));
+      // Ops binding the same buffers share one bind group, as at compile time.
+      const k = `${gid(op.layout)}:${(op.entries[0].resource as GPUBufferBinding).size}:${entries.map((e) => gid(bufOf(e))).join(',')}`;
+      let bg = made.get(k);
+      if (!bg) made.set(k, (bg = this.h.rt.createBindGroup({ layout: op.layout, entries, label: 'surf jit program' })));
+      return bg;
+    });
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     const rt = this.h.rt;
-    if (!rt.destroyed) for (const b of [...this.owned, ...this.inBufs]) rt.release(b);
+    // A run still in the open batch uses these buffers: submit it before letting them go.
+    if (!rt.destroyed && !rt.lostInfo && this.lastBatch === rt.batch) rt.submit();
+    // On odd runs the program's half of each state pair is the recorded target buffer.
+    const mine = this.parity ? this.owned.map((b) => { const k = this.swapP.indexOf(b); return k >= 0 ? this.swapQ[k] : b; }) : this.owned;
+    if (!rt.destroyed) for (const b of [...mine, ...this.inBufs]) rt.release(b);
     this.host.destroy();
     this.h.account(this, 0, 0);
   }

@@ -268,18 +268,38 @@ export class Runtime {
 
   // ---- batching ----
 
-  /** jit: the open batch's command encoder with no pass open, for a compiled replay to append to. */
   /** Opens a compute pass on `enc`, timed when the backend was made with `timestamps: true`. */
   beginPass(enc: GPUCommandEncoder): GPUComputePassEncoder {
     return enc.beginComputePass(this.opts.timer ? { timestampWrites: this.opts.timer.passWrites() } : undefined);
   }
 
+  /** jit: the open batch's command encoder with no pass open, for a compiled replay to append to. */
   commandEncoder(): GPUCommandEncoder {
     if (this.pass) {
       this.pass.end();
       this.pass = null;
     }
     return (this.encoder ??= this.device.createCommandEncoder());
+  }
+
+  /**
+   * jit: copies `data` into `dst` at `dstOffset` in the command stream, staged in the parameter
+   * arena (as small uploads are), so several replays of one compiled program can share a batch,
+   * each with its own dynamic values. False when `data` is too large to stage: the caller then
+   * writes it with writeBuffer and submits its work on its own.
+   */
+  stageInto(dst: GPUBuffer, dstOffset: number, data: Uint8Array): boolean {
+    if (data.byteLength > this.arena.capacity >> 2) return false;
+    if (!this.arena.fits(data.byteLength)) this.submit();
+    const off = this.arena.stage(data);
+    this.commandEncoder().copyBufferToBuffer(this.arena.gpu, off, dst, dstOffset, data.byteLength);
+    return true;
+  }
+
+  /** jit: counts a compiled replay's dispatches into the open batch, which submits at `opsPerSubmit` like dispatch(). */
+  addDispatches(n: number): void {
+    this.dispatches += n;
+    if (this.dispatches >= this.opts.opsPerSubmit) this.submit();
   }
 
   /** jit: a bind group made outside dispatch() (compiled replays), counted as dispatch() counts its own. */

@@ -5,7 +5,7 @@ import { Tensor } from '../tensor';
 import { flushPending } from '../fusion/pending';
 import { JitError } from './errors';
 import { Plan, buildPlan } from './plan';
-import { replay } from './replay';
+import { releasePlan, replay } from './replay';
 import { Recorder, Trace } from './trace';
 import { isRecording } from './hooks';
 
@@ -162,7 +162,12 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     } else {
       rec = { prev: null, plan: null, outTemplate: null, outShapes: [], misses: 0 };
       cache.set(key, rec);
-      if (cache.size > maxRecords) cache.delete(cache.keys().next().value!);
+      if (cache.size > maxRecords) {
+        const oldest = cache.keys().next().value!;
+        const dropped = cache.get(oldest)!.plan;
+        if (dropped) releasePlan(dropped);
+        cache.delete(oldest);
+      }
     }
     const inputs = tensors.map((t) => t.nd('jit').storage);
 
@@ -174,6 +179,7 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
         return fill(rec.outTemplate, outs.map((s, i) => new Tensor(NDArray.fromStorage(s, shapes[i])))) as R;
       }
       // State the record relied on was freed (a parameter replaced from outside): record again.
+      releasePlan(rec.plan);
       rec.plan = null;
       rec.prev = null;
     }
@@ -221,5 +227,9 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
   };
 
   Object.defineProperty(call, 'stats', { get: (): JitStats => ({ ...stats, signatures: cache.size }) });
-  return Object.assign(call, { reset: () => cache.clear() }) as Jitted<A, R>;
+  const reset = () => {
+    for (const r of cache.values()) if (r.plan) releasePlan(r.plan);
+    cache.clear();
+  };
+  return Object.assign(call, { reset }) as Jitted<A, R>;
 }

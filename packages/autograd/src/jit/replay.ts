@@ -138,12 +138,22 @@ function runCompiled(c: Compiled, plan: Plan, inputs: readonly Storage[]): Stora
   return outputs;
 }
 
+/** Frees a plan's compiled program now (jit dropped the plan), not when it is collected. */
+export function releasePlan(plan: Plan): void {
+  const c = compiled.get(plan);
+  if (c && c !== 'generic') {
+    reaper?.unregister(plan);
+    c.program.dispose();
+  }
+  compiled.delete(plan);
+}
+
 /**
  * Runs a plan: the recorded backend calls again, on the given argument storages, with no
  * autograd and no tensors in between. A backend with compileReplay runs it as one compiled
- * program (WebGPU: one submit); others get the calls re-issued through the contract. Returns
- * the output storages (the caller's), or null when state the plan relies on was freed
- * meanwhile (then the caller records afresh).
+ * program (WebGPU: one pass appended to the open command batch); others get the calls
+ * re-issued through the contract. Returns the output storages (the caller's), or null when
+ * state the plan relies on was freed meanwhile (then the caller records afresh).
  */
 export function replay(plan: Plan, backend: Backend, inputs: readonly Storage[]): Storage[] | null {
   for (const s of plan.fixed) if (!isLive(s)) return null;
