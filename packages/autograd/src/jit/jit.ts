@@ -30,7 +30,8 @@ export type Jitted<A extends unknown[], R> = ((...args: A) => R) & {
 };
 
 interface Record_ {
-  prev: { trace: Trace; inputs: Storage[] } | null;
+  /** The previous recorded call of this signature, and which call of the function it was. */
+  prev: { trace: Trace; inputs: Storage[]; call: number } | null;
   plan: Plan | null;
   /** The outputs' structure, with numbered holes for tensors. */
   outTemplate: unknown;
@@ -127,6 +128,11 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
   if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);
   const cache = new Map<string, Record_>();
   const stats = { recorded: 0, replayed: 0 };
+  // Calls of this function, replayed or not: a recorded call lines up only with the call of
+  // the same signature just before it. Another signature's eager call in between (a smaller
+  // last batch each epoch) moves the state both read to new storages, so an older record no
+  // longer describes what the next call reads: start that signature's recording over.
+  let calls = 0;
   // Number arguments are part of the signature: one that changes on every call never replays.
   const numberKeys = new Map<string, Set<string>>();
   let warned = false;
@@ -145,6 +151,7 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
   const call = (...args: A): R => {
     // Inside another jitted function's recording: that record captures this work (and its hooks).
     if (isRecording()) return fn(...args);
+    const callNo = ++calls;
     flushPending();
     const tensors: Tensor[] = [];
     const parts: string[] = [];
@@ -208,6 +215,7 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     }
     stats.recorded++;
     const outStorages = outs.map((t) => t.nd('jit').storage);
+    if (rec.prev && rec.prev.call !== callNo - 1) rec.prev = null;
     if (rec.prev) {
       try {
         rec.plan = buildPlan(rec.prev.trace, rec.prev.inputs, trace, inputs, outStorages);
@@ -220,9 +228,9 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
           cache.delete(key);
           throw e;
         }
-        rec.prev = { trace, inputs };
+        rec.prev = { trace, inputs, call: callNo };
       }
-    } else rec.prev = { trace, inputs };
+    } else rec.prev = { trace, inputs, call: callNo };
     return fill(template, outs) as R;
   };
 
