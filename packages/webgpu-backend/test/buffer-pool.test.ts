@@ -1,0 +1,52 @@
+import { BufferPool } from '../src/pool';
+
+// The buffer pool's byte limit, with a stand-in device that counts buffers made and destroyed:
+// past the limit the least recently released buffers go, so a workload whose sizes change
+// reuses its new sizes instead of creating and destroying a buffer on every allocation.
+function fakeDevice() {
+  const counts = { created: 0, destroyed: 0 };
+  const device = {
+    createBuffer: ({ size }: { size: number }) => {
+      counts.created++;
+      return { size, destroy: () => { counts.destroyed++; } };
+    },
+  } as unknown as GPUDevice;
+  return { device, counts };
+}
+
+test('past its limit the pool drops the buffers released longest ago, not the one just released', () => {
+  const { device, counts } = fakeDevice();
+  const pool = new BufferPool(device, 1 << 30, 4096, () => {});
+  // An old workload fills the pool with 1 KiB buffers.
+  const old = [0, 1, 2, 3].map(() => pool.acquire(1024, 0, false));
+  old.forEach((b) => pool.release(b, 1));
+  expect(pool.pooledBytes).toBe(4096);
+  // A new workload cycles 2 KiB buffers: after the first round they come from the pool.
+  for (let step = 0; step < 5; step++) {
+    const a = pool.acquire(2048, 0, false), b = pool.acquire(2048, 0, false);
+    pool.release(a, 1);
+    pool.release(b, 1);
+  }
+  expect(counts.created).toBe(4 + 2);
+  expect(counts.destroyed).toBe(4);
+  expect(pool.pooledBytes).toBe(4096);
+  expect(pool.pooledBuffers).toBe(2);
+});
+
+test('a buffer the open batch binds is destroyed only after that batch is submitted', () => {
+  const { device, counts } = fakeDevice();
+  const pool = new BufferPool(device, 1 << 30, 1024, () => {});
+  const a = pool.acquire(1024, 7, false);
+  a.lastBatch = 7;
+  pool.release(a, 7);
+  const b = pool.acquire(512, 7, false);
+  // a is the oldest and bound by batch 7, still open: evicted, but not destroyed yet.
+  pool.release(b, 7);
+  expect(counts.destroyed).toBe(0);
+  pool.afterSubmit();
+  expect(counts.destroyed).toBe(1);
+  // Larger than the whole pool: never pooled.
+  pool.release(pool.acquire(4096, 8, false), 8);
+  expect(counts.destroyed).toBe(2);
+  expect(pool.pooledBytes).toBe(512);
+});
