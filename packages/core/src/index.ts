@@ -37,5 +37,5 @@ export { checkScatterArgs, checkSortArgs } from './validate-ops';
 export { checkConvArgs, checkConvEpilogue, convNd, convOutSize } from './conv';
 export type { ConvParams } from './conv';
 // pool (cnn)
-export { avgPoolCount, checkPoolArgs, checkPoolBackwardArgs, poolBackwardNd, poolNd } from './pool';
+export { avgPoolDivisors, checkPoolArgs, checkPoolBackwardArgs, poolBackwardNd, poolNd } from './pool';
 export type { PoolParams } from './pool';

@@ -23,9 +23,13 @@ export interface PoolParams {
 
 /** Validates a pool call (x float32 [N, C, H, W], no view mask); returns the output shape. */
 export function checkPoolArgs(x: Pick<Strided, 'view' | 'storage'>, p: PoolParams, op = 'pool'): number[] {
-  const xs = x.view.shape;
-  if (xs.length !== 4) throw new ShapeError(`${op}: input of shape ${fmtShape(xs)}; expected [N, C, H, W]`);
   if (x.storage.dtype !== 'float32') throw new DTypeError(`${op}: input has dtype ${x.storage.dtype}; expected float32`);
+  return checkPoolGeometry(x.view.shape, p, op);
+}
+
+/** The window rule for an input of shape [N, C, H, W]; returns the output shape. */
+function checkPoolGeometry(xs: readonly number[], p: PoolParams, op: string): number[] {
+  if (xs.length !== 4) throw new ShapeError(`${op}: input of shape ${fmtShape(xs)}; expected [N, C, H, W]`);
   if (p.kind !== 'max' && p.kind !== 'avg') throw new ValueError(`${op}: kind ${JSON.stringify(p.kind)}; expected 'max' or 'avg'`);
   for (let d = 0; d < 2; d++) {
     const [k, s, pad, dil, o] = [p.kernel[d], p.stride[d], p.padding[d], p.dilation[d], p.out[d]];
@@ -40,18 +44,20 @@ export function checkPoolArgs(x: Pick<Strided, 'view' | 'storage'>, p: PoolParam
   return [xs[0], xs[1], p.out[0], p.out[1]];
 }
 
-/** PyTorch's average-pool divisor for output (oh, ow) of an [.., h, w] input. */
-export function avgPoolCount(p: PoolParams, h: number, w: number, oh: number, ow: number): number {
-  let n = 1;
-  for (const [o, len, d] of [[oh, h, 0], [ow, w, 1]]) {
-    let st = o * p.stride[d] - p.padding[d];
-    let en = Math.min(st + p.kernel[d], len + p.padding[d]);
-    const full = en - st;
-    st = Math.max(st, 0);
-    en = Math.min(en, len);
-    n *= p.countIncludePad ? full : en - st;
-  }
-  return n;
+/**
+ * PyTorch's average-pool divisor of each output cell [oH·oW] for an [.., h, w] input: the
+ * window clipped to the padded input (countIncludePad) or to the input.
+ */
+export function avgPoolDivisors(p: PoolParams, h: number, w: number): Float64Array {
+  const along = (d: number, len: number) => Array.from({ length: p.out[d] }, (_, o) => {
+    const st = o * p.stride[d] - p.padding[d];
+    const en = Math.min(st + p.kernel[d], len + p.padding[d]);
+    return p.countIncludePad ? en - st : Math.min(en, len) - Math.max(st, 0);
+  });
+  const rows = along(0, h), cols = along(1, w);
+  const out = new Float64Array(rows.length * cols.length);
+  rows.forEach((r, i) => cols.forEach((c, j) => { out[i * cols.length + j] = r * c; }));
+  return out;
 }
 
 /** NDArray-level pool: a masked input is made contiguous first (backends see no masks). */
@@ -80,7 +86,7 @@ export function poolBackwardNd(gy: NDArray, arg: NDArray | null, p: PoolParams, 
 }
 
 export function checkPoolBackwardArgs(gy: Pick<Strided, 'view' | 'storage'>, arg: Pick<Strided, 'view' | 'storage'> | null, p: PoolParams, inShape: readonly number[], op = 'pool backward'): void {
-  const want = checkPoolArgs({ view: { shape: inShape } as Strided['view'], storage: { dtype: 'float32' } as Strided['storage'] }, p, op);
+  const want = checkPoolGeometry(inShape, p, op);
   const same = (s: readonly number[]) => s.length === 4 && s.every((v, i) => v === want[i]);
   if (!same(gy.view.shape) || gy.storage.dtype !== 'float32') throw new ShapeError(`${op}: gradient ${fmtShape(gy.view.shape)} ${gy.storage.dtype}; expected float32 ${fmtShape(want)}`);
   if ((p.kind === 'max') !== (arg !== null)) throw new ValueError(`${op}: ${p.kind} pooling ${p.kind === 'max' ? 'needs' : 'takes no'} tap indices`);

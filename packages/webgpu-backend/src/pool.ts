@@ -31,8 +31,11 @@ export class BufferPool {
   /** Pooled buffers, oldest release first (a Set keeps insertion order). */
   private order = new Set<PooledBuffer>();
   private nextId = 1;
-  pooledBuffers = 0;
   pooledBytes = 0;
+
+  get pooledBuffers(): number {
+    return this.order.size;
+  }
 
   constructor(private device: GPUDevice, private cap: number, private limitBytes: number, private onDestroy: (b: PooledBuffer) => void) {}
 
@@ -52,7 +55,6 @@ export class BufferPool {
         list[i] = list[list.length - 1];
         list.pop();
         this.order.delete(b);
-        this.pooledBuffers--;
         this.pooledBytes -= b.bytes;
         return b;
       }
@@ -80,7 +82,6 @@ export class BufferPool {
       list[i] = list[list.length - 1];
       list.pop();
       this.order.delete(old);
-      this.pooledBuffers--;
       this.pooledBytes -= old.bytes;
       this.retire(old, openBatch);
     }
@@ -88,7 +89,6 @@ export class BufferPool {
     if (!list) this.free.set(b.bytes, (list = []));
     list.push(b);
     this.order.add(b);
-    this.pooledBuffers++;
     this.pooledBytes += b.bytes;
   }
 
@@ -109,7 +109,6 @@ export class BufferPool {
     for (const list of this.free.values()) for (const b of list) this.destroy(b);
     this.free.clear();
     this.order.clear();
-    this.pooledBuffers = 0;
     this.pooledBytes = 0;
   }
 

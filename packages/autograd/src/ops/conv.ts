@@ -54,7 +54,7 @@ export function flipTransposeWeight(w: NDArray, groups: number): NDArray {
   return d;
 }
 
-export function inputGrad(g: NDArray, w: NDArray, xs: number[], ws: number[], os: number[], p: ConvParams): NDArray {
+function inputGrad(g: NDArray, w: NDArray, xs: number[], ws: number[], os: number[], p: ConvParams): NDArray {
   const sd = xs.length - 2;
   const wt = flipTransposeWeight(w, p.groups);
   const padding = range(sd).map((d) => {

@@ -1,5 +1,5 @@
 import type { PoolParams } from '../pool';
-import { avgPoolCount } from '../pool';
+import { avgPoolDivisors } from '../pool';
 import { View } from '../view';
 
 /**
@@ -11,6 +11,7 @@ export function poolInto(x: Float32Array, xv: View, p: PoolParams, out: Float32A
   const [n, c, h, w] = xv.shape;
   const [sn, sc, sh, sw] = xv.strides;
   const [kH, kW] = p.kernel, [oH, oW] = p.out;
+  const div = p.kind === 'avg' ? avgPoolDivisors(p, h, w) : null;
   let o = 0;
   for (let b = 0; b < n; b++) {
     for (let ch = 0; ch < c; ch++) {
@@ -32,7 +33,7 @@ export function poolInto(x: Float32Array, xv: View, p: PoolParams, out: Float32A
               else if (best < 0 || v > acc || (v !== v && acc === acc)) { acc = v; best = i * kW + j; }
             }
           }
-          out[o] = p.kind === 'avg' ? acc / avgPoolCount(p, h, w, oh, ow) : acc;
+          out[o] = div ? acc / div[oh * oW + ow] : acc;
           if (arg) arg[o] = best;
         }
       }
@@ -50,6 +51,7 @@ export function poolBackwardInto(gy: Float32Array, gv: View, arg: Int32Array | n
   const [n, c, h, w] = inShape;
   const [kH, kW] = p.kernel, [oH, oW] = p.out;
   const [gn, gc, gh, gw] = gv.strides;
+  const div = arg ? null : avgPoolDivisors(p, h, w);
   let o = 0;
   for (let b = 0; b < n; b++) {
     for (let ch = 0; ch < c; ch++) {
@@ -72,7 +74,7 @@ export function poolBackwardInto(gy: Float32Array, gv: View, arg: Int32Array | n
               if (arg) {
                 if (arg[ap + oh * av!.strides[2] + ow * av!.strides[3]] === i * kW + j) acc += g;
               } else {
-                acc += g / avgPoolCount(p, h, w, oh, ow);
+                acc += g / div![oh * oW + ow];
               }
             }
           }

@@ -23,7 +23,7 @@ function geometryKey(p: PoolParams): string {
   return `${p.kind}|k${p.kernel.join('x')}|s${p.stride.join('x')}|p${p.padding.join('x')}|d${p.dilation.join('x')}${p.kind === 'avg' ? (p.countIncludePad ? '|incl' : '|excl') : ''}`;
 }
 
-/** WGSL for PyTorch's average-pool divisor of output (oh, ow) (see core's avgPoolCount). */
+/** WGSL for PyTorch's average-pool divisor of output (oh, ow) (see core's avgPoolDivisors). */
 function countFn(p: PoolParams, inShape: readonly number[]): string {
   const dim = (o: string, d: number, len: string) => `
   var st${d} = ${o} * ${p.stride[d]} - ${p.padding[d]};
