@@ -45,7 +45,7 @@ export interface GradEpilogue {
 
 /** A second reference to the same storage and view (no copy): disposing one keeps the other. */
 export function alias(nd: NDArray): NDArray {
-  return nd.reshape(nd.shape);
+  return nd.share();
 }
 
 /** True when an op on these operands must record a node. */

@@ -1,4 +1,4 @@
-import { ValueError } from '@surf/core';
+import { DeferredRegistry, ValueError } from '@surf/core';
 import { getBackend } from './context';
 import { collectionCount, noteLiveTensors } from './gc/pressure';
 
@@ -15,24 +15,29 @@ export interface Tracked {
 const scopes: Set<Tracked>[] = [];
 let live = 0;
 
+export interface Token { counted: boolean; registered: boolean }
+
 // Counts tensors that were never disposed but got collected, so memory() stays honest.
-const collected = new FinalizationRegistry<{ counted: boolean }>((token) => {
-  if (token.counted) { token.counted = false; live--; }
-});
+// Registration waits for the end of the job: most tensors are disposed before it.
+const collected = new DeferredRegistry<Tracked, Token>(
+  (token) => { if (token.counted) { token.counted = false; live--; } },
+  (_, token) => token.counted,
+  (_, token) => { token.registered = true; },
+);
 
 /** Called by every new Tensor; returns the token its dispose() must pass to untrack(). */
-export function track(t: Tracked, inScope: boolean): { counted: boolean } {
-  const token = { counted: true };
+export function track(t: Tracked, inScope: boolean): Token {
+  const token = { counted: true, registered: false };
   live++;
   noteLiveTensors(live); // eagermem: one-time warning when tensors pile up
-  collected.register(t, token, t);
+  collected.register(t, token);
   if (inScope && scopes.length > 0) scopes[scopes.length - 1].add(t);
   return token;
 }
 
-export function untrack(t: Tracked, token: { counted: boolean }): void {
+export function untrack(t: Tracked, token: Token): void {
   if (token.counted) { token.counted = false; live--; }
-  collected.unregister(t);
+  if (token.registered) collected.unregister(t);
   for (let i = scopes.length - 1; i >= 0; i--) if (scopes[i].delete(t)) break;
 }
 

@@ -2,7 +2,7 @@ import { DType, DTypeError, DisposedError, NDArray, ShapeError, TypedArray, Valu
 import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
-import { track, untrack } from './scope';
+import { Token, track, untrack } from './scope';
 import { readAndCollect } from './gc/pressure'; // eagermem
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import { storageHolder } from './jit/hooks'; // jit
@@ -70,7 +70,7 @@ export class Tensor {
   private _nd: NDArray | null;
   private _requiresGrad: boolean;
   private _grad: Tensor | null = null;
-  private readonly _token: { counted: boolean };
+  private readonly _token: Token;
   /** @internal The op that made this tensor; null for leaves and once freed. */
   _node: GradNode | null = null;
   /** @internal Live nodes that list this tensor as a parent (keeps its node after dispose()). */

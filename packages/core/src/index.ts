@@ -5,6 +5,7 @@ export { View } from './view';
 export * from './expr';
 export type { Backend, Storage, Strided, ReduceOp, MemoryInfo, MatmulEpilogue } from './backend';
 export { NDArray } from './ndarray';
+export { DeferredRegistry, flushDeferredRegistrations } from './deferred-registry';
 export { CpuBackend } from './cpu';
 // cpu threads
 export { cpuThreads, setCpuThreads, startCpuThreads } from './cpu/threads/config';

@@ -4,6 +4,7 @@ import { BackendError, DTypeError, DisposedError, ShapeError, ValueError, fmtSha
 import { E, Expr, exprDType } from './expr';
 import { Shape, assertShape, broadcastShapes, matmulBatch, normAxes, normAxis, numel, shapesEqual } from './shape';
 import { View } from './view';
+import { DeferredRegistry } from './deferred-registry';
 
 /** Shared ownership of one storage by every view of it; the last release frees it. */
 class StorageRef {
@@ -29,7 +30,12 @@ function mixedBackends(op: string, arrays: readonly NDArray[]): BackendError {
 }
 
 // The safety net for arrays nobody disposed: when one is collected, its share is released.
-const collected = new FinalizationRegistry<StorageRef>((ref) => ref.release());
+// Registration waits for the end of the job (most arrays are disposed before it).
+const collected = new DeferredRegistry<NDArray, StorageRef>(
+  (ref) => ref.release(),
+  (a) => (a as unknown as { ref: StorageRef | null }).ref !== null,
+  (a) => { (a as unknown as { registered: boolean }).registered = true; },
+);
 
 /**
  * core's eager n-d array: a storage on one backend, read through a View. Movement ops make
@@ -39,10 +45,11 @@ const collected = new FinalizationRegistry<StorageRef>((ref) => ref.release());
  */
 export class NDArray {
   private ref: StorageRef | null;
+  private registered = false;
 
   private constructor(ref: StorageRef, readonly view: View, readonly dtype: DType) {
     this.ref = ref;
-    collected.register(this, ref, this);
+    collected.register(this, ref);
   }
 
   /** Takes ownership of a fresh storage. */
@@ -92,7 +99,7 @@ export class NDArray {
 
   dispose(): void {
     if (!this.ref) return;
-    collected.unregister(this);
+    if (this.registered) collected.unregister(this);
     this.ref.release();
     this.ref = null;
   }
@@ -100,6 +107,11 @@ export class NDArray {
   private withView(view: View): NDArray {
     if (!this.ref) throw new DisposedError(`NDArray of shape ${fmtShape(this.view.shape)} was used after dispose()`);
     return new NDArray(this.ref.retain(), view, this.dtype);
+  }
+
+  /** Another reference to the same storage and view (the caller owns and disposes it). */
+  share(): NDArray {
+    return this.withView(this.view);
   }
 
   // ---- movement: views where possible ----

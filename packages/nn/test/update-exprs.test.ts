@@ -63,3 +63,16 @@ test.each([false, true])('Adam (decoupled=%s) over three steps matches the bias-
     [P, M, V] = [p2, m2, v2];
   }
 });
+
+test('one configuration gets the same expression objects (the backends cache per Expr); another gets its own', () => {
+  const c = { lr: 0.1, weightDecay: 0, momentum: 0.9, dampening: 0, nesterov: false, first: false };
+  const a = sgdExprs(c);
+  expect(sgdExprs({ ...c })).toBe(a);
+  expect(sgdExprs({ ...c, lr: 0.05 })).not.toBe(a);
+  expect(sgdExprs({ ...c, first: true })).not.toBe(a);
+  const ad = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, decoupled: false, step: 3 };
+  expect(adamExprs({ ...ad })).toBe(adamExprs({ ...ad }));
+  // The bias corrections change with the step: a new tree, whose constants say so.
+  const consts = (e: unknown) => JSON.stringify(e).match(/"value":[^,}]+/g);
+  expect(consts(adamExprs({ ...ad, step: 4 }))).not.toEqual(consts(adamExprs(ad)));
+});

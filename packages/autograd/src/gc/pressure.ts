@@ -1,5 +1,5 @@
 import type { Backend } from '@surf/core';
-import { ValueError } from '@surf/core';
+import { ValueError, flushDeferredRegistrations } from '@surf/core';
 import { getBackend } from '../context';
 import { gcFunction, nextTask } from './collector';
 
@@ -91,6 +91,8 @@ let inFlight: Promise<void> | null = null;
 async function runCollection(backend: Backend): Promise<void> {
   const gc = gcFunction();
   if (!gc) return;
+  // Arrays and tensors of this job are still waiting to be registered (held until then).
+  flushDeferredRegistrations();
   gc();
   collections++;
   let bytes = backend.memory().bytes;

@@ -37,6 +37,43 @@ function iota(c: number): Int32Array {
 // A max of ±Infinity (a row of -Infinity) would make z - m NaN; shift by 0 instead.
 const finiteOr0 = (m: Expr): Expr => E.where(E.eq(E.sub(m, m), E.f(0)), m, E.f(0));
 
+interface CeExprs {
+  /** exp(z − m) over inputs z, m. */
+  exp: Expr;
+  /** Each element's loss term over inputs z, m, s, y, cols. */
+  term: Expr;
+  /** d loss / d z with the seed 1, over inputs (unread), e, s, y, cols. */
+  grad: Expr;
+  /** The same times the incoming gradient, input 0. */
+  gradOfG: Expr;
+}
+
+// One set of expressions per (classes, smoothing, scale): the same objects every step, so the
+// backends' per-Expr caches hit instead of walking fresh trees (no jit-dynamic values inside).
+const ceCache = new Map<string, CeExprs>();
+
+function ceExprs(c: number, eps: number, scale: number): CeExprs {
+  const key = `${c}|${eps}|${scale}`;
+  let x = ceCache.get(key);
+  if (x) return x;
+  // Inputs of the weight expression: in(yIdx) the targets [N, 1], in(yIdx + 1) the columns [1, C].
+  const hitAt = (yIdx: number): Expr => E.eq(E.in(yIdx), E.in(yIdx + 1));
+  const weight = (yIdx: number): Expr => (eps === 0 ? E.cast(hitAt(yIdx), 'float32') : E.where(hitAt(yIdx), E.f(1 - eps + eps / c), E.f(eps / c)));
+  // Forward terms: inputs z, m, s, y, cols. Without smoothing only the target column counts
+  // (a where, so an infinite logit elsewhere cannot turn 0·inf into NaN).
+  const nll = E.sub(E.add(E.log(E.in(2)), finiteOr0(E.in(1))), E.in(0));
+  const term0 = eps === 0 ? E.where(hitAt(3), E.mul(nll, E.f(scale)), E.f(0)) : E.mul(E.mul(weight(3), nll), E.f(scale));
+  // A row whose index is outside [0, C) is NaN, so a bad label can never read as a loss of 0.
+  const term = E.where(E.lt(E.in(3), E.i(0)), E.f(NaN), E.where(E.lt(E.in(3), E.i(c)), term0, E.f(NaN)));
+  const valid = E.where(E.lt(E.in(3), E.i(0)), E.f(0), E.where(E.lt(E.in(3), E.i(c)), E.f(1), E.f(0)));
+  const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
+  const grad = E.mul(E.f(scale), E.sub(E.div(E.mul(rowW, E.in(1)), E.in(2)), weight(3)));
+  x = { exp: E.exp(E.sub(E.in(0), finiteOr0(E.in(1)))), term, grad, gradOfG: E.mul(E.in(0), grad) };
+  if (ceCache.size >= 64) ceCache.clear();
+  ceCache.set(key, x);
+  return x;
+}
+
 export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labelSmoothing?: number; reduction?: CrossEntropyReduction } = {}): Tensor {
   const op = 'crossEntropy';
   checkTensor(op, logits, 'input');
@@ -56,34 +93,23 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   if (hostY) checkClassIndices(op, hostY, c);
   else deviceCheckClassIndices(op, yn, c);
   const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
+  const scale = reduction === 'mean' ? 1 / n : 1;
+  const x = ceExprs(c, eps, scale);
   const m = zn.max(1, true);
-  const [e] = NDArray.elementwise([E.exp(E.sub(E.in(0), finiteOr0(E.in(1))))], [zn, m], op);
+  const [e] = NDArray.elementwise([x.exp], [zn, m], op);
   const s = e.sum(1, true);
   const y2 = yn.reshape([n, 1]);
   const cols = NDArray.fromData(zn.backend, iota(c), [1, c], 'int32');
-  const scale = reduction === 'mean' ? 1 / n : 1;
-  // Inputs of the weight expression: in(yIdx) the targets [N, 1], in(yIdx + 1) the columns [1, C].
-  const hitAt = (yIdx: number): Expr => E.eq(E.in(yIdx), E.in(yIdx + 1));
-  const weight = (yIdx: number): Expr => (eps === 0 ? E.cast(hitAt(yIdx), 'float32') : E.where(hitAt(yIdx), E.f(1 - eps + eps / c), E.f(eps / c)));
-  // Forward terms: inputs z, m, s, y, cols. Without smoothing only the target column counts
-  // (a where, so an infinite logit elsewhere cannot turn 0·inf into NaN).
-  const nll = E.sub(E.add(E.log(E.in(2)), finiteOr0(E.in(1))), E.in(0));
-  const term0 = eps === 0 ? E.where(hitAt(3), E.mul(nll, E.f(scale)), E.f(0)) : E.mul(E.mul(weight(3), nll), E.f(scale));
-  // A row whose index is outside [0, C) is NaN, so a bad label can never read as a loss of 0.
-  const term = E.where(E.lt(E.in(3), E.i(0)), E.f(NaN), E.where(E.lt(E.in(3), E.i(c)), term0, E.f(NaN)));
-  const [terms] = NDArray.elementwise([term], [zn, m, s, y2, cols], op);
+  const [terms] = NDArray.elementwise([x.term], [zn, m, s, y2, cols], op);
   m.dispose();
   if (zn !== zn0) zn.dispose();
   const out = reduction === 'none' ? terms.sum(1) : terms.sum();
   terms.dispose();
-  const valid = E.where(E.lt(E.in(3), E.i(0)), E.f(0), E.where(E.lt(E.in(3), E.i(c)), E.f(1), E.f(0)));
-  const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
-  // d loss / d z over inputs (g), e, s, y, cols, scaled.
-  const d = E.mul(E.f(scale), E.sub(E.div(E.mul(rowW, E.in(1)), E.in(2)), weight(3)));
+  const d = x.grad;
   const result = fromOp(op, out, [logits], (g) => {
     // g is a scalar, or [N] for 'none' (made [N, 1]).
     const gk = reduction === 'none' ? g.reshape([n, 1]) : alias(g);
-    const [gz] = NDArray.elementwise([E.mul(E.in(0), d)], [gk, e, s, y2, cols], `${op} backward`);
+    const [gz] = NDArray.elementwise([x.gradOfG], [gk, e, s, y2, cols], `${op} backward`);
     gk.dispose();
     return [gz];
   }, [e, s, y2, cols], () => {

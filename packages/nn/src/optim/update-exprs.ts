@@ -1,5 +1,5 @@
 import { E, Expr } from '@surf/core';
-import { dynamicConst } from '@surf/autograd';
+import { dynamicConst, isRecording } from '@surf/autograd';
 
 /**
  * Optimizer updates as expression trees, so one step of one parameter is one fused kernel
@@ -21,6 +21,31 @@ function scalarConsts<C, T extends Record<string, number>>(c: C, scalars: (c: C)
   return (name) => (live ? dynamicConst(() => scalars(live())[name]) : E.f(now[name]));
 }
 
+
+/**
+ * Outside a jit recording, one configuration (its flags and scalar values) gets the same Expr
+ * objects every time: every parameter of a step, and every step while the scalars stay put,
+ * so the backends' per-Expr caches (dtype, key, constants, kernel plans) hit instead of
+ * walking a fresh tree per parameter per step. A recording builds afresh: its constants must
+ * be the live ones a replay re-reads.
+ */
+function memoized<C>(build: (c: C, live?: () => C) => Expr[], scalars: (c: C) => Record<string, number>, flags: (c: C) => string): (c: C, live?: () => C) => Expr[] {
+  const cache = new Map<string, Expr[]>();
+  return (c, live) => {
+    if (isRecording()) return build(c, live);
+    const vals = scalars(c);
+    let key = flags(c);
+    for (const k in vals) key += `|${vals[k]}`;
+    let exprs = cache.get(key);
+    if (!exprs) {
+      if (cache.size >= 32) cache.clear();
+      exprs = build(c);
+      cache.set(key, exprs);
+    }
+    return exprs;
+  };
+}
+
 /**
  * Inputs [param, grad, buf] (just [param, grad] without momentum or on the first step, when
  * the buffer starts as g); outputs [param'] or [param', buf'].
@@ -37,7 +62,7 @@ export interface SgdConsts {
 
 const sgdScalars = (c: SgdConsts) => ({ weightDecay: c.weightDecay, lr: c.lr, momentum: c.momentum, keep: 1 - c.dampening });
 
-export function sgdExprs(c: SgdConsts, live?: () => SgdConsts): Expr[] {
+function buildSgd(c: SgdConsts, live?: () => SgdConsts): Expr[] {
   const k = scalarConsts(c, sgdScalars, live);
   // g ← g + λ·p
   const g = E.add(G, E.mul(k('weightDecay'), P));
@@ -84,7 +109,7 @@ const adamScalars = (c: AdamConsts) => ({
   eps: c.eps,
 });
 
-export function adamExprs(c: AdamConsts, live?: () => AdamConsts): Expr[] {
+function buildAdam(c: AdamConsts, live?: () => AdamConsts): Expr[] {
   const k = scalarConsts(c, adamScalars, live);
   const g = c.decoupled ? G : E.add(G, E.mul(k('weightDecay'), P));
   const p = c.decoupled ? E.mul(P, k('decay')) : P;
@@ -120,7 +145,7 @@ export interface RmspropConsts {
 
 const rmspropScalars = (c: RmspropConsts) => ({ weightDecay: c.weightDecay, alpha: c.alpha, rest: 1 - c.alpha, eps: c.eps, momentum: c.momentum, lr: c.lr });
 
-export function rmspropExprs(c: RmspropConsts, live?: () => RmspropConsts): Expr[] {
+function buildRmsprop(c: RmspropConsts, live?: () => RmspropConsts): Expr[] {
   const k = scalarConsts(c, rmspropScalars, live);
   const g = c.weightDecay ? E.add(G, E.mul(k('weightDecay'), P)) : G;
   const old = (i: number | null): Expr | null => (i === null ? null : E.in(i));
@@ -162,9 +187,14 @@ export interface AdagradConsts {
 
 const adagradScalars = (c: AdagradConsts) => ({ weightDecay: c.weightDecay, clr: c.lr / (1 + (c.step - 1) * c.lrDecay), eps: c.eps });
 
-export function adagradExprs(c: AdagradConsts, live?: () => AdagradConsts): Expr[] {
+function buildAdagrad(c: AdagradConsts, live?: () => AdagradConsts): Expr[] {
   const k = scalarConsts(c, adagradScalars, live);
   const g = c.weightDecay ? E.add(G, E.mul(k('weightDecay'), P)) : G;
   const s = E.add(c.first ? E.f(c.initialAccumulatorValue) : E.in(2), E.mul(g, g));
   return [E.sub(P, E.div(E.mul(k('clr'), g), E.add(E.sqrt(s), k('eps')))), s];
 }
+
+export const sgdExprs = memoized(buildSgd, sgdScalars, (c) => `${c.first}${c.nesterov}`);
+export const adamExprs = memoized(buildAdam, adamScalars, (c) => `${c.decoupled}${c.step === 1}${c.amsgrad === true}`);
+export const rmspropExprs = memoized(buildRmsprop, rmspropScalars, (c) => `${c.centered}${c.v}${c.gAvg}${c.buf}`);
+export const adagradExprs = memoized(buildAdagrad, adagradScalars, (c) => `${c.first}${c.initialAccumulatorValue}`);
