@@ -424,3 +424,8 @@ testGpu('jit: the example CNN step records and replays = eager on WebGPU (1e-5)'
     got.out.forEach((v, i) => { if (!(Math.abs(v - want.out[i]) <= 1e-5 * (1 + Math.abs(want.out[i])))) throw new Error(`value ${i}: jit ${v}, eager ${want.out[i]}`); });
   });
 });
+
+// Compiled replays issue an optimizer's per-parameter updates (and clipGradNorm's scalings)
+// through Backend.elementwiseGroups: checked here with SGD momentum, whose update reads and
+// writes a momentum buffer (five bindings per parameter, so several kernels per step).
+testGpu('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager on WebGPU (merged update kernels)', () => matchesEager(B.gpu(), 'sgd', 1e-5, { steps: 5 }));
