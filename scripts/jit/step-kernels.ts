@@ -13,14 +13,14 @@ const REPS = Number(process.env.REPS ?? 200);
 
 interface K { name: string; pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; paramBytes: number }
 interface Buf { buffer: GPUBuffer }
-interface Seen { k: K; bufs: Buf[]; params: Uint32Array; groups: number }
+interface Seen { k: K; bufs: Buf[]; params: Uint32Array<ArrayBuffer>; groups: number }
 
 async function main(): Promise<void> {
   const kind = process.argv[2] ?? 'sgd';
   const be = await createWebGPUBackend();
   setBackend(be);
   // The runtime is private: watch its dispatches while the program is captured (compile time).
-  const rt = (be as unknown as { rt: { capture: unknown; words: { u32: Uint32Array }; dispatch: (k: K, bufs: Buf[], w: number, g: number) => void } }).rt;
+  const rt = (be as unknown as { rt: { capture: unknown; words: { u32: Uint32Array<ArrayBuffer> }; dispatch: (k: K, bufs: Buf[], w: number, g: number) => void } }).rt;
   const seen: Seen[] = [];
   const orig = rt.dispatch.bind(rt);
   rt.dispatch = (k, bufs, w, g) => {
