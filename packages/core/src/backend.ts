@@ -210,6 +210,14 @@ export interface Backend {
    * recorded calls through this contract as before.
    */
   compileReplay?(recipe: ReplayRecipe): ReplayProgram | null;
+  /**
+   * Optional (jit merges an optimizer's per-parameter updates into one call). Evaluates each
+   * group exactly as elementwise(group.outs, group.inputs, group.shape) would, returning each
+   * group's new storages in order; a backend may issue several groups of one expression
+   * structure as one kernel. Groups are independent (each only reads storages that exist
+   * before the call).
+   */
+  elementwiseGroups?(groups: readonly ElementwiseGroup[]): Storage[][];
   // ---- end jit ----
 
   /**
@@ -230,6 +238,13 @@ export interface Backend {
 
   /** Releases the device. Using the backend afterwards raises a DisposedError/DeviceLostError. */
   destroy(): void;
+}
+
+/** One evaluation of Backend.elementwiseGroups: elementwise's three arguments. */
+export interface ElementwiseGroup {
+  readonly outs: readonly Expr[];
+  readonly inputs: readonly Strided[];
+  readonly shape: readonly number[];
 }
 
 // ---- jit: compiled replays (Backend.compileReplay) ----

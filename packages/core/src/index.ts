@@ -30,7 +30,7 @@ export { deriveExpr } from './ops/derive';
 export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
 // ---- ops: scatter and sort ----
 export type { ScatterMode } from './backend';
-export type { ReplayRecipe, ReplayProgram } from './backend'; // jit: compiled replays
+export type { ReplayRecipe, ReplayProgram, ElementwiseGroup } from './backend'; // jit: compiled replays, merged updates
 export { scatterFlat, sortAlong } from './scatter-sort';
 export { checkScatterArgs, checkSortArgs } from './validate-ops';
 // ---- end ops ----

@@ -109,3 +109,47 @@ testGpu('jit on a timed WebGPU backend: compiled replays report their GPU time',
     timed.destroy();
   }
 });
+
+// Kernels per replayed step (issue 12): the compiled replay merges the optimizer's
+// per-parameter updates into one kernel per as many parameters as the adapter's storage
+// bindings allow (three each for plain SGD). The count must not go back up.
+testGpu('jit on WebGPU: the SGD step issues its four parameter updates as merged kernels', async () => {
+  await on(B.gpu(), async () => {
+    const be = B.gpu() as unknown as { stats(): Counts; limits: GPUSupportedLimits; sync(): Promise<void> };
+    const perReplay = async (merge: boolean): Promise<{ n: number; params: Float32Array[] }> => {
+      const prev = process.env.SURF_JIT_MERGE;
+      process.env.SURF_JIT_MERGE = merge ? '1' : '0';
+      try {
+        manualSeed(2);
+        const model = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Linear(8, 3));
+        const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
+        const step = jit((x: Tensor, y: Tensor) => {
+          opt.zeroGrad();
+          const loss = crossEntropy(model.forward(x), y);
+          loss.backward();
+          opt.step();
+          return loss;
+        });
+        const x = randn([4, 6]);
+        const y = randint(0, 3, [4]);
+        for (let i = 0; i < 4; i++) step(x, y).dispose();
+        const s0 = be.stats().dispatches;
+        step(x, y).dispose();
+        const n = be.stats().dispatches - s0;
+        return { n, params: await Promise.all(model.parameters().map(async (p) => (await p.data()) as Float32Array)) };
+      } finally {
+        if (prev === undefined) delete process.env.SURF_JIT_MERGE;
+        else process.env.SURF_JIT_MERGE = prev;
+      }
+    };
+    const plain = await perReplay(false);
+    const merged = await perReplay(true);
+    const chunks = Math.ceil(4 / Math.floor(be.limits.maxStorageBuffersPerShaderStage / 3));
+    // 14 kernels before the updates: 2 matmuls, the index check, 6 for the loss and its
+    // gradient, 2 bias-gradient sums, 3 gradient matmuls.
+    expect(plain.n).toBe(18);
+    expect(merged.n).toBe(14 + chunks);
+    // The same arithmetic either way: bit-equal parameters.
+    merged.params.forEach((p, i) => expect(Array.from(p)).toEqual(Array.from(plain.params[i])));
+  });
+});

@@ -1,4 +1,4 @@
-import { Backend } from '@surf/core';
+import { Backend, E, View } from '@surf/core';
 import { JitError, Tensor, collectGarbage, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
 import { backends, on, testGpu } from './helpers';
 
@@ -424,3 +424,45 @@ testGpu('jit: the example CNN step records and replays = eager on WebGPU (1e-5)'
     got.out.forEach((v, i) => { if (!(Math.abs(v - want.out[i]) <= 1e-5 * (1 + Math.abs(want.out[i])))) throw new Error(`value ${i}: jit ${v}, eager ${want.out[i]}`); });
   });
 });
+
+// Compiled replays issue an optimizer's per-parameter updates (and clipGradNorm's scalings)
+// through Backend.elementwiseGroups: checked here with SGD momentum, whose update reads and
+// writes a momentum buffer (five bindings per parameter, so several kernels per step).
+testGpu('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager on WebGPU (merged update kernels)', () => matchesEager(B.gpu(), 'sgd', 1e-5, { steps: 5 }));
+
+// Backend.elementwiseGroups (jit's merged updates) against loops written here, on both
+// backends: two update-shaped groups of different sizes and constants (one at an offset, so
+// WebGPU's four-per-thread path and its scalar path both run), an int32 group, a strided one.
+async function groupsMatchLoops(b: Backend): Promise<void> {
+  const f = Math.fround;
+  const lens = [12, 7, 40];
+  const data = lens.map((n, k) => [0, 1].map((j) => Float32Array.from({ length: n + 1 }, (_, i) => f(Math.sin(7 * k + 3 * j + i)))));
+  const groups = lens.map((n, k) => {
+    const [p, g] = data[k].map((a) => b.fromData(a, 'float32'));
+    const view = (s: typeof p) => ({ storage: s, view: new View([n], [1], k === 1 ? 1 : 0) });
+    const lr = 0.1 * (k + 1);
+    return { outs: [E.sub(E.in(0), E.mul(E.f(lr), E.add(E.in(1), E.mul(E.f(0.01), E.in(0))))), E.mul(E.in(1), E.in(1))], inputs: [view(p), view(g)], shape: [n] };
+  });
+  const ints = b.fromData(Int32Array.from({ length: 9 }, (_, i) => i * 5 - 20), 'int32');
+  groups.push({ outs: [E.mul(E.in(0), E.i(3))], inputs: [{ storage: ints, view: new View([9], [1], 0) }], shape: [9] });
+  const m = b.fromData(Float32Array.from({ length: 6 }, (_, i) => f(i / 4)), 'float32');
+  groups.push({ outs: [E.exp(E.in(0))], inputs: [{ storage: m, view: new View([3, 2], [1, 3], 0) }], shape: [3, 2] });
+  const got = b.elementwiseGroups!(groups);
+  expect(got.map((r) => r.length)).toEqual([2, 2, 2, 1, 1]);
+  const close = (x: ArrayLike<number>, want: number[], what: string) => {
+    expect(x.length).toBe(want.length);
+    want.forEach((w, i) => { if (!(Math.abs(x[i] - w) <= 1e-6 * (1 + Math.abs(w)))) throw new Error(`${what}[${i}]: ${x[i]}, expected ${w}`); });
+  };
+  for (let k = 0; k < lens.length; k++) {
+    const off = k === 1 ? 1 : 0;
+    const [p, g] = data[k].map((a) => Array.from(a.subarray(off, off + lens[k])));
+    const lr = 0.1 * (k + 1);
+    close(await b.read(got[k][0]), p.map((v, i) => v - lr * (g[i] + 0.01 * v)), `group ${k} out 0`);
+    close(await b.read(got[k][1]), g.map((v) => v * v), `group ${k} out 1`);
+  }
+  close(await b.read(got[3][0]), Array.from({ length: 9 }, (_, i) => (i * 5 - 20) * 3), 'int32 group');
+  close(await b.read(got[4][0]), [0, 3, 1, 4, 2, 5].map((i) => Math.exp(i / 4)), 'strided group');
+}
+
+test('Backend.elementwiseGroups = a loop per group (CPU)', () => groupsMatchLoops(B.cpu));
+testGpu('Backend.elementwiseGroups = a loop per group (WebGPU)', () => groupsMatchLoops(B.gpu()));

@@ -1,5 +1,5 @@
 import {
-  Backend, BackendError, DType, DTypeError, DisposedError, Expr, MatmulEpilogue, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
+  Backend, BackendError, ElementwiseGroup, DType, DTypeError, DisposedError, Expr, MatmulEpilogue, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
   TypedArray, ValueError, checkEpilogueArgs, checkGatherArgs, checkMatmulArgs, checkOperand, checkReduceArgs, exprDType, fmtShape, numel,
   shapesEqual, unfusedEpilogue,
   AttentionGrads, AttentionOptions, AttentionResult, checkAttentionArgs, // attention
@@ -7,6 +7,8 @@ import {
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { GpuTimer } from './gpu-timer';
 import { encodeElementwise, EwInput } from './kernels/elementwise';
+import { GroupSegment, encodeElementwiseGroups, segmentBindings } from './kernels/elementwise-groups';
+import { exprsInfo } from './kernels/elementwise-cache';
 import { encodeGather } from './kernels/gather';
 import { encodeIndexCheck } from './kernels/index-check';
 import type { CheckSite } from './device-flag';
@@ -247,6 +249,56 @@ export class WebGPUBackend implements Backend {
     if (room < 1) throw new BackendError(`elementwise: ${distinct} distinct input buffers exceed this adapter's ${this.limits.maxStorageBuffersPerShaderStage} storage buffers per kernel; split the expression`);
     for (let o = 0; o < outs.length; o += room) {
       encodeElementwise(this.rt, outs.slice(o, o + room), ins, shape, res.slice(o, o + room).map((s) => s.buf!), this.wg, this.opts.elementwiseFastPaths !== false);
+    }
+    return res;
+  }
+
+  /**
+   * Groups of one expression structure whose inputs are dense runs (contiguous, float32 or
+   * int32) go out as one dispatch per as many groups as the storage bindings allow
+   * (kernels/elementwise-groups.ts); the others as elementwise() calls.
+   */
+  elementwiseGroups(groups: readonly ElementwiseGroup[]): Storage[][] {
+    this.rt.check('elementwiseGroups');
+    const res: Storage[][] = new Array(groups.length);
+    const merged = new Map<string, { i: number; seg: GroupSegment; outDT: DType[] }[]>();
+    groups.forEach((g, i) => {
+      const dts = g.inputs.map((x) => x.storage.dtype);
+      const outDT = g.outs.map((e) => exprDType(e, dts));
+      const size = numel(g.shape);
+      const dense = size > 0 && g.outs.length > 0 && [...dts, ...outDT].every((d) => d === 'float32' || d === 'int32') &&
+        g.inputs.every((x) => shapesEqual(x.view.shape, g.shape) && x.view.isContiguous && x.storage.backend === this && (x.storage as GPUStorage).buf);
+      if (!dense) {
+        res[i] = this.elementwise(g.outs, g.inputs, g.shape);
+        return;
+      }
+      const ins = g.inputs.map((x) => ({ buf: this.buf('elementwiseGroups', x.storage), dtype: x.storage.dtype, offset: x.view.offset }));
+      this.rt.begin('elementwiseGroups', g.shape);
+      const outs = outDT.map((d) => this.newStorage('elementwiseGroups', d, size));
+      res[i] = outs;
+      const seg: GroupSegment = { outs: g.outs, inputs: ins, total: size, outBufs: outs.map((s) => s.buf!) };
+      const key = `${exprsInfo(g.outs).key}|${dts.join(',')}`;
+      let list = merged.get(key);
+      if (!list) merged.set(key, (list = []));
+      list.push({ i, seg, outDT });
+    });
+    const room = this.limits.maxStorageBuffersPerShaderStage;
+    for (const list of merged.values()) {
+      let chunk: GroupSegment[] = [];
+      let used = 0;
+      const flush = () => {
+        if (chunk.length) encodeElementwiseGroups(this.rt, chunk, list[0].outDT, this.wg);
+        chunk = [];
+        used = 0;
+      };
+      for (const { seg } of list) {
+        const n = segmentBindings(seg.outs, seg.inputs);
+        if (n > room) throw new BackendError(`elementwiseGroups: one group binds ${n} storage buffers, more than this adapter's ${room}`);
+        if (used + n > room) flush();
+        chunk.push(seg);
+        used += n;
+      }
+      flush();
     }
     return res;
   }

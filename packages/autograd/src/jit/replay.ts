@@ -2,6 +2,7 @@ import { Backend, BackendError, ReplayProgram, ReplayRecipe, Storage, TypedArray
 import { Binding, Plan, PlanStep } from './plan';
 import { resultStorages } from './trace';
 import { Builder, compileBuilder } from './visit';
+import { elementwiseRuns } from './merge';
 
 // Each recorded call's argument rebuilder, compiled at its first replay.
 const builders = new WeakMap<object, Builder | null>();
@@ -20,14 +21,45 @@ interface LeafSource {
  * Issues a plan's backend calls on the given argument storages, with no autograd and no
  * tensors in between; host effects run when `effects` is set. Returns every slot's storage.
  */
-function issue(plan: Plan, backend: Backend, inputs: readonly Storage[], src: LeafSource, effects: boolean): (Storage | undefined)[] {
+function issue(plan: Plan, backend: Backend, inputs: readonly Storage[], src: LeafSource, effects: boolean, runs?: ReadonlyMap<number, readonly number[]>): (Storage | undefined)[] {
   const vals: (Storage | undefined)[] = new Array(plan.slotCount);
   const get = (b: Binding): Storage => (b.k === 'in' ? inputs[b.i] : b.k === 'fixed' ? b.s : vals[b.slot]!);
   const isStorage = (v: object) => (v as { backend?: unknown }).backend === backend && typeof (v as Storage).size === 'number' && typeof (v as Storage).dtype === 'string';
   const methods = backend as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const argsOf = (st: PlanStep): unknown[] => {
+    let build = builders.get(st);
+    if (build === undefined) builders.set(st, (build = compileBuilder(st.entry.args, isStorage)));
+    let j = 0;
+    return (build ? build(() => {
+      const r = st.leaves[j++];
+      switch (r.k) {
+        case 's': return get(r.b);
+        case 'c': return src.constant(r);
+        case 'd': return src.data(r);
+        default: return r.v;
+      }
+    }) : st.entry.args) as unknown[];
+  };
+  const done = new Set<number>();
   try {
-    for (const st of plan.steps) {
+    for (let n = 0; n < plan.steps.length; n++) {
+      const st = plan.steps[n];
       const e = st.entry;
+      if (done.has(n)) continue;
+      const run = runs?.get(n);
+      if (run) {
+        // elementwise(outs, inputs, shape) calls as one elementwiseGroups call (merge.ts).
+        const groups = run.map((m) => {
+          const [outs, ins, shape] = argsOf(plan.steps[m]);
+          return { outs, inputs: ins, shape } as Parameters<NonNullable<Backend['elementwiseGroups']>>[0][number];
+        });
+        const res = backend.elementwiseGroups!(groups);
+        run.forEach((m, k) => {
+          plan.steps[m].slots.forEach((slot, o) => { vals[slot] = res[k][o]; });
+          done.add(m);
+        });
+        continue;
+      }
       if (e.kind === 'effect') {
         if (effects) e.effect!();
         continue;
@@ -37,18 +69,7 @@ function issue(plan: Plan, backend: Backend, inputs: readonly Storage[], src: Le
         if (st.free && l.k === 's') backend.dispose(get(l.b));
         continue;
       }
-      let build = builders.get(st);
-      if (build === undefined) builders.set(st, (build = compileBuilder(e.args, isStorage)));
-      let j = 0;
-      const args = (build ? build(() => {
-        const r = st.leaves[j++];
-        switch (r.k) {
-          case 's': return get(r.b);
-          case 'c': return src.constant(r);
-          case 'd': return src.data(r);
-          default: return r.v;
-        }
-      }) : e.args) as unknown[];
+      const args = argsOf(st);
       const res = methods[e.method](...args);
       if (e.single) vals[st.slots[0]] = res as Storage;
       else if (st.slots.length) {
@@ -78,6 +99,7 @@ interface Compiled {
   readonly rebindable: readonly boolean[];
 }
 const compiled = new WeakMap<Plan, Compiled | 'generic'>();
+const mergeEnabled = (): boolean => (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SURF_JIT_MERGE !== '0';
 // A plan dropped from jit's cache takes its program's GPU buffers with it.
 const reaper = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry<ReplayProgram>((p) => p.dispose()) : null;
 
@@ -99,6 +121,9 @@ function compile(plan: Plan, backend: Backend, inputs: readonly Storage[]): Comp
       }
     });
   }
+  // One kernel for runs of independent elementwise calls (an optimizer's updates), where the
+  // backend can (SURF_JIT_MERGE=0 turns it off, for A/B runs).
+  const runs = backend.elementwiseGroups && mergeEnabled() ? elementwiseRuns(plan.steps) : undefined;
   const recipe: ReplayRecipe = {
     inputs,
     fixed: plan.fixed,
@@ -111,7 +136,7 @@ function compile(plan: Plan, backend: Backend, inputs: readonly Storage[]): Comp
       const vals = issue(plan, backend, ins, {
         constant: (r) => ({ kind: 'const', value: consts[ci++], dtype: r.dtype }),
         data: () => data[di++],
-      }, false);
+      }, false, runs);
       return { outputs: plan.outputs.map((s) => vals[s]!), adopt: plan.adopt.map(([, s]) => vals[s]!) };
     },
   };

@@ -1,7 +1,7 @@
 import type { AttentionGrads, AttentionOptions, AttentionResult } from '../backend';
 import { attentionBackwardCpu, attentionCpu } from './attention';
 import { checkAttentionArgs } from '../attention';
-import type { Backend, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storage, Strided } from '../backend';
+import type { Backend, ElementwiseGroup, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storage, Strided } from '../backend';
 import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
 import { DType, TypedArray } from '../dtype';
@@ -72,6 +72,11 @@ export class CpuBackend implements Backend {
     const copy = allocate(this.take, 'fromData', dtype, [data.length]);
     copy.set(data);
     return this.make(dtype, copy);
+  }
+
+  /** One kernel per group here (the contract allows merging; a CPU loop gains nothing by it). */
+  elementwiseGroups(groups: readonly ElementwiseGroup[]): Storage[][] {
+    return groups.map((g) => this.elementwise(g.outs, g.inputs, g.shape));
   }
 
   elementwise(outs: readonly Expr[], inputs: readonly Strided[], shape: readonly number[]): Storage[] {
