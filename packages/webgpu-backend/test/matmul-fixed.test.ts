@@ -49,8 +49,10 @@ testGpu('fixed path matches the CPU: epilogues, transposed operands, batches wit
     const b = await createWebGPUBackend({ matmul: cfg });
     try {
       let seed = 1500;
-      // [m, k, n, batch]: k = 48 is 3 steps of 16 (odd) or 6 of 8; k = 64 is 4 or 8 (even); 65 and 40 miss the tile.
-      for (const [m, k, n, batch] of [[64, 48, 32, 1], [32, 64, 96, 2], [65, 48, 32, 1], [64, 40, 32, 2]]) {
+      // [m, k, n, batch]: k = 48 is 3 steps of 16 (odd) or 6 of 8; k = 64 is 4 or 8 (even); k = 40 misses the tile.
+      // The flat config (epilogue after the store) on one aligned shape: SwiftShader compiles slowly.
+      const shapes = cfg.rows ? [[64, 48, 32, 1], [32, 64, 96, 2], [64, 40, 32, 2]] : [[32, 64, 96, 2]];
+      for (const [m, k, n, batch] of shapes) {
         const lead = batch > 1 ? [batch] : [];
         const [ag, ac] = twin(b, [...lead, m, k], seed++);
         const [atg, atc] = twin(b, [...lead, k, m], seed++);
