@@ -1,9 +1,10 @@
 import { E, NDArray } from '@surf/core';
 import { bucketedMatmulConfig, createWebGPUBackend, tableChooser } from '@surf/webgpu';
 import { MatmulConfig, MatmulProblem, planMatmul } from '../src/kernels/matmul-plan';
-import { MatmulProgram } from '../src/kernels/matmul';
+import { MatmulProgram, fitted } from '../src/kernels/matmul';
 import { matmulWgsl } from '../src/kernels/matmul-wgsl';
 import type { PooledBuffer } from '../src/pool';
+import { workgroupBytes } from '../src/tune/choose';
 import { expectClose, twin } from './cpu-compare';
 import { testGpu } from './gpu';
 
@@ -111,4 +112,14 @@ test('tuned table: an entry timed on the fixed path stands only for problems tha
   expect(choose(128, 192, 64, 1)).toEqual(cfg);
   expect(choose(130, 128, 64, 1)).toEqual(bucketedMatmulConfig(130, 128, 64, 1));
   expect(choose(128, 128, 72, 1)).toEqual(bucketedMatmulConfig(128, 128, 72, 1));
+});
+
+test('the double-buffered 128x128 bucket gives way to flat staging on an adapter with 32 KB of workgroup memory', () => {
+  const huge = bucketedMatmulConfig(2048, 2048, 2048, 1);
+  expect(huge.doubleBuffer).toBe(true);
+  const dev = (bytes: number) => ({ device: { limits: { maxComputeWorkgroupStorageSize: bytes } } as GPUDevice });
+  expect(fitted(dev(49152), huge)).toBe(huge);
+  const flat = fitted(dev(32768), huge);
+  expect(flat).toMatchObject({ tileM: 128, tileN: 128, tileK: 16, rows: false, doubleBuffer: false, padA: 4 });
+  expect(workgroupBytes(flat)).toBeLessThanOrEqual(32768);
 });

@@ -52,7 +52,7 @@ const sharedBytes = new WeakMap<GPUDevice, number>();
  * The double-buffered bucket for large aligned problems needs 33 KB of workgroup memory; on
  * an adapter with less (32 KB is common) it gives way to the same tile staged flat, once.
  */
-function fitted(rt: Runtime, cfg: MatmulConfig): MatmulConfig {
+export function fitted(rt: Pick<Runtime, 'device'>, cfg: MatmulConfig): MatmulConfig {
   if (!cfg.doubleBuffer) return cfg;
   let max = sharedBytes.get(rt.device);
   if (max === undefined) sharedBytes.set(rt.device, (max = rt.device.limits.maxComputeWorkgroupStorageSize));
