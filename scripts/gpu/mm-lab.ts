@@ -4,6 +4,9 @@
 // multiples of the tiles. Results go to docs/tuning-log.md.
 // Usage on the host: node .bench/mm-lab.mjs [--sizes 1024,2048,4096] [--only 'exact name,exact name']
 //   [--splitk-max 2048 (largest size split-K variants run at)] [--flags 'enable-dawn-features=disable_robustness'] [--json out.json]
+//   node .bench/mm-lab.mjs --backend-check: the real backend's default matmul on tile-aligned
+//   shapes (the fixed path: transposed operands, bias+relu epilogue, a broadcast batch) against
+//   float64 sums of 256 sampled outputs, then exits.
 import { createRequire } from 'module';
 import * as path from 'path';
 
@@ -187,7 +190,48 @@ function rand(n: number, seed: number): Float32Array {
   return a;
 }
 
+/** The backend's aligned fast path on the GPU (see the usage line); returns the number of failures. */
+async function backendCheck(): Promise<number> {
+  const { E, NDArray } = await import('@surf/core');
+  const { createWebGPUBackend } = await import('@surf/webgpu');
+  const b = await createWebGPUBackend();
+  let bad = 0;
+  // [batch, m, k, n]: the 1024² and 2048² buckets, a deep k, an odd k-step count (k = 1040: 65 steps of 16).
+  for (const [bt, m, k, n] of [[1, 1024, 1024, 1024], [1, 2048, 512, 2048], [2, 1024, 1040, 1024], [1, 2048, 2048, 2048]]) {
+    const ha = rand(bt * m * k, 3), hb = rand(k * n, 4), hbias = rand(n, 5);
+    for (const [ta, tb] of [[false, false], [true, false], [false, true], [true, true]]) {
+      // Stored transposed when ta/tb: A as [bt, k, m], B as [n, k]; the logical values are the same.
+      const sa = new Float32Array(bt * m * k), sb = new Float32Array(k * n);
+      for (let q = 0; q < bt; q++) for (let i = 0; i < m; i++) for (let j = 0; j < k; j++) sa[ta ? q * m * k + j * m + i : q * m * k + i * k + j] = ha[q * m * k + i * k + j];
+      for (let i = 0; i < k; i++) for (let j = 0; j < n; j++) sb[tb ? j * k + i : i * n + j] = hb[i * n + j];
+      const lead = bt > 1 ? [bt] : [];
+      let x = NDArray.fromData(b, sa, ta ? [...lead, k, m] : [...lead, m, k]);
+      let y = NDArray.fromData(b, sb, tb ? [n, k] : [k, n]);
+      if (ta) x = x.permute(bt > 1 ? [0, 2, 1] : [1, 0]);
+      if (tb) y = y.permute([1, 0]);
+      const bias = NDArray.fromData(b, hbias, [n]);
+      const z = x.matmul(y, { expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)), inputs: [bias] });
+      const out = (await z.data()) as Float32Array;
+      let worst = 0;
+      for (let i = 0; i < 256; i++) {
+        const q = i % bt, r = (i * 7919) % m, c = (i * 104729) % n;
+        let s = 0, t = 0;
+        for (let j = 0; j < k; j++) { const p = ha[q * m * k + r * k + j] * hb[j * n + c]; s += p; t += Math.abs(p); }
+        const got = out[q * m * n + r * n + c];
+        worst = Math.max(worst, Number.isFinite(got) ? Math.abs(got - Math.max(s + hbias[c], 0)) / (t + 1) : Infinity);
+      }
+      const ok = worst < 1e-5;
+      if (!ok) bad++;
+      console.log(`backend check ${bt}x${m}x${k}x${n}${ta ? ' Aᵀ' : ''}${tb ? ' Bᵀ' : ''} bias+relu: worst ${worst.toExponential(1)} ${ok ? 'ok' : 'FAIL'}`);
+      for (const t of [x, y, bias, z]) t.dispose();
+    }
+  }
+  b.destroy();
+  return bad;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--backend-check')) { const bad = await backendCheck(); console.log(bad ? `${bad} FAILED` : 'backend check: all passed'); process.exit(bad ? 1 : 0); }
   const gpu = dawn.create(arg('--flags') ? arg('--flags')!.split(' ') : []);
   const adapter: GPUAdapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   const device: GPUDevice = await adapter.requestDevice({ requiredLimits: { maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize, maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize, maxBufferSize: adapter.limits.maxBufferSize } });

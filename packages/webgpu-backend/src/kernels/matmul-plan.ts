@@ -14,7 +14,9 @@ export const epiNames = operandNames('e', ['Offset', 'BatchStrides', 'RowStride'
  * contiguous along the loaded dim and 4-aligned; workgroup reads are vec4 for B (threadN a
  * multiple of 4) and for A (threadM a multiple of 4, `vecA`). Edges (any m, n, k) are
  * handled by bounds checks in the loads and the store. Any strides (transposes, broadcast
- * batches with stride 0) are read directly. An optional epilogue expression is applied to
+ * batches with stride 0) are read directly. A tile-aligned problem over contiguous operands
+ * takes the fixed path instead (`fixed`): its sizes and strides are compiled in and its loads
+ * and stores have no bounds checks. An optional epilogue expression is applied to
  * each product element before the store (bias, activation) so it costs no extra pass.
  *
  * The plan holds every decision the WGSL depends on (and so the pipeline's cache key); the
@@ -65,6 +67,13 @@ export interface MatmulConfig {
    * overlaps compute and each step has one barrier (default false).
    */
   doubleBuffer?: boolean;
+  /**
+   * The aligned fast path (default true): when m, n and k are multiples of the tile and A and
+   * B are contiguous (row-major or transposed), the shader is compiled for that shape: sizes
+   * and strides are constants and the loads and stores have no bounds checks. Other problems
+   * take the general kernel. Each qualifying shape is its own pipeline.
+   */
+  fixed?: boolean;
 }
 
 export interface MatmulOperand {
@@ -123,6 +132,11 @@ export interface MatmulPlan {
   readonly aRowLen: number; readonly bRowLen: number;
   /** Double-buffered staged tiles (see MatmulConfig.doubleBuffer; only with rows). */
   readonly dbuf: boolean;
+  /** The aligned fast path (see MatmulConfig.fixed): the problem's m, n, k are compiled in. */
+  readonly fixed: boolean;
+  readonly m: number; readonly n: number; readonly k: number;
+  /** A's and B's row and column strides (constants of the fixed shader). */
+  readonly aStrides: [number, number]; readonly bStrides: [number, number];
   readonly unroll: boolean;
   /** The epilogue runs after the store (a rolled loop) rather than in it. */
   readonly after: boolean;
@@ -175,6 +189,10 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const after = !!epi && (cfg.epilogueAfter ?? RM * RN >= 32);
   const cVec = cfg.vec4 && vecB && n % 4 === 0;
   const unroll = cfg.unroll !== false;
+  // A contiguous [rows, cols] operand, row-major or transposed: its strides follow from the
+  // shape, so the shape in the key names them.
+  const dense = (o: MatmulOperand, r: number, c: number) => (o.rowStride === c && o.colStride === 1) || (o.rowStride === 1 && o.colStride === r);
+  const fixed = cfg.fixed !== false && m % TM === 0 && n % TN === 0 && k % TK === 0 && dense(a, m, k) && dense(b, k, n);
 
   // Epilogue inputs: bind each distinct (buffer, dtype) once.
   const eUsed = epi ? exprInputs(epi.expr) : new Set<number>();
@@ -194,10 +212,11 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
     });
     eKey = `|e${exprKey(epi.expr, consts)}|${epi.inputs.map((x, j) => (eUsed.has(j + 1) ? `${x.dtype[0]}${eBind[j]}` : '_')).join('')}`;
   }
-  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${eKey}`;
+  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${fixed ? `|f${m},${n},${k}` : ''}${eKey}`;
   return {
     cfg, TM, TN, TK, RM, RN, TX, TY, NT: TX * TY, br, aKMajor, bNMajor, aVec, bVec, cVec, vecA, vecB, padA, TMP, inter, unroll, after,
     rows, aRowLen: (TK * RM) / 4, bRowLen: ((TK * RN) / 4) | 1, dbuf,
+    fixed, m, n, k, aStrides: [a.rowStride, a.colStride], bStrides: [b.rowStride, b.colStride],
     epi, eIdx, eBind, eBufs, eDT, consts, key,
   };
 }

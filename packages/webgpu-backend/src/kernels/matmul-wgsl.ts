@@ -32,6 +32,8 @@ interface TileSide {
   xIsRow: boolean;
   rowStride: string;
   colStride: string;
+  /** Loads need no bounds check (the aligned fast path: the tile never leaves the operand). */
+  inside: boolean;
 }
 
 /**
@@ -67,9 +69,13 @@ function loadTile(s: TileSide, TK: number, NT: number, K: string, part: LoadPart
     lines.push(s.kContig ? `let ${s.x} = outer; let kk = inner;` : `let ${s.x} = inner; let kk = outer;`);
     if (part !== 'put') {
       lines.push(`let ${s.gx} = ${s.origin} + ${s.x}; let gk = k0 + kk;`);
-      if (part === 'both') lines.push(`var v = ${s.vecGlobal ? 'vec4<f32>(0.0)' : '0.0'};`);
-      else lines.push(`${v} = ${s.vecGlobal ? 'vec4<f32>(0.0)' : '0.0'};`);
-      lines.push(`if (${cond}) { ${v} = ${s.name}${s.vecGlobal ? '4' : ''}[${addr}${s.vecGlobal ? ' / 4u' : ''}]; }`);
+      const load = `${s.name}${s.vecGlobal ? '4' : ''}[${addr}${s.vecGlobal ? ' / 4u' : ''}]`;
+      if (s.inside) lines.push(part === 'both' ? `let v = ${load};` : `${v} = ${load};`);
+      else {
+        if (part === 'both') lines.push(`var v = ${s.vecGlobal ? 'vec4<f32>(0.0)' : '0.0'};`);
+        else lines.push(`${v} = ${s.vecGlobal ? 'vec4<f32>(0.0)' : '0.0'};`);
+        lines.push(`if (${cond}) { ${v} = ${load}; }`);
+      }
     }
     if (part !== 'fetch') {
       if (!s.vecGlobal) lines.push(put('kk', s.x, v));
@@ -85,7 +91,14 @@ function loadTile(s: TileSide, TK: number, NT: number, K: string, part: LoadPart
 export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   const { TM, TN, TK, RM, RN, TX, NT, br, vecA, vecB, TMP, inter, after, cVec, epi, eIdx, rows } = p;
   const L: string[] = [];
-  const M = u.ref('m'), N = u.ref('n'), K = u.ref('k');
+  // The aligned fast path compiles sizes and strides in (the driver's compiler then folds the
+  // address arithmetic) and drops every bounds check; else they are parameters.
+  const F = p.fixed;
+  const M = F ? `${p.m}u` : u.ref('m'), N = F ? `${p.n}u` : u.ref('n'), K = F ? `${p.k}u` : u.ref('k');
+  const stride = (name: string, v: number) => (F ? `${v}i` : u.ref(name));
+  const tilesN = F ? `${p.n / TN}u` : u.ref('tilesN'), tilesM = F ? `${p.m / TM}u` : u.ref('tilesM');
+  // Guards a statement by a bound (kept only in the general kernel).
+  const inb = (cond: string, body: string) => (F ? body : `if (${cond}) { ${body} }`);
   // Staged-tile addressing. Flat: As[kk][row] with pitch TMP, Bs[kk][col]. Rows: As[ty][kk][i]
   // (row = ty*RM + i) and Bs[tx][kk][q] (column group q of thread tx), so the inner loop reads
   // through one pointer per thread at constant indices.
@@ -106,11 +119,11 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   } : flat('Bs', TN, vecB));
   const sideA = (buf: number): TileSide => ({
     name: 'A', base: 'aBase', ...aSlots(buf), vecGlobal: p.aVec, vecStaged: vecA, kContig: p.aKMajor, xExtent: TM,
-    x: 'row', gx: 'gr', origin: 'tileRow', bound: M, xIsRow: true, rowStride: u.ref('aRowStride'), colStride: u.ref('aColStride'),
+    x: 'row', gx: 'gr', origin: 'tileRow', bound: M, xIsRow: true, rowStride: stride('aRowStride', p.aStrides[0]), colStride: stride('aColStride', p.aStrides[1]), inside: F,
   });
   const sideB = (buf: number): TileSide => ({
     name: 'B', base: 'bBase', ...bSlots(buf), vecGlobal: p.bVec, vecStaged: vecB, kContig: !p.bNMajor, xExtent: TN,
-    x: 'col', gx: 'gc', origin: 'tileCol', bound: N, xIsRow: false, rowStride: u.ref('bRowStride'), colStride: u.ref('bColStride'),
+    x: 'col', gx: 'gc', origin: 'tileCol', bound: N, xIsRow: false, rowStride: stride('bRowStride', p.bStrides[0]), colStride: stride('bColStride', p.bStrides[1]), inside: F,
   });
   const loadA = loadTile(sideA(0), TK, NT, K);
   const loadB = loadTile(sideB(0), TK, NT, K);
@@ -159,20 +172,20 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   const store: string[] = [];
   for (let i = 0; i < RM; i++) {
     store.push(`{ let r = tileRow + ty * ${RM}u + ${i}u;`);
-    store.push(`  if (r < ${M}) {`);
+    store.push(F ? '  {' : `  if (r < ${M}) {`);
     for (let q = 0; q < cols; q++) {
       const c0 = `tileCol + ${colOf(q)}`;
       if (vecB) {
         if (cVec) {
           const v = epi && !after ? `vec4<f32>(${[0, 1, 2, 3].map((j) => fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)).join(', ')})` : `acc${i}_${q}`;
-          store.push(`    { let c0 = ${c0}; if (c0 < ${N}) { C4[(cBase + r * ${N} + c0) / 4u] = ${v}; } }`);
+          store.push(`    { let c0 = ${c0}; ${inb(`c0 < ${N}`, `C4[(cBase + r * ${N} + c0) / 4u] = ${v};`)} }`);
         } else {
           store.push(`    { let c0 = ${c0};`);
-          for (let j = 0; j < 4; j++) store.push(`      if (c0 + ${j}u < ${N}) { C[cBase + r * ${N} + c0 + ${j}u] = ${fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)}; }`);
+          for (let j = 0; j < 4; j++) store.push(`      ${inb(`c0 + ${j}u < ${N}`, `C[cBase + r * ${N} + c0 + ${j}u] = ${fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)};`)}`);
           store.push(`    }`);
         }
       } else {
-        store.push(`    { let c = ${c0}; if (c < ${N}) { C[cBase + r * ${N} + c] = ${fin(`acc${i}_${q}`, 'r', 'c')}; } }`);
+        store.push(`    { let c = ${c0}; ${inb(`c < ${N}`, `C[cBase + r * ${N} + c] = ${fin(`acc${i}_${q}`, 'r', 'c')};`)} }`);
       }
     }
     store.push(`  } }`);
@@ -183,11 +196,11 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
     const col = inter ? `q * ${TX * 4}u + tx * 4u` : `tx * ${RN}u + q * ${g}u`;
     store.push(`for (var i = 0u; i < ${RM}u; i++) {
     let r = tileRow + ty * ${RM}u + i;
-    if (r >= ${M}) { break; }
+    ${F ? '' : `if (r >= ${M}) { break; }`}
     for (var q = 0u; q < ${RN / g}u; q++) {
       let c0 = tileCol + ${col};
-      ${cVec ? `if (c0 < ${N}) { let ci = (cBase + r * ${N} + c0) / 4u; let v = C4[ci]; C4[ci] = vec4<f32>(epi_(v.x, r, c0), epi_(v.y, r, c0 + 1u), epi_(v.z, r, c0 + 2u), epi_(v.w, r, c0 + 3u)); }`
-    : Array.from({ length: g }, (_, j) => `if (c0 + ${j}u < ${N}) { let ci = cBase + r * ${N} + c0 + ${j}u; C[ci] = epi_(C[ci], r, c0 + ${j}u); }`).join('\n      ')}
+      ${cVec ? inb(`c0 < ${N}`, `let ci = (cBase + r * ${N} + c0) / 4u; let v = C4[ci]; C4[ci] = vec4<f32>(epi_(v.x, r, c0), epi_(v.y, r, c0 + 1u), epi_(v.z, r, c0 + 2u), epi_(v.w, r, c0 + 3u));`)
+    : Array.from({ length: g }, (_, j) => inb(`c0 + ${j}u < ${N}`, `let ci = cBase + r * ${N} + c0 + ${j}u; C[ci] = epi_(C[ci], r, c0 + ${j}u);`)).join('\n      ')}
     }
   }`);
   }
@@ -213,26 +226,25 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
     const put = (buf: number) => [...loadTile(sideA(buf), TK, NT, K, 'put', 'ra'), ...loadTile(sideB(buf), TK, NT, K, 'put', 'rb')];
     const regs = [...tileRegs(sideA(0), TK, NT, 'ra'), ...tileRegs(sideB(0), TK, NT, 'rb')];
     const j = (x: string[], ind: string) => x.join(`\n${ind}`);
+    // Fixed shape with an even step count: the first half's fetch always happens, so its
+    // checks go (the lab's loop, docs/tuning-log.md "matmul 2026-11-25").
+    const even = F && (p.k / TK) % 2 === 0;
+    const if1 = (body: string) => (even ? `{\n      ${body}\n    }` : `if (more1) {\n      ${body}\n    }`);
     return `let pa1 = &As4[${p.TY}u + ty];
   let pb1 = &Bs4[${TX}u + tx];
   ${j(regs, '  ')}
-  let nk = (${K} + ${TK - 1}u) / ${TK}u;
+  let nk = ${F ? `${p.k / TK}u` : `(${K} + ${TK - 1}u) / ${TK}u`};
   var k0 = 0u;
   ${j(fetch, '  ')}
   ${j(put(0), '  ')}
   workgroupBarrier();
   for (var t = 0u; t < nk; t += 2u) {
-    let more1 = t + 1u < nk;
-    if (more1) {
-      k0 = (t + 1u) * ${TK}u;
-      ${j(fetch, '      ')}
-    }
+    ${even ? '' : 'let more1 = t + 1u < nk;'}
+    ${if1(`k0 = (t + 1u) * ${TK}u;\n      ${j(fetch, '      ')}`)}
     ${j(innerOf(0), '    ')}
-    if (more1) {
-      ${j(put(1), '      ')}
-    }
+    ${if1(j(put(1), '      '))}
     workgroupBarrier();
-    if (!more1) { break; }
+    ${even ? '' : 'if (!more1) { break; }'}
     let more2 = t + 2u < nk;
     if (more2) {
       k0 = (t + 2u) * ${TK}u;
@@ -280,10 +292,10 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
   if (wg >= ${u.ref('total')}) { return; }
-  let tn = wg % ${u.ref('tilesN')};
-  let rest = wg / ${u.ref('tilesN')};
-  let tm = rest % ${u.ref('tilesM')};
-  let bt = rest / ${u.ref('tilesM')};
+  let tn = wg % ${tilesN};
+  let rest = wg / ${tilesN};
+  let tm = rest % ${tilesM};
+  let bt = rest / ${tilesM};
   let tileRow = tm * ${TM}u;
   let tileCol = tn * ${TN}u;
   let tx = lid % ${TX}u;

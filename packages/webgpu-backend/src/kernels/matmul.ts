@@ -11,6 +11,7 @@ import { Program, Uniforms } from './program';
 export type { MatmulConfig, MatmulEpilogueDesc, MatmulEpilogueInput, MatmulOperand, MatmulProblem } from './matmul-plan';
 export { collapseBatch } from './matmul-plan';
 export { DEFAULT_MATMUL, chooseMatmulConfig, validateMatmulConfig } from '../tune/choose';
+import { workgroupBytes } from '../tune/choose';
 export type { MatmulConfigOption } from '../tune/choose';
 
 export class MatmulProgram implements Program {
@@ -44,11 +45,26 @@ export class MatmulProgram implements Program {
   }
 }
 
+/** Workgroup memory per device, read once (reading a GPUDevice's limits per op is slow). */
+const sharedBytes = new WeakMap<GPUDevice, number>();
+
+/**
+ * The double-buffered bucket for large aligned problems needs 33 KB of workgroup memory; on
+ * an adapter with less (32 KB is common) it gives way to the same tile staged flat, once.
+ */
+export function fitted(rt: Pick<Runtime, 'device'>, cfg: MatmulConfig): MatmulConfig {
+  if (!cfg.doubleBuffer) return cfg;
+  let max = sharedBytes.get(rt.device);
+  if (max === undefined) sharedBytes.set(rt.device, (max = rt.device.limits.maxComputeWorkgroupStorageSize));
+  return workgroupBytes(cfg) <= max ? cfg : { ...cfg, rows: false, doubleBuffer: false, padA: cfg.padA ?? 4 };
+}
+
 /** Records C = A·B (then the epilogue) with tiling `cfg`. */
-export function encodeMatmul(rt: Runtime, cfg: MatmulConfig, pr: MatmulProblem): void {
+export function encodeMatmul(rt: Runtime, cfg0: MatmulConfig, pr: MatmulProblem): void {
   const { a, b, m, n, k, batchShape, epi } = pr;
   const batch = batchShape.reduce((x, y) => x * y, 1);
   if (batch * m * n === 0) return;
+  const cfg = fitted(rt, cfg0);
   const plan = planMatmul(cfg, pr);
   const kern = rt.program(new MatmulProgram(plan));
   const tilesN = Math.ceil(n / plan.TN);

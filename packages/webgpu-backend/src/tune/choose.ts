@@ -17,7 +17,25 @@ export const SMALL_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 16, thr
 const MID_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true };
 /** 1024²-sized outputs: 64-row tiles give 128 workgroups at 1024² (one per SM; run 8: 28.3 TFLOP/s against 24.1 for 128x64 8x4). */
 const LARGE_MATMUL: MatmulConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true };
+/**
+ * 1024²-sized aligned problems: 128x64 tiles of 256 threads (8x4 each) with rows and double
+ * buffering on the fixed path (H100, probe: 32.5 TFLOP/s at 1024³ against 26.1 for
+ * LARGE_MATMUL; docs/tuning-log.md, "mm 2026-11-25").
+ */
+const LARGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, interleave: true, rows: true, doubleBuffer: true };
 const HUGE_MATMUL: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true };
+/**
+ * Tile-aligned large problems: per-thread rows with double buffering, which only pays on the
+ * fixed path (the general kernel with the same knobs lost to HUGE_MATMUL; docs/tuning-log.md,
+ * "matmul 2026-11-25" and "mm 2026-11-25": 41.6 TFLOP/s at 2048³ against 35.8). Needs 33 KB of
+ * workgroup memory: kernels/matmul.ts stages it flat on adapters with less.
+ */
+const HUGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true };
+
+/** Whether m, n, k tile exactly under `c` (the fixed path then applies to contiguous operands). */
+export function tilesExactly(c: MatmulConfig, m: number, n: number, k: number): boolean {
+  return m % c.tileM === 0 && n % c.tileN === 0 && k % c.tileK === 0;
+}
 
 /** A fixed config, or a function choosing one per problem (the tuner's table plugs in here). */
 export type MatmulConfigOption = Partial<MatmulConfig> | ((m: number, n: number, k: number, batch: number) => MatmulConfig);
@@ -28,8 +46,8 @@ export function bucketedMatmulConfig(m: number, n: number, k: number, batch: num
   const outs = m * n * batch;
   if (m <= 16 || n <= 16 || outs <= 64 * 64 * 4) return SMALL_MATMUL;
   if (outs <= 1024 * 512) return MID_MATMUL;
-  if (outs <= 1536 * 1536) return LARGE_MATMUL;
-  return HUGE_MATMUL;
+  if (outs <= 1536 * 1536) return tilesExactly(LARGE_ALIGNED, m, n, k) ? LARGE_ALIGNED : LARGE_MATMUL;
+  return tilesExactly(HUGE_ALIGNED, m, n, k) ? HUGE_ALIGNED : HUGE_MATMUL;
 }
 
 export function chooseMatmulConfig(opt: MatmulConfigOption | undefined, m: number, n: number, k: number, batch: number): MatmulConfig {

@@ -1,7 +1,7 @@
 import { NDArray, randomArray } from '@surf/core';
 import type { WebGPUBackend } from '../backend';
 import type { MatmulConfig } from '../kernels/matmul';
-import { SMALL_MATMUL, bucketedMatmulConfig, validateMatmulConfig } from './choose';
+import { SMALL_MATMUL, bucketedMatmulConfig, tilesExactly, validateMatmulConfig } from './choose';
 import { readTuneCache, writeTuneCache } from './cache';
 
 /**
@@ -15,7 +15,7 @@ import { readTuneCache, writeTuneCache } from './cache';
  *
  * Bump TUNE_VERSION when the kernel generator changes, so cached tables are re-measured.
  */
-export const TUNE_VERSION = 6;
+export const TUNE_VERSION = 7;
 
 /** Candidates: the configs that won some problem in the H200 sweeps (docs/tuning-log.md). */
 export const MATMUL_CANDIDATES: MatmulConfig[] = [
@@ -33,6 +33,10 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   // buffering (its pick at 1024³ there; docs/tuning-log.md, "matmul 2026-11-25").
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true },
   { tileM: 64, tileN: 128, tileK: 16, threadM: 4, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true },
+  // The aligned fast path's large tile (every problem below tiles exactly, so each candidate
+  // is timed on the fixed path; docs/tuning-log.md, "mm 2026-11-25").
+  { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true },
+  { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, interleave: true, rows: true, doubleBuffer: true },
 ];
 
 /** Representative problems [m, n, k]: square sizes and the MLP example's layer shapes. */
@@ -150,6 +154,10 @@ export function tableChooser(t: TunedTable): (m: number, n: number, k: number, b
       const d = Math.abs(Math.log2(e.m * e.n) - lo) + 0.25 * Math.abs(Math.log2(e.k) - lk);
       if (d < bd) { bd = d; best = e; }
     }
+    // An entry timed on the fixed path (its problem tiled exactly) says nothing of the
+    // general kernel with the same knobs (rows + double buffering lose there): a problem off
+    // that tile takes the bucketed choice.
+    if (tilesExactly(best.cfg, best.m, best.n, best.k) && !tilesExactly(best.cfg, m, n, k)) return bucketedMatmulConfig(m, n, k, batch);
     return best.cfg;
   };
 }
