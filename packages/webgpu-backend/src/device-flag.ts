@@ -16,7 +16,7 @@ const SLOT_BYTES = 16;
  * The backend's error flag, as CUDA's device-side asserts: kernels with checks (index-check.ts)
  * write a failure into their site's slot instead of stopping, and the next readback or sync()
  * copies the slots in use into its own mapped buffer (16 bytes a site, in the same submission:
- * no extra round trip), clears them, and raises the first failure as a ValueError naming the op
+ * no extra round trip) and raises the first failure as a ValueError naming the op
  * and the range. The flag is armed only while checks have run since the last drain, so work
  * without checks reads nothing extra.
  */
@@ -59,11 +59,19 @@ export class DeviceFlag {
     return Math.min(this.sites.length, SLOTS) * SLOT_BYTES;
   }
 
-  /** Records the copy of the slots into `dst` at `offset`, then their reset; disarms. */
+  /**
+   * Records the copy of the slots into `dst` at `offset`; disarms. Slots stay zero until a
+   * check fails, so they need a reset only after a failure (reset(), when it is reported):
+   * the common drain is one copy, not a copy and a clear.
+   */
   encodeDrain(encoder: GPUCommandEncoder, dst: GPUBuffer, offset: number): void {
     encoder.copyBufferToBuffer(this.buf!.buffer, 0, dst, offset, this.bytes);
-    encoder.clearBuffer(this.buf!.buffer, 0, this.bytes);
     this.armed = false;
+  }
+
+  /** Zeroes the slots after a failure was drained (queued before any later submission). */
+  reset(queue: GPUQueue): void {
+    if (this.buf) queue.writeBuffer(this.buf.buffer, 0, new Uint8Array(SLOTS * SLOT_BYTES));
   }
 
   /** The ValueError for the first failed slot in `words` (as drained), or null. */

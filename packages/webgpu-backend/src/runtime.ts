@@ -384,7 +384,10 @@ export class Runtime {
     } else st.destroy();
     this.check(op);
     const failed = flagWords && this.flag.decode(flagWords);
-    if (failed) throw failed;
+    if (failed) {
+      this.flag.reset(this.device.queue);
+      throw failed;
+    }
     return out;
   }
 
