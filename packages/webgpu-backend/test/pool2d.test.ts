@@ -53,8 +53,11 @@ function reference(x: Float32Array, shape: number[], p: PoolParams, gy: Float32A
   return { y, arg, dx };
 }
 
-const cases: { what: string; shape: number[]; p: PoolParams; special?: boolean }[] = [
+const cases: { what: string; shape: number[]; p: PoolParams; special?: boolean; plain?: boolean }[] = [
   { what: 'max 2x2 tiling', shape: [2, 3, 6, 8], p: P({ kind: 'max', out: [3, 4] }) },
+  // Plain rows of a width that divides by 4: WebGPU's vector kernels (kernels/pool2d-fast.ts).
+  { what: 'max 2x2 tiling, plain rows, with NaN, -inf and ties', shape: [2, 3, 4, 8], p: P({ kind: 'max', out: [2, 4] }), special: true, plain: true },
+  { what: 'avg 2x2 tiling, plain rows', shape: [2, 2, 4, 12], p: P({ kind: 'avg', out: [2, 6] }), plain: true },
   { what: 'max 3x3 stride 2 pad 1 ceil (overlapping, last window clipped)', shape: [1, 2, 7, 6], p: P({ kind: 'max', kernel: [3, 3], stride: [2, 2], padding: [1, 1], out: [4, 4] }) },
   { what: 'max [2,3] stride [3,2] dilation 2', shape: [1, 2, 8, 9], p: P({ kind: 'max', kernel: [2, 3], stride: [3, 2], dilation: [2, 2], out: [2, 3] }) },
   { what: 'max with NaN, -inf and ties', shape: [1, 1, 4, 6], p: P({ kind: 'max', kernel: [2, 3], stride: [1, 1], out: [3, 4] }), special: true },
@@ -68,7 +71,7 @@ describeEach(['cpu', 'webgpu'] as const, 'pool2d on %s', (kind) => {
   beforeAll(async () => { be = kind === 'cpu' ? new CpuBackend() : await gpuBackend(); });
   afterAll(() => { if (kind === 'webgpu') be?.destroy(); });
 
-  test.each(cases)('$what: forward, tap indices and gradient match the loops', async ({ shape, p, special }) => {
+  test.each(cases)('$what: forward, tap indices and gradient match the loops', async ({ shape, p, special, plain }) => {
     const backend = be!;
     const size = shape.reduce((a, b) => a * b, 1);
     const x = randomArray('uniform', size, 41, -1, 1) as Float32Array;
@@ -76,12 +79,13 @@ describeEach(['cpu', 'webgpu'] as const, 'pool2d on %s', (kind) => {
     const outSize = shape[0] * shape[1] * p.out[0] * p.out[1];
     const gy = randomArray('uniform', outSize, 42, -1, 1) as Float32Array;
     const want = reference(x, shape, p, gy);
-    // The input arrives transposed in memory (strided view): [N, C, W, H] data permuted back.
+    // The input arrives transposed in memory (strided view): [N, C, W, H] data permuted back;
+    // or as plain rows.
     const [n, c, h, w] = shape;
     const xt = new Float32Array(size);
     for (let pl = 0; pl < n * c; pl++) for (let i = 0; i < h; i++) for (let j = 0; j < w; j++) xt[pl * h * w + j * h + i] = x[pl * h * w + i * w + j];
-    const stored = NDArray.fromData(backend, xt, [n, c, w, h]);
-    const xv = stored.permute([0, 1, 3, 2]);
+    const stored = plain ? NDArray.fromData(backend, x, shape) : NDArray.fromData(backend, xt, [n, c, w, h]);
+    const xv = plain ? stored.reshape(shape) : stored.permute([0, 1, 3, 2]);
     const [y, arg] = poolNd(xv, p);
     expect(y.shape).toEqual([n, c, p.out[0], p.out[1]]);
     const got = Array.from((await y.data()) as Float32Array);
