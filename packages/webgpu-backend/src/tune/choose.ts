@@ -40,9 +40,34 @@ export function tilesExactly(c: MatmulConfig, m: number, n: number, k: number): 
 /** A fixed config, or a function choosing one per problem (the tuner's table plugs in here). */
 export type MatmulConfigOption = Partial<MatmulConfig> | ((m: number, n: number, k: number, batch: number) => MatmulConfig);
 
-/** The untuned choice for a hardware adapter, by the number of output elements. */
+/**
+ * Split k (MatmulConfig.splitK) when the output's tiles run fewer than half of SPLIT_THREADS
+ * threads and k is deep: a workgroup walks its k-steps one after another, each a global
+ * load's latency, so 8 tiles of 64x784x128 took 31 µs on the H100 (132 SMs) for 13 MFLOP.
+ * SPLIT_THREADS is ~256 per SM of an H100-class GPU (a 1024² output in 128x64 tiles has that
+ * many and runs at 32 TFLOP/s unsplit). The chunks keep at least MIN_CHUNK_STEPS k-steps each,
+ * so the partial products (split × outputs, written then read once more) stay small against
+ * the operands, and a problem of fewer than MIN_SPLIT_STEPS steps stays whole: the sum is a
+ * second dispatch (~3 µs on the H100, about five k-steps). Figures in docs/tuning-log.md ("mlpmm").
+ */
+export const SPLIT_THREADS = 32768;
+export const MIN_CHUNK_STEPS = 4;
+export const MIN_SPLIT_STEPS = 12;
+
+/** `c` with the k-split this problem's tile count and depth call for (none: `c` itself). */
+export function withSplitK(c: MatmulConfig, m: number, n: number, k: number, batch: number): MatmulConfig {
+  const threads = Math.ceil(m / c.tileM) * Math.ceil(n / c.tileN) * batch * (c.tileM / c.threadM) * (c.tileN / c.threadN);
+  const steps = Math.ceil(k / c.tileK);
+  if (c.splitK !== undefined || threads * 2 >= SPLIT_THREADS || steps < MIN_SPLIT_STEPS) return c;
+  return { ...c, splitK: Math.min(Math.ceil(SPLIT_THREADS / threads), Math.floor(steps / MIN_CHUNK_STEPS)) };
+}
+
+/** The untuned choice for a hardware adapter, by the number of output elements (then split k where it pays). */
 export function bucketedMatmulConfig(m: number, n: number, k: number, batch: number): MatmulConfig {
-  void k;
+  return withSplitK(bucketOf(m, n, k, batch), m, n, k, batch);
+}
+
+function bucketOf(m: number, n: number, k: number, batch: number): MatmulConfig {
   const outs = m * n * batch;
   if (m <= 16 || n <= 16 || outs <= 64 * 64 * 4) return SMALL_MATMUL;
   if (outs <= 1024 * 512) return MID_MATMUL;
@@ -70,6 +95,7 @@ export function validateMatmulConfig(c: MatmulConfig, limits: GPUSupportedLimits
   for (const f of ['tileM', 'tileN', 'tileK', 'threadM', 'threadN'] as const) {
     if (!Number.isInteger(c[f]) || c[f] < 1) throw bad(`${f} must be a positive integer`);
   }
+  if (c.splitK !== undefined && (!Number.isInteger(c.splitK) || c.splitK < 1)) throw bad('splitK must be a positive integer');
   const pad = c.padA ?? 0;
   if (!Number.isInteger(pad) || pad < 0) throw bad('padA must be a non-negative integer');
   if (c.tileM % c.threadM || c.tileN % c.threadN) throw bad('tileM/tileN must be multiples of threadM/threadN');
