@@ -10,7 +10,10 @@ import { LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
  * products [splits, batch, m, n] in chunk order (so the result does not depend on which
  * workgroup ran first) and applies the epilogue to the sum, which a partial product could
  * not take (a ReLU of a partial sum is not the ReLU of the sum). One thread per output
- * element, or per 4 adjacent ones of a row when n is a multiple of 4.
+ * element, or per 4 adjacent ones of a row when n is a multiple of 4. The chunk count is
+ * compiled in, so a thread's loads are straight-line code, all in flight at once (a loop
+ * over a parameter waited one load latency per chunk: H100, 4.6 µs for 6 chunks and 7.4 for
+ * 17; docs/tuning-log.md "mlpmm").
  */
 export interface SplitSum {
   parts: PooledBuffer;
@@ -32,13 +35,13 @@ class MatmulSumProgram implements Program {
   readonly writes = 1;
   readonly workgroupSize = WG;
 
-  constructor(readonly br: number, readonly vec: boolean, readonly epi: MatmulEpilogueDesc | undefined, readonly ep: EpiloguePlan) {
-    this.key = `mmsum|b${br}${vec ? '|v' : ''}${ep.eKey}`;
+  constructor(readonly splits: number, readonly br: number, readonly vec: boolean, readonly epi: MatmulEpilogueDesc | undefined, readonly ep: EpiloguePlan) {
+    this.key = `mmsum|s${splits}|b${br}${vec ? '|v' : ''}${ep.eKey}`;
     this.reads = 1 + ep.eBufs.length;
   }
 
   uniforms(): Uniforms {
-    const u = new Uniforms().u32('threads').u32('n').u32('mn').u32('partStride').u32('splits').u32('batchShape', this.br);
+    const u = new Uniforms().u32('threads').u32('n').u32('mn').u32('partStride').u32('batchShape', this.br);
     for (const j of this.ep.eIdx) {
       const e = epiNames(j);
       u.i32(e.Offset).i32(e.BatchStrides, this.br).i32(e.RowStride).i32(e.ColStride);
@@ -66,8 +69,9 @@ fn main(${MAIN_ARGS}) {
   let r = rc / ${u.ref('n')};
   let c = rc % ${u.ref('n')};
   ${epi ? batchBases(u, this.br, ep.eIdx, []).join('\n  ') : ''}
-  var v = P[i];
-  for (var s = 1u; s < ${u.ref('splits')}; s++) { v += P[i + s * ${u.ref('partStride')}]; }
+  let ps = ${u.ref('partStride')};
+  ${Array.from({ length: this.splits }, (_, s) => `let p${s} = P[i${s ? ` + ${s}u * ps` : ''}];`).join('\n  ')}
+  let v = ${Array.from({ length: this.splits }, (_, s) => `p${s}`).join(' + ')};
   Y[i] = ${fin};
 }`);
     return L.join('\n');
@@ -81,9 +85,9 @@ export function encodeSplitSum(rt: Runtime, s: SplitSum): void {
   const vec = s.vec4 && n % 4 === 0;
   const threads = (batch * m * n) / (vec ? 4 : 1);
   const ep = planEpilogue(epi);
-  const kern = rt.program(new MatmulSumProgram(batchShape.length, vec, epi, ep));
+  const kern = rt.program(new MatmulSumProgram(s.splits, batchShape.length, vec, epi, ep));
   const p = rt.block(kern);
-  p.set('threads', threads).set('n', n).set('mn', m * n).set('partStride', threads).set('splits', s.splits);
+  p.set('threads', threads).set('n', n).set('mn', m * n).set('partStride', threads);
   p.setAll('batchShape', batchShape);
   if (epi) {
     for (const j of ep.eIdx) {

@@ -51,7 +51,7 @@ export type MatmulConfigOption = Partial<MatmulConfig> | ((m: number, n: number,
  * second dispatch (~3 µs on the H100, about five k-steps). Figures in docs/tuning-log.md ("mlpmm").
  */
 export const SPLIT_THREADS = 32768;
-export const MIN_CHUNK_STEPS = 4;
+export const MIN_CHUNK_STEPS = 3;
 export const MIN_SPLIT_STEPS = 12;
 
 /** `c` with the k-split this problem's tile count and depth call for (none: `c` itself). */
