@@ -28,11 +28,11 @@ test('k-chunks: whole tileK steps, at least two per chunk, none empty', () => {
 
 test('the untuned choice splits small-output deep-k problems only (the MLP step and Adam shapes)', () => {
   expect(bucketedMatmulConfig(64, 128, 784, 1).splitK).toBe(16); // 8 tiles, 49 steps: 13 chunks of 4
-  expect(bucketedMatmulConfig(256, 512, 784, 1).splitK).toBe(4); // 128 tiles, 25 steps of 32
   expect(bucketedMatmulConfig(256, 10, 512, 1).splitK).toBe(10); // 8 tiles, 32 steps: 8 chunks of 4
+  expect(bucketedMatmulConfig(512, 10, 256, 1).splitK).toBeUndefined(); // 16 steps: the sum would cost what it saves
+  expect(bucketedMatmulConfig(256, 512, 784, 1).splitK).toBeUndefined(); // 128 tiles of 64 threads
   expect(bucketedMatmulConfig(784, 128, 64, 1).splitK).toBeUndefined(); // dW1: 4 steps
   expect(bucketedMatmulConfig(784, 512, 256, 1).splitK).toBeUndefined(); // 400 tiles
-  expect(bucketedMatmulConfig(512, 512, 512, 1).splitK).toBeUndefined(); // 256 tiles of 64 threads
   expect(bucketedMatmulConfig(1024, 1024, 1024, 1).splitK).toBeUndefined();
   const cfg: MatmulConfig = { ...BASE, tileK: 32 };
   const choose = tableChooser({ version: 0, adapter: 'test', entries: [{ m: 250, n: 256, k: 256, cfg, ms: 1, times: [1] }] }); // off the tile: the entry stands for nearby problems

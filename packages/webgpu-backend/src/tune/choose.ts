@@ -41,24 +41,27 @@ export function tilesExactly(c: MatmulConfig, m: number, n: number, k: number): 
 export type MatmulConfigOption = Partial<MatmulConfig> | ((m: number, n: number, k: number, batch: number) => MatmulConfig);
 
 /**
- * Split k (MatmulConfig.splitK) when the output's tiles run fewer than half of SPLIT_THREADS
- * threads and k is deep: a workgroup walks its k-steps one after another, each a global
- * load's latency, so 8 tiles of 64x784x128 took 31 µs on the H100 (132 SMs) for 13 MFLOP.
- * SPLIT_THREADS is ~256 per SM of an H100-class GPU (a 1024² output in 128x64 tiles has that
- * many and runs at 32 TFLOP/s unsplit). The chunks keep at least MIN_CHUNK_STEPS k-steps each,
- * so the partial products (split × outputs, written then read once more) stay small against
- * the operands, and a problem of fewer than MIN_SPLIT_STEPS steps stays whole: the sum is a
- * second dispatch (~3 µs on the H100, about five k-steps). Figures in docs/tuning-log.md ("mlpmm").
+ * Split k (MatmulConfig.splitK) only where a workgroup's walk over k is the whole cost: the
+ * tiles run fewer than SPLIT_MAX_THREADS threads (a few warps per SM of an H100-class GPU)
+ * and k has at least MIN_SPLIT_STEPS steps. Each step then costs about one global load's
+ * latency (H100: ~0.55 µs; 8 tiles of 64x784x128 took 30 µs for 13 MFLOP), and the split
+ * saves that per step skipped, less the sum kernel (~4 µs); it must also pay for the second
+ * dispatch's host time (~5.6 µs per native dispatch), which host-bound loops see first: at
+ * 8192 threads (256x784x512, one 64-thread workgroup per SM) the GPU time fell only 25.5 ->
+ * 21 µs and the eager bench row lost 10-20%. The chunk count aims the split problem at
+ * SPLIT_THREADS threads (~256 per SM), chunks of at least MIN_CHUNK_STEPS steps.
+ * Figures in docs/tuning-log.md ("mlpmm").
  */
+export const SPLIT_MAX_THREADS = 4096;
 export const SPLIT_THREADS = 32768;
 export const MIN_CHUNK_STEPS = 3;
-export const MIN_SPLIT_STEPS = 12;
+export const MIN_SPLIT_STEPS = 24;
 
 /** `c` with the k-split this problem's tile count and depth call for (none: `c` itself). */
 export function withSplitK(c: MatmulConfig, m: number, n: number, k: number, batch: number): MatmulConfig {
   const threads = Math.ceil(m / c.tileM) * Math.ceil(n / c.tileN) * batch * (c.tileM / c.threadM) * (c.tileN / c.threadN);
   const steps = Math.ceil(k / c.tileK);
-  if (c.splitK !== undefined || threads * 2 >= SPLIT_THREADS || steps < MIN_SPLIT_STEPS) return c;
+  if (c.splitK !== undefined || threads >= SPLIT_MAX_THREADS || steps < MIN_SPLIT_STEPS) return c;
   return { ...c, splitK: Math.min(Math.ceil(SPLIT_THREADS / threads), Math.floor(steps / MIN_CHUNK_STEPS)) };
 }
 
