@@ -79,7 +79,8 @@ export interface MatmulConfig {
    * leaves the GPU mostly idle while each workgroup walks a long k. Each (tile, chunk)
    * workgroup writes its partial product to a scratch buffer; a second kernel
    * (matmul-splitk.ts) sums the chunks in order and applies the epilogue to the sum. The
-   * chunks hold whole k-steps, so fewer are made when k has fewer than 2 steps per chunk.
+   * chunks hold whole k-steps, so fewer are made when k has fewer than 2 steps per chunk;
+   * a split whose partial products exceed one storage binding runs whole (matmul.ts).
    */
   splitK?: number;
 }

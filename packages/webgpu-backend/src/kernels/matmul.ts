@@ -47,8 +47,9 @@ export class MatmulProgram implements Program {
   }
 }
 
-/** Workgroup memory per device, read once (reading a GPUDevice's limits per op is slow). */
+/** Workgroup memory and the largest storage binding per device, read once (reading a GPUDevice's limits per op is slow). */
 const sharedBytes = new WeakMap<GPUDevice, number>();
+const bindingBytes = new WeakMap<GPUDevice, number>();
 
 /**
  * The double-buffered bucket for large aligned problems needs 33 KB of workgroup memory; on
@@ -67,7 +68,13 @@ export function encodeMatmul(rt: Runtime, cfg0: MatmulConfig, pr: MatmulProblem)
   const batch = batchShape.reduce((x, y) => x * y, 1);
   if (batch * m * n === 0) return;
   const cfg = fitted(rt, cfg0);
-  const plan = planMatmul(cfg, pr);
+  let plan = planMatmul(cfg, pr);
+  if (plan.splits > 1) {
+    // A split whose partial products would not fit one storage binding runs whole.
+    let max = bindingBytes.get(rt.device);
+    if (max === undefined) bindingBytes.set(rt.device, (max = rt.device.limits.maxStorageBufferBindingSize));
+    if (plan.splits * batch * m * n * 4 > max) plan = planMatmul({ ...cfg, splitK: undefined }, pr);
+  }
   const kern = rt.program(new MatmulProgram(plan));
   const tilesN = Math.ceil(n / plan.TN);
   const tilesM = Math.ceil(m / plan.TM);
