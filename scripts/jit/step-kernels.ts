@@ -5,7 +5,9 @@
 // the step), wall time over an empty submit's, median of 5; then the whole list the same way.
 // Usage: node scripts/run-ts.mjs scripts/jit/step-kernels.ts [sgd|sgdm|adam] [--time]
 // (MLP=784,128,64 sets in,hidden,batch; SwiftShader here, the H100 through the GPU host.)
-import { createWebGPUBackend } from '@surf/webgpu';
+// MM_SPLIT=off turns the matmuls' k-split off; MM_SPLIT=<n> asks n k-chunks wherever the
+// untuned choice splits (issue 12's split-k lab; docs/tuning-log.md "mlpmm").
+import { bucketedMatmulConfig, createWebGPUBackend } from '@surf/webgpu';
 import { Tensor, crossEntropy, jit, manualSeed, nn, optim, randint, randn, setBackend } from '@surf/nn';
 
 const [IN, H, B] = (process.env.MLP ?? '784,128,64').split(',').map(Number);
@@ -19,6 +21,13 @@ async function main(): Promise<void> {
   const kind = process.argv[2] ?? 'sgd';
   const be = await createWebGPUBackend();
   setBackend(be);
+  const split = process.env.MM_SPLIT;
+  if (split) {
+    be.setMatmulConfig((m, n, k, batch) => {
+      const c = bucketedMatmulConfig(m, n, k, batch);
+      return c.splitK === undefined ? c : { ...c, splitK: split === 'off' ? undefined : Number(split) };
+    });
+  }
   // The runtime is private: watch its dispatches while the program is captured (compile time).
   const rt = (be as unknown as { rt: { capture: unknown; words: { u32: Uint32Array<ArrayBuffer> }; dispatch: (k: K, bufs: Buf[], w: number, g: number) => void } }).rt;
   const seen: Seen[] = [];

@@ -74,6 +74,15 @@ export interface MatmulConfig {
    * take the general kernel. Each qualifying shape is its own pipeline.
    */
   fixed?: boolean;
+  /**
+   * Split k over this many chunks (default 1: no split), for problems whose output alone
+   * leaves the GPU mostly idle while each workgroup walks a long k. Each (tile, chunk)
+   * workgroup writes its partial product to a scratch buffer; a second kernel
+   * (matmul-splitk.ts) sums the chunks in order and applies the epilogue to the sum. The
+   * chunks hold whole k-steps, so fewer are made when k has fewer than 2 steps per chunk;
+   * a split whose partial products exceed one storage binding runs whole (matmul.ts).
+   */
+  splitK?: number;
 }
 
 export interface MatmulOperand {
@@ -134,13 +143,17 @@ export interface MatmulPlan {
   readonly dbuf: boolean;
   /** The aligned fast path (see MatmulConfig.fixed): the problem's m, n, k are compiled in. */
   readonly fixed: boolean;
+  /** k-chunks (1: no split) and the k-steps of tileK in each (the last may hold fewer). */
+  readonly splits: number; readonly chunkSteps: number;
   readonly m: number; readonly n: number; readonly k: number;
   /** A's and B's row and column strides (constants of the fixed shader). */
   readonly aStrides: [number, number]; readonly bStrides: [number, number];
   readonly unroll: boolean;
   /** The epilogue runs after the store (a rolled loop) rather than in it. */
   readonly after: boolean;
+  /** The epilogue this kernel applies (none when split: the sum kernel applies `splitEpi`). */
   readonly epi?: MatmulEpilogueDesc;
+  readonly splitEpi?: MatmulEpilogueDesc;
   /** Epilogue inputs the expression reads (indices into epi.inputs), ascending. */
   readonly eIdx: number[];
   /** Binding (among the epilogue's distinct buffers) of each read epilogue input. */
@@ -164,8 +177,11 @@ export function collapseBatch(shape: readonly number[], strides: readonly (reado
 
 /** Every structural decision for `pr` under `cfg`. */
 export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
-  const { a, b, m, n, k, epi } = pr;
+  const { a, b, m, n, k } = pr;
   const { tileM: TM, tileN: TN, tileK: TK, threadM: RM, threadN: RN } = cfg;
+  const { splits, chunkSteps } = splitOf(cfg, k);
+  // Split: this kernel stores plain partial sums; the epilogue runs after the chunks are summed.
+  const epi = splits > 1 ? undefined : pr.epi;
   const TX = TN / RN;
   const TY = TM / RM;
   const br = pr.batchShape.length;
@@ -194,29 +210,53 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const dense = (o: MatmulOperand, r: number, c: number) => (o.rowStride === c && o.colStride === 1) || (o.rowStride === 1 && o.colStride === r);
   const fixed = cfg.fixed !== false && m % TM === 0 && n % TN === 0 && k % TK === 0 && dense(a, m, k) && dense(b, k, n);
 
-  // Epilogue inputs: bind each distinct (buffer, dtype) once.
-  const eUsed = epi ? exprInputs(epi.expr) : new Set<number>();
-  const eIdx: number[] = [];
-  const eBind: number[] = [];
-  const eBufs: PooledBuffer[] = [];
-  const eDT: DType[] = [];
-  const consts: { value: number; dtype: DType }[] = [];
-  let eKey = '';
-  if (epi) {
-    epi.inputs.forEach((x, j) => {
-      if (!eUsed.has(j + 1)) return;
-      let q = eBufs.findIndex((bb, i) => bb === x.buf && eDT[i] === x.dtype);
-      if (q < 0) { q = eBufs.length; eBufs.push(x.buf); eDT.push(x.dtype); }
-      eBind[j] = q;
-      eIdx.push(j);
-    });
-    eKey = `|e${exprKey(epi.expr, consts)}|${epi.inputs.map((x, j) => (eUsed.has(j + 1) ? `${x.dtype[0]}${eBind[j]}` : '_')).join('')}`;
-  }
-  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${fixed ? `|f${m},${n},${k}` : ''}${eKey}`;
+  const { eIdx, eBind, eBufs, eDT, consts, eKey } = planEpilogue(epi);
+  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${fixed ? `|f${m},${n},${k}` : ''}${splits > 1 ? `|s${fixed ? chunkSteps : ''}` : ''}${eKey}`;
   return {
     cfg, TM, TN, TK, RM, RN, TX, TY, NT: TX * TY, br, aKMajor, bNMajor, aVec, bVec, cVec, vecA, vecB, padA, TMP, inter, unroll, after,
     rows, aRowLen: (TK * RM) / 4, bRowLen: ((TK * RN) / 4) | 1, dbuf,
-    fixed, m, n, k, aStrides: [a.rowStride, a.colStride], bStrides: [b.rowStride, b.colStride],
+    fixed, splits, chunkSteps, splitEpi: splits > 1 ? pr.epi : undefined, m, n, k, aStrides: [a.rowStride, a.colStride], bStrides: [b.rowStride, b.colStride],
     epi, eIdx, eBind, eBufs, eDT, consts, key,
   };
+}
+
+/**
+ * k-chunks of `cfg.splitK` over k: whole tileK steps, at least 2 per chunk (a chunk of one
+ * step costs a partial tile's store and re-read for one step of work); the count is what
+ * that rounding leaves, so no chunk is empty.
+ */
+export function splitOf(cfg: MatmulConfig, k: number): { splits: number; chunkSteps: number } {
+  const steps = Math.ceil(k / cfg.tileK);
+  const want = Math.min(Math.floor(cfg.splitK ?? 1), Math.floor(steps / 2));
+  if (want <= 1) return { splits: 1, chunkSteps: steps };
+  const chunkSteps = Math.ceil(steps / want);
+  return { splits: Math.ceil(steps / chunkSteps), chunkSteps };
+}
+
+/** An epilogue's bindings: each distinct (buffer, dtype) once, and its pipeline-key part. */
+export interface EpiloguePlan {
+  /** Inputs the expression reads (indices into epi.inputs), ascending. */
+  eIdx: number[];
+  /** Binding (among the distinct buffers) of each read input. */
+  eBind: number[];
+  eBufs: PooledBuffer[];
+  eDT: DType[];
+  /** The expression's constants, in the order exprKey numbered them. */
+  consts: { value: number; dtype: DType }[];
+  eKey: string;
+}
+
+export function planEpilogue(epi: MatmulEpilogueDesc | undefined): EpiloguePlan {
+  const eUsed = epi ? exprInputs(epi.expr) : new Set<number>();
+  const r: EpiloguePlan = { eIdx: [], eBind: [], eBufs: [], eDT: [], consts: [], eKey: '' };
+  if (!epi) return r;
+  epi.inputs.forEach((x, j) => {
+    if (!eUsed.has(j + 1)) return;
+    let q = r.eBufs.findIndex((bb, i) => bb === x.buf && r.eDT[i] === x.dtype);
+    if (q < 0) { q = r.eBufs.length; r.eBufs.push(x.buf); r.eDT.push(x.dtype); }
+    r.eBind[j] = q;
+    r.eIdx.push(j);
+  });
+  r.eKey = `|e${exprKey(epi.expr, r.consts)}|${epi.inputs.map((x, j) => (eUsed.has(j + 1) ? `${x.dtype[0]}${r.eBind[j]}` : '_')).join('')}`;
+  return r;
 }

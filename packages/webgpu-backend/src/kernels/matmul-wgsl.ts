@@ -1,6 +1,6 @@
 import type { DType } from '@surf/core';
 import { Emitter } from './elementwise';
-import { MatmulPlan, epiNames } from './matmul-plan';
+import { EpiloguePlan, MatmulEpilogueDesc, MatmulPlan, epiNames } from './matmul-plan';
 import type { Uniforms } from './program';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl, storageType, valueType } from './wgsl';
 
@@ -97,6 +97,9 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   const M = F ? `${p.m}u` : u.ref('m'), N = F ? `${p.n}u` : u.ref('n'), K = F ? `${p.k}u` : u.ref('k');
   const stride = (name: string, v: number) => (F ? `${v}i` : u.ref(name));
   const tilesN = F ? `${p.n / TN}u` : u.ref('tilesN'), tilesM = F ? `${p.m / TM}u` : u.ref('tilesM');
+  // Split k: workgroups past the batch's tiles take later k-chunks and store partial sums.
+  const S = p.splits > 1;
+  const kChunk = S ? (F ? `${p.chunkSteps * TK}u` : u.ref('kChunk')) : '';
   // Guards a statement by a bound (kept only in the general kernel).
   const inb = (cond: string, body: string) => (F ? body : `if (${cond}) { ${body} }`);
   // Staged-tile addressing. Flat: As[kk][row] with pitch TMP, Bs[kk][col]. Rows: As[ty][kk][i]
@@ -205,16 +208,7 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   }`);
   }
   // Batch offsets from the collapsed batch index (A, B and each epilogue view).
-  const bat: string[] = [`var aBase = ${u.ref('aOffset')}; var bBase = ${u.ref('bOffset')};`];
-  for (const j of eIdx) bat.push(`eb${j} = ${u.ref(epiNames(j).Offset)};`);
-  if (br) {
-    bat.push(`var bq = bt;`);
-    for (let d = br - 1; d >= 0; d--) {
-      const dig = d > 0 ? `bq % ${u.ref('batchShape', d)}` : 'bq';
-      const eb = eIdx.map((j) => ` eb${j} += dg * ${u.ref(epiNames(j).BatchStrides, d)};`).join('');
-      bat.push(`{ let dg = i32(${dig}); aBase += dg * ${u.ref('aBatchStrides', d)}; bBase += dg * ${u.ref('bBatchStrides', d)};${eb}${d > 0 ? ` bq = bq / ${u.ref('batchShape', d)};` : ''} }`);
-    }
-  }
+  const bat = batchBases(u, br, eIdx, [['aBase', 'aOffset', 'aBatchStrides'], ['bBase', 'bOffset', 'bBatchStrides']]);
   /**
    * Double buffering: step t computes from buffer t%2 while the next step's tiles, fetched
    * into registers before the compute, are stored into the other buffer after it; one barrier
@@ -228,26 +222,26 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
     const j = (x: string[], ind: string) => x.join(`\n${ind}`);
     // Fixed shape with an even step count: the first half's fetch always happens, so its
     // checks go (the lab's loop, docs/tuning-log.md "matmul 2026-11-25").
-    const even = F && (p.k / TK) % 2 === 0;
+    const even = F && !S && (p.k / TK) % 2 === 0;
     const if1 = (body: string) => (even ? `{\n      ${body}\n    }` : `if (more1) {\n      ${body}\n    }`);
     return `let pa1 = &As4[${p.TY}u + ty];
   let pb1 = &Bs4[${TX}u + tx];
   ${j(regs, '  ')}
-  let nk = ${F ? `${p.k / TK}u` : `(${K} + ${TK - 1}u) / ${TK}u`};
-  var k0 = 0u;
+  let nk = ${S ? `(ke - kb + ${TK - 1}u) / ${TK}u` : F ? `${p.k / TK}u` : `(${K} + ${TK - 1}u) / ${TK}u`};
+  var k0 = ${S ? 'kb' : '0u'};
   ${j(fetch, '  ')}
   ${j(put(0), '  ')}
   workgroupBarrier();
   for (var t = 0u; t < nk; t += 2u) {
     ${even ? '' : 'let more1 = t + 1u < nk;'}
-    ${if1(`k0 = (t + 1u) * ${TK}u;\n      ${j(fetch, '      ')}`)}
+    ${if1(`k0 = ${S ? 'kb + ' : ''}(t + 1u) * ${TK}u;\n      ${j(fetch, '      ')}`)}
     ${j(innerOf(0), '    ')}
     ${if1(j(put(1), '      '))}
     workgroupBarrier();
     ${even ? '' : 'if (!more1) { break; }'}
     let more2 = t + 2u < nk;
     if (more2) {
-      k0 = (t + 2u) * ${TK}u;
+      k0 = ${S ? 'kb + ' : ''}(t + 2u) * ${TK}u;
       ${j(fetch, '      ')}
     }
     ${j(innerOf(1), '    ')}
@@ -260,7 +254,7 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   L.push(paramsDecl(u.words));
   L.push(`@group(0) @binding(1) var<storage, read> ${p.aVec ? 'A4: array<vec4<f32>>' : 'A: array<f32>'};`);
   L.push(`@group(0) @binding(2) var<storage, read> ${p.bVec ? 'B4: array<vec4<f32>>' : 'B: array<f32>'};`);
-  p.eBufs.forEach((_, q) => L.push(`@group(0) @binding(${3 + q}) var<storage, read> E${q}: array<${storageType(p.eDT[q])}>;`));
+  L.push(...epilogueBindings(p, 3));
   L.push(`@group(0) @binding(${3 + p.eBufs.length}) var<storage, read_write> ${cVec ? 'C4: array<vec4<f32>>' : 'C: array<f32>'};`);
   if (rows) {
     const nb = p.dbuf ? 2 : 1;
@@ -270,24 +264,7 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
     L.push(vecA ? `var<workgroup> As4: array<vec4<f32>, ${(TMP * TK) / 4}>;` : `var<workgroup> As: array<f32, ${TMP * TK}>;`);
     L.push(vecB ? `var<workgroup> Bs4: array<vec4<f32>, ${(TK * TN) / 4}>;` : `var<workgroup> Bs: array<f32, ${TK * TN}>;`);
   }
-  if (epi) {
-    // The epilogue as a function of (product, row, col): the elementwise emitter over reads
-    // of the strided views at this thread's batch base (private, set once in main).
-    const inDT: DType[] = ['float32', ...epi.inputs.map((x) => x.dtype)];
-    const vals = inDT.map((_, i) => `v${i}`);
-    const reads: string[] = [];
-    for (const j of eIdx) {
-      const x = epi.inputs[j];
-      const idx = `u32(eb${j} + i32(r) * ${u.ref(epiNames(j).RowStride)} + i32(c) * ${u.ref(epiNames(j).ColStride)})`;
-      const ld = x.dtype === 'bool' ? `(E${p.eBind[j]}[${idx}] != 0u)` : `E${p.eBind[j]}[${idx}]`;
-      reads.push(`let v${j + 1}: ${valueType(x.dtype)} = ${ld};`);
-    }
-    const em = new Emitter(inDT, vals, u.slot('consts').at);
-    const res = em.emit(epi.expr).v;
-    L.push(FLOAT_HELPERS, em.helpers()); // optable: helpers of the op table's ops the epilogue uses
-    for (const j of eIdx) L.push(`var<private> eb${j}: i32;`);
-    L.push(`fn epi_(v0: f32, r: u32, c: u32) -> f32 {\n  ${[...reads, ...em.lines].join('\n  ')}\n  return ${res};\n}`);
-  }
+  if (epi) L.push(...epilogueFn(epi, p, u));
   L.push(`@compute @workgroup_size(${NT})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
@@ -295,15 +272,19 @@ fn main(${MAIN_ARGS}) {
   let tn = wg % ${tilesN};
   let rest = wg / ${tilesN};
   let tm = rest % ${tilesM};
-  let bt = rest / ${tilesM};
+  ${S ? `let sb = rest / ${tilesM};
+  let split = sb / ${u.ref('batchN')};
+  let bt = sb % ${u.ref('batchN')};
+  let kb = split * ${kChunk};
+  let ke = min(${K}, kb + ${kChunk});` : `let bt = rest / ${tilesM};`}
   let tileRow = tm * ${TM}u;
   let tileCol = tn * ${TN}u;
   let tx = lid % ${TX}u;
   let ty = lid / ${TX}u;
   ${bat.join('\n  ')}
-  let cBase = bt * ${M} * ${N};
+  let cBase = ${S ? `(split * ${u.ref('batchN')} + bt)` : 'bt'} * ${M} * ${N};
   ${decl.join('\n  ')}${rows ? '\n  let pa = &As4[ty];\n  let pb = &Bs4[tx];' : ''}
-  ${p.dbuf ? doubleBuffered() : `for (var k0 = 0u; k0 < ${K}; k0 += ${TK}u) {
+  ${p.dbuf ? doubleBuffered() : `for (var k0 = ${S ? 'kb' : '0u'}; k0 < ${S ? 'ke' : K}; k0 += ${TK}u) {
     ${loadA.join('\n    ')}
     ${loadB.join('\n    ')}
     workgroupBarrier();
@@ -313,4 +294,51 @@ fn main(${MAIN_ARGS}) {
   ${store.join('\n  ')}
 }`);
   return L.join('\n');
+}
+
+/** The storage bindings of an epilogue's distinct buffers, from binding `first` on. */
+export function epilogueBindings(p: Pick<EpiloguePlan, 'eDT'>, first: number): string[] {
+  return p.eDT.map((dt, q) => `@group(0) @binding(${first + q}) var<storage, read> E${q}: array<${storageType(dt)}>;`);
+}
+
+/**
+ * The epilogue as a WGSL function `epi_(product, row, col)`: the elementwise emitter over
+ * reads of the strided views at this thread's batch bases `eb<j>` (private; batchBases sets
+ * them in main). The parameters are read through `u` by epiNames and 'consts'.
+ */
+export function epilogueFn(epi: MatmulEpilogueDesc, p: Pick<EpiloguePlan, 'eIdx' | 'eBind'>, u: Uniforms): string[] {
+  const inDT: DType[] = ['float32', ...epi.inputs.map((x) => x.dtype)];
+  const vals = inDT.map((_, i) => `v${i}`);
+  const reads: string[] = [];
+  for (const j of p.eIdx) {
+    const x = epi.inputs[j];
+    const idx = `u32(eb${j} + i32(r) * ${u.ref(epiNames(j).RowStride)} + i32(c) * ${u.ref(epiNames(j).ColStride)})`;
+    const ld = x.dtype === 'bool' ? `(E${p.eBind[j]}[${idx}] != 0u)` : `E${p.eBind[j]}[${idx}]`;
+    reads.push(`let v${j + 1}: ${valueType(x.dtype)} = ${ld};`);
+  }
+  const em = new Emitter(inDT, vals, u.slot('consts').at);
+  const res = em.emit(epi.expr).v;
+  const L = [FLOAT_HELPERS, em.helpers()]; // optable: helpers of the op table's ops the epilogue uses
+  for (const j of p.eIdx) L.push(`var<private> eb${j}: i32;`);
+  L.push(`fn epi_(v0: f32, r: u32, c: u32) -> f32 {\n  ${[...reads, ...em.lines].join('\n  ')}\n  return ${res};\n}`);
+  return L;
+}
+
+/**
+ * Base offsets of batch `bt` (a u32 in scope): for each [variable, offset word, batch-strides
+ * words] a `var`, and each epilogue view's private `eb<j>`, walking the collapsed batch digits.
+ */
+export function batchBases(u: Uniforms, br: number, eIdx: readonly number[], ops: readonly [string, string, string][]): string[] {
+  const bat: string[] = [ops.map(([v, off]) => `var ${v} = ${u.ref(off)};`).join(' ')];
+  for (const j of eIdx) bat.push(`eb${j} = ${u.ref(epiNames(j).Offset)};`);
+  if (br) {
+    bat.push(`var bq = bt;`);
+    for (let d = br - 1; d >= 0; d--) {
+      const dig = d > 0 ? `bq % ${u.ref('batchShape', d)}` : 'bq';
+      const own = ops.map(([v, , st]) => ` ${v} += dg * ${u.ref(st, d)};`).join('');
+      const eb = eIdx.map((j) => ` eb${j} += dg * ${u.ref(epiNames(j).BatchStrides, d)};`).join('');
+      bat.push(`{ let dg = i32(${dig});${own}${eb}${d > 0 ? ` bq = bq / ${u.ref('batchShape', d)};` : ''} }`);
+    }
+  }
+  return bat;
 }

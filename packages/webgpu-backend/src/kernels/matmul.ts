@@ -1,5 +1,6 @@
 import type { Runtime } from '../runtime';
 import { MatmulConfig, MatmulPlan, MatmulProblem, epiNames, planMatmul } from './matmul-plan';
+import { encodeSplitSum } from './matmul-splitk';
 import { matmulWgsl } from './matmul-wgsl';
 import { Program, Uniforms } from './program';
 
@@ -33,6 +34,7 @@ export class MatmulProgram implements Program {
       .i32('aOffset').i32('aRowStride').i32('aColStride')
       .i32('bOffset').i32('bRowStride').i32('bColStride')
       .u32('batchShape', br).i32('aBatchStrides', br).i32('bBatchStrides', br);
+    if (this.plan.splits > 1) u.u32('batchN').u32('kChunk');
     for (const j of eIdx) {
       const e = epiNames(j);
       u.i32(e.Offset).i32(e.BatchStrides, br).i32(e.RowStride).i32(e.ColStride);
@@ -45,8 +47,9 @@ export class MatmulProgram implements Program {
   }
 }
 
-/** Workgroup memory per device, read once (reading a GPUDevice's limits per op is slow). */
+/** Workgroup memory and the largest storage binding per device, read once (reading a GPUDevice's limits per op is slow). */
 const sharedBytes = new WeakMap<GPUDevice, number>();
+const bindingBytes = new WeakMap<GPUDevice, number>();
 
 /**
  * The double-buffered bucket for large aligned problems needs 33 KB of workgroup memory; on
@@ -65,11 +68,19 @@ export function encodeMatmul(rt: Runtime, cfg0: MatmulConfig, pr: MatmulProblem)
   const batch = batchShape.reduce((x, y) => x * y, 1);
   if (batch * m * n === 0) return;
   const cfg = fitted(rt, cfg0);
-  const plan = planMatmul(cfg, pr);
+  let plan = planMatmul(cfg, pr);
+  if (plan.splits > 1) {
+    // A split whose partial products would not fit one storage binding runs whole.
+    let max = bindingBytes.get(rt.device);
+    if (max === undefined) bindingBytes.set(rt.device, (max = rt.device.limits.maxStorageBufferBindingSize));
+    if (plan.splits * batch * m * n * 4 > max) plan = planMatmul({ ...cfg, splitK: undefined }, pr);
+  }
   const kern = rt.program(new MatmulProgram(plan));
   const tilesN = Math.ceil(n / plan.TN);
   const tilesM = Math.ceil(m / plan.TM);
-  const total = tilesN * tilesM * batch;
+  const total = tilesN * tilesM * batch * plan.splits;
+  // Split k: the partial sums go to scratch, [splits, batch, m, n]; the sum kernel writes out.
+  const target = plan.splits > 1 ? rt.alloc(plan.splits * batch * m * n * 4) : pr.out;
   const p = rt.block(kern);
   p.set('m', m).set('n', n).set('k', k).set('tilesN', tilesN).set('tilesM', tilesM).set('total', total);
   p.set('aOffset', a.offset).set('aRowStride', a.rowStride).set('aColStride', a.colStride);
@@ -82,6 +93,12 @@ export function encodeMatmul(rt: Runtime, cfg0: MatmulConfig, pr: MatmulProblem)
       p.set(e.Offset, x.offset).setAll(e.BatchStrides, x.batchStrides).set(e.RowStride, x.rowStride).set(e.ColStride, x.colStride);
     }
   }
+  if (plan.splits > 1) p.set('batchN', batch).set('kChunk', plan.chunkSteps * plan.TK);
   p.setConsts('consts', plan.consts);
-  rt.dispatch(kern, [a.buf, b.buf, ...plan.eBufs, pr.out], p.base, total);
+  rt.dispatch(kern, [a.buf, b.buf, ...plan.eBufs, target], p.base, total);
+  if (plan.splits > 1) {
+    encodeSplitSum(rt, { parts: target, splits: plan.splits, batchShape, m, n, out: pr.out, epi: plan.splitEpi, vec4: cfg.vec4 });
+    // Later dispatches that reuse the buffer run after these (same queue order).
+    rt.release(target);
+  }
 }

@@ -40,9 +40,37 @@ export function tilesExactly(c: MatmulConfig, m: number, n: number, k: number): 
 /** A fixed config, or a function choosing one per problem (the tuner's table plugs in here). */
 export type MatmulConfigOption = Partial<MatmulConfig> | ((m: number, n: number, k: number, batch: number) => MatmulConfig);
 
-/** The untuned choice for a hardware adapter, by the number of output elements. */
+/**
+ * Split k (MatmulConfig.splitK) only where a workgroup's walk over k is the whole cost: the
+ * tiles run fewer than SPLIT_MAX_THREADS threads (a few warps per SM of an H100-class GPU)
+ * and k has at least MIN_SPLIT_STEPS steps. Each step then costs about one global load's
+ * latency (H100: ~0.55 µs; 8 tiles of 64x784x128 took 30 µs for 13 MFLOP), and the split
+ * saves that per step skipped, less the sum kernel (~4 µs); it must also pay for the second
+ * dispatch's host time (~5.6 µs per native dispatch), which host-bound loops see first: at
+ * 8192 threads (256x784x512, one 64-thread workgroup per SM) the GPU time fell only 25.5 ->
+ * 21 µs and the eager bench row lost 10-20%. The chunk count aims the split problem at
+ * SPLIT_THREADS threads (~256 per SM), chunks of at least MIN_CHUNK_STEPS steps.
+ * Figures in docs/tuning-log.md ("mlpmm").
+ */
+export const SPLIT_MAX_THREADS = 4096;
+export const SPLIT_THREADS = 32768;
+export const MIN_CHUNK_STEPS = 3;
+export const MIN_SPLIT_STEPS = 24;
+
+/** `c` with the k-split this problem's tile count and depth call for (none: `c` itself). */
+export function withSplitK(c: MatmulConfig, m: number, n: number, k: number, batch: number): MatmulConfig {
+  const threads = Math.ceil(m / c.tileM) * Math.ceil(n / c.tileN) * batch * (c.tileM / c.threadM) * (c.tileN / c.threadN);
+  const steps = Math.ceil(k / c.tileK);
+  if (c.splitK !== undefined || threads >= SPLIT_MAX_THREADS || steps < MIN_SPLIT_STEPS) return c;
+  return { ...c, splitK: Math.min(Math.ceil(SPLIT_THREADS / threads), Math.floor(steps / MIN_CHUNK_STEPS)) };
+}
+
+/** The untuned choice for a hardware adapter, by the number of output elements (then split k where it pays). */
 export function bucketedMatmulConfig(m: number, n: number, k: number, batch: number): MatmulConfig {
-  void k;
+  return withSplitK(bucketOf(m, n, k, batch), m, n, k, batch);
+}
+
+function bucketOf(m: number, n: number, k: number, batch: number): MatmulConfig {
   const outs = m * n * batch;
   if (m <= 16 || n <= 16 || outs <= 64 * 64 * 4) return SMALL_MATMUL;
   if (outs <= 1024 * 512) return MID_MATMUL;
@@ -70,6 +98,7 @@ export function validateMatmulConfig(c: MatmulConfig, limits: GPUSupportedLimits
   for (const f of ['tileM', 'tileN', 'tileK', 'threadM', 'threadN'] as const) {
     if (!Number.isInteger(c[f]) || c[f] < 1) throw bad(`${f} must be a positive integer`);
   }
+  if (c.splitK !== undefined && (!Number.isInteger(c.splitK) || c.splitK < 1)) throw bad('splitK must be a positive integer');
   const pad = c.padA ?? 0;
   if (!Number.isInteger(pad) || pad < 0) throw bad('padA must be a non-negative integer');
   if (c.tileM % c.threadM || c.tileN % c.threadN) throw bad('tileM/tileN must be multiples of threadM/threadN');

@@ -1,7 +1,7 @@
 import { NDArray, randomArray } from '@surf/core';
 import type { WebGPUBackend } from '../backend';
 import type { MatmulConfig } from '../kernels/matmul';
-import { SMALL_MATMUL, bucketedMatmulConfig, tilesExactly, validateMatmulConfig } from './choose';
+import { SMALL_MATMUL, bucketedMatmulConfig, tilesExactly, validateMatmulConfig, withSplitK } from './choose';
 import { readTuneCache, writeTuneCache } from './cache';
 
 /**
@@ -145,7 +145,7 @@ export async function tuneMatmul(b: WebGPUBackend, opts: TuneOptions = {}): Prom
 export function tableChooser(t: TunedTable): (m: number, n: number, k: number, batch: number) => MatmulConfig {
   if (!t.entries.length) return bucketedMatmulConfig;
   return (m, n, k, batch) => {
-    if (m <= 16 || n <= 16) return SMALL_MATMUL;
+    if (m <= 16 || n <= 16) return withSplitK(SMALL_MATMUL, m, n, k, batch);
     const lo = Math.log2(Math.max(1, m * n * batch));
     const lk = Math.log2(Math.max(1, k));
     let best = t.entries[0];
@@ -158,7 +158,8 @@ export function tableChooser(t: TunedTable): (m: number, n: number, k: number, b
     // general kernel with the same knobs (rows + double buffering lose there): a problem off
     // that tile takes the bucketed choice.
     if (tilesExactly(best.cfg, best.m, best.n, best.k) && !tilesExactly(best.cfg, m, n, k)) return bucketedMatmulConfig(m, n, k, batch);
-    return best.cfg;
+    // The table's problems all fill the GPU; a small-output deep-k one splits k on top.
+    return withSplitK(best.cfg, m, n, k, batch);
   };
 }
 
