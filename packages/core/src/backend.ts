@@ -228,6 +228,17 @@ export interface Backend {
    */
   checkIndices?(idx: Strided, lo: number, hi: number, site: { op: string; name: string; range: string }): void;
 
+  /**
+   * Optional: softmax cross-entropy's forward rows in one pass (autograd uses it where present,
+   * else the composite of max, exp, sum and an elementwise term; checked by
+   * core's checkCrossEntropyRowsArgs). For logits z [N, C] float32 and class indices y [N]
+   * int32 it returns [m, s, rows]: m [N, 1] the row max; s [N, 1] = Σ_j exp(z_ij − m̃_i) with
+   * m̃ = m where finite, else 0; rows [N] = scale·Σ_j w_ij·(log s_i + m̃_i − z_ij), w the
+   * smoothed one-hot ((1 − ε)·[j = y_i] + ε/C; only the target column when ε = 0). A row whose
+   * index lies outside [0, C) is NaN and fails the device-side check `site` (as checkIndices).
+   */
+  crossEntropyRows?(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string } }): [Storage, Storage, Storage];
+
   /** Submits queued work (GPU); a no-op on synchronous backends. */
   flush(): void;
 

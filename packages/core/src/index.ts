@@ -40,3 +40,4 @@ export type { ConvParams } from './conv';
 // pool (cnn)
 export { avgPoolDivisors, checkPoolArgs, checkPoolBackwardArgs, poolBackwardNd, poolNd } from './pool';
 export type { PoolParams } from './pool';
+export { checkCrossEntropyRowsArgs } from './cross-entropy-rows';

@@ -11,6 +11,7 @@ import { GroupSegment, encodeElementwiseGroups, segmentBindings } from './kernel
 import { exprsInfo } from './kernels/elementwise-cache';
 import { encodeGather } from './kernels/gather';
 import { encodeIndexCheck } from './kernels/index-check';
+import { encodeCrossEntropyRows } from './kernels/ce-rows';
 import type { CheckSite } from './device-flag';
 import { AttnOperand, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
 import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConfig, collapseBatch, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
@@ -19,7 +20,7 @@ import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
 import { plainLimits } from './limits';
 // ---- ops: scatter and sort ----
-import { E, ScatterMode, checkScatterArgs, checkSortArgs } from '@surf/core';
+import { E, ScatterMode, checkCrossEntropyRowsArgs, checkScatterArgs, checkSortArgs } from '@surf/core';
 import { encodeScatter } from './kernels/scatter';
 import { encodeSort, sortWidth } from './kernels/sort';
 // ---- end ops ----
@@ -412,6 +413,27 @@ export class WebGPUBackend implements Backend {
     this.rt.begin(`${op} index check`, idx.view.shape);
     const { buf, slot } = this.rt.flag.use(site);
     encodeIndexCheck(this.rt, { buf: ibuf, offset: idx.view.offset, stride: idx.view.strides[0], length: idx.view.shape[0] }, lo, hi, buf, slot, this.wg);
+  }
+
+  /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/ce-rows.ts). */
+  crossEntropyRows(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: CheckSite }): [Storage, Storage, Storage] {
+    const op = opts.site.op;
+    this.rt.check(op);
+    const zbuf = this.buf(op, z.storage);
+    const ybuf = this.buf(op, y.storage);
+    checkOperand(this, op, 'input', z, { mask: false });
+    checkOperand(this, op, opts.site.name, y, { mask: false });
+    checkCrossEntropyRowsArgs(op, z, y, opts);
+    const [n, c] = z.view.shape;
+    this.rt.begin(op, z.view.shape);
+    const outs = [this.newStorage(op, 'float32', n), this.newStorage(op, 'float32', n), this.newStorage(op, 'float32', n)] as [GPUStorage, GPUStorage, GPUStorage];
+    const { buf, slot } = this.rt.flag.use(opts.site);
+    encodeCrossEntropyRows(this.rt, {
+      z: { buf: zbuf, offset: z.view.offset, rowStride: z.view.strides[0], colStride: z.view.strides[1] },
+      y: { buf: ybuf, offset: y.view.offset, stride: y.view.strides[0] },
+      n, c,
+    }, opts.smoothing, opts.scale, [outs[0].buf!, outs[1].buf!, outs[2].buf!], buf, slot, 64);
+    return outs;
   }
 
   // ---- attention ----

@@ -9,15 +9,15 @@ import { Tensor, checkTensor } from '../tensor';
  * and s = Σ exp(z − m):
  *   loss_i = Σ_j w_ij·(log s_i + m_i − z_ij)
  *   dloss_i/dz_ij = W_i·e_ij/s_i − w_ij,  W_i = Σ_j w_ij (1, or ε for an index outside [0, C)),
- * so the forward is max, exp, row sum, the weighted terms and their sum (5 kernels) and the
- * backward is one kernel reading the saved exp(z − m) and s: no logSoftmax graph, no one-hot
- * tensor, no mean op (the 1/N scale is a constant inside the kernels). An index outside
- * [0, C) matches no class (its row adds ε·(log s + m) − ε/C·Σ z, 0 without smoothing), as
- * An index outside [0, C) is an error, never a silent 0: on the CPU backend the indices are
- * checked on the host at once; on a GPU a device-side assert (Backend.checkIndices, one small
- * pass over the N indices and no stall) sets the backend's error flag, and the next readback
- * of any tensor or sync() raises the ValueError naming the index, as CUDA's device asserts;
- * the rows with a bad index are NaN too, so nothing derived from them reads as a real loss.
+ * so the forward is max, exp, row sum, the weighted terms and their sum (5 kernels; one rows
+ * kernel and the sum where the backend has Backend.crossEntropyRows) and the backward is one
+ * kernel reading exp(z − m) (saved, or recomputed from the logits after the rows kernel) and
+ * s: no logSoftmax graph, no one-hot tensor, no mean op (the 1/N scale is a constant inside
+ * the kernels). An index outside [0, C) is an error, never a silent 0: on the CPU backend the
+ * indices are checked on the host at once; on a GPU a device-side assert (inside the rows
+ * kernel, or Backend.checkIndices) sets the backend's error flag, and the next readback of
+ * any tensor or sync() raises the ValueError naming the index, as CUDA's device asserts; the
+ * rows with a bad index are NaN too, so nothing derived from them reads as a real loss.
  */
 export type CrossEntropyReduction = 'mean' | 'sum' | 'none';
 
@@ -90,16 +90,19 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   const [n, c] = zn0.shape;
   if (yn.ndim !== 1 || yn.shape[0] !== n) throw new ShapeError(`${op}: target has shape ${fmtShape(yn.shape)}; expected [${n}] (one class index per row of the input ${fmtShape(zn0.shape)})`);
   const hostY = readSync(yn, false);
+  const b = zn0.backend;
+  const site = { op, name: 'target', range: `the class range [0, ${c}) of the input's ${c} columns` };
   if (hostY) checkClassIndices(op, hostY, c);
-  else deviceCheckClassIndices(op, yn, c);
+  else if (!b.crossEntropyRows) deviceCheckClassIndices(op, yn, c, site);
   const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
   const scale = reduction === 'mean' ? 1 / n : 1;
+  const y2 = yn.reshape([n, 1]);
+  const cols = NDArray.fromData(zn.backend, iota(c), [1, c], 'int32');
+  if (b.crossEntropyRows && !hostY) return fusedRows(op, logits, zn, zn0, yn, y2, cols, { c, eps, scale, reduction, site });
   const x = ceExprs(c, eps, scale);
   const m = zn.max(1, true);
   const [e] = NDArray.elementwise([x.exp], [zn, m], op);
   const s = e.sum(1, true);
-  const y2 = yn.reshape([n, 1]);
-  const cols = NDArray.fromData(zn.backend, iota(c), [1, c], 'int32');
   const [terms] = NDArray.elementwise([x.term], [zn, m, s, y2, cols], op);
   m.dispose();
   if (zn !== zn0) zn.dispose();
@@ -121,12 +124,57 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   return result;
 }
 
+// The backward of the fused rows, over inputs (g), z, m, s, y, cols: e = exp(z − m̃) is
+// recomputed from the logits (the rows kernel does not store it), the same f32 values.
+const ceFusedCache = new Map<string, { grad: Expr; gradOfG: Expr }>();
+
+function ceFusedGrad(c: number, eps: number, scale: number): { grad: Expr; gradOfG: Expr } {
+  const key = `${c}|${eps}|${scale}`;
+  let x = ceFusedCache.get(key);
+  if (x) return x;
+  const hit = E.eq(E.in(4), E.in(5));
+  const weight = eps === 0 ? E.cast(hit, 'float32') : E.where(hit, E.f(1 - eps + eps / c), E.f(eps / c));
+  const valid = E.where(E.lt(E.in(4), E.i(0)), E.f(0), E.where(E.lt(E.in(4), E.i(c)), E.f(1), E.f(0)));
+  const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
+  const e = E.exp(E.sub(E.in(1), finiteOr0(E.in(2))));
+  const grad = E.mul(E.f(scale), E.sub(E.div(E.mul(rowW, e), E.in(3)), weight));
+  x = { grad, gradOfG: E.mul(E.in(0), grad) };
+  if (ceFusedCache.size >= 64) ceFusedCache.clear();
+  ceFusedCache.set(key, x);
+  return x;
+}
+
+/** The forward as the backend's one-pass rows (Backend.crossEntropyRows) and a sum; the index check rides in it. */
+function fusedRows(op: string, logits: Tensor, zn: NDArray, zn0: NDArray, yn: NDArray, y2: NDArray, cols: NDArray, o: { c: number; eps: number; scale: number; reduction: CrossEntropyReduction; site: { op: string; name: string; range: string } }): Tensor {
+  const n = zn.shape[0];
+  const plainY = yn.view.mask ? yn.contiguous() : yn;
+  const [ms, ss, rs] = zn.backend.crossEntropyRows!(zn.strided, plainY.strided, { smoothing: o.eps, scale: o.scale, site: o.site });
+  if (plainY !== yn) plainY.dispose();
+  const m = NDArray.fromStorage(ms, [n, 1]);
+  const s = NDArray.fromStorage(ss, [n, 1]);
+  const rows = NDArray.fromStorage(rs, [n]);
+  const out = o.reduction === 'none' ? rows : rows.sum();
+  if (out !== rows) rows.dispose();
+  // The backward reads the logits again: keep a reference (a float32 copy when they were cast).
+  const z = zn === zn0 ? alias(zn) : zn;
+  const x = ceFusedGrad(o.c, o.eps, o.scale);
+  return fromOp(op, out, [logits], (g) => {
+    const gk = o.reduction === 'none' ? g.reshape([n, 1]) : alias(g);
+    const [gz] = NDArray.elementwise([x.gradOfG], [gk, z, m, s, y2, cols], `${op} backward`);
+    gk.dispose();
+    return [gz];
+  }, [z, m, s, y2, cols], () => {
+    const [gz] = NDArray.elementwise([x.grad], [z, z, m, s, y2, cols], `${op} backward`);
+    return [gz];
+  });
+}
+
 /** Queues the device-side check of the indices (a backend that cannot read them at once has one). */
-function deviceCheckClassIndices(op: string, y: NDArray, c: number): void {
+function deviceCheckClassIndices(op: string, y: NDArray, c: number, site: { op: string; name: string; range: string }): void {
   const b = y.backend;
   if (!b.checkIndices) throw new ValueError(`${op}: backend '${b.name}' can neither read the class indices now nor check them on the device`);
   const plain = y.view.mask ? y.contiguous() : y;
-  b.checkIndices(plain.strided, 0, c, { op, name: 'target', range: `the class range [0, ${c}) of the input's ${c} columns` });
+  b.checkIndices(plain.strided, 0, c, site);
   if (plain !== y) plain.dispose();
 }
 
