@@ -1,4 +1,4 @@
-import { Backend, CpuBackend, NDArray, TypedArray, randomArray } from '@surf/core';
+import { Backend, CpuBackend, E, NDArray, TypedArray, randomArray } from '@surf/core';
 
 export const cpu = new CpuBackend();
 
@@ -21,4 +21,24 @@ export function expectClose(got: TypedArray, want: TypedArray, rtol: number, ato
       throw new Error(`${what}: element ${i} is ${g}, the CPU says ${w} (allowed error ${allowed})`);
     }
   }
+}
+
+/**
+ * Twin operands of a matmul test (GPU, CPU): a [...lead, m, k], its transposed layout,
+ * b [k, n] (broadcast over the batch) and its transposed layout, a bias [n], a full
+ * [...lead, m, n] array, and two epilogues reading them.
+ */
+export function matmulTwins(gpu: Backend, m: number, k: number, n: number, batch: number, seed: number) {
+  const lead = batch > 1 ? [batch] : [];
+  const [ag, ac] = twin(gpu, [...lead, m, k], seed);
+  const [atg, atc] = twin(gpu, [...lead, k, m], seed + 1);
+  const [bg, bc] = twin(gpu, [k, n], seed + 2);
+  const [btg, btc] = twin(gpu, [n, k], seed + 3);
+  const [biasg, biasc] = twin(gpu, [n], seed + 4);
+  const [fullg, fullc] = twin(gpu, [...lead, m, n], seed + 5);
+  const epis = [
+    { expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)), g: [biasg], c: [biasc] },
+    { expr: E.sub(E.mul(E.in(0), E.in(2)), E.in(1)), g: [biasg, fullg], c: [biasc, fullc] },
+  ];
+  return { ag, ac, atg, atc, bg, bc, btg, btc, tr: batch > 1 ? [0, 2, 1] : [1, 0], epis, all: [ag, ac, atg, atc, bg, bc, btg, btc, biasg, biasc, fullg, fullc] };
 }

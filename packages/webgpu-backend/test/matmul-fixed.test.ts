@@ -5,7 +5,7 @@ import { MatmulProgram, fitted } from '../src/kernels/matmul';
 import { matmulWgsl } from '../src/kernels/matmul-wgsl';
 import type { PooledBuffer } from '../src/pool';
 import { workgroupBytes } from '../src/tune/choose';
-import { expectClose, twin } from './cpu-compare';
+import { expectClose, matmulTwins, twin } from './cpu-compare';
 import { testGpu } from './gpu';
 
 // The aligned fast path (MatmulConfig.fixed): which problems qualify, what the shader loses
@@ -54,18 +54,8 @@ testGpu('fixed path matches the CPU: epilogues, transposed operands, batches wit
       // The flat config (epilogue after the store) on one aligned shape: SwiftShader compiles slowly.
       const shapes = cfg.rows ? [[64, 48, 32, 1], [32, 64, 96, 2], [64, 40, 32, 2]] : [[32, 64, 96, 2]];
       for (const [m, k, n, batch] of shapes) {
-        const lead = batch > 1 ? [batch] : [];
-        const [ag, ac] = twin(b, [...lead, m, k], seed++);
-        const [atg, atc] = twin(b, [...lead, k, m], seed++);
-        const [bg, bc] = twin(b, [k, n], seed++); // broadcast over the batch
-        const [btg, btc] = twin(b, [n, k], seed++);
-        const [biasg, biasc] = twin(b, [n], seed++);
-        const [fullg, fullc] = twin(b, [...lead, m, n], seed++);
-        const tr = batch > 1 ? [0, 2, 1] : [1, 0];
-        const epis = [
-          { expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)), g: [biasg], c: [biasc] },
-          { expr: E.sub(E.mul(E.in(0), E.in(2)), E.in(1)), g: [biasg, fullg], c: [biasc, fullc] },
-        ];
+        const { ag, ac, atg, atc, bg, bc, btg, btc, tr, epis, all } = matmulTwins(b, m, k, n, batch, seed);
+        seed += 6;
         for (const [name, a1, b1, a2, b2] of [
           ['a b', ag, bg, ac, bc],
           ['aT bT', atg.permute(tr), btg.permute([1, 0]), atc.permute(tr), btc.permute([1, 0])],
@@ -85,7 +75,7 @@ testGpu('fixed path matches the CPU: epilogues, transposed operands, batches wit
             got.dispose(); want.dispose();
           }
         }
-        for (const x of [ag, ac, atg, atc, bg, bc, btg, btc, biasg, biasc, fullg, fullc]) x.dispose();
+        for (const x of all) x.dispose();
       }
       // At run time: a new aligned shape compiles its own pipeline, a new unaligned one reuses the general kernel's.
       const count = async (m: number, k: number, n: number) => {

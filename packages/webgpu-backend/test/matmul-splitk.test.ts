@@ -5,7 +5,7 @@ import { MatmulConfig, MatmulProblem, planMatmul, splitOf } from '../src/kernels
 import { matmulWgsl } from '../src/kernels/matmul-wgsl';
 import type { PooledBuffer } from '../src/pool';
 import { validateMatmulConfig } from '../src/tune/choose';
-import { expectClose, twin } from './cpu-compare';
+import { expectClose, matmulTwins, twin } from './cpu-compare';
 import { testGpu } from './gpu';
 
 // Split k (MatmulConfig.splitK): how k is chunked, which problems the untuned choice splits,
@@ -68,18 +68,8 @@ testGpu('split k matches the CPU: epilogues after the sum, transposed operands, 
     try {
       let seed = 2500;
       for (const [m, k, n, batch] of shapes) {
-        const lead = batch > 1 ? [batch] : [];
-        const [ag, ac] = twin(b, [...lead, m, k], seed++);
-        const [atg, atc] = twin(b, [...lead, k, m], seed++);
-        const [bg, bc] = twin(b, [k, n], seed++); // broadcast over the batch
-        const [btg, btc] = twin(b, [n, k], seed++);
-        const [biasg, biasc] = twin(b, [n], seed++);
-        const [fullg, fullc] = twin(b, [...lead, m, n], seed++);
-        const tr = batch > 1 ? [0, 2, 1] : [1, 0];
-        const epis = [
-          { expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)), g: [biasg], c: [biasc] },
-          { expr: E.sub(E.mul(E.in(0), E.in(2)), E.in(1)), g: [biasg, fullg], c: [biasc, fullc] },
-        ];
+        const { ag, ac, atg, atc, bg, bc, btg, btc, tr, epis, all } = matmulTwins(b, m, k, n, batch, seed);
+        seed += 6;
         const pairs: [string, NDArray, NDArray, NDArray, NDArray][] = [['a b', ag, bg, ac, bc]];
         if (!cfg.rows) pairs.push(['aT bT', atg.permute(tr), btg.permute([1, 0]), atc.permute(tr), btc.permute([1, 0])]);
         for (const [name, a1, b1, a2, b2] of pairs) {
@@ -99,7 +89,7 @@ testGpu('split k matches the CPU: epilogues after the sum, transposed operands, 
             got.dispose(); want.dispose();
           }
         }
-        for (const x of [ag, ac, atg, atc, bg, bc, btg, btc, biasg, biasc, fullg, fullc]) x.dispose();
+        for (const x of all) x.dispose();
       }
       // A problem with one chunk's worth of k keeps the single kernel.
       const [x, xc] = twin(b, [16, 8], 2600);

@@ -2,6 +2,7 @@ import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { Program, Uniforms } from './program';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
+import { FLAG_FAIL } from './index-check';
 
 /**
  * Softmax cross-entropy's forward rows (the contract's crossEntropyRows) in one kernel: a
@@ -83,16 +84,10 @@ fn main(${MAIN_ARGS}) {
     M[row] = m;
     S[row] = s;
     R[row] = select(nan_(), total, valid);
-    if (!valid) {
-      let f = ${u.ref('slot')} * 4u;
-      let o = bitcast<u32>(t) ^ 0x80000000u;
-      atomicMax(&F[f], 1u);
-      atomicMax(&F[f + 1u], ~row);
-      atomicMax(&F[f + 2u], o);
-      atomicMax(&F[f + 3u], ~o);
-    }
+    if (!valid) { flagFail_(${u.ref('slot')}, row, t); }
   }
-}`;
+}
+${FLAG_FAIL}`;
   }
 }
 

@@ -11,6 +11,19 @@ import { LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
  * smallest bad value (order-preserving u32 images of the i32). A valid index writes
  * nothing, so the check costs one small read-only pass over the indices.
  */
+/**
+ * WGSL: records a failed index `v` at position `at` in flag slot `slot` of the storage array
+ * `F` of atomic u32 (the encoding above; shared by every kernel with a device-side check).
+ */
+export const FLAG_FAIL = `fn flagFail_(slot: u32, at: u32, v: i32) {
+  let s = slot * 4u;
+  let o = bitcast<u32>(v) ^ 0x80000000u;
+  atomicMax(&F[s], 1u);
+  atomicMax(&F[s + 1u], ~at);
+  atomicMax(&F[s + 2u], o);
+  atomicMax(&F[s + 3u], ~o);
+}`;
+
 export class IndexCheckProgram implements Program {
   readonly key: string;
   readonly reads = 1;
@@ -35,15 +48,9 @@ fn main(${MAIN_ARGS}) {
   let i = wg * ${wg}u + lid;
   if (i >= ${u.ref('total')}) { return; }
   let v = I[u32(${u.ref('iOffset')} + i32(i) * ${u.ref('iStride')})];
-  if (v < ${u.ref('lo')} || v >= ${u.ref('hi')}) {
-    let s = ${u.ref('slot')} * 4u;
-    let o = bitcast<u32>(v) ^ 0x80000000u;
-    atomicMax(&F[s], 1u);
-    atomicMax(&F[s + 1u], ~i);
-    atomicMax(&F[s + 2u], o);
-    atomicMax(&F[s + 3u], ~o);
-  }
-}`;
+  if (v < ${u.ref('lo')} || v >= ${u.ref('hi')}) { flagFail_(${u.ref('slot')}, i, v); }
+}
+${FLAG_FAIL}`;
   }
 }
 
