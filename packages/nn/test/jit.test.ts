@@ -75,8 +75,9 @@ async function matchesEager(backend: Backend, kind: OptKind, tol: number, opts: 
     const want = await train(kind, false, opts.steps ?? 7, opts);
     const got = await train(kind, true, opts.steps ?? 7, opts);
     near(got, want, tol);
-    // Replays (from the fourth call) leave no buffers behind.
-    if (!opts.lastBatch && !opts.epochLast) expect(new Set(got.buffers.slice(3)).size).toBe(1);
+    // Replays (from the fourth call) leave no buffers behind: the live count never rises
+    // again (it may fall, when V8 happens to collect what the eager run dropped).
+    if (!opts.lastBatch && !opts.epochLast) expect(Math.max(...got.buffers.slice(3))).toBe(got.buffers[3]);
   });
 }
 
