@@ -46,6 +46,9 @@ interface CeExprs {
   grad: Expr;
   /** The same times the incoming gradient, input 0. */
   gradOfG: Expr;
+  /** The rows kernel's backward (Backend.crossEntropyRows): over (g), z, m, s, y, cols, exp(z − m) recomputed. */
+  rowsGrad: Expr;
+  rowsGradOfG: Expr;
 }
 
 // One set of expressions per (classes, smoothing, scale): the same objects every step, so the
@@ -59,16 +62,20 @@ function ceExprs(c: number, eps: number, scale: number): CeExprs {
   // Inputs of the weight expression: in(yIdx) the targets [N, 1], in(yIdx + 1) the columns [1, C].
   const hitAt = (yIdx: number): Expr => E.eq(E.in(yIdx), E.in(yIdx + 1));
   const weight = (yIdx: number): Expr => (eps === 0 ? E.cast(hitAt(yIdx), 'float32') : E.where(hitAt(yIdx), E.f(1 - eps + eps / c), E.f(eps / c)));
+  const valid = (yIdx: number): Expr => E.where(E.lt(E.in(yIdx), E.i(0)), E.f(0), E.where(E.lt(E.in(yIdx), E.i(c)), E.f(1), E.f(0)));
+  const rowW = (yIdx: number): Expr => (eps === 0 ? valid(yIdx) : E.add(E.mul(valid(yIdx), E.f(1 - eps)), E.f(eps)));
+  // d loss / d z = scale·(W_i·e/s − w), with e, s and the targets at the given inputs.
+  const gradOf = (e: Expr, s: Expr, yIdx: number): Expr => E.mul(E.f(scale), E.sub(E.div(E.mul(rowW(yIdx), e), s), weight(yIdx)));
   // Forward terms: inputs z, m, s, y, cols. Without smoothing only the target column counts
   // (a where, so an infinite logit elsewhere cannot turn 0·inf into NaN).
   const nll = E.sub(E.add(E.log(E.in(2)), finiteOr0(E.in(1))), E.in(0));
   const term0 = eps === 0 ? E.where(hitAt(3), E.mul(nll, E.f(scale)), E.f(0)) : E.mul(E.mul(weight(3), nll), E.f(scale));
   // A row whose index is outside [0, C) is NaN, so a bad label can never read as a loss of 0.
   const term = E.where(E.lt(E.in(3), E.i(0)), E.f(NaN), E.where(E.lt(E.in(3), E.i(c)), term0, E.f(NaN)));
-  const valid = E.where(E.lt(E.in(3), E.i(0)), E.f(0), E.where(E.lt(E.in(3), E.i(c)), E.f(1), E.f(0)));
-  const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
-  const grad = E.mul(E.f(scale), E.sub(E.div(E.mul(rowW, E.in(1)), E.in(2)), weight(3)));
-  x = { exp: E.exp(E.sub(E.in(0), finiteOr0(E.in(1)))), term, grad, gradOfG: E.mul(E.in(0), grad) };
+  const exp = (z: Expr, m: Expr): Expr => E.exp(E.sub(z, finiteOr0(m)));
+  const grad = gradOf(E.in(1), E.in(2), 3);
+  const rowsGrad = gradOf(exp(E.in(1), E.in(2)), E.in(3), 4);
+  x = { exp: exp(E.in(0), E.in(1)), term, grad, gradOfG: E.mul(E.in(0), grad), rowsGrad, rowsGradOfG: E.mul(E.in(0), rowsGrad) };
   if (ceCache.size >= 64) ceCache.clear();
   ceCache.set(key, x);
   return x;
@@ -108,7 +115,6 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   if (zn !== zn0) zn.dispose();
   const out = reduction === 'none' ? terms.sum(1) : terms.sum();
   terms.dispose();
-  const d = x.grad;
   const result = fromOp(op, out, [logits], (g) => {
     // g is a scalar, or [N] for 'none' (made [N, 1]).
     const gk = reduction === 'none' ? g.reshape([n, 1]) : alias(g);
@@ -118,30 +124,10 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   }, [e, s, y2, cols], () => {
     // loss.backward() with the implicit seed 1: the same kernel without g (e stands in for
     // input 0, which the expression does not read).
-    const [gz] = NDArray.elementwise([d], [e, e, s, y2, cols], `${op} backward`);
+    const [gz] = NDArray.elementwise([x.grad], [e, e, s, y2, cols], `${op} backward`);
     return [gz];
   });
   return result;
-}
-
-// The backward of the fused rows, over inputs (g), z, m, s, y, cols: e = exp(z − m̃) is
-// recomputed from the logits (the rows kernel does not store it), the same f32 values.
-const ceFusedCache = new Map<string, { grad: Expr; gradOfG: Expr }>();
-
-function ceFusedGrad(c: number, eps: number, scale: number): { grad: Expr; gradOfG: Expr } {
-  const key = `${c}|${eps}|${scale}`;
-  let x = ceFusedCache.get(key);
-  if (x) return x;
-  const hit = E.eq(E.in(4), E.in(5));
-  const weight = eps === 0 ? E.cast(hit, 'float32') : E.where(hit, E.f(1 - eps + eps / c), E.f(eps / c));
-  const valid = E.where(E.lt(E.in(4), E.i(0)), E.f(0), E.where(E.lt(E.in(4), E.i(c)), E.f(1), E.f(0)));
-  const rowW = eps === 0 ? valid : E.add(E.mul(valid, E.f(1 - eps)), E.f(eps));
-  const e = E.exp(E.sub(E.in(1), finiteOr0(E.in(2))));
-  const grad = E.mul(E.f(scale), E.sub(E.div(E.mul(rowW, e), E.in(3)), weight));
-  x = { grad, gradOfG: E.mul(E.in(0), grad) };
-  if (ceFusedCache.size >= 64) ceFusedCache.clear();
-  ceFusedCache.set(key, x);
-  return x;
 }
 
 /** The forward as the backend's one-pass rows (Backend.crossEntropyRows) and a sum; the index check rides in it. */
@@ -157,14 +143,14 @@ function fusedRows(op: string, logits: Tensor, zn: NDArray, zn0: NDArray, yn: ND
   if (out !== rows) rows.dispose();
   // The backward reads the logits again: keep a reference (a float32 copy when they were cast).
   const z = zn === zn0 ? alias(zn) : zn;
-  const x = ceFusedGrad(o.c, o.eps, o.scale);
+  const x = ceExprs(o.c, o.eps, o.scale);
   return fromOp(op, out, [logits], (g) => {
     const gk = o.reduction === 'none' ? g.reshape([n, 1]) : alias(g);
-    const [gz] = NDArray.elementwise([x.gradOfG], [gk, z, m, s, y2, cols], `${op} backward`);
+    const [gz] = NDArray.elementwise([x.rowsGradOfG], [gk, z, m, s, y2, cols], `${op} backward`);
     gk.dispose();
     return [gz];
   }, [z, m, s, y2, cols], () => {
-    const [gz] = NDArray.elementwise([x.grad], [z, z, m, s, y2, cols], `${op} backward`);
+    const [gz] = NDArray.elementwise([x.rowsGrad], [z, z, m, s, y2, cols], `${op} backward`);
     return [gz];
   });
 }

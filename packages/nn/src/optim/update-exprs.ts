@@ -21,7 +21,6 @@ function scalarConsts<C, T extends Record<string, number>>(c: C, scalars: (c: C)
   return (name) => (live ? dynamicConst(() => scalars(live())[name]) : E.f(now[name]));
 }
 
-
 /**
  * Outside a jit recording, one configuration (its flags and scalar values) gets the same Expr
  * objects every time: every parameter of a step, and every step while the scalars stay put,

@@ -13,18 +13,17 @@ import type { PoolOperand } from './pool2d';
  * the general kernels (pool2d.ts), the same results: taps in row-major window order, the first
  * largest kept, NaN counting as largest.
  */
-export function fastPool2x2(p: PoolParams, inShape: readonly number[], ops: readonly PoolOperand[]): boolean {
+export function fastPool2x2(p: PoolParams, inShape: readonly number[]): boolean {
   const [, , h, w] = inShape;
   const geometry = p.kernel[0] === 2 && p.kernel[1] === 2 && p.stride[0] === 2 && p.stride[1] === 2
     && p.padding[0] === 0 && p.padding[1] === 0 && p.dilation[0] === 1 && p.dilation[1] === 1;
-  if (!geometry || h % 2 !== 0 || w % 4 !== 0 || p.out[0] !== h / 2 || p.out[1] !== w / 2) return false;
-  // Every operand plain row-major, its offset on a vec4 (inputs) or vec2 (outputs) boundary.
-  return ops.every((o, i) => {
-    const full = i === 0 ? [h, w] : [h / 2, w / 2];
-    const s = o.strides;
-    return s[3] === 1 && s[2] === full[1] && s[1] === full[0] * full[1] && (inShape[0] === 1 || s[0] === inShape[1] * s[1])
-      && o.offset % (i === 0 ? 4 : 2) === 0;
-  });
+  return geometry && h % 2 === 0 && w % 4 === 0 && p.out[0] === h / 2 && p.out[1] === w / 2;
+}
+
+/** True when `o` holds [N, C, rows, cols] as plain row-major planes with its offset on a multiple of `align` elements. */
+export function plainRows(o: PoolOperand, n: number, c: number, rows: number, cols: number, align: number): boolean {
+  const s = o.strides;
+  return s[3] === 1 && s[2] === cols && s[1] === rows * cols && (n === 1 || s[0] === c * s[1]) && o.offset % align === 0;
 }
 
 // One window's max over taps a, b, c, d (row-major order): the first largest and its tap,

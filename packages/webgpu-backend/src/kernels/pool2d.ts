@@ -3,7 +3,7 @@ import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { Program, Uniforms } from './program';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
-import { encodeFastPool, encodeFastPoolBackward, fastPool2x2 } from './pool2d-fast';
+import { encodeFastPool, encodeFastPoolBackward, fastPool2x2, plainRows } from './pool2d-fast';
 
 /**
  * Windowed pooling (the contract's pool2d) as two one-pass kernels. Forward: one thread per
@@ -168,7 +168,9 @@ fn main(${MAIN_ARGS}) {
 export function encodePool(rt: Runtime, x: PoolOperand, inShape: readonly number[], p: PoolParams, out: PooledBuffer, arg: PooledBuffer | null, wgSize: number): void {
   const total = inShape[0] * inShape[1] * p.out[0] * p.out[1];
   if (total === 0) return;
-  if (fastPool2x2(p, inShape, [x])) return encodeFastPool(rt, x, inShape, p.kind === 'max', out, arg, wgSize);
+  const [n, c, h, w] = inShape;
+  // The vector kernels read x as vec4s (the outputs are fresh and plain).
+  if (fastPool2x2(p, inShape) && plainRows(x, n, c, h, w, 4)) return encodeFastPool(rt, x, inShape, p.kind === 'max', out, arg, wgSize);
   const k = rt.program(new PoolProgram(p, inShape, wgSize));
   const b = rt.block(k);
   b.set('xOffset', x.offset).setAll('xStrides', x.strides);
@@ -178,9 +180,10 @@ export function encodePool(rt: Runtime, x: PoolOperand, inShape: readonly number
 export function encodePoolBackward(rt: Runtime, gy: PoolOperand, arg: PoolOperand | null, inShape: readonly number[], p: PoolParams, out: PooledBuffer, wgSize: number): void {
   const total = inShape.reduce((a, v) => a * v, 1);
   if (total === 0) return;
-  if (fastPool2x2(p, inShape, [{ buf: out, offset: 0, strides: [inShape[1] * inShape[2] * inShape[3], inShape[2] * inShape[3], inShape[3], 1] }, gy, ...(arg ? [arg] : [])])) {
-    return encodeFastPoolBackward(rt, gy, arg, inShape, out, wgSize);
-  }
+  const [n, c, h, w] = inShape;
+  // The vector kernels read the gradient and taps as vec2s (dx is fresh and plain).
+  const plainOut = (o: PoolOperand) => plainRows(o, n, c, h / 2, w / 2, 2);
+  if (fastPool2x2(p, inShape) && plainOut(gy) && (!arg || plainOut(arg))) return encodeFastPoolBackward(rt, gy, arg, inShape, out, wgSize);
   const k = rt.program(new PoolBackwardProgram(p, inShape, wgSize));
   const b = rt.block(k);
   b.set('gOffset', gy.offset).setAll('gStrides', gy.strides);
