@@ -129,6 +129,9 @@ function withTimeout<T>(p: Promise<T>, seconds: number): Promise<T | typeof TIME
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
+/** CPU training rows warm up this long first (timing.ts, `warmupMs`): steady state, for every framework alike. */
+const CPU_TRAIN_WARMUP_MS = 2500;
+
 async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolean): Promise<Outcome> {
   let runner;
   try {
@@ -144,7 +147,8 @@ async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolea
       const check = await runner.check();
       return { value, secondsPerIter: NaN, iters: 1, repeats: 1, samples: [], check };
     }
-    const t = await timeRunner(runner, quick ? QUICK_TIMING : FULL_TIMING);
+    const timing = quick ? QUICK_TIMING : { ...FULL_TIMING, ...(row.device === 'cpu' && row.kind === 'train' ? { warmupMs: CPU_TRAIN_WARMUP_MS } : {}) };
+    const t = await timeRunner(runner, timing);
     const check = await runner.check();
     return { value: toUnit(row, t.secondsPerIter), secondsPerIter: t.secondsPerIter, iters: t.iters, repeats: t.repeats, samples: t.samples, check };
   } catch (e) {

@@ -12,6 +12,12 @@ export interface TimingOptions {
   targetMs: number;
   minIters: number;
   maxIters: number;
+  /**
+   * Keep warming up until this much wall time has passed (CPU training rows: V8 tiers a
+   * JS training loop up over its first ~1,000 steps, and a row measures the steady state;
+   * every framework of the row gets the same warm-up).
+   */
+  warmupMs?: number;
 }
 
 export const QUICK_TIMING: TimingOptions = { warmup: 1, repeats: 3, targetMs: 150, minIters: 1, maxIters: 200 };
@@ -55,9 +61,14 @@ export async function timeRunner(r: Runner, o: TimingOptions): Promise<Timing> {
   let i = 0;
   // Warm-up: compiles pipelines, fills pools. One sync after each iteration so that a slow
   // first compile does not hide behind queued work.
+  const w0 = now();
   for (let w = 0; w < o.warmup; w++) {
     await batch(r, i, 1);
     i++;
+  }
+  for (let n = 4; now() - w0 < (o.warmupMs ?? 0); n = Math.min(o.maxIters, n * 2)) {
+    await batch(r, i, n);
+    i += n;
   }
   let iters: number;
   if (r.fixedIters) {

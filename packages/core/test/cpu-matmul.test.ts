@@ -1,8 +1,8 @@
 import { CpuBackend, NDArray } from '@surf/core';
 import { MatmulImpl, matmulInto } from '../src/cpu/matmul';
 import { WasmGemm } from '../src/cpu/wasm/gemm';
-import { DEFAULT_GEMM, buildGemmModule } from '../src/cpu/wasm/gemm-kernel';
-import { hasWasmSimd } from '../src/cpu/wasm/simd';
+import { DEFAULT_GEMM, FMA_GEMM, buildGemmModule } from '../src/cpu/wasm/gemm-kernel';
+import { hasRelaxedSimd, hasWasmSimd } from '../src/cpu/wasm/simd';
 import { View } from '../src/view';
 
 // Deterministic pseudo-random values in [-1, 1).
@@ -91,11 +91,18 @@ test('WebAssembly SIMD is detected in this Node', () => {
 });
 
 test('each generated module validates and stays under the 4 KB browsers compile synchronously', () => {
-  for (let nv = 1; nv <= DEFAULT_GEMM.nv; nv++) {
-    const bytes = buildGemmModule(DEFAULT_GEMM, nv);
-    expect(bytes.length).toBeLessThan(4096);
-    if (hasWasmSimd()) expect(WebAssembly.validate(bytes)).toBe(true);
+  for (const shape of [DEFAULT_GEMM, FMA_GEMM]) {
+    for (let nv = 1; nv <= shape.nv; nv++) {
+      const bytes = buildGemmModule(shape, nv);
+      expect(bytes.length).toBeLessThan(4096);
+      if (hasWasmSimd() && (!shape.fma || hasRelaxedSimd())) expect(WebAssembly.validate(bytes)).toBe(true);
+    }
   }
+});
+
+test('relaxed SIMD is on in this Node (set by the backend where V8 keeps it behind a flag), and the default kernel uses it', () => {
+  expect(hasRelaxedSimd()).toBe(true);
+  expect(WasmGemm.create()!.shape).toEqual(FMA_GEMM);
 });
 
 test('odd shapes match a float64 triple loop', () => {
@@ -182,13 +189,15 @@ test('every generated micro-kernel shape computes the same product', () => {
   const av = View.contiguous([k, m]).permute([1, 0]);
   const bv = View.contiguous([k, n]);
   const ref = reference(a, av, b, bv);
-  for (const mr of [1, 2, 3, 5, 6]) {
-    for (const nv of [1, 3, 4]) {
-      for (const [unroll, direct] of [[1, true], [4, false]] as const) {
-        const g = WasmGemm.create({ mr, nv, unroll }, 16, direct)!;
-        const out = new Float32Array(m * n);
-        g.gemm({ data: a, off: 0, rs: 1, cs: m }, { data: b, off: 0, rs: n, cs: 1 }, m, n, k, out, 0);
-        expectClose(out, ref, `mr=${mr} nv=${nv} unroll=${unroll} directB=${direct}`);
+  for (const fma of hasRelaxedSimd() ? [false, true] : [false]) {
+    for (const mr of [1, 2, 3, 5, 6]) {
+      for (const nv of [1, 2, 3, 4]) {
+        for (const [unroll, direct] of [[1, true], [4, false]] as const) {
+          const g = WasmGemm.create({ mr, nv, unroll, fma }, 16, direct)!;
+          const out = new Float32Array(m * n);
+          g.gemm({ data: a, off: 0, rs: 1, cs: m }, { data: b, off: 0, rs: n, cs: 1 }, m, n, k, out, 0);
+          expectClose(out, ref, `mr=${mr} nv=${nv} unroll=${unroll} fma=${fma} directB=${direct}`);
+        }
       }
     }
   }

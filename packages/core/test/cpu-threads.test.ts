@@ -43,8 +43,11 @@ const run = threadsAvailable() ? test : test.skip;
 test('splits cover every unit once, by whole micro-kernel rows or B panels', () => {
   expect(splitRange(10, 3)).toEqual([[0, 4], [4, 7], [7, 10]]);
   expect(splitRange(2, 4)).toEqual([[0, 1], [1, 2]]);
-  // 64 × 128 with 12-column panels: 11 panels over 2 threads loses to 16 row blocks of 4.
-  expect(planGemm(64, 128, 4, 12, 2)).toEqual([{ r0: 0, r1: 32, c0: 0, c1: 128 }, { r0: 32, r1: 64, c0: 0, c1: 128 }]);
+  // Panels first whenever there are enough of them (a row cut re-streams all of B per chunk):
+  // 64 × 128 in 8-column panels over 6 chunks.
+  expect(planGemm(64, 128, 6, 8, 6).map((p) => [p.r0, p.r1, p.c1 - p.c0])).toEqual([[0, 64, 24], [0, 64, 24], [0, 64, 24], [0, 64, 24], [0, 64, 16], [0, 64, 16]]);
+  // Too few panels (2 for 4 chunks): rows, which balance better.
+  expect(planGemm(64, 20, 4, 12, 4)).toEqual([0, 16, 32, 48].map((r0) => ({ r0, r1: r0 + 16, c0: 0, c1: 20 })));
   // A short, wide product is cut into panel ranges.
   expect(planGemm(4, 120, 4, 12, 3)).toEqual([{ r0: 0, r1: 4, c0: 0, c1: 48 }, { r0: 0, r1: 4, c0: 48, c1: 84 }, { r0: 0, r1: 4, c0: 84, c1: 120 }]);
   expect(planGemm(10, 5, 4, 12, 3)).toEqual([{ r0: 0, r1: 4, c0: 0, c1: 5 }, { r0: 4, r1: 8, c0: 0, c1: 5 }, { r0: 8, r1: 10, c0: 0, c1: 5 }]);
@@ -182,6 +185,8 @@ test('thread options are checked; the backend factory takes threads', async () =
   expect(() => setCpuThreads({ threads: 2.5 })).toThrow(/integer from 1 to 65/);
   expect(() => setCpuThreads({ minMatmulFlops: -1 })).toThrow(/minMatmulFlops/);
   expect(() => setCpuThreads(null as never)).toThrow(/options object/);
+  expect(() => setCpuThreads({ spin: -1 })).toThrow(/spin/);
+  expect(() => setCpuThreads({ chunksPerThread: 0 })).toThrow(/chunksPerThread/);
   await expect(createBackend('cpu', { threads: -3 })).rejects.toThrow(ValueError);
   await createBackend('cpu', { threads: 2 });
   expect(cpuThreads()).toBe(threadsAvailable() ? 2 : 1);

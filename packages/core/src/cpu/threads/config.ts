@@ -17,9 +17,15 @@ export interface ThreadOptions {
   minMatmulFlops?: number;
   /** Smallest elementwise job, in elements, that is split across threads. */
   minElementwise?: number;
+  /** Polls of the job word a worker makes before it sleeps (a new value restarts the workers). */
+  spin?: number;
+  /** Chunks a split job is cut into per thread (claimed dynamically). */
+  chunksPerThread?: number;
 }
 
-const settings = { threads: 0, minMatmulFlops: 1 << 22, minElementwise: 1 << 16 };
+// spin: about 1.5 ms of polls (7 ns each here), longer than the gaps between a training step's split jobs:
+// a sleeping worker costs a futex wake (20-50 µs in a VM) and joins late (docs/tuning-log.md, "CPU threads, quiet box").
+const settings = { threads: 0, minMatmulFlops: 1 << 22, minElementwise: 1 << 16, spin: 200000, chunksPerThread: 3 };
 let pool: ThreadPool | null = null;
 let broken = false;
 
@@ -41,16 +47,24 @@ export function cpuThreads(): number {
 
 /** Changes the thread settings; a new thread count replaces the pool. */
 export function setCpuThreads(opts: ThreadOptions): void {
-  if (opts === null || typeof opts !== 'object') throw new ValueError(`setCpuThreads: expected an options object { threads?, minMatmulFlops?, minElementwise? }, got ${String(opts)}`);
-  const { threads, minMatmulFlops, minElementwise } = opts;
+  if (opts === null || typeof opts !== 'object') throw new ValueError(`setCpuThreads: expected an options object { threads?, minMatmulFlops?, minElementwise?, spin?, chunksPerThread? }, got ${String(opts)}`);
+  const { threads, minMatmulFlops, minElementwise, spin, chunksPerThread } = opts;
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > 65)) {
     throw new ValueError(`cpu threads: expected an integer from 1 to 65, got ${String(threads)}`);
   }
-  for (const [name, v] of [['minMatmulFlops', minMatmulFlops], ['minElementwise', minElementwise]] as const) {
+  for (const [name, v] of [['minMatmulFlops', minMatmulFlops], ['minElementwise', minElementwise], ['spin', spin]] as const) {
     if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new ValueError(`cpu threads: ${name} must be a number ≥ 0, got ${String(v)}`);
+  }
+  if (chunksPerThread !== undefined && !(Number.isInteger(chunksPerThread) && chunksPerThread >= 1 && chunksPerThread <= 64)) {
+    throw new ValueError(`cpu threads: chunksPerThread must be an integer from 1 to 64, got ${String(chunksPerThread)}`);
   }
   if (minMatmulFlops !== undefined) settings.minMatmulFlops = minMatmulFlops;
   if (minElementwise !== undefined) settings.minElementwise = minElementwise;
+  if (chunksPerThread !== undefined) settings.chunksPerThread = chunksPerThread;
+  if (spin !== undefined && spin !== settings.spin) {
+    settings.spin = spin;
+    stopPool();
+  }
   if (threads !== undefined && threads !== settings.threads) {
     settings.threads = threads;
     stopPool();
@@ -72,12 +86,14 @@ export function poolFor(work: number, threshold: number): ThreadPool | null {
   const n = cpuThreads();
   if (n <= 1) return null;
   if (!pool) start(n);
-  return pool && pool.ready ? pool : null;
+  if (!pool || !pool.ready) return null;
+  pool.chunksPerThread = settings.chunksPerThread;
+  return pool;
 }
 
 function start(n: number): void {
   try {
-    pool = new ThreadPool(sharedArena(), n - 1);
+    pool = new ThreadPool(sharedArena(), n - 1, settings.spin);
   } catch {
     // No workers in this engine: run single-threaded from now on.
     broken = true;

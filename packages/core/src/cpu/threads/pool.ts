@@ -32,6 +32,8 @@ export class ThreadPool {
   jobs = 0;
   /** Whether the calling thread claims chunks too (tests turn it off to run all on workers). */
   callerClaims = true;
+  /** Chunks a split job is cut into per thread: enough to even out a busy machine, few enough to keep panels long. */
+  chunksPerThread = 3;
 
   /** `size` workers besides the calling thread; `spin`: polls of the generation before a worker sleeps. */
   constructor(readonly arena: Arena, readonly size: number, spin = 20000) {

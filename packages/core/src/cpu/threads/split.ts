@@ -26,13 +26,16 @@ export interface GemmPart {
 }
 
 /**
- * Cuts an m × n product into at most `parts` row blocks (multiples of `mr` rows) or column
- * blocks (whole panels of `nr` columns), whichever gives the smallest largest part.
+ * Cuts an m × n product into at most `parts` column blocks (whole panels of `nr` columns) or,
+ * when there are fewer panels than parts, row blocks (multiples of `mr` rows) if those balance
+ * better. Columns first: the kernel walks panels outermost and streams A for each panel, so a
+ * column cut re-reads nothing extra, while a row cut makes every chunk stream all of B again
+ * (an L2-bandwidth-bound chunk for the MLP's 784 × 128 weight).
  */
 export function planGemm(m: number, n: number, mr: number, nr: number, parts: number): GemmPart[] {
   const rowUnits = Math.ceil(m / mr), colUnits = Math.ceil(n / nr);
   const largest = (units: number) => Math.ceil(units / Math.min(parts, units)) / units;
-  if (largest(colUnits) <= largest(rowUnits)) {
+  if (colUnits >= parts || largest(colUnits) <= largest(rowUnits)) {
     return splitRange(colUnits, parts).map(([s, e]) => ({ r0: 0, r1: m, c0: s * nr, c1: Math.min(n, e * nr) }));
   }
   return splitRange(rowUnits, parts).map(([s, e]) => ({ r0: s * mr, r1: Math.min(m, e * mr), c0: 0, c1: n }));

@@ -13,8 +13,6 @@ interface Kernel {
   mod: WebAssembly.Module;
   bytes: Uint8Array;
 }
-/** Chunks per thread when work is split: enough to even out a busy machine. */
-const CHUNKS_PER_THREAD = 3;
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
 
@@ -150,7 +148,7 @@ export class WasmElementwise {
     if (pool && pool.arena === this.arena) {
       // Rows split by rows, one long row (flat work) by 4-float steps; every element is
       // computed by the same instructions either way, so the bits do not change.
-      const parts = CHUNKS_PER_THREAD * (pool.size + 1);
+      const parts = pool.chunksPerThread * (pool.size + 1);
       const byRows = rows >= parts;
       const ranges = splitRange(byRows ? rows : inner4 >> 2, parts);
       const id = pool.fnId(kern.mod, kern.bytes, end, kern.fn);

@@ -28,6 +28,9 @@ export interface GemmShape {
 
 // 4 × 12 of C in 12 v128 locals + 3 for B + 1 splat: the 16 xmm registers of x86-64.
 export const DEFAULT_GEMM: GemmShape = { mr: 4, nv: 3, unroll: 1, fma: false };
+// With fused multiply-add, 6 × 8 (12 accumulators + 2 for B + 1 splat): one instruction per
+// 4 multiply-adds instead of two makes more rows per B load pay (docs/tuning-log.md, "CPU FMA").
+export const FMA_GEMM: GemmShape = { mr: 6, nv: 2, unroll: 1, fma: true };
 
 const P_A = 0, P_RSA = 1, P_CSA = 2, P_B = 3, P_LDB = 4, P_C = 5, P_LDC = 6, P_KC = 7, P_FIRST = 8, P_M = 9;
 const MICRO_PARAMS: ValType[] = [I32, I32, I32, I32, I32, I32, I32, I32, I32];

@@ -1,5 +1,5 @@
 import { Arena } from './arena';
-import { DEFAULT_GEMM, GemmShape, buildGemmModule } from './gemm-kernel';
+import { DEFAULT_GEMM, FMA_GEMM, GemmShape, buildGemmModule } from './gemm-kernel';
 import { buildPackModule } from './pack-kernel';
 import { hasRelaxedSimd, hasWasmSimd } from './simd';
 import type { ThreadPool } from '../threads/pool';
@@ -17,8 +17,6 @@ export interface MatRef {
 }
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
-/** Chunks per thread when a product is split: enough to even out a busy machine, few enough to keep panels long. */
-const CHUNKS_PER_THREAD = 3;
 /** Elements of B from which its packing is split across threads (the product is then big too). */
 const PACK_SPLIT = 1 << 15;
 const roundUp4 = (n: number) => (n + 3) & ~3;
@@ -62,9 +60,10 @@ export class WasmGemm {
 
   /** The kernels, or null where WebAssembly SIMD is missing or the module does not compile. */
   static create(shape?: Partial<GemmShape>, kc = 256, directB = true, arena?: Arena): WasmGemm | null {
-    // Fused multiply-add (relaxed SIMD) is opt-in: measured no faster here (V8 11.3, x64),
-    // and plain mul + add rounds the same way in every engine.
-    const s = { ...DEFAULT_GEMM, ...shape };
+    // Fused multiply-add (relaxed SIMD) where the engine has it: the 6 × 8 kernel runs 1.3×
+    // the mul + add 4 × 12 one. Products then round once per term (or twice where the hardware
+    // has no FMA), so bits may differ between machines; every thread count still agrees.
+    const s = { ...((shape?.fma ?? hasRelaxedSimd()) ? FMA_GEMM : DEFAULT_GEMM), ...shape };
     if (!hasWasmSimd() || (s.fma && !hasRelaxedSimd())) return null;
     try {
       return new WasmGemm(s, kc, directB, arena ?? new Arena());
@@ -121,7 +120,7 @@ export class WasmGemm {
     const threads = usePool ? usePool.size + 1 : 1;
     // A few chunks per thread, claimed as threads come free: a busy machine's slow thread
     // takes fewer.
-    const parts = threads > 1 ? planGemm(m, n, this.shape.mr, this.nr, CHUNKS_PER_THREAD * threads) : [{ r0: 0, r1: m, c0: 0, c1: n }];
+    const parts = threads > 1 ? planGemm(m, n, this.shape.mr, this.nr, usePool!.chunksPerThread * threads) : [{ r0: 0, r1: m, c0: 0, c1: n }];
     const lists = parts.map((p) => this.blockCalls(p.r0, p.r1, p.c0, p.c1, direct, aAt, rsA, csA, bAt, cAt, ldc, n, k));
     if (parts.length === 1 || !usePool) {
       for (const c of lists[0]) this.rows[c[0]](c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
@@ -218,7 +217,7 @@ export class WasmGemm {
       // Panels are independent: a big B (a transposed weight) is packed by every thread.
       if (pool && k * n >= PACK_SPLIT && calls.length > 1) {
         const id = pool.fnId(this.packMod.mod, this.packMod.bytes, scratch, this.pack);
-        const parts = splitRange(calls.length, CHUNKS_PER_THREAD * (pool.size + 1));
+        const parts = splitRange(calls.length, pool.chunksPerThread * (pool.size + 1));
         pool.run(parts.map(([s, e]) => calls.slice(s, e).map((c) => [id, ...c])), scratch);
       } else {
         for (const c of calls) this.pack(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);

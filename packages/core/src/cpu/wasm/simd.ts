@@ -22,8 +22,31 @@ export function hasWasmSimd(): boolean {
   return simd;
 }
 
-/** Whether relaxed SIMD (f32x4.relaxed_madd) is available; detected once. */
+const probeRelaxed = () => probe((c) => c.v128Const0().v128Const0().v128Const0().f32x4RelaxedMadd().drop());
+
+/**
+ * Whether relaxed SIMD (f32x4.relaxed_madd) is available; detected once. Node 20's V8 (11.3)
+ * has it behind a flag that Chrome 114 and Node 22 turned on by default (the proposal is
+ * finished: Wasm 3.0), so in Node the flag is set before the second probe. It only widens
+ * what validates; modules compiled before are unaffected.
+ */
 export function hasRelaxedSimd(): boolean {
-  if (relaxed === undefined) relaxed = hasWasmSimd() && probe((c) => c.v128Const0().v128Const0().v128Const0().f32x4RelaxedMadd().drop());
+  if (relaxed === undefined) {
+    relaxed = hasWasmSimd() && probeRelaxed();
+    if (!relaxed && hasWasmSimd() && enableInNode()) relaxed = probeRelaxed();
+  }
   return relaxed;
+}
+
+function enableInNode(): boolean {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown; env?: Record<string, string | undefined> } }).process;
+  // SURF_NO_RELAXED_SIMD=1 keeps the engine's own default (and the mul + add kernels).
+  if (typeof proc?.getBuiltinModule !== 'function' || proc.env?.SURF_NO_RELAXED_SIMD === '1') return false;
+  try {
+    const v8 = proc.getBuiltinModule('node:v8') as { setFlagsFromString?: (flags: string) => void } | undefined;
+    v8?.setFlagsFromString?.('--experimental-wasm-relaxed-simd');
+    return true;
+  } catch {
+    return false;
+  }
 }
