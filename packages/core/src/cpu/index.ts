@@ -4,6 +4,7 @@ import { checkAttentionArgs } from '../attention';
 import type { Backend, ElementwiseGroup, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storage, Strided } from '../backend';
 import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
+import { Arena, sharedArena } from './wasm/arena';
 import { DType, TypedArray } from '../dtype';
 import { BackendError, DisposedError } from '../errors';
 import { Expr, exprDType } from '../expr';
@@ -32,6 +33,15 @@ import { sortRows } from './sort';
 import { checkScatterArgs, checkSortArgs } from '../validate-ops';
 // ---- end ops ----
 
+/**
+ * The arena storages live in: the kernels' linear memory when it is shared (its growth leaves
+ * existing views valid) and there are WebAssembly kernels to use it; else none (JS arrays).
+ */
+function residentArena(): Arena | null {
+  const a = hasWasmSimd() ? sharedArena() : null;
+  return a && a.shared ? a : null;
+}
+
 /** The embedded default backend: the whole contract on typed arrays, synchronously. */
 export class CpuBackend implements Backend {
   readonly name = 'cpu';
@@ -43,7 +53,7 @@ export class CpuBackend implements Backend {
   }
   private live = new Set<CpuStorage>();
   /** Arrays of disposed storages, reused for new ones of the same dtype and length. */
-  private pool = new ArrayPool();
+  private pool = new ArrayPool(undefined, undefined, undefined, residentArena());
   private destroyed = false;
   private readonly take = (dtype: DType, size: number) => this.pool.take(dtype, size);
 
@@ -275,7 +285,11 @@ export class CpuBackend implements Backend {
   }
 
   destroy(): void {
-    for (const s of this.live) s.free();
+    // Arrays in the shared arena go back to it (other backends share that memory).
+    for (const s of this.live) {
+      const a = s.free();
+      if (a) this.pool.give(s.dtype, a);
+    }
     this.live.clear();
     this.pool.clear();
     this.destroyed = true;

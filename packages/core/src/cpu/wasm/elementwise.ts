@@ -115,9 +115,23 @@ export class WasmElementwise {
     const rowBytes = 4 * inner4;
     // Where each input goes and its row stride in bytes.
     const at: number[] = [], rs: number[] = [];
-    let end = align16(base);
+    // Operands that live in the arena (CPU storages) are read where they are: the loop reads
+    // whole 4-float steps, so a row whose length is not a multiple of 4 is over-read into
+    // what follows it (lanes that are dropped); only a one-value-per-row operand must be a
+    // contiguous column to be read in place.
+    const home = inputs.map((x, i) => {
+      if (!('data' in x)) return -1;
+      const h = this.arena.addressOf(x.data);
+      return h >= 0 && x.rs >= 0 && (kinds[i] !== 'c' || x.rs === 1) ? h + 4 * x.off : -1;
+    });
+    let end = align16(Math.max(base, this.arena.scratch));
     inputs.forEach((x, i) => {
       if (!('data' in x)) { at.push(x.at); rs.push(x.rs); return; }
+      if (home[i] >= 0) {
+        at.push(home[i]);
+        rs.push(kinds[i] === 'z' ? 0 : kinds[i] === 'c' ? 4 : rows === 1 ? 0 : 4 * x.rs);
+        return;
+      }
       at.push(end);
       const k = kinds[i];
       if (k === 'z') { rs.push(0); end += 16; }
@@ -126,14 +140,20 @@ export class WasmElementwise {
       else { rs.push(rowBytes); end = align16(end + rows * rowBytes); }
     });
     const outAt: number[] = [], outRs: number[] = [];
-    if (Array.isArray(target)) target.forEach(() => { outAt.push(end); outRs.push(rowBytes); end = align16(end + rows * rowBytes); });
-    else { outAt.push(target.at); outRs.push(target.rs); }
+    // Outputs in the arena are written in place when their rows hold whole 4-float steps.
+    const outHome = Array.isArray(target) ? target.map((o) => (inner4 === inner ? this.arena.addressOf(o) : -1)) : [];
+    if (Array.isArray(target)) {
+      target.forEach((_, k) => {
+        if (outHome[k] >= 0) { outAt.push(outHome[k]); outRs.push(rowBytes); return; }
+        outAt.push(end); outRs.push(rowBytes); end = align16(end + rows * rowBytes);
+      });
+    } else { outAt.push(target.at); outRs.push(target.rs); }
     const constAt = end;
     end += 4 * consts.length + 16;
     if (!this.arena.ensure(end)) return false;
     const f = this.arena.f32;
     inputs.forEach((x, i) => {
-      if (!('data' in x)) return;
+      if (!('data' in x) || home[i] >= 0) return;
       const d0 = at[i] >> 2;
       const { data, off } = x;
       const k = kinds[i];
@@ -168,6 +188,7 @@ export class WasmElementwise {
     }
     if (Array.isArray(target)) {
       target.forEach((o, k) => {
+        if (outHome[k] >= 0) return;
         const d0 = outAt[k] >> 2;
         if (inner4 === inner) o.set(f.subarray(d0, d0 + rows * inner));
         else for (let r = 0; r < rows; r++) o.set(f.subarray(d0 + r * inner4, d0 + r * inner4 + inner), r * inner);

@@ -80,11 +80,11 @@ export class WasmGemm {
 
   /**
    * Byte addresses of A, B, C and B's staging copy (the source of the wasm packer) for a
-   * product, and the bytes they need.
+   * product, in the arena's scratch, and the bytes they need.
    */
   private layout(m: number, n: number, k: number): { aAt: number; bAt: number; cAt: number; sAt: number; end: number } {
     const np = roundUp4(n);
-    const aAt = 0;
+    const aAt = align16(this.arena.scratch);
     const bAt = align16(aAt + 4 * m * k);
     // 16 bytes of slack after B: the last panel of an unpacked B may read past its end.
     const cAt = align16(bAt + 4 * k * np + 16);
@@ -111,11 +111,15 @@ export class WasmGemm {
    */
   gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number, epilogue?: (cAt: number, ldc: number, free: number) => boolean, pool?: ThreadPool | null): boolean {
     const np = roundUp4(n);
-    const { aAt, bAt, cAt, sAt, end } = this.layout(m, n, k);
+    const lay = this.layout(m, n, k);
+    const { sAt, end } = lay;
     if (!this.fits(m, n, k)) throw new RangeError(`matmul: ${m}x${k}x${n} does not fit in WebAssembly memory`);
-    const [rsA, csA] = this.placeA(A, m, k, aAt);
+    const [aAt, rsA, csA] = this.placeA(A, m, k, lay.aAt);
     const usePool = pool && pool.arena === this.arena ? pool : null;
-    const direct = this.placeB(B, m, k, n, bAt, sAt, usePool, end);
+    const { direct, packs, bAt } = this.placeB(B, m, k, n, lay.bAt, sAt);
+    // An output that lives in the arena (a CPU storage) with whole 4-float rows is written in place.
+    const outAt = np === n ? this.arena.addressOf(out) : -1;
+    const cAt = outAt >= 0 ? outAt + 4 * outOff : lay.cAt;
     const ldc = 4 * np;
     const threads = usePool ? usePool.size + 1 : 1;
     // A few chunks per thread, claimed as threads come free: a busy machine's slow thread
@@ -123,12 +127,29 @@ export class WasmGemm {
     const parts = threads > 1 ? planGemm(m, n, this.shape.mr, this.nr, usePool!.chunksPerThread * threads) : [{ r0: 0, r1: m, c0: 0, c1: n }];
     const lists = parts.map((p) => this.blockCalls(p.r0, p.r1, p.c0, p.c1, direct, aAt, rsA, csA, bAt, cAt, ldc, n, k));
     if (parts.length === 1 || !usePool) {
+      for (const c of packs) this.pack(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
       for (const c of lists[0]) this.rows[c[0]](c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
     } else {
       const ids = this.rowsMods.map((r, nv) => usePool.fnId(r.mod, r.bytes, end, this.rows[nv]));
-      usePool.run(lists.map((l) => l.map((c) => [ids[c[0]], ...c.slice(1)])), end);
+      const jobs = lists.map((l) => l.map((c) => [ids[c[0]], ...c.slice(1)]));
+      if (packs.length > 0) {
+        const packId = usePool.fnId(this.packMod.mod, this.packMod.bytes, end, this.pack);
+        if (parts[0].r1 - parts[0].r0 === m) {
+          // A column cut: each chunk packs its own panels first, so packing is split too, the
+          // packed panels are in the cache of the thread that reads them, and no second job
+          // (with its wake-up) is needed.
+          parts.forEach((p, i) => jobs[i].unshift(...packs.filter((c) => c[7] >= p.c0 && c[7] < p.c1).map((c) => [packId, ...c.slice(0, 7)])));
+        } else if (k * n >= PACK_SPLIT && packs.length > 1) {
+          const split = splitRange(packs.length, usePool.chunksPerThread * threads);
+          usePool.run(split.map(([s0, e0]) => packs.slice(s0, e0).map((c) => [packId, ...c.slice(0, 7)])), end);
+        } else {
+          for (const c of packs) this.pack(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+        }
+      }
+      usePool.run(jobs, end);
     }
     const fused = epilogue ? epilogue(cAt, ldc, end) : false;
+    if (outAt >= 0) return fused;
     const f = this.arena.f32;
     const c0 = cAt >> 2;
     if (np === n) out.set(f.subarray(c0, c0 + m * n), outOff);
@@ -157,16 +178,22 @@ export class WasmGemm {
     return calls;
   }
 
-  /** Copies A to byte address `at`; returns its (row, column) byte strides there. */
-  private placeA(A: MatRef, m: number, k: number, at: number): [number, number] {
+  /**
+   * Where the kernel reads A: in place when A lives in the arena (any non-negative strides:
+   * the kernel walks rows and columns by byte strides), else copied to byte address `at`.
+   * Returns its address and (row, column) byte strides.
+   */
+  private placeA(A: MatRef, m: number, k: number, at: number): [number, number, number] {
     const { data, off, rs, cs } = A;
+    const home = this.arena.addressOf(data);
+    if (home >= 0 && rs >= 0 && cs >= 0) return [home + 4 * off, 4 * rs, 4 * cs];
     const f = this.arena.f32;
     const d0 = at >> 2;
     const rowMajor = cs === 1 && (rs === k || m === 1);
     const colMajor = !rowMajor && rs === 1 && (cs === m || k === 1);
-    const strides: [number, number] = colMajor ? [4, 4 * m] : [4 * k, 4];
+    const placed: [number, number, number] = colMajor ? [at, 4, 4 * m] : [at, 4 * k, 4];
     const key = `${at},${off},${rs},${cs},${m},${k}`;
-    if (this.lastAData === data && this.lastA === key) return strides;
+    if (this.lastAData === data && this.lastA === key) return placed;
     this.lastAData = data;
     this.lastA = key;
     if (rowMajor || colMajor) {
@@ -180,49 +207,50 @@ export class WasmGemm {
         for (let p = 0; p < k; p++, s += cs) f[d + p] = data[s];
       }
     }
-    return strides;
+    return placed;
   }
 
   /**
-   * Copies B to byte address `at`. A contiguous row-major B under a short A is copied as-is (returns true):
-   * the kernel reads its rows 4n bytes apart, and columns past n of the last panel read
-   * whatever follows, which only reaches columns of C that are dropped. Any other layout is
-   * packed into column panels of nr (the last one 4·⌈w/4⌉ wide, zero-padded): by the wasm
-   * packer from a copy at `stage` when B spans at most k·n elements (a transposed weight),
-   * else by a JS loop.
+   * Where the kernel reads B. A contiguous row-major B under a short A is read as-is
+   * (`direct`; in place when it lives in the arena, else copied to `at`): the kernel reads its
+   * rows 4n bytes apart, and columns past n of the last panel read whatever follows, which
+   * only reaches columns of C that are dropped. Any other layout is packed into column panels
+   * of nr at `at` (the last one 4·⌈w/4⌉ wide, zero-padded): by the wasm packer — from B in
+   * place, or from a copy at `stage`, when B spans at most k·n elements (a transposed weight)
+   * — returned as `packs`, one call per panel (the 7 packer arguments, then the panel's first
+   * column), for the caller to run where the panel is used; else by a JS loop.
    */
-  private placeB(B: MatRef, m: number, k: number, n: number, at: number, stage: number, pool: ThreadPool | null, scratch: number): boolean {
+  private placeB(B: MatRef, m: number, k: number, n: number, at: number, stage: number): { direct: boolean; packs: number[][]; bAt: number } {
     const { data, off, rs, cs } = B;
     // Packing pays for itself on tall A (many row blocks reuse each panel); it also dodges the
     // cache-set conflicts of power-of-two row strides that large square products hit.
     const direct = this.directB && m <= 128 && cs === 1 && (rs === n || k === 1);
+    const home = this.arena.addressOf(data);
+    if (direct && home >= 0) return { direct, packs: [], bAt: home + 4 * off };
     const key = `${at},${off},${rs},${cs},${m},${k},${n}`;
-    if (this.lastBData === data && this.lastB === key) return direct;
+    if (this.lastBData === data && this.lastB === key) return { direct, packs: [], bAt: at };
     this.lastBData = data;
     this.lastB = key;
     const f = this.arena.f32;
     if (direct) {
       f.set(data.subarray(off, off + k * n), at >> 2);
-      return true;
+      return { direct, packs: [], bAt: at };
     }
     const nr = this.nr;
     const span = (k - 1) * rs + (n - 1) * cs + 1;
     if (rs >= 0 && cs >= 0 && span <= k * n) {
-      f.set(data.subarray(off, off + span), stage >> 2);
-      const calls: number[][] = [];
+      // The caller runs the packs in this same call, before any kernel reads the panels.
+      let src = home + 4 * off;
+      if (home < 0) {
+        f.set(data.subarray(off, off + span), stage >> 2);
+        src = stage;
+      }
+      const packs: number[][] = [];
       for (let j0 = 0; j0 < n; j0 += nr) {
         const w = Math.min(nr, n - j0);
-        calls.push([stage + 4 * j0 * cs, 4 * rs, 4 * cs, at + 4 * j0 * k, k, w, roundUp4(w)]);
+        packs.push([src + 4 * j0 * cs, 4 * rs, 4 * cs, at + 4 * j0 * k, k, w, roundUp4(w), j0]);
       }
-      // Panels are independent: a big B (a transposed weight) is packed by every thread.
-      if (pool && k * n >= PACK_SPLIT && calls.length > 1) {
-        const id = pool.fnId(this.packMod.mod, this.packMod.bytes, scratch, this.pack);
-        const parts = splitRange(calls.length, pool.chunksPerThread * (pool.size + 1));
-        pool.run(parts.map(([s, e]) => calls.slice(s, e).map((c) => [id, ...c])), scratch);
-      } else {
-        for (const c of calls) this.pack(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
-      }
-      return false;
+      return { direct, packs, bAt: at };
     }
     for (let j0 = 0; j0 < n; j0 += nr) {
       const w = Math.min(nr, n - j0);
@@ -234,6 +262,6 @@ export class WasmGemm {
         for (let j = w; j < wp; j++) f[d++] = 0;
       }
     }
-    return false;
+    return { direct, packs: [], bAt: at };
   }
 }
