@@ -1,5 +1,6 @@
 import { ValueError } from '@surf/core';
 import type { MatmulConfig } from '../kernels/matmul';
+import { warpColsOf } from '../kernels/matmul-plan';
 
 /**
  * Which matmul config a problem gets when nothing was tuned, bucketed by output elements:
@@ -89,8 +90,10 @@ export function workgroupBytes(c: MatmulConfig): number {
   const rows = !!c.rows && c.threadN % 4 === 0 && c.threadM % 4 === 0;
   // rows: B's per-thread rows are padded by one vec4 when even (kernels/matmul-plan.ts).
   const rowPad = rows && ((c.tileK * c.threadN) / 4) % 2 === 0 ? (c.tileN / c.threadN) * 16 : 0;
+  // With a warp layout A's rows are padded the same way (kernels/matmul-plan.ts).
+  const aRowPad = rows && warpColsOf(c) && ((c.tileK * c.threadM) / 4) % 2 === 0 ? (c.tileM / c.threadM) * 16 : 0;
   const bufs = rows && c.doubleBuffer ? 2 : 1;
-  return bufs * ((c.tileM + (rows ? 0 : c.padA ?? 0) + c.tileN) * c.tileK * 4 + rowPad);
+  return bufs * ((c.tileM + (rows ? 0 : c.padA ?? 0) + c.tileN) * c.tileK * 4 + rowPad + aRowPad);
 }
 
 export function validateMatmulConfig(c: MatmulConfig, limits: GPUSupportedLimits): void {
