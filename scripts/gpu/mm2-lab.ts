@@ -3,7 +3,7 @@
 // shapes. Every (config, shape) is first checked on fresh random inputs: 256 sampled outputs
 // against float64 sums, and every output finite (fresh inputs per check, so an output buffer
 // left over from the previous config cannot pass for this one's).
-// Usage on the host: node .bench/mm2-lab.mjs [--only 1024,2048,4096,mlp (and 128: a smoke test)] [--rounds 7] [--batch-ms 25]
+// Usage on the host: node .bench/mm2-lab.mjs [--only 1024,2048,4096,mlp (and 128: a smoke test)] [--set 1|2|final] [--rounds 7] [--batch-ms 25]
 //   [--json out.json]. Results go to docs/tuning-log.md ("mm2 2026-11-25").
 import { writeFileSync } from 'fs';
 import { NDArray, randomArray } from '@surf/core';
@@ -26,18 +26,46 @@ const knobs = (tag: string, c: MatmulConfig): Variant[] => [
   [`${tag} w8 z`, { ...c, warpCols: 8, swizzleA: true }],
   [`${tag} w4 z`, { ...c, warpCols: 4, swizzleA: true }],
 ];
-const SQUARE: Variant[] = [...knobs('128x128x16', HUGE), ['128x128x8 w8 z', { ...HUGE, tileK: 8, warpCols: 8, swizzleA: true }]];
+// Run 1's set (--set 1), run 2's (--set 2: without interleave, and larger tiles of 8x16 / 16x8
+// per thread, k-steps of 8: 16 would need more than 48 KB double-buffered), and the final one
+// (default): the old buckets against the new defaults (null: the bucketed choice), and two
+// more layouts at the large sizes.
+const set = arg('--set') ?? 'final';
+const FINAL: Variant[] = [
+  ['old 128x128x16', HUGE],
+  ['new default', null],
+  ['128x128x16 w8 z -il', { ...HUGE, warpCols: 8, swizzleA: true, interleave: false }],
+  ['256x128x8 16x8 w8 z -il', { ...HUGE, tileM: 256, tileK: 8, threadM: 16, warpCols: 8, swizzleA: true, interleave: false }],
+];
+const SQUARE: Variant[] = set === 'final' ? FINAL : set === '1' ? [...knobs('128x128x16', HUGE), ['128x128x8 w8 z', { ...HUGE, tileK: 8, warpCols: 8, swizzleA: true }]] : [
+  ['128x128x16', HUGE],
+  ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }],
+  ['128x128x16 w4 z', { ...HUGE, warpCols: 4, swizzleA: true }],
+  ['128x128x16 w8 z -il', { ...HUGE, warpCols: 8, swizzleA: true, interleave: false }],
+  ['128x128x16 w4 z -il', { ...HUGE, warpCols: 4, swizzleA: true, interleave: false }],
+  ['128x256x8 8x16 w8 z', { ...HUGE, tileN: 256, tileK: 8, threadN: 16, warpCols: 8, swizzleA: true }],
+  ['256x128x8 16x8 w4 z', { ...HUGE, tileM: 256, tileK: 8, threadM: 16, warpCols: 4, swizzleA: true }],
+  ['256x128x8 16x8 w8 z', { ...HUGE, tileM: 256, tileK: 8, threadM: 16, warpCols: 8, swizzleA: true }],
+  // Smaller register tiles: more threads resident, more workgroup reads per multiply-add.
+  ['128x128x16 8x4 w4 z', { ...HUGE, threadN: 4, warpCols: 4, swizzleA: true }],
+  ['128x64x16 8x4 w4 z', { ...LARGE, warpCols: 4, swizzleA: true }],
+];
+const midSet: Variant[] = set === 'final' ? [['old 32x32x32', MID], ['new default', null]] : knobs('32x32x32', MID);
 /** [label, m, k, n, A transposed, B transposed, variants] */
 type Shape = [string, number, number, number, boolean, boolean, Variant[]];
 const shapes: Shape[] = [
   // A smoke test for a software adapter (one workgroup of the 128x128 tiles).
   ...(only.has('128') ? [['128³', 128, 128, 128, false, false, SQUARE]] as Shape[] : []),
-  ...(only.has('1024') ? [['1024³', 1024, 1024, 1024, false, false, [...knobs('128x64x16', LARGE), ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }]]] as Shape] : []),
+  ...(only.has('1024') ? [['1024³', 1024, 1024, 1024, false, false, set === 'final'
+    ? [['old 128x64x16', LARGE], ['new default', null], ['128x64x16 w4 z -il', { ...LARGE, warpCols: 4, swizzleA: true, interleave: false }]]
+    : [...knobs('128x64x16', LARGE), ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }]]]] as Shape[] : []),
   ...[2048, 4096].filter((s) => only.has(String(s))).map((s): Shape => [`${s}³`, s, s, s, false, false, SQUARE]),
   ...(only.has('mlp') ? ([
-    ['256x784x512', 256, 784, 512, false, false, knobs('32x32x32', MID)],
-    ['784x256x512 Aᵀ', 784, 256, 512, true, false, knobs('32x32x32', MID)],
-    ['256x512x784 Bᵀ', 256, 512, 784, false, true, knobs('32x32x32', MID)],
+    ['256³', 256, 256, 256, false, false, midSet.slice(0, 4)],
+    ['512³', 512, 512, 512, false, false, midSet.slice(0, 4)],
+    ['256x784x512', 256, 784, 512, false, false, midSet],
+    ['784x256x512 Aᵀ', 784, 256, 512, true, false, midSet],
+    ['256x512x784 Bᵀ', 256, 512, 784, false, true, midSet],
   ] as Shape[]) : []),
 ];
 

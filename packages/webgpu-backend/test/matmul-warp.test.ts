@@ -46,6 +46,7 @@ testGpu('warp layout and swizzled A match the CPU: fixed and general kernels, tr
   // 32x32 tiles of 4x4: 8x8 threads, two warps; warpCols 4 makes each an 8x4 block.
   const cfgs: MatmulConfig[] = [
     { tileM: 32, tileN: 32, tileK: 16, threadM: 4, threadN: 4, vec4: true, interleave: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true },
+    { tileM: 32, tileN: 32, tileK: 16, threadM: 4, threadN: 4, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true }, // the 128x128 bucket's knobs
     { tileM: 32, tileN: 32, tileK: 8, threadM: 4, threadN: 4, vec4: true, rows: true, warpCols: 8, swizzleA: true, unroll: false },
   ];
   for (const cfg of cfgs) {
