@@ -28,14 +28,14 @@ const knobs = (tag: string, c: MatmulConfig): Variant[] => [
 ];
 // Run 1's set (--set 1), run 2's (--set 2: without interleave, and larger tiles of 8x16 / 16x8
 // per thread, k-steps of 8: 16 would need more than 48 KB double-buffered), and the final one
-// (default): the old buckets against the new defaults (null: the bucketed choice), and two
-// more layouts at the large sizes.
+// (default; run 3 had w8 z -il and a 256x128x8 16x8 tile as the third and fourth square
+// configs, and w4 z -il at 1024³): the old buckets against the new defaults (null: the
+// bucketed choice), and the runner-up layout.
 const set = arg('--set') ?? 'final';
 const FINAL: Variant[] = [
   ['old 128x128x16', HUGE],
   ['new default', null],
-  ['128x128x16 w8 z -il', { ...HUGE, warpCols: 8, swizzleA: true, interleave: false }],
-  ['256x128x8 16x8 w8 z -il', { ...HUGE, tileM: 256, tileK: 8, threadM: 16, warpCols: 8, swizzleA: true, interleave: false }],
+  ['128x128x16 w4 z -il', { ...HUGE, warpCols: 4, swizzleA: true, interleave: false }],
 ];
 const SQUARE: Variant[] = set === 'final' ? FINAL : set === '1' ? [...knobs('128x128x16', HUGE), ['128x128x8 w8 z', { ...HUGE, tileK: 8, warpCols: 8, swizzleA: true }]] : [
   ['128x128x16', HUGE],
@@ -57,7 +57,7 @@ const shapes: Shape[] = [
   // A smoke test for a software adapter (one workgroup of the 128x128 tiles).
   ...(only.has('128') ? [['128³', 128, 128, 128, false, false, SQUARE]] as Shape[] : []),
   ...(only.has('1024') ? [['1024³', 1024, 1024, 1024, false, false, set === 'final'
-    ? [['old 128x64x16', LARGE], ['new default', null], ['128x64x16 w4 z -il', { ...LARGE, warpCols: 4, swizzleA: true, interleave: false }]]
+    ? [['old 128x64x16', LARGE], ['new default', null], ['128x64x16 w4 z', { ...LARGE, warpCols: 4, swizzleA: true }]]
     : [...knobs('128x64x16', LARGE), ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }]]]] as Shape[] : []),
   ...[2048, 4096].filter((s) => only.has(String(s))).map((s): Shape => [`${s}³`, s, s, s, false, false, SQUARE]),
   ...(only.has('mlp') ? ([
