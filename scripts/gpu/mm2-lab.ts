@@ -3,7 +3,7 @@
 // shapes. Every (config, shape) is first checked on fresh random inputs: 256 sampled outputs
 // against float64 sums, and every output finite (fresh inputs per check, so an output buffer
 // left over from the previous config cannot pass for this one's).
-// Usage on the host: node .bench/mm2-lab.mjs [--only 1024,2048,4096,mlp (and 128: a smoke test)] [--set 1|2|final] [--rounds 7] [--batch-ms 25]
+// Usage on the host: node .bench/mm2-lab.mjs [--only 1024,2048,4096,mlp (and 128: a smoke test)] [--set 1|2|final] [--rotate] [--rounds 7] [--batch-ms 25]
 //   [--json out.json]. Results go to docs/tuning-log.md ("mm2 2026-11-25").
 import { writeFileSync } from 'fs';
 import { NDArray, randomArray } from '@surf/core';
@@ -13,6 +13,7 @@ const arg = (name: string) => { const i = process.argv.indexOf(name); return i >
 const only = new Set((arg('--only') ?? '1024,2048,4096,mlp').split(','));
 const rounds = Number(arg('--rounds') ?? 7);
 const batchMs = Number(arg('--batch-ms') ?? 25);
+const rotate = process.argv.includes('--rotate');
 
 // The two aligned buckets of tune/choose.ts and the MLP's bucket, then the new knobs on them.
 const HUGE: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true };
@@ -29,13 +30,15 @@ const knobs = (tag: string, c: MatmulConfig): Variant[] => [
 // Run 1's set (--set 1), run 2's (--set 2: without interleave, and larger tiles of 8x16 / 16x8
 // per thread, k-steps of 8: 16 would need more than 48 KB double-buffered), and the final one
 // (default; run 3 had w8 z -il and a 256x128x8 16x8 tile as the third and fourth square
-// configs, and w4 z -il at 1024³): the old buckets against the new defaults (null: the
-// bucketed choice), and the runner-up layout.
+// configs, and w4 z -il at 1024³; run 4 only w4 z -il): the old buckets against the new
+// defaults (null: the bucketed choice), and the other layouts.
 const set = arg('--set') ?? 'final';
 const FINAL: Variant[] = [
   ['old 128x128x16', HUGE],
   ['new default', null],
   ['128x128x16 w4 z -il', { ...HUGE, warpCols: 4, swizzleA: true, interleave: false }],
+  ['128x128x16 w8 z -il', { ...HUGE, warpCols: 8, swizzleA: true, interleave: false }],
+  ['128x128x16 w4 z', { ...HUGE, warpCols: 4, swizzleA: true }],
 ];
 const SQUARE: Variant[] = set === 'final' ? FINAL : set === '1' ? [...knobs('128x128x16', HUGE), ['128x128x8 w8 z', { ...HUGE, tileK: 8, warpCols: 8, swizzleA: true }]] : [
   ['128x128x16', HUGE],
@@ -114,9 +117,12 @@ async function main(): Promise<void> {
       if (!ok) failed++;
       console.log(`check ${label} ${name}: err ${err.toExponential(1)} nonfinite ${bad} ${ok ? 'ok' : 'FAIL'}`);
     }
-    // Timing operands: one set per shape, shared by every variant.
-    const { x, y } = operands(b, m, k, n, at, bt, 7);
-    const op = () => x.matmul(y).dispose();
+    // Timing operands, shared by every variant: one set, or with --rotate as many copies as
+    // the bench cycles through (past 128 MiB, at most 16) so the operands are not L2-resident.
+    const copies = rotate ? Math.max(1, Math.min(16, Math.ceil((128 << 20) / (4 * (m * k + k * n))))) : 1;
+    const sets = Array.from({ length: copies }, (_, c) => operands(b, m, k, n, at, bt, 7 + 2 * c));
+    let next = 0;
+    const op = () => { const { x, y } = sets[next++ % copies]; x.matmul(y).dispose(); };
     const reps: number[] = [];
     for (const [, cfg] of variants) {
       b.setMatmulConfig(chosen(cfg));
@@ -144,7 +150,7 @@ async function main(): Promise<void> {
         ms[v].push((performance.now() - t0) / reps[v]);
       }
     }
-    x.dispose(); y.dispose();
+    for (const { x, y } of sets) { x.dispose(); y.dispose(); }
     variants.forEach(([name], v) => {
       const s = [...ms[v]].sort((p, q) => p - q);
       const tf = (t: number) => (2 * m * n * k) / t / 1e9;

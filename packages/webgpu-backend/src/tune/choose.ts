@@ -31,12 +31,12 @@ const HUGE_MATMUL: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 
 /**
  * Tile-aligned large problems: per-thread rows with double buffering, which only pays on the
  * fixed path (the general kernel with the same knobs lost to HUGE_MATMUL; docs/tuning-log.md,
- * "matmul 2026-11-25" and "mm 2026-11-25": 41.6 TFLOP/s at 2048³ against 35.8); warps of 4x8
+ * "matmul 2026-11-25" and "mm 2026-11-25": 41.6 TFLOP/s at 2048³ against 35.8); warps of 8x4
  * threads, A's k-rows swizzled, a thread's columns side by side ("mm2 2026-11-25", same
  * process: +2-8% at 2048³ and 4096³). Needs 33 KB of workgroup memory: kernels/matmul.ts stages
  * it flat on adapters with less.
  */
-const HUGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 8, swizzleA: true };
+const HUGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true };
 
 /** Whether m, n, k tile exactly under `c` (the fixed path then applies to contiguous operands). */
 export function tilesExactly(c: MatmulConfig, m: number, n: number, k: number): boolean {

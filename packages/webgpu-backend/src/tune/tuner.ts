@@ -37,7 +37,7 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   // The aligned fast path's large tiles (every problem below tiles exactly, so each candidate
   // is timed on the fixed path; docs/tuning-log.md, "mm 2026-11-25"), with the warp layout and
   // the A swizzle since TUNE_VERSION 8 ("mm2 2026-11-25").
-  { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 8, swizzleA: true },
+  { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true },
   { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true },
 ];
 
