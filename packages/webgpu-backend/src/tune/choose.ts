@@ -22,19 +22,19 @@ const LARGE_MATMUL: MatmulConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 
 /**
  * 1024²-sized aligned problems: 128x64 tiles of 256 threads (8x4 each) with rows and double
  * buffering on the fixed path (H100, probe: 32.5 TFLOP/s at 1024³ against 26.1 for
- * LARGE_MATMUL; docs/tuning-log.md, "mm 2026-11-25"), warps of 8x4 threads, A's k-rows
- * swizzled and a thread's columns side by side ("mm2 2026-11-25", same process: 34.3 against
- * 32.9).
+ * LARGE_MATMUL; docs/tuning-log.md, "mm 2026-11-25"). The mm2 knobs (warpCols, swizzleA) gained
+ * 2-4% here with L2-resident operands but lost ~1% in the bench's rotated-input row ("mm2
+ * 2026-11-25"): not used.
  */
-const LARGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true };
+const LARGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, interleave: true, rows: true, doubleBuffer: true };
 const HUGE_MATMUL: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true };
 /**
  * Tile-aligned large problems: per-thread rows with double buffering, which only pays on the
  * fixed path (the general kernel with the same knobs lost to HUGE_MATMUL; docs/tuning-log.md,
  * "matmul 2026-11-25" and "mm 2026-11-25": 41.6 TFLOP/s at 2048³ against 35.8); warps of 8x4
- * threads, A's k-rows swizzled, a thread's columns side by side ("mm2 2026-11-25", same
- * process: +2-8% at 2048³ and 4096³). Needs 33 KB of workgroup memory: kernels/matmul.ts stages
- * it flat on adapters with less.
+ * threads, A's k-rows swizzled, a thread's columns side by side ("mm2 2026-11-25": +1-7% at
+ * 2048³ and +2-8% at 4096³ in the lab, same process; bench 43.5k / 45.0k GFLOP/s). Needs
+ * 33 KB of workgroup memory: kernels/matmul.ts stages it flat on adapters with less.
  */
 const HUGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true };
 

@@ -35,10 +35,10 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true, swizzleA: true },
   { tileM: 64, tileN: 128, tileK: 16, threadM: 4, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true },
   // The aligned fast path's large tiles (every problem below tiles exactly, so each candidate
-  // is timed on the fixed path; docs/tuning-log.md, "mm 2026-11-25"), with the warp layout and
-  // the A swizzle since TUNE_VERSION 8 ("mm2 2026-11-25").
+  // is timed on the fixed path; docs/tuning-log.md, "mm 2026-11-25"), the 128x128 one with the
+  // warp layout and the A swizzle since TUNE_VERSION 8 ("mm2 2026-11-25").
   { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true },
-  { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true },
+  { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, interleave: true, rows: true, doubleBuffer: true },
 ];
 
 /** Representative problems [m, n, k]: square sizes and the MLP example's layer shapes. */
