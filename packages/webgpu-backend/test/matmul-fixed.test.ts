@@ -111,6 +111,6 @@ test('the double-buffered 128x128 bucket gives way to flat staging on an adapter
   const dev = (bytes: number) => ({ device: { limits: { maxComputeWorkgroupStorageSize: bytes } } as GPUDevice });
   expect(fitted(dev(49152), huge)).toBe(huge);
   const flat = fitted(dev(32768), huge);
-  expect(flat).toMatchObject({ tileM: 128, tileN: 128, tileK: 16, rows: false, doubleBuffer: false, padA: 4 });
+  expect(flat).toMatchObject({ tileM: 128, tileN: 128, tileK: 16, rows: false, doubleBuffer: false, padA: 4, interleave: true });
   expect(workgroupBytes(flat)).toBeLessThanOrEqual(32768);
 });

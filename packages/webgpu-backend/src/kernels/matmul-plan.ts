@@ -68,6 +68,22 @@ export interface MatmulConfig {
    */
   doubleBuffer?: boolean;
   /**
+   * Lay a warp's 32 threads out as `32/warpCols` thread rows by `warpCols` thread columns
+   * (needs `rows`; tileN/threadN a multiple of warpCols, tileM/threadM of 32/warpCols).
+   * Default: thread t is column t % (tileN/threadN), so a warp of a 16-column tile spans 2
+   * thread rows and reads 16 distinct vec4s of B per step. With 8: 4 rows by 8 columns, 8 B
+   * vec4s and 4 A vec4s, a quarter of the workgroup-memory wavefronts for B. A's per-thread
+   * rows are then padded to an odd number of vec4s, so the warp's thread rows hit distinct banks.
+   */
+  warpCols?: number;
+  /**
+   * Permute the k-rows inside each staged A row (needs `rows`): k-row kk goes to slot
+   * kk ^ ((kk >> 2) & 3). A k-major A is loaded as vec4s along k and stored transposed, so
+   * the threads of one store write k-rows 4 apart, which land on one bank; the permutation
+   * spreads them over four. The inner loop's reads stay at constant indices.
+   */
+  swizzleA?: boolean;
+  /**
    * The aligned fast path (default true): when m, n and k are multiples of the tile and A and
    * B are contiguous (row-major or transposed), the shader is compiled for that shape: sizes
    * and strides are constants and the loads and stores have no bounds checks. Other problems
@@ -139,6 +155,8 @@ export interface MatmulPlan {
   /** Per-thread staged rows (see MatmulConfig.rows) and their lengths in vec4s. */
   readonly rows: boolean;
   readonly aRowLen: number; readonly bRowLen: number;
+  /** Thread columns per warp (0: the linear layout, see MatmulConfig.warpCols) and the A slot permutation. */
+  readonly warpCols: number; readonly swizzleA: boolean;
   /** Double-buffered staged tiles (see MatmulConfig.doubleBuffer; only with rows). */
   readonly dbuf: boolean;
   /** The aligned fast path (see MatmulConfig.fixed): the problem's m, n, k are compiled in. */
@@ -199,6 +217,8 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const rows = !!cfg.rows && vecB && RM % 4 === 0;
   const padA = rows ? 0 : cfg.padA ?? 0;
   const dbuf = rows && !!cfg.doubleBuffer;
+  const warpCols = rows ? warpColsOf(cfg) : 0;
+  const swizzleA = rows && !!cfg.swizzleA;
   const TMP = TM + padA;
   const vecA = cfg.vecA !== false && RM % 4 === 0 && TMP % 4 === 0;
   const inter = !!cfg.interleave && vecB;
@@ -211,13 +231,23 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const fixed = cfg.fixed !== false && m % TM === 0 && n % TN === 0 && k % TK === 0 && dense(a, m, k) && dense(b, k, n);
 
   const { eIdx, eBind, eBufs, eDT, consts, eKey } = planEpilogue(epi);
-  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${fixed ? `|f${m},${n},${k}` : ''}${splits > 1 ? `|s${fixed ? chunkSteps : ''}` : ''}${eKey}`;
+  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${warpCols ? `l${warpCols}` : ''}${swizzleA ? 'z' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${fixed ? `|f${m},${n},${k}` : ''}${splits > 1 ? `|s${fixed ? chunkSteps : ''}` : ''}${eKey}`;
   return {
     cfg, TM, TN, TK, RM, RN, TX, TY, NT: TX * TY, br, aKMajor, bNMajor, aVec, bVec, cVec, vecA, vecB, padA, TMP, inter, unroll, after,
-    rows, aRowLen: (TK * RM) / 4, bRowLen: ((TK * RN) / 4) | 1, dbuf,
+    rows, aRowLen: warpCols ? ((TK * RM) / 4) | 1 : (TK * RM) / 4, bRowLen: ((TK * RN) / 4) | 1, dbuf, warpCols, swizzleA,
     fixed, splits, chunkSteps, splitEpi: splits > 1 ? pr.epi : undefined, m, n, k, aStrides: [a.rowStride, a.colStride], bStrides: [b.rowStride, b.colStride],
     epi, eIdx, eBind, eBufs, eDT, consts, key,
   };
+}
+
+/**
+ * The warp layout `cfg.warpCols` asks for, or 0 (the linear layout) when it does not fit the
+ * tile: 32 threads must make whole thread rows of the warp and whole warps of the tile.
+ */
+export function warpColsOf(cfg: MatmulConfig): number {
+  const w = cfg.warpCols ?? 0;
+  const TX = cfg.tileN / cfg.threadN, TY = cfg.tileM / cfg.threadM;
+  return w > 0 && w <= 32 && 32 % w === 0 && TX % w === 0 && TY % (32 / w) === 0 ? w : 0;
 }
 
 /**

@@ -111,10 +111,14 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   });
   // Thread and column group owning tile column c (the same mapping as colOf below).
   const bOwner = (c: string): [string, string] => (inter ? [`(${c} / 4u) % ${TX}u`, `(${c} / 4u) / ${TX}u`] : [`${c} / ${RN}u`, `(${c} % ${RN}u) / 4u`]);
+  // Slot of A's k-row kk in a staged row (MatmulConfig.swizzleA): a WGSL expression, or a
+  // number for the unrolled inner loop's constant reads.
+  const aK = (kk: string) => (p.swizzleA ? `(${kk} ^ ((${kk} >> 2u) & 3u))` : kk);
+  const aKc = (kk: number) => (p.swizzleA ? kk ^ ((kk >> 2) & 3) : kk);
   // Rows of buffer `buf` (double buffering) start at buf*TY (A) and buf*TX (B).
   const aSlots = (buf: number) => (rows ? {
-    elem: (kk: string, x: string) => `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${kk} * ${RM / 4}u + (${x} % ${RM}u) / 4u][${x} % 4u]`,
-    vec: (kk: string, x: string) => `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${kk} * ${RM / 4}u + (${x} % ${RM}u) / 4u]`,
+    elem: (kk: string, x: string) => `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${aK(kk)} * ${RM / 4}u + (${x} % ${RM}u) / 4u][${x} % 4u]`,
+    vec: (kk: string, x: string) => `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${aK(kk)} * ${RM / 4}u + (${x} % ${RM}u) / 4u]`,
   } : flat('As', TMP, vecA));
   const bSlots = (buf: number) => (rows ? {
     elem: (kk: string, x: string) => { const [t, q] = bOwner(x); return `Bs4[${buf ? `${buf * TX}u + ` : ''}${t}][${kk} * ${RN / 4}u + ${q}][${x} % 4u]`; },
@@ -150,7 +154,7 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
       const bRow = unroll ? `${(kk * TN) / 4}u` : `kk * ${TN / 4}u`;
       const bRowS = unroll ? `${kk * TN}u` : `kk * ${TN}u`;
       inner.push(unroll ? '{' : `for (var kk = 0u; kk < ${TK}u; kk++) {`);
-      const aR = unroll ? (g: number) => `${kk * (RM / 4) + g}` : (g: number) => `kk * ${RM / 4}u + ${g}u`;
+      const aR = unroll ? (g: number) => `${aKc(kk) * (RM / 4) + g}` : (g: number) => `${aK('kk')} * ${RM / 4}u + ${g}u`;
       const bR = unroll ? (q: number) => `${kk * (RN / 4) + q}` : (q: number) => `kk * ${RN / 4}u + ${q}u`;
       if (rows) {
         for (let g = 0; g < RM / 4; g++) inner.push(`let a4_${g} = (*${pa})[${aR(g)}];`);
@@ -279,8 +283,7 @@ fn main(${MAIN_ARGS}) {
   let ke = min(${K}, kb + ${kChunk});` : `let bt = rest / ${tilesM};`}
   let tileRow = tm * ${TM}u;
   let tileCol = tn * ${TN}u;
-  let tx = lid % ${TX}u;
-  let ty = lid / ${TX}u;
+  ${threadXY(p)}
   ${bat.join('\n  ')}
   let cBase = ${S ? `(split * ${u.ref('batchN')} + bt)` : 'bt'} * ${M} * ${N};
   ${decl.join('\n  ')}${rows ? '\n  let pa = &As4[ty];\n  let pb = &Bs4[tx];' : ''}
@@ -294,6 +297,20 @@ fn main(${MAIN_ARGS}) {
   ${store.join('\n  ')}
 }`);
   return L.join('\n');
+}
+
+/**
+ * This thread's column and row of register tiles (`tx`, `ty`). Linear by default; with
+ * `warpCols` a warp is a block of 32/warpCols rows by warpCols columns, and the tile's warps
+ * are numbered row-major (MatmulConfig.warpCols).
+ */
+function threadXY(p: MatmulPlan): string {
+  const W = p.warpCols;
+  if (!W) return `let tx = lid % ${p.TX}u;\n  let ty = lid / ${p.TX}u;`;
+  const across = p.TX / W;
+  return `let lane = lid % 32u; let warp = lid / 32u;
+  let tx = (warp % ${across}u) * ${W}u + lane % ${W}u;
+  let ty = (warp / ${across}u) * ${32 / W}u + lane / ${W}u;`;
 }
 
 /** The storage bindings of an epilogue's distinct buffers, from binding `first` on. */

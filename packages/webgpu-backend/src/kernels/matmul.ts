@@ -59,7 +59,8 @@ export function fitted(rt: Pick<Runtime, 'device'>, cfg: MatmulConfig): MatmulCo
   if (!cfg.doubleBuffer) return cfg;
   let max = sharedBytes.get(rt.device);
   if (max === undefined) sharedBytes.set(rt.device, (max = rt.device.limits.maxComputeWorkgroupStorageSize));
-  return workgroupBytes(cfg) <= max ? cfg : { ...cfg, rows: false, doubleBuffer: false, padA: cfg.padA ?? 4 };
+  // Flat staging wants interleaved columns (the large flat bucket's knobs; the rows layout does not).
+  return workgroupBytes(cfg) <= max ? cfg : { ...cfg, rows: false, doubleBuffer: false, padA: cfg.padA ?? 4, interleave: true };
 }
 
 /** Records C = A·B (then the epilogue) with tiling `cfg`. */

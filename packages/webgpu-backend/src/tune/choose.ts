@@ -1,5 +1,6 @@
 import { ValueError } from '@surf/core';
 import type { MatmulConfig } from '../kernels/matmul';
+import { warpColsOf } from '../kernels/matmul-plan';
 
 /**
  * Which matmul config a problem gets when nothing was tuned, bucketed by output elements:
@@ -12,25 +13,30 @@ export const SMALL_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 16, thr
 /**
  * The MLP's layers and squares up to ~700²: 32x32x32 4x4 with per-thread staged rows (H100,
  * 2026-11-25: 256x784x512 8.0 TFLOP/s against 7.6-7.8 flat, 256x512x784 9.7-10.1 against
- * 8.1-8.5 for the old 32x64 bucket, 512³ 9.0 against 7.2 in the tuner).
+ * 8.1-8.5 for the old 32x64 bucket, 512³ 9.0 against 7.2 in the tuner), A's k-rows swizzled
+ * (mm2 lab, same process: 512³ 15.5 against 14.6, 256x512x784 Bᵀ 10.7-10.9 against 10.3-10.4).
  */
-const MID_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true };
+const MID_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true, swizzleA: true };
 /** 1024²-sized outputs: 64-row tiles give 128 workgroups at 1024² (one per SM; run 8: 28.3 TFLOP/s against 24.1 for 128x64 8x4). */
 const LARGE_MATMUL: MatmulConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true };
 /**
  * 1024²-sized aligned problems: 128x64 tiles of 256 threads (8x4 each) with rows and double
  * buffering on the fixed path (H100, probe: 32.5 TFLOP/s at 1024³ against 26.1 for
- * LARGE_MATMUL; docs/tuning-log.md, "mm 2026-11-25").
+ * LARGE_MATMUL; docs/tuning-log.md, "mm 2026-11-25"). The mm2 knobs (warpCols, swizzleA) gained
+ * 2-4% here with L2-resident operands but lost ~1% in the bench's rotated-input row ("mm2
+ * 2026-11-25"): not used.
  */
 const LARGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, interleave: true, rows: true, doubleBuffer: true };
 const HUGE_MATMUL: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true };
 /**
  * Tile-aligned large problems: per-thread rows with double buffering, which only pays on the
  * fixed path (the general kernel with the same knobs lost to HUGE_MATMUL; docs/tuning-log.md,
- * "matmul 2026-11-25" and "mm 2026-11-25": 41.6 TFLOP/s at 2048³ against 35.8). Needs 33 KB of
- * workgroup memory: kernels/matmul.ts stages it flat on adapters with less.
+ * "matmul 2026-11-25" and "mm 2026-11-25": 41.6 TFLOP/s at 2048³ against 35.8); warps of 8x4
+ * threads, A's k-rows swizzled, a thread's columns side by side ("mm2 2026-11-25": +1-7% at
+ * 2048³ and +2-8% at 4096³ in the lab, same process; bench 43.5k / 45.0k GFLOP/s). Needs
+ * 33 KB of workgroup memory: kernels/matmul.ts stages it flat on adapters with less.
  */
-const HUGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true };
+const HUGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true };
 
 /** Whether m, n, k tile exactly under `c` (the fixed path then applies to contiguous operands). */
 export function tilesExactly(c: MatmulConfig, m: number, n: number, k: number): boolean {
@@ -89,8 +95,10 @@ export function workgroupBytes(c: MatmulConfig): number {
   const rows = !!c.rows && c.threadN % 4 === 0 && c.threadM % 4 === 0;
   // rows: B's per-thread rows are padded by one vec4 when even (kernels/matmul-plan.ts).
   const rowPad = rows && ((c.tileK * c.threadN) / 4) % 2 === 0 ? (c.tileN / c.threadN) * 16 : 0;
+  // With a warp layout A's rows are padded the same way (kernels/matmul-plan.ts).
+  const aRowPad = rows && warpColsOf(c) && ((c.tileK * c.threadM) / 4) % 2 === 0 ? (c.tileM / c.threadM) * 16 : 0;
   const bufs = rows && c.doubleBuffer ? 2 : 1;
-  return bufs * ((c.tileM + (rows ? 0 : c.padA ?? 0) + c.tileN) * c.tileK * 4 + rowPad);
+  return bufs * ((c.tileM + (rows ? 0 : c.padA ?? 0) + c.tileN) * c.tileK * 4 + rowPad + aRowPad);
 }
 
 export function validateMatmulConfig(c: MatmulConfig, limits: GPUSupportedLimits): void {
