@@ -1,13 +1,17 @@
-import { Backend } from '@surf/core';
+import { Backend, CpuBackend, ValueError } from '@surf/core';
 import { crossEntropy, tensor } from '@surf/nn';
 import { backends, on, testGpu } from './helpers';
 
-// WebGPU runs crossEntropy's forward as one rows kernel (Backend.crossEntropyRows, the index
-// check inside) and a sum; the CPU backend the composite. Both must give the same loss and
-// gradient (to f32 rounding: the row sums run in another order), for every reduction, with
-// smoothing, rows wider than the kernel's 64 threads, huge and infinite logits, strided input.
+// Both backends run crossEntropy's forward as one rows op (Backend.crossEntropyRows: a
+// workgroup per row with the index check inside on WebGPU, a loop per row on the CPU) and a
+// sum. Each must give the loss and gradient of the composite (max, exp, sum, terms: what a
+// backend without the op runs; here a CPU backend with the op removed) to f32 rounding (the
+// row sums run in another order), for every reduction, with smoothing, rows wider than the
+// kernel's 64 threads, huge and infinite logits, strided input.
 
 const B = backends();
+// The reference: the CPU backend without the optional op, so autograd takes the composite.
+const composite = Object.assign(new CpuBackend(), { crossEntropyRows: undefined }) as Backend;
 beforeAll(B.setup);
 afterAll(B.teardown);
 
@@ -43,13 +47,32 @@ const cases: [string, () => { z: number[][]; y: number[] }, { labelSmoothing?: n
   ['mean, infinite logit off the target', () => ({ z: [[0.5, Infinity, -1], [2, 1, 0]], y: [0, 2] }), {}, false],
 ];
 
-testGpu.each(cases)('%s: WebGPU rows kernel equals the CPU composite (loss and gradient)', async (what, make, opts, transposed) => {
+test.each(cases)('%s: the CPU rows op equals the composite (loss and gradient)', async (what, make, opts, transposed) => {
   const { z, y } = make();
-  const want = await on(B.cpu, () => run(z, y, opts, transposed));
+  const want = await on(composite, () => run(z, y, opts, transposed));
+  const got = await on(B.cpu, () => run(z, y, opts, transposed));
+  close(got.loss, want.loss, `${what} loss`);
+  close(got.grad, want.grad, `${what} grad`);
+});
+
+testGpu.each(cases)('%s: WebGPU rows kernel equals the composite (loss and gradient)', async (what, make, opts, transposed) => {
+  const { z, y } = make();
+  const want = await on(composite, () => run(z, y, opts, transposed));
   const gpu = B.gpu() as Backend & { stats(): { dispatches: number } };
   const got = await on(gpu, () => run(z, y, opts, transposed));
   close(got.loss, want.loss, `${what} loss`);
   close(got.grad, want.grad, `${what} grad`);
+});
+
+test('the CPU rows op checks its class indices itself (direct backend callers)', () => {
+  const be = new CpuBackend();
+  const z = be.fromData(new Float32Array(6), 'float32');
+  const y = be.fromData(Int32Array.from([0, 3]), 'int32');
+  const zs = { storage: z, view: { shape: [2, 3], strides: [3, 1], offset: 0, ndim: 2 } } as never;
+  const ys = { storage: y, view: { shape: [2], strides: [1], offset: 0, ndim: 1 } } as never;
+  const site = { op: 'crossEntropy', name: 'target', range: 'the class range [0, 3)' };
+  expect(() => be.crossEntropyRows(zs, ys, { smoothing: 0, scale: 1, site })).toThrow(ValueError);
+  expect(() => be.crossEntropyRows(zs, ys, { smoothing: 0, scale: 1, site })).toThrow('crossEntropy: target[1] = 3 is outside the class range [0, 3)');
 });
 
 testGpu('the forward is two kernels on WebGPU: the rows (with the index check) and their sum', async () => {

@@ -10,7 +10,7 @@ import { Tensor, checkTensor } from '../tensor';
  *   loss_i = Σ_j w_ij·(log s_i + m_i − z_ij)
  *   dloss_i/dz_ij = W_i·e_ij/s_i − w_ij,  W_i = Σ_j w_ij (1, or ε for an index outside [0, C)),
  * so the forward is max, exp, row sum, the weighted terms and their sum (5 kernels; one rows
- * kernel and the sum where the backend has Backend.crossEntropyRows) and the backward is one
+ * kernel and the sum where the backend has Backend.crossEntropyRows, as both of Surf's do) and the backward is one
  * kernel reading exp(z − m) (saved, or recomputed from the logits after the rows kernel) and
  * s: no logSoftmax graph, no one-hot tensor, no mean op (the 1/N scale is a constant inside
  * the kernels). An index outside [0, C) is an error, never a silent 0: on the CPU backend the
@@ -105,7 +105,7 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   const scale = reduction === 'mean' ? 1 / n : 1;
   const y2 = yn.reshape([n, 1]);
   const cols = NDArray.fromData(zn.backend, iota(c), [1, c], 'int32');
-  if (b.crossEntropyRows && !hostY) return fusedRows(op, logits, zn, zn0, yn, y2, cols, { c, eps, scale, reduction, site });
+  if (b.crossEntropyRows) return fusedRows(op, logits, zn, zn0, yn, y2, cols, { c, eps, scale, reduction, site });
   const x = ceExprs(c, eps, scale);
   const m = zn.max(1, true);
   const [e] = NDArray.elementwise([x.exp], [zn, m], op);

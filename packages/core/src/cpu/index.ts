@@ -23,6 +23,8 @@ import { convInto } from './conv';
 import type { PoolParams } from '../pool';
 import { checkPoolArgs, checkPoolBackwardArgs } from '../pool';
 import { poolBackwardInto, poolInto } from './pooling';
+import { crossEntropyRowsInto } from './cross-entropy-rows';
+import { checkCrossEntropyRowsArgs } from '../cross-entropy-rows';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
 // cpu threads
 import { cpuThreads, setCpuThreads } from './threads/config';
@@ -141,6 +143,19 @@ export class CpuBackend implements Backend {
     const out = allocate(this.take, 'gather', x.storage.dtype, shape);
     if (out.length > 0) gatherInto(this.arr(x.storage), x.view, axis, this.arr(idx.storage) as Int32Array, idx.view, out);
     return this.make(x.storage.dtype, out);
+  }
+
+  /** The contract's crossEntropyRows: one loop per row (cross-entropy-rows.ts). */
+  crossEntropyRows(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string } }): [Storage, Storage, Storage] {
+    this.check();
+    const op = opts.site.op;
+    checkOperand(this, op, 'input', z, { mask: false });
+    checkOperand(this, op, opts.site.name, y, { mask: false });
+    checkCrossEntropyRowsArgs(op, z, y, opts);
+    const n = z.view.shape[0];
+    const [m, s, rows] = [0, 1, 2].map(() => allocate(this.take, op, 'float32', [n]) as Float32Array);
+    crossEntropyRowsInto(this.arr(z.storage) as Float32Array, z.view, this.arr(y.storage) as Int32Array, y.view, opts.smoothing, opts.scale, opts.site, m, s, rows);
+    return [this.make('float32', m), this.make('float32', s), this.make('float32', rows)];
   }
 
   // ---- attention ----
