@@ -18,11 +18,11 @@ afterAll(() => gpu?.destroy());
 const P = (pad: [[number, number], [number, number]]): ConvParams => ({ stride: [1, 1], padding: pad, dilation: [1, 1], lhsDilation: [1, 1], groups: 1 });
 const sym = (p: number) => P([[p, p], [p, p]]);
 
-async function check(xg: NDArray, wg: NDArray, xc: NDArray, wc: NDArray, p: ConvParams, what: string, wino = true, epi?: { g: NDArray; c: NDArray }) {
-  const before = gpu.stats().dispatches;
+async function check(xg: NDArray, wg: NDArray, xc: NDArray, wc: NDArray, p: ConvParams, what: string, dispatches = 3, epi?: { g: NDArray; c: NDArray }, b: WebGPUBackend = gpu) {
+  const before = b.stats().dispatches;
   const ep = (b: NDArray) => ({ expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)), inputs: [b] });
   const yg = convNd(xg, wg, p, epi ? ep(epi.g) : undefined), yc = convNd(xc, wc, p, epi ? ep(epi.c) : undefined);
-  if (wino) expect(gpu.stats().dispatches - before).toBe(3);
+  expect(b.stats().dispatches - before).toBe(dispatches);
   expect(yg.shape).toEqual(yc.shape);
   const got = (await yg.data()) as Float32Array, want = (await yc.data()) as Float32Array;
   // Tolerance: the op table's conv tolerance scaled by the reduction length, and a relative-norm check.
@@ -56,24 +56,29 @@ testGpu('Winograd conv with a fused bias + relu epilogue', async () => {
   const [xg, xc] = twin(gpu, [2, 6, 9, 9], 1350);
   const [wg, wc] = twin(gpu, [20, 6, 5, 5], 1351);
   const [bg, bc] = twin(gpu, [1, 20, 1, 1], 1352);
-  await check(xg, wg, xc, wc, sym(2), 'bias + relu', true, { g: bg, c: bc });
+  await check(xg, wg, xc, wc, sym(2), 'bias + relu', 3, { g: bg, c: bc });
   for (const t of [xg, xc, wg, wc, bg, bc]) t.dispose();
 }, 120000);
 
-testGpu('the gradients of a stride-1 5x5 conv: data gradient on the Winograd path, weight gradient on the GEMM', async () => {
-  const [n, c, h, w, o, k, pad] = [3, 4, 9, 7, 6, 5, 2];
-  const [xg, xc] = twin(gpu, [n, c, h, w], 1360);
-  const [wg, wc] = twin(gpu, [o, c, k, k], 1361);
-  const [gg, gc] = twin(gpu, [n, o, h, w], 1362);
+// The weight gradient's Winograd form (conv-winow.ts): five dispatches with the k split over
+// workgroups (splitGroups high), four without.
+testGpu.each([[5, 2, 9, 7, 200, 5], [5, 0, 12, 11, 4, 4], [3, 1, 9, 10, 200, 5]])('the gradients of a stride-1 conv (kernel %i, pad %i, input %ix%i, splitGroups %i) on the Winograd paths', async (k, pad, h, w, splitGroups, wd) => {
+  const b = await gpuBackend({ conv: { wino: 1e-9, wino3: true, winoTM: 16, winoTN: 16, winoTK: 4, winoRM: 4, winoRN: 4, unroll: false, splitGroups } });
+  const [n, c, o] = [3, 4, 6];
+  const oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
+  const [xg, xc] = twin(b, [n, c, h, w], 1360 + k);
+  const [wg, wc] = twin(b, [o, c, k, k], 1361 + k);
+  const [gg, gc] = twin(b, [n, o, oh, ow], 1362 + k);
   // Data gradient: gy with the channel-swapped, flipped weight (negative strides), pad k-1-pad.
   const flip = (a: NDArray) => a.permute([1, 0, 2, 3]).flip([2, 3]);
   const [wtg, wtc] = [flip(wg), flip(wc)];
-  await check(gg, wtg, gc, wtc, sym(k - 1 - pad), 'data gradient');
-  // Weight gradient: x as [C, N, ...] with gy [O, N, ...] as a 9x7 kernel (no Winograd form).
+  await check(gg, wtg, gc, wtc, sym(k - 1 - pad), 'data gradient', 3, undefined, b);
+  // Weight gradient: x as [C, N, ...] with gy [O, N, ...] as the kernel; output [C, O, k, k].
   const sw = (a: NDArray) => a.permute([1, 0, 2, 3]);
   const [xtg, xtc, gtg, gtc] = [sw(xg), sw(xc), sw(gg), sw(gc)];
-  await check(xtg, gtg, xtc, gtc, sym(pad), 'weight gradient', false);
+  await check(xtg, gtg, xtc, gtc, sym(pad), 'weight gradient', wd, undefined, b);
   for (const t of [xg, xc, wg, wc, gg, gc, wtg, wtc, xtg, xtc, gtg, gtc]) t.dispose();
+  b.destroy();
 }, 120000);
 
 testGpu('off below the threshold, and for strided, dilated or grouped 5x5 convs', async () => {

@@ -22,7 +22,7 @@ export const WG_WORDS = 11;
 
 const lit = (c: number) => (Number.isInteger(c) ? `${c}.0` : `${c}`);
 /** sum_i cs[i] * vs[i] as WGSL, skipping zeros and multiplications by ±1. */
-function lin(cs: readonly number[], vs: readonly string[]): string {
+export function lin(cs: readonly number[], vs: readonly string[]): string {
   let s = '';
   cs.forEach((c, i) => {
     if (c === 0) return;
@@ -58,9 +58,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }`;
 }
 
-/** V[pos, c, t] = (BT d B)[pos] for the alpha x alpha input patch d of tile t; zero in the padding. */
-export function winoInputWgsl(wn: Winograd): string {
-  const { m, alpha: A, BT } = wn;
+/**
+ * V[pos, c, t] = (M d Mᵀ)[pos] for the p x p patch d of tile t (rows from tile row · step − pH,
+ * zero outside the input), M alpha x p; zero in the padding (c >= C, t >= T). The input
+ * transform is M = BT with p = alpha and step m; the weight gradient's output-gradient
+ * transform is M = G of F(m', 2) over 2 x 2 blocks at step 2.
+ */
+export function winoTileWgsl(M: readonly (readonly number[])[], pw: number, step: number): string {
+  const A = M.length;
   const u = (w: number) => pU(w), i = (w: number) => pI(w);
   const L: string[] = [];
   L.push(`let e = (wid.x + wid.y * nwg.x) * 256u + lid;`);
@@ -68,19 +73,17 @@ export function winoInputWgsl(wn: Winograd): string {
   L.push(`let t = e % ${u(WI.Tp)}; let c = e / ${u(WI.Tp)};`);
   L.push(`let ok = t < ${u(WI.T)} && c < ${u(WI.C)};`);
   L.push(`let nb = t / ${u(WI.tHW)}; let rr = t % ${u(WI.tHW)};`);
-  L.push(`let y0 = i32(rr / ${u(WI.tW)}) * ${m} - ${i(WI.pH)}; let x0 = i32(rr % ${u(WI.tW)}) * ${m} - ${i(WI.pW)};`);
+  L.push(`let y0 = i32(rr / ${u(WI.tW)}) * ${step} - ${i(WI.pH)}; let x0 = i32(rr % ${u(WI.tW)}) * ${step} - ${i(WI.pW)};`);
   L.push(`let base = ${i(WI.xOff)} + i32(nb) * ${i(WI.xS)} + i32(c) * ${i(WI.xS + 1)};`);
-  for (let a = 0; a < A; a++) {
-    L.push(`let yy${a} = y0 + ${a}; let ry${a} = ok && yy${a} >= 0 && yy${a} < ${i(WI.H)};`);
-  }
-  for (let b = 0; b < A; b++) L.push(`let xx${b} = x0 + ${b}; let rx${b} = xx${b} >= 0 && xx${b} < ${i(WI.W)};`);
-  for (let a = 0; a < A; a++) for (let b = 0; b < A; b++) {
+  for (let a = 0; a < pw; a++) L.push(`let yy${a} = y0 + ${a}; let ry${a} = ok && yy${a} >= 0 && yy${a} < ${i(WI.H)};`);
+  for (let b = 0; b < pw; b++) L.push(`let xx${b} = x0 + ${b}; let rx${b} = xx${b} >= 0 && xx${b} < ${i(WI.W)};`);
+  for (let a = 0; a < pw; a++) for (let b = 0; b < pw; b++) {
     L.push(`var d${a}_${b} = 0.0; if (ry${a} && rx${b}) { d${a}_${b} = X[u32(base + yy${a} * ${i(WI.xS + 2)} + xx${b} * ${i(WI.xS + 3)})]; }`);
   }
-  for (let x = 0; x < A; x++) for (let b = 0; b < A; b++) L.push(`let h${x}_${b} = ${lin(BT[x], BT[x].map((_, a) => `d${a}_${b}`))};`);
+  for (let x = 0; x < A; x++) for (let b = 0; b < pw; b++) L.push(`let h${x}_${b} = ${lin(M[x], M[x].map((_, a) => `d${a}_${b}`))};`);
   L.push(`let stride = ${u(WI.Cp)} * ${u(WI.Tp)};`);
   for (let x = 0; x < A; x++) for (let y = 0; y < A; y++) {
-    L.push(`V[${x * A + y}u * stride + c * ${u(WI.Tp)} + t] = ${lin(BT[y], BT[y].map((_, b) => `h${x}_${b}`))};`);
+    L.push(`V[${x * A + y}u * stride + c * ${u(WI.Tp)} + t] = ${lin(M[y], M[y].map((_, b) => `h${x}_${b}`))};`);
   }
   return `@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {

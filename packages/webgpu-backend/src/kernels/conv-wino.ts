@@ -3,7 +3,7 @@ import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import type { ConvConfig, ConvGeometry, ConvOperand } from './conv';
 import { ConvEpilogueInput, planConvEpilogue } from './conv-epilogue';
-import { WF, WF_WORDS, WG, WG_WORDS, WI, WI_WORDS, WinoTile, winoFilterWgsl, winoGemmWgsl, winoInputWgsl } from './conv-wino-wgsl';
+import { WF, WF_WORDS, WG, WG_WORDS, WI, WI_WORDS, WinoTile, winoFilterWgsl, winoGemmWgsl, winoTileWgsl } from './conv-wino-wgsl';
 import { Winograd, winograd } from './winograd-matrices';
 import { paramsDecl } from './wgsl';
 
@@ -80,7 +80,7 @@ export function encodeWino(
   const V = rt.alloc(z.vBytes);
   const ki = rt.kernel(`wino-i|${wk}`, 1, 1, WI_WORDS, () => [
     paramsDecl(WI_WORDS), '@group(0) @binding(1) var<storage, read> X: array<f32>;',
-    '@group(0) @binding(2) var<storage, read_write> V: array<f32>;', winoInputWgsl(wn),
+    '@group(0) @binding(2) var<storage, read_write> V: array<f32>;', winoTileWgsl(wn.BT, A, m),
   ].join('\n'));
   const pi = rt.params(ki);
   [[WI.C, g.c], [WI.Cp, Cp], [WI.T, T], [WI.Tp, Tp], [WI.tW, tW], [WI.tHW, z.tH * tW], [WI.H, g.h], [WI.W, g.w],

@@ -5,6 +5,7 @@ import { CW, CW_WORDS, ConvShape, convMain, convSumWgsl } from './conv-wgsl';
 import { ConvEpilogueInput, planConvEpilogue } from './conv-epilogue';
 import { paramsDecl } from './wgsl';
 import { encodeWino, useWino } from './conv-wino';
+import { encodeWinoW, useWinoW } from './conv-winow';
 
 /**
  * Convolution as an implicit GEMM. Per group g, C[o, col] = sum_k W[o, k] · X[k, col] with
@@ -94,7 +95,9 @@ export function encodeConv(
   rt: Runtime, base: ConvConfig, x: ConvOperand, w: ConvOperand, g: ConvGeometry, out: PooledBuffer,
   epi?: { expr: Expr; inputs: ConvEpilogueInput[] },
 ): void {
-  if (useWino(base, g, rt.device.limits.maxStorageBufferBindingSize)) { encodeWino(rt, base, x, w, g, out, epi); return; }
+  const maxBinding = rt.device.limits.maxStorageBufferBindingSize;
+  if (useWino(base, g, maxBinding)) { encodeWino(rt, base, x, w, g, out, epi); return; }
+  if (useWinoW(base, g, maxBinding)) { encodeWinoW(rt, base, x, w, g, out, epi); return; }
   const Og = g.o / g.groups, Cg = g.c / g.groups;
   const cfg = chooseConvConfig(base, Og);
   const { tileM: TM, tileN: TN, tileK: TK, threadM: RM, threadN: RN } = cfg;
