@@ -60,10 +60,10 @@ testGpu('Winograd conv with a fused bias + relu epilogue', async () => {
   for (const t of [xg, xc, wg, wc, bg, bc]) t.dispose();
 }, 120000);
 
-// The weight gradient's Winograd form (conv-winow.ts): five dispatches with the k split over
-// workgroups (splitGroups high), four without.
-testGpu.each([[5, 2, 9, 7, 200, 5], [5, 0, 12, 11, 4, 4], [3, 1, 9, 10, 200, 5]])('the gradients of a stride-1 conv (kernel %i, pad %i, input %ix%i, splitGroups %i) on the Winograd paths', async (k, pad, h, w, splitGroups, wd) => {
-  const b = await gpuBackend({ conv: { wino: 1e-9, wino3: true, winoTM: 16, winoTN: 16, winoTK: 4, winoRM: 4, winoRN: 4, unroll: false, splitGroups } });
+// The weight gradient's Winograd form (conv-winow.ts) with 2x2 and 4x4 kernel blocks: five
+// dispatches with the k split over workgroups (splitGroups high), four without.
+testGpu.each([[5, 2, 9, 7, 200, 5, 2], [5, 0, 12, 11, 4, 4, 2], [3, 1, 9, 10, 200, 5, 2], [5, 2, 9, 7, 200, 5, 4], [5, 0, 12, 11, 4, 4, 4], [3, 1, 11, 10, 200, 5, 4]])('the gradients of a stride-1 conv (kernel %i, pad %i, input %ix%i, splitGroups %i, %i dispatches, kernel blocks %i) on the Winograd paths', async (k, pad, h, w, splitGroups, wd, winoBlock) => {
+  const b = await gpuBackend({ conv: { wino: 1e-9, wino3: true, winoTM: 16, winoTN: 16, winoTK: 4, winoRM: 4, winoRN: 4, unroll: false, splitGroups, winoBlock } });
   const [n, c, o] = [3, 4, 6];
   const oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
   const [xg, xc] = twin(b, [n, c, h, w], 1360 + k);

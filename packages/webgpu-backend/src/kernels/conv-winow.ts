@@ -12,14 +12,16 @@ import { paramsDecl } from './wgsl';
 /**
  * Winograd for a conv whose output is a small m x m and whose kernel is large: the weight
  * gradient of a stride-1 r x r conv (x as [C, N, H, W] with the output gradient [O, N, oH, oW]
- * as its kernel, output [C, O, r, r]). The kernel is cut into 2 x 2 blocks; each block b of
- * input channel c' contributes the correlation of its 2 x 2 weights with the alpha x alpha input
- * patch under it, which is F(m, 2): out[n, o] = AT (Σ_t (G w_t[o] Gᵀ) ⊙ (BT x_t[n] B)) A with
- * t = (c', block row, block column). Five dispatches: the input transform V[p, n, t] (the
- * forward path's kernel, alpha = m + 1, step 2), the kernel transform D[p, o, t] (the same
- * kernel with G over 2 x 2 blocks), a GEMM per position over t split over workgroups, the
- * split sum, and the output transform with the epilogue. For the 5x5 row's weight gradient
- * (F(5x5, 2x2), alpha 6) that is 36 multiplies per block against 100 for the direct form.
+ * as its kernel, output [C, O, r, r]). The kernel is cut into b x b blocks (b = winoBlock, 2
+ * or 4); each block of input channel c' contributes the correlation of its b x b weights with
+ * the alpha x alpha input patch under it (alpha = m + b - 1), which is F(m, b):
+ * out[n, o] = AT (Σ_t (G w_t[o] Gᵀ) ⊙ (BT x_t[n] B)) A with t = (c', block row, block column).
+ * Five dispatches: the input transform V[p, n, t] (the forward path's kernel at step b), the
+ * kernel transform D[p, o, t] (the same kernel with G over b x b blocks), a GEMM per position
+ * over t split over workgroups, the split sum, and the output transform with the epilogue.
+ * For the 5x5 row's weight gradient F(5x5, 2x2) does 36 multiplies per 4 kernel taps and
+ * F(5x5, 4x4) 64 per 16, against 25 per tap for the direct form; the transformed operands are
+ * alpha²/b² times the input and the output gradient (9x and 4x).
  */
 
 /** The output size m for this path, or 0. The rule: an m x m output (5, or 3 with wino3) under a larger kernel. */
@@ -36,12 +38,12 @@ export function useWinoW(cfg: ConvConfig, g: ConvGeometry, maxBinding: number): 
 }
 
 function sizes(cfg: ConvConfig, g: ConvGeometry) {
-  const m = g.oH, A = m + 1;
+  const m = g.oH, b = cfg.winoBlock, A = m + b - 1;
   const TM = cfg.winoTM === 64 && g.o <= 32 ? 32 : cfg.winoTM;
   const s: WinoTile = { TM, TN: Math.min(cfg.winoTN, 32), TK: Math.max(cfg.winoTK, 8), RM: Math.min(cfg.winoRM, TM), RN: 4 };
-  const bH = Math.ceil(g.kH / 2), bW = Math.ceil(g.kW / 2), T = g.c * bH * bW;
+  const bH = Math.ceil(g.kH / b), bW = Math.ceil(g.kW / b), T = g.c * bH * bW;
   const Op = Math.ceil(g.o / s.TM) * s.TM, Np = Math.ceil(g.n / s.TN) * s.TN, Tp = Math.ceil(T / s.TK) * s.TK;
-  return { m, A, s, bH, bW, T, Op, Np, Tp, dBytes: A * A * Op * Tp * 4, vBytes: A * A * Np * Tp * 4 };
+  return { m, b, A, s, bH, bW, T, Op, Np, Tp, dBytes: A * A * Op * Tp * 4, vBytes: A * A * Np * Tp * 4 };
 }
 
 export function encodeWinoW(
@@ -49,15 +51,15 @@ export function encodeWinoW(
   epi?: { expr: Expr; inputs: ConvEpilogueInput[] },
 ): void {
   const z = sizes(cfg, g);
-  const { m, A, s, bH, bW, T, Op, Np, Tp } = z;
-  const wn = winograd(m, 2);
+  const { m, b, A, s, bH, bW, T, Op, Np, Tp } = z;
+  const wn = winograd(m, b);
   const { i32, u32 } = rt.words;
   const swap = (st: readonly number[]) => [st[1], st[0], st[2], st[3]];
   // V[p, n, t] from x (its batch n is the channel of the transform, its channel c' the tile's batch).
   const tile = (key: string, M: number[][], pw: number, src: ConvOperand, C: number, Cp: number, H: number, W: number, pH: number, pW: number, bytes: number) => {
     const k = rt.kernel(key, 1, 1, WI_WORDS, () => [
       paramsDecl(WI_WORDS), '@group(0) @binding(1) var<storage, read> X: array<f32>;',
-      '@group(0) @binding(2) var<storage, read_write> V: array<f32>;', winoTileWgsl(M, pw, 2),
+      '@group(0) @binding(2) var<storage, read_write> V: array<f32>;', winoTileWgsl(M, pw, b),
     ].join('\n'));
     const dst = rt.alloc(bytes);
     const p = rt.params(k);
@@ -67,8 +69,8 @@ export function encodeWinoW(
     rt.dispatch(k, [src.buf, dst], p, Math.ceil((Cp * Tp) / 256));
     return dst;
   };
-  const V = tile(`wino-i|${m},2`, wn.BT, A, x, g.n, Np, g.h, g.w, g.padLo[0], g.padLo[1], z.vBytes);
-  const D = tile(`wino-k|${m},2`, wn.G, 2, w, g.o, Op, g.kH, g.kW, 0, 0, z.dBytes);
+  const V = tile(`wino-i|${m},${b}`, wn.BT, A, x, g.n, Np, g.h, g.w, g.padLo[0], g.padLo[1], z.vBytes);
+  const D = tile(`wino-k|${m},${b}`, wn.G, b, w, g.o, Op, g.kH, g.kW, 0, 0, z.dBytes);
   // Split GEMM: about cfg.splitGroups workgroups in all.
   const tilesN = Np / s.TN, tiles = tilesN * (Op / s.TM);
   const steps = Tp / s.TK;
@@ -96,7 +98,7 @@ export function encodeWinoW(
   }
   // Output transform with the epilogue.
   const ep = planConvEpilogue(epi, WO_WORDS);
-  const ko = rt.kernel(`wino-o|${m},2${ep.key}`, 1 + ep.bufs.length, 1, ep.words, () => [
+  const ko = rt.kernel(`wino-o|${m},${b}${ep.key}`, 1 + ep.bufs.length, 1, ep.words, () => [
     paramsDecl(ep.words), '@group(0) @binding(1) var<storage, read> Ms: array<f32>;', ...ep.wgsl(2),
     `@group(0) @binding(${2 + ep.bufs.length}) var<storage, read_write> Y: array<f32>;`, winoOutWgsl(wn, ep.fin),
   ].join('\n'));

@@ -43,12 +43,16 @@ export interface ConvConfig {
   winoTK: number;
   winoRM: number;
   winoRN: number;
+  /** The forward path's output tile: 2 (F(2x2, r x r), GEMM with the output transform folded in) or 4 (F(4x4, r x r) through the batched matmul). */
+  winoTile: number;
+  /** The weight-gradient path's kernel block: 2 (F(m x m, 2x2)) or 4 (F(m x m, 4x4)). */
+  winoBlock: number;
 }
 
 /** Software adapters pay per barrier and per thread: small tiles, few threads, rolled loops. */
-export const SOFTWARE_CONV: ConvConfig = { tileM: 16, tileN: 32, tileK: 8, threadM: 4, threadN: 4, padA: 0, unroll: false, splitGroups: 4, minChunk: 32, wino: 0, wino3: false, winoTM: 16, winoTN: 16, winoTK: 4, winoRM: 4, winoRN: 4 };
+export const SOFTWARE_CONV: ConvConfig = { tileM: 16, tileN: 32, tileK: 8, threadM: 4, threadN: 4, padA: 0, unroll: false, splitGroups: 4, minChunk: 32, wino: 0, wino3: false, winoTM: 16, winoTN: 16, winoTK: 4, winoRM: 4, winoRN: 4, winoTile: 2, winoBlock: 2 };
 /** 64 x 128 tiles of 8x8 per thread (the matmul's LARGE layout); see docs/tuning-log.md "convk". */
-export const DEFAULT_CONV: ConvConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, padA: 0, unroll: true, splitGroups: 1056, minChunk: 512, wino: 0, wino3: false, winoTM: 64, winoTN: 64, winoTK: 8, winoRM: 4, winoRN: 4 };
+export const DEFAULT_CONV: ConvConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, padA: 0, unroll: true, splitGroups: 1056, minChunk: 512, wino: 100, wino3: false, winoTM: 64, winoTN: 32, winoTK: 32, winoRM: 4, winoRN: 4, winoTile: 2, winoBlock: 2 };
 
 /** The config for a problem: 32-row tiles when a group has at most 32 output channels. */
 export function chooseConvConfig(base: ConvConfig, og: number): ConvConfig {
@@ -69,6 +73,7 @@ export function validateConvConfig(c: ConvConfig): void {
   for (const f of ['winoTM', 'winoTN', 'winoTK', 'winoRM', 'winoRN'] as const) if (!Number.isInteger(c[f]) || c[f] < 4 || c[f] % 4) throw bad(`${f} must be a positive multiple of 4`);
   if (c.winoTM % c.winoRM || c.winoTN % c.winoRN || (c.winoTM === 64 && c.winoRM > 32)) throw bad('the Winograd tiles must divide by their thread tiles');
   if (!(c.wino >= 0)) throw bad('wino must be a number >= 0');
+  if (![2, 4].includes(c.winoTile) || ![2, 4].includes(c.winoBlock)) throw bad('winoTile and winoBlock must be 2 or 4');
 }
 
 /** A 4-d operand [d0, d1, H, W]: its buffer, offset and strides (H stride 0 for 1-d). */
