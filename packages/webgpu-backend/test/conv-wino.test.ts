@@ -42,7 +42,7 @@ const cases: { what: string; x: number[]; w: number[]; p: ConvParams }[] = [
   { what: '3x3 pad 0, one output row', x: [3, 4, 3, 12], w: [5, 4, 3, 3], p: sym(0) },
 ];
 
-testGpu('Winograd conv matches the CPU backend', async () => {
+testGpu('Winograd conv matches the CPU backend: F(2x2, r x r), GEMM with the output transform folded in', async () => {
   let seed = 1300;
   for (const c of cases) {
     const [xg, xc] = twin(gpu, c.x, seed++);
@@ -50,6 +50,23 @@ testGpu('Winograd conv matches the CPU backend', async () => {
     await check(xg, wg, xc, wc, c.p, c.what);
     for (const t of [xg, xc, wg, wc]) t.dispose();
   }
+}, 120000);
+
+testGpu('Winograd conv matches the CPU backend: F(4x4, r x r) through the batched matmul (four dispatches)', async () => {
+  const b = await gpuBackend({ conv: { wino: 1e-9, wino3: true, winoTile: 4, unroll: false } });
+  let seed = 1400;
+  for (const c of cases) {
+    const [xg, xc] = twin(b, c.x, seed++);
+    const [wg, wc] = twin(b, c.w, seed++);
+    await check(xg, wg, xc, wc, c.p, c.what, 4, undefined, b);
+    for (const t of [xg, xc, wg, wc]) t.dispose();
+  }
+  const [xg, xc] = twin(b, [2, 6, 9, 10], 1450);
+  const [wg, wc] = twin(b, [20, 6, 5, 5], 1451);
+  const [bg, bc] = twin(b, [1, 20, 1, 1], 1452);
+  await check(xg, wg, xc, wc, sym(2), 'bias + relu', 4, { g: bg, c: bc }, b);
+  for (const t of [xg, xc, wg, wc, bg, bc]) t.dispose();
+  b.destroy();
 }, 120000);
 
 testGpu('Winograd conv with a fused bias + relu epilogue', async () => {

@@ -33,8 +33,11 @@ export function lin(cs: readonly number[], vs: readonly string[]): string {
   return s === '' ? '0.0' : s;
 }
 
-/** U[pos, c, o] = (G w[o, c] Gᵀ)[pos], zero in the padding rows (o >= O) and columns (c >= C). */
-export function winoFilterWgsl(wn: Winograd): string {
+/**
+ * U[pos, c, o] = (G w[o, c] Gᵀ)[pos], zero in the padding rows (o >= O) and columns (c >= C);
+ * with oMajor U[pos, o, c] instead (the batched matmul's row-major A).
+ */
+export function winoFilterWgsl(wn: Winograd, oMajor = false): string {
   const { r, alpha: A, G } = wn;
   const u = (w: number) => pU(w), i = (w: number) => pI(w);
   const L: string[] = [];
@@ -50,7 +53,7 @@ export function winoFilterWgsl(wn: Winograd): string {
   for (let x = 0; x < A; x++) for (let b = 0; b < r; b++) L.push(`let h${x}_${b} = ${lin(G[x], G[x].map((_, a) => `g${a}_${b}`))};`);
   L.push(`let stride = ${u(WF.Cp)} * ${u(WF.Op)};`);
   for (let x = 0; x < A; x++) for (let y = 0; y < A; y++) {
-    L.push(`Uw[${x * A + y}u * stride + c * ${u(WF.Op)} + o] = ${lin(G[y], G[y].map((_, b) => `h${x}_${b}`))};`);
+    L.push(`Uw[${x * A + y}u * stride + ${oMajor ? `o * ${u(WF.Cp)} + c` : `c * ${u(WF.Op)} + o`}] = ${lin(G[y], G[y].map((_, b) => `h${x}_${b}`))};`);
   }
   return `@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {

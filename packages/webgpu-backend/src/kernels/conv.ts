@@ -6,6 +6,7 @@ import { ConvEpilogueInput, planConvEpilogue } from './conv-epilogue';
 import { paramsDecl } from './wgsl';
 import { encodeWino, useWino } from './conv-wino';
 import { encodeWinoW, useWinoW } from './conv-winow';
+import { MatmulChooser, encodeWinoMM, winoMMSizes } from './conv-winomm';
 
 /**
  * Convolution as an implicit GEMM. Per group g, C[o, col] = sum_k W[o, k] · X[k, col] with
@@ -96,12 +97,21 @@ export interface ConvGeometry {
   groups: number;
 }
 
+/** Each read of a GPUSupportedLimits field is a native call in Dawn: read once per device. */
+const bindingBytes = new WeakMap<GPUDevice, number>();
+
 export function encodeConv(
   rt: Runtime, base: ConvConfig, x: ConvOperand, w: ConvOperand, g: ConvGeometry, out: PooledBuffer,
-  epi?: { expr: Expr; inputs: ConvEpilogueInput[] },
+  epi?: { expr: Expr; inputs: ConvEpilogueInput[] }, mm?: MatmulChooser,
 ): void {
-  const maxBinding = rt.device.limits.maxStorageBufferBindingSize;
-  if (useWino(base, g, maxBinding)) { encodeWino(rt, base, x, w, g, out, epi); return; }
+  let maxBinding = bindingBytes.get(rt.device);
+  if (maxBinding === undefined) bindingBytes.set(rt.device, (maxBinding = rt.device.limits.maxStorageBufferBindingSize));
+  if (useWino(base, g, maxBinding)) {
+    const big = winoMMSizes(g);
+    if (base.winoTile === 4 && mm && Math.max(big.vBytes, big.mBytes) <= maxBinding) encodeWinoMM(rt, mm, x, w, g, out, epi);
+    else encodeWino(rt, base, x, w, g, out, epi);
+    return;
+  }
   if (useWinoW(base, g, maxBinding)) { encodeWinoW(rt, base, x, w, g, out, epi); return; }
   const Og = g.o / g.groups, Cg = g.c / g.groups;
   const cfg = chooseConvConfig(base, Og);
