@@ -1,7 +1,8 @@
 import { ConvParams, E, NDArray, convNd } from '@surf/core';
+import { assertCase, opCases } from '@surf/core/testing';
 import { WebGPUBackend } from '@surf/webgpu';
 import { expectClose, twin } from './cpu-compare';
-import { gpuBackend, testGpu } from './gpu';
+import { describeGpu, gpuBackend, testGpu } from './gpu';
 
 // The Winograd conv path (kernels/conv-wino.ts), forced on tiny shapes by its threshold knob
 // (wino: any size), with small tiles so SwiftShader compiles it quickly, against the CPU
@@ -116,3 +117,14 @@ testGpu('off below the threshold, and for strided, dilated or grouped 5x5 convs'
   for (const t of [xg, wg, xs, ws, wf]) t.dispose();
   b.destroy();
 }, 120000);
+
+// The shared op table's conv cases (tolerance: TOL.accumulate against the float64 reference)
+// with every eligible conv forced onto the Winograd paths, both tilings.
+describeGpu.each([2, 4])('the op table conv cases with Winograd tiles %i', (tile) => {
+  let b: WebGPUBackend;
+  beforeAll(async () => { b = await gpuBackend({ conv: { wino: 1e-9, wino3: true, winoTM: 16, winoTN: 16, winoTK: 4, winoRM: 4, winoRN: 4, unroll: false, splitGroups: 200, winoTile: tile, winoBlock: tile } }); });
+  afterAll(() => b?.destroy());
+  it.each(opCases({ groups: ['conv'] }).map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    await assertCase(c, b);
+  }, 120000);
+});

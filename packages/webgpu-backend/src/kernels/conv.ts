@@ -53,7 +53,7 @@ export interface ConvConfig {
 /** Software adapters pay per barrier and per thread: small tiles, few threads, rolled loops. */
 export const SOFTWARE_CONV: ConvConfig = { tileM: 16, tileN: 32, tileK: 8, threadM: 4, threadN: 4, padA: 0, unroll: false, splitGroups: 4, minChunk: 32, wino: 0, wino3: false, winoTM: 16, winoTN: 16, winoTK: 4, winoRM: 4, winoRN: 4, winoTile: 2, winoBlock: 2 };
 /** 64 x 128 tiles of 8x8 per thread (the matmul's LARGE layout); see docs/tuning-log.md "convk". */
-export const DEFAULT_CONV: ConvConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, padA: 0, unroll: true, splitGroups: 1056, minChunk: 512, wino: 100, wino3: false, winoTM: 64, winoTN: 32, winoTK: 32, winoRM: 4, winoRN: 4, winoTile: 2, winoBlock: 2 };
+export const DEFAULT_CONV: ConvConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, padA: 0, unroll: true, splitGroups: 1056, minChunk: 512, wino: 1000, wino3: true, winoTM: 64, winoTN: 32, winoTK: 32, winoRM: 4, winoRN: 4, winoTile: 4, winoBlock: 4 };
 
 /** The config for a problem: 32-row tiles when a group has at most 32 output channels. */
 export function chooseConvConfig(base: ConvConfig, og: number): ConvConfig {
