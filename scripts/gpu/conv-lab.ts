@@ -32,7 +32,8 @@ const shapes: Shape[] = [
 const rows: string[] = [];
 const json: unknown[] = [];
 for (const v of variants) {
-  const b = await createWebGPUBackend({ conv: v });
+  // The direct implicit GEMM's tilings: the Winograd paths (wino-lab.ts) stay off unless a variant asks.
+  const b = await createWebGPUBackend({ conv: { wino: 0, ...v } });
   const tag = JSON.stringify(v);
   for (const sh of shapes) {
     const { n, c, s, o, k, pad } = sh;

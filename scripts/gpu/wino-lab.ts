@@ -5,6 +5,7 @@
 // variant once per GEMM, so host drift hits all alike; the table reports the best round and the
 // spread. Every variant is first checked against float64 sums at sampled outputs (relative
 // error ‖out − ref‖/‖ref‖ over the samples). Results: docs/tuning-log.md "wino 2026-11-25".
+// Variants are Partial<ConvConfig> over the hardware default ({ wino: 0 } is the direct conv).
 // Usage on the host: node wino-lab.mjs [--variants '<json array of Partial<ConvConfig>>'] [--rounds 3] [--ms 60] [--shapes 5x5,3x3]
 import { ConvParams, NDArray, convNd, randomArray } from '@surf/core';
 import { WebGPUBackend, createWebGPUBackend } from '@surf/webgpu';
@@ -12,13 +13,11 @@ import { sampled, timeIt } from './conv-lab-util';
 
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
 const variants: Record<string, unknown>[] = JSON.parse(arg('--variants') ?? JSON.stringify([
+  { wino: 0 },
   {},
-  { wino: 1 },
-  { wino: 1, winoTN: 128, winoRN: 8 },
-  { wino: 1, winoTK: 16 },
-  { wino: 1, winoRM: 8 },
-  { wino: 1, winoTN: 32 },
-  { wino: 1, wino3: true },
+  { winoTile: 2 },
+  { winoBlock: 2 },
+  { winoTile: 2, winoBlock: 2 },
 ]));
 const ms = Number(arg('--ms') ?? 60);
 const rounds = Number(arg('--rounds') ?? 3);
