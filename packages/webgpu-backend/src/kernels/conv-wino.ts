@@ -20,10 +20,13 @@ import { paramsDecl } from './wgsl';
  * the price is V (alpha²/m² = 9x the input) written and read once, and the folding FMAs
  * (m² per output pair and position against C for the GEMM). The data gradient of a stride-1
  * conv is again such a conv (flipped weight), so it takes this path too; the weight gradient
- * (a 28x28 "kernel") does not. See docs/kernels.md "Winograd" and docs/tuning-log.md "wino".
+ * (a 28x28 "kernel") takes conv-winow.ts. This is the F(2x2) tiling (winoTile 2), kept as the
+ * fallback when F(4x4)'s buffers (conv-winomm.ts, the default) exceed a storage binding; the
+ * shape rule here (useWino) is the one both share. See docs/kernels.md "Winograd" and
+ * docs/tuning-log.md "wino".
  */
 
-/** The output tile size m for an r x r kernel under `cfg`, or 0 when there is no Winograd form. */
+/** F(2x2)'s output tile for an r x r kernel under `cfg`, or 0 when the kernel has no Winograd path. */
 export function winoM(cfg: ConvConfig, r: number): number {
   if (r === 5) return 2;
   if (r === 3 && cfg.wino3) return 2;

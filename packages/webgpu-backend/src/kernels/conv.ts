@@ -18,7 +18,8 @@ import { MatmulChooser, encodeWinoMM, winoMMSizes } from './conv-winomm';
  * positions share the GEMM's N so late, small feature maps still fill tiles. When the
  * output has few tiles and K is long (the weight gradient: K = N·oH·oW, output O x C·kH·kW)
  * the k range is split over workgroups into partial outputs that a second kernel sums.
- * 1-d convs arrive lifted to 2-d (H = 1, stride 0 on H).
+ * 1-d convs arrive lifted to 2-d (H = 1, stride 0 on H). Large stride-1 5x5 and 3x3 convs and
+ * their weight gradients go to the Winograd paths instead (encodeConv's first lines).
  */
 export interface ConvConfig {
   tileM: number;
@@ -34,11 +35,11 @@ export interface ConvConfig {
   splitGroups: number;
   /** The least k per split. */
   minChunk: number;
-  /** Winograd (conv-wino.ts) for stride-1 5x5 convs of at least this many direct MFLOP (0: never). */
+  /** Winograd (conv-wino*.ts) for stride-1, undilated, ungrouped 5x5 convs and their weight gradients of at least this many direct MFLOP (0: never). */
   wino: number;
-  /** Also 3x3 kernels, as F(2x2, 3x3). */
+  /** Also 3x3 kernels (F(4x4, 3x3) or F(2x2, 3x3) by winoTile; the weight gradient F(3x3, winoBlock²)). */
   wino3: boolean;
-  /** The Winograd GEMM's tile: rows (output channels; 32 when there are at most 32), tiles, channels per step, registers. */
+  /** The F(2x2) GEMM's and the weight-gradient GEMM's tile: rows (output channels; 32 when there are at most 32), tiles, channels per step, registers. */
   winoTM: number;
   winoTN: number;
   winoTK: number;
