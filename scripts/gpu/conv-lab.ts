@@ -7,6 +7,7 @@
 // Usage on the host: node conv-lab.mjs [--variants '<json array of Partial<ConvConfig>>'] [--ms 150] [--json out.json]
 import { ConvParams, NDArray, convNd, randomArray } from '@surf/core';
 import { createWebGPUBackend } from '@surf/webgpu';
+import { sampled, timeIt } from './conv-lab-util';
 
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
 const variants: Record<string, unknown>[] = JSON.parse(arg('--variants') ?? JSON.stringify([
@@ -28,61 +29,11 @@ const shapes: Shape[] = [
   { label: 'cnn conv2 [64,16,14,14]->32', n: 64, c: 16, s: 14, o: 32, k: 3, pad: 1 },
 ].filter((q) => !arg('--shapes') || arg('--shapes')!.split(',').some((w) => q.label.includes(w)));
 
-type Sync = { flush(): void; sync(): Promise<void> };
-async function timeIt(b: Sync, op: () => void): Promise<number> {
-  for (let w = 0; w < 3; w++) { op(); b.flush(); await b.sync(); }
-  let n = 1;
-  for (;;) {
-    const t0 = performance.now();
-    for (let k = 0; k < n; k++) op();
-    b.flush(); await b.sync();
-    const dt = performance.now() - t0;
-    if (dt > ms || n >= 2000) break;
-    n = Math.min(2000, Math.max(n * 2, Math.ceil((n * ms) / Math.max(dt, 0.01))));
-  }
-  const s: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const t0 = performance.now();
-    for (let k = 0; k < n; k++) op();
-    b.flush(); await b.sync();
-    s.push((performance.now() - t0) / n);
-  }
-  return s.sort((x, y) => x - y)[2];
-}
-
-/** float64 conv at sampled outputs, straight from the definition (core/src/conv.ts), x and w dense NCHW / OIHW. */
-function sampled(x: Float32Array, xs: readonly number[], w: Float32Array, ws: readonly number[], p: ConvParams, os: readonly number[], out: Float32Array): number {
-  const [, C, H, W] = xs, [O, Cg, kH, kW] = ws;
-  const og = O / p.groups;
-  let num = 0, den = 0;
-  const total = os.reduce((a, b) => a * b, 1);
-  for (let t = 0; t < 384; t++) {
-    const flat = Math.floor(((t * 2654435761) % 4294967296) / 4294967296 * total);
-    let r = flat;
-    const ox = r % os[3]; r = Math.floor(r / os[3]);
-    const oy = r % os[2]; r = Math.floor(r / os[2]);
-    const oc = r % os[1]; const nb = Math.floor(r / os[1]);
-    const g = Math.floor(oc / og);
-    let s = 0;
-    for (let ci = 0; ci < Cg; ci++) for (let i = 0; i < kH; i++) for (let j = 0; j < kW; j++) {
-      const py = oy * p.stride[0] + i * p.dilation[0] - p.padding[0][0];
-      const px = ox * p.stride[1] + j * p.dilation[1] - p.padding[1][0];
-      if (py < 0 || px < 0 || py % p.lhsDilation[0] || px % p.lhsDilation[1]) continue;
-      const iy = py / p.lhsDilation[0], ix = px / p.lhsDilation[1];
-      if (iy >= H || ix >= W) continue;
-      s += x[((nb * C + g * Cg + ci) * H + iy) * W + ix] * w[((oc * Cg + ci) * kH + i) * kW + j];
-    }
-    const d = out[flat] - s;
-    num += Number.isFinite(out[flat]) ? d * d : Infinity;
-    den += s * s;
-  }
-  return Math.sqrt(num / den);
-}
-
 const rows: string[] = [];
 const json: unknown[] = [];
 for (const v of variants) {
-  const b = await createWebGPUBackend({ conv: v });
+  // The direct implicit GEMM's tilings: the Winograd paths (wino-lab.ts) stay off unless a variant asks.
+  const b = await createWebGPUBackend({ conv: { wino: 0, ...v } });
   const tag = JSON.stringify(v);
   for (const sh of shapes) {
     const { n, c, s, o, k, pad } = sh;
@@ -113,7 +64,7 @@ for (const v of variants) {
       y.dispose();
       let last: NDArray | null = null;
       const op = () => { const r = convNd(gm.a, gm.bw, gm.p); last?.dispose(); last = r; };
-      const t1 = await timeIt(b, op), t2 = await timeIt(b, op);
+      const t1 = await timeIt(b, op, ms), t2 = await timeIt(b, op, ms);
       const t = Math.min(t1, t2);
       totalMs += t;
       const line = `${tag.padEnd(58)} | ${sh.label.padEnd(28)} | ${gm.name.padEnd(5)} | ${(flops / (t * 1e-3) / 1e9).toFixed(0).padStart(6)} GFLOP/s | ${t1.toFixed(3)} / ${t2.toFixed(3)} ms | err ${err.toExponential(1)}${err > 1e-5 || !Number.isFinite(err) ? ' BAD' : ''}`;

@@ -553,6 +553,7 @@ export class WebGPUBackend implements Backend {
       },
       out.buf!,
       fuse ? { expr: epilogue!.expr, inputs: epilogue!.inputs.map((e) => ({ buf: this.buf('conv', e.storage), dtype: e.storage.dtype, offset: e.view.offset, strides: lift(e.view.strides, 0) })) } : undefined,
+      (m, n, k, b) => chooseMatmulConfig(this.opts.matmul as MatmulConfigOption | undefined, m, n, k, b),
     );
     if (!epilogue || fuse) return out;
     return unfusedEpilogue(this, out, epilogue, shape);

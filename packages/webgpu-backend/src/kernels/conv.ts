@@ -1,9 +1,12 @@
-import { DType, Expr, ValueError, exprInputs, exprKey } from '@surf/core';
+import { Expr, ValueError } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
-import { Emitter } from './elementwise';
-import { CW, CW_WORDS, ConvFin, ConvShape, convMain, convSumWgsl } from './conv-wgsl';
-import { FLOAT_HELPERS, pI, paramsDecl, storageType, valueType } from './wgsl';
+import { CW, CW_WORDS, ConvShape, convMain, convSumWgsl } from './conv-wgsl';
+import { ConvEpilogueInput, planConvEpilogue } from './conv-epilogue';
+import { paramsDecl } from './wgsl';
+import { encodeWino, useWino } from './conv-wino';
+import { encodeWinoW, useWinoW } from './conv-winow';
+import { MatmulChooser, encodeWinoMM, winoMMSizes } from './conv-winomm';
 
 /**
  * Convolution as an implicit GEMM. Per group g, C[o, col] = sum_k W[o, k] · X[k, col] with
@@ -15,7 +18,8 @@ import { FLOAT_HELPERS, pI, paramsDecl, storageType, valueType } from './wgsl';
  * positions share the GEMM's N so late, small feature maps still fill tiles. When the
  * output has few tiles and K is long (the weight gradient: K = N·oH·oW, output O x C·kH·kW)
  * the k range is split over workgroups into partial outputs that a second kernel sums.
- * 1-d convs arrive lifted to 2-d (H = 1, stride 0 on H).
+ * 1-d convs arrive lifted to 2-d (H = 1, stride 0 on H). Large stride-1 5x5 and 3x3 convs and
+ * their weight gradients go to the Winograd paths instead (encodeConv's first lines).
  */
 export interface ConvConfig {
   tileM: number;
@@ -31,12 +35,26 @@ export interface ConvConfig {
   splitGroups: number;
   /** The least k per split. */
   minChunk: number;
+  /** Winograd (conv-wino*.ts) for stride-1, undilated, ungrouped 5x5 convs and their weight gradients of at least this many direct MFLOP (0: never). */
+  wino: number;
+  /** Also 3x3 kernels (F(4x4, 3x3) or F(2x2, 3x3) by winoTile; the weight gradient F(3x3, winoBlock²)). */
+  wino3: boolean;
+  /** The F(2x2) GEMM's and the weight-gradient GEMM's tile: rows (output channels; 32 when there are at most 32), tiles, channels per step, registers. */
+  winoTM: number;
+  winoTN: number;
+  winoTK: number;
+  winoRM: number;
+  winoRN: number;
+  /** The forward path's output tile: 2 (F(2x2, r x r), GEMM with the output transform folded in) or 4 (F(4x4, r x r) through the batched matmul). */
+  winoTile: number;
+  /** The weight-gradient path's kernel block: 2 (F(m x m, 2x2)) or 4 (F(m x m, 4x4)). */
+  winoBlock: number;
 }
 
 /** Software adapters pay per barrier and per thread: small tiles, few threads, rolled loops. */
-export const SOFTWARE_CONV: ConvConfig = { tileM: 16, tileN: 32, tileK: 8, threadM: 4, threadN: 4, padA: 0, unroll: false, splitGroups: 4, minChunk: 32 };
+export const SOFTWARE_CONV: ConvConfig = { tileM: 16, tileN: 32, tileK: 8, threadM: 4, threadN: 4, padA: 0, unroll: false, splitGroups: 4, minChunk: 32, wino: 0, wino3: false, winoTM: 16, winoTN: 16, winoTK: 4, winoRM: 4, winoRN: 4, winoTile: 2, winoBlock: 2 };
 /** 64 x 128 tiles of 8x8 per thread (the matmul's LARGE layout); see docs/tuning-log.md "convk". */
-export const DEFAULT_CONV: ConvConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, padA: 0, unroll: true, splitGroups: 1056, minChunk: 512 };
+export const DEFAULT_CONV: ConvConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, padA: 0, unroll: true, splitGroups: 1056, minChunk: 512, wino: 1000, wino3: true, winoTM: 64, winoTN: 32, winoTK: 32, winoRM: 4, winoRN: 4, winoTile: 4, winoBlock: 4 };
 
 /** The config for a problem: 32-row tiles when a group has at most 32 output channels. */
 export function chooseConvConfig(base: ConvConfig, og: number): ConvConfig {
@@ -54,6 +72,10 @@ export function validateConvConfig(c: ConvConfig): void {
   if (nt % c.tileK || (nt % c.tileN && c.tileN % nt) || c.tileK % 4 || c.padA % 4) {
     throw bad(`threads (${nt}) must be a multiple of tileK, divide or be divided by tileN, and tileK and padA multiples of 4`);
   }
+  for (const f of ['winoTM', 'winoTN', 'winoTK', 'winoRM', 'winoRN'] as const) if (!Number.isInteger(c[f]) || c[f] < 4 || c[f] % 4) throw bad(`${f} must be a positive multiple of 4`);
+  if (c.winoTM % c.winoRM || c.winoTN % c.winoRN || (c.winoTM === 64 && c.winoRM > 32)) throw bad('the Winograd tiles must divide by their thread tiles');
+  if (!(c.wino >= 0)) throw bad('wino must be a number >= 0');
+  if (![2, 4].includes(c.winoTile) || ![2, 4].includes(c.winoBlock)) throw bad('winoTile and winoBlock must be 2 or 4');
 }
 
 /** A 4-d operand [d0, d1, H, W]: its buffer, offset and strides (H stride 0 for 1-d). */
@@ -63,9 +85,7 @@ export interface ConvOperand {
   strides: readonly number[];
 }
 
-export interface ConvEpilogueInput extends ConvOperand {
-  dtype: DType;
-}
+export type { ConvEpilogueInput };
 
 /** Geometry, all lifted to 2-d. */
 export interface ConvGeometry {
@@ -78,10 +98,22 @@ export interface ConvGeometry {
   groups: number;
 }
 
+/** Each read of a GPUSupportedLimits field is a native call in Dawn: read once per device. */
+const bindingBytes = new WeakMap<GPUDevice, number>();
+
 export function encodeConv(
   rt: Runtime, base: ConvConfig, x: ConvOperand, w: ConvOperand, g: ConvGeometry, out: PooledBuffer,
-  epi?: { expr: Expr; inputs: ConvEpilogueInput[] },
+  epi?: { expr: Expr; inputs: ConvEpilogueInput[] }, mm?: MatmulChooser,
 ): void {
+  let maxBinding = bindingBytes.get(rt.device);
+  if (maxBinding === undefined) bindingBytes.set(rt.device, (maxBinding = rt.device.limits.maxStorageBufferBindingSize));
+  if (useWino(base, g, maxBinding)) {
+    const big = winoMMSizes(g);
+    if (base.winoTile === 4 && mm && Math.max(big.vBytes, big.mBytes) <= maxBinding) encodeWinoMM(rt, mm, x, w, g, out, epi);
+    else encodeWino(rt, base, x, w, g, out, epi);
+    return;
+  }
+  if (useWinoW(base, g, maxBinding)) { encodeWinoW(rt, base, x, w, g, out, epi); return; }
   const Og = g.o / g.groups, Cg = g.c / g.groups;
   const cfg = chooseConvConfig(base, Og);
   const { tileM: TM, tileN: TN, tileK: TK, threadM: RM, threadN: RN } = cfg;
@@ -90,54 +122,21 @@ export function encodeConv(
   const K = Cg * g.kH * g.kW;
   const outSize = g.n * g.o * P;
   if (outSize === 0) return;
-  const eUsed = epi ? exprInputs(epi.expr) : new Set<number>();
-  const eBufs: PooledBuffer[] = [], eDT: DType[] = [], eBind: number[] = [], eWord: number[] = [];
-  const consts: { value: number; dtype: DType }[] = [];
-  let words = CW_WORDS;
-  let eKey = '';
-  if (epi) {
-    epi.inputs.forEach((e, j) => {
-      if (!eUsed.has(j + 1)) return;
-      let q = eBufs.findIndex((b, i) => b === e.buf && eDT[i] === e.dtype);
-      if (q < 0) { q = eBufs.length; eBufs.push(e.buf); eDT.push(e.dtype); }
-      eBind[j] = q;
-      eWord[j] = words;
-      words += 5;
-    });
-    eKey = `|e${exprKey(epi.expr, consts)}|${epi.inputs.map((e, j) => (eUsed.has(j + 1) ? `${e.dtype[0]}${eBind[j]}` : '_')).join('')}`;
-  }
-  const constBase = words;
-  words += consts.length;
+  const ep = planConvEpilogue(epi, CW_WORDS);
+  const words = ep.words, eBufs = ep.bufs;
   const shape: ConvShape = {
     TM, TN, TK, RM, RN, padA: cfg.padA, unroll: cfg.unroll, kH: g.kH, kW: g.kW, sH: g.stride[0], sW: g.stride[1],
     dH: g.dilation[0], dW: g.dilation[1], lH: g.lhsDilation[0], lW: g.lhsDilation[1],
   };
-  const key = `conv|${TM},${TN},${TK},${RM},${RN},${cfg.padA}${cfg.unroll ? 'u' : 'r'}|${g.kH},${g.kW},${shape.sH},${shape.sW},${shape.dH},${shape.dW},${shape.lH},${shape.lW}${eKey}`;
+  const key = `conv|${TM},${TN},${TK},${RM},${RN},${cfg.padA}${cfg.unroll ? 'u' : 'r'}|${g.kH},${g.kW},${shape.sH},${shape.sW},${shape.dH},${shape.dW},${shape.lH},${shape.lW}${ep.key}`;
   const kern = rt.kernel(key, 2 + eBufs.length, 1, words, () => {
     const L: string[] = [paramsDecl(words)];
     L.push('@group(0) @binding(1) var<storage, read> X: array<f32>;');
     L.push('@group(0) @binding(2) var<storage, read> Wt: array<f32>;');
-    eBufs.forEach((_, q) => L.push(`@group(0) @binding(${3 + q}) var<storage, read> E${q}: array<${storageType(eDT[q])}>;`));
+    L.push(...ep.wgsl(3));
     L.push(`@group(0) @binding(${3 + eBufs.length}) var<storage, read_write> Y: array<f32>;`);
     L.push(`var<workgroup> As4: array<vec4<f32>, ${((TM + cfg.padA) * TK) / 4}>;`, `var<workgroup> Bs4: array<vec4<f32>, ${(TK * TN) / 4}>;`);
-    let fin: ConvFin = (v) => v;
-    if (epi) {
-      const inDT: DType[] = ['float32', ...epi.inputs.map((e) => e.dtype)];
-      const reads: string[] = [];
-      for (const j of eBind.keys()) {
-        if (eWord[j] === undefined) continue;
-        const wd = eWord[j];
-        const idx = `u32(${pI(wd)} + nb * ${pI(wd + 1)} + oc * ${pI(wd + 2)} + oy * ${pI(wd + 3)} + ox * ${pI(wd + 4)})`;
-        const ld = epi.inputs[j].dtype === 'bool' ? `(E${eBind[j]}[${idx}] != 0u)` : `E${eBind[j]}[${idx}]`;
-        reads.push(`let v${j + 1}: ${valueType(epi.inputs[j].dtype)} = ${ld};`);
-      }
-      const em = new Emitter(inDT, inDT.map((_, i) => `v${i}`), constBase);
-      const res = em.emit(epi.expr).v;
-      L.push(FLOAT_HELPERS, em.helpers());
-      L.push(`fn epi_(v0: f32, nb: i32, oc: i32, oy: i32, ox: i32) -> f32 {\n  ${[...reads, ...em.lines].join('\n  ')}\n  return ${res};\n}`);
-      fin = (v, nb, oc, py, px) => `epi_(${v}, i32(${nb}), i32(${oc}), i32(${py}), i32(${px}))`;
-    }
-    L.push(convMain(shape, fin));
+    L.push(convMain(shape, ep.fin));
     return L.join('\n');
   });
   const tilesN = Math.ceil(cols / TN), tilesM = Math.ceil(Og / TM);
@@ -151,7 +150,7 @@ export function encodeConv(
   const total = tiles * splits;
   const target = splits > 1 ? rt.alloc(outSize * splits * 4) : out;
   const p = rt.params(kern);
-  const { u32, i32, f32 } = rt.words;
+  const { i32 } = rt.words;
   const dinH = (g.h - 1) * g.lhsDilation[0] + 1, dinW = (g.w - 1) * g.lhsDilation[1] + 1;
   const vals: [number, number][] = [
     [CW.Og, Og], [CW.cols, cols], [CW.K, K], [CW.tilesN, tilesN], [CW.tilesM, tilesM], [CW.total, total], [CW.P, P], [CW.oW, g.oW],
@@ -160,19 +159,7 @@ export function encodeConv(
   ];
   for (let d = 0; d < 4; d++) vals.push([CW.xS + d, x.strides[d]], [CW.wS + d, w.strides[d]]);
   vals.forEach(([wd, v]) => { i32[p + wd] = v; });
-  if (epi) {
-    epi.inputs.forEach((e, j) => {
-      const wd = eWord[j];
-      if (wd === undefined) return;
-      i32[p + wd] = e.offset;
-      for (let d = 0; d < 4; d++) i32[p + wd + 1 + d] = e.strides[d];
-    });
-    consts.forEach((c, j) => {
-      if (c.dtype === 'float32') f32[p + constBase + j] = c.value;
-      else if (c.dtype === 'int32') i32[p + constBase + j] = Number.isNaN(c.value) ? 0 : Math.max(-2147483648, Math.min(2147483647, Math.trunc(c.value)));
-      else u32[p + constBase + j] = c.value !== 0 ? 1 : 0;
-    });
-  }
+  ep.fill(rt, p);
   rt.dispatch(kern, [x.buf, w.buf, ...eBufs, target], p, total);
   if (splits > 1) {
     const sum = rt.kernel('conv-sum', 1, 1, 2, convSumWgsl);
