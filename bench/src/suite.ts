@@ -129,8 +129,8 @@ function withTimeout<T>(p: Promise<T>, seconds: number): Promise<T | typeof TIME
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
-/** CPU training rows warm up this long first (timing.ts, `warmupMs`): steady state, for every framework alike. */
-const CPU_TRAIN_WARMUP_MS = 2500;
+/** CPU training rows warm up this long first (timing.ts, `warmupMs`): steady state, for every framework alike (an eager loop without tidy takes ~3,000 steps, ~3 s, to reach it: docs/tuning-log.md, "CPU threads and FMA"). */
+const CPU_TRAIN_WARMUP_MS = 4000;
 
 async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolean): Promise<Outcome> {
   let runner;
