@@ -8,6 +8,7 @@ import { View } from '../view';
  * largest value (NaN counts as largest) and its tap index.
  */
 export function poolInto(x: Float32Array, xv: View, p: PoolParams, out: Float32Array, arg: Int32Array | null): void {
+  if (tiles(p, xv.shape[2], xv.shape[3])) return poolTiles(x, xv, p, out, arg);
   const [n, c, h, w] = xv.shape;
   const [sn, sc, sh, sw] = xv.strides;
   const [kH, kW] = p.kernel, [oH, oW] = p.out;
@@ -48,6 +49,7 @@ export function poolInto(x: Float32Array, xv: View, p: PoolParams, out: Float32A
  * on a GPU, and the sum's order is fixed.
  */
 export function poolBackwardInto(gy: Float32Array, gv: View, arg: Int32Array | null, av: View | null, p: PoolParams, inShape: readonly number[], out: Float32Array): void {
+  if (tiles(p, inShape[2], inShape[3])) return poolBackwardTiles(gy, gv, arg, av, p, inShape, out);
   const [n, c, h, w] = inShape;
   const [kH, kW] = p.kernel, [oH, oW] = p.out;
   const [gn, gc, gh, gw] = gv.strides;
@@ -79,6 +81,76 @@ export function poolBackwardInto(gy: Float32Array, gv: View, arg: Int32Array | n
             }
           }
           out[o] = acc;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Whether the windows tile the input: stride = kernel, no padding or dilation, every window
+ * inside (a CNN's 2x2 stride-2 pool). Then each input element is in at most one window, so
+ * the forward needs no bounds checks and the backward is a scatter of each cell's gradient
+ * into its own window (the gather above with one term per element: the same values).
+ */
+function tiles(p: PoolParams, h: number, w: number): boolean {
+  return p.stride[0] === p.kernel[0] && p.stride[1] === p.kernel[1] && p.padding[0] === 0 && p.padding[1] === 0 &&
+    p.dilation[0] === 1 && p.dilation[1] === 1 && p.out[0] * p.kernel[0] <= h && p.out[1] * p.kernel[1] <= w;
+}
+
+function poolTiles(x: Float32Array, xv: View, p: PoolParams, out: Float32Array, arg: Int32Array | null): void {
+  const [n, c] = xv.shape;
+  const [sn, sc, sh, sw] = xv.strides;
+  const [kH, kW] = p.kernel, [oH, oW] = p.out;
+  const max = p.kind === 'max';
+  const div = kH * kW;
+  let o = 0;
+  for (let b = 0; b < n; b++) {
+    for (let ch = 0; ch < c; ch++) {
+      const plane = xv.offset + b * sn + ch * sc;
+      for (let oh = 0; oh < oH; oh++) {
+        for (let ow = 0; ow < oW; ow++, o++) {
+          const corner = plane + oh * kH * sh + ow * kW * sw;
+          let acc = max ? x[corner] : 0;
+          let best = 0;
+          for (let i = 0; i < kH; i++) {
+            for (let j = 0, q = corner + i * sh; j < kW; j++, q += sw) {
+              const v = x[q];
+              if (!max) acc += v;
+              else if (v > acc || (v !== v && acc === acc)) { acc = v; best = i * kW + j; }
+            }
+          }
+          out[o] = max ? acc : acc / div;
+          if (arg) arg[o] = best;
+        }
+      }
+    }
+  }
+}
+
+function poolBackwardTiles(gy: Float32Array, gv: View, arg: Int32Array | null, av: View | null, p: PoolParams, inShape: readonly number[], out: Float32Array): void {
+  const [n, c, h, w] = inShape;
+  const [kH, kW] = p.kernel, [oH, oW] = p.out;
+  const [gn, gc, gh, gw] = gv.strides;
+  const div = kH * kW;
+  out.fill(0, 0, n * c * h * w);
+  for (let b = 0; b < n; b++) {
+    for (let ch = 0; ch < c; ch++) {
+      const gp = gv.offset + b * gn + ch * gc;
+      const ap = av ? av.offset + b * av.strides[0] + ch * av.strides[1] : 0;
+      const op = (b * c + ch) * h * w;
+      for (let oh = 0; oh < oH; oh++) {
+        for (let ow = 0; ow < oW; ow++) {
+          const g = gy[gp + oh * gh + ow * gw];
+          const corner = op + oh * kH * w + ow * kW;
+          if (arg) {
+            const t = arg[ap + oh * av!.strides[2] + ow * av!.strides[3]];
+            // 0 + g, as the gather sums it: a -0 gradient lands as +0.
+            out[corner + Math.floor(t / kW) * w + (t % kW)] = 0 + g;
+          } else {
+            const v = 0 + g / div;
+            for (let i = 0; i < kH; i++) for (let j = 0; j < kW; j++) out[corner + i * w + j] = v;
+          }
         }
       }
     }
