@@ -2,7 +2,7 @@ import { build } from 'esbuild';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { CHROMIUM, testBrowser } from '../../../test-support/browser';
+import { pageReport, testBrowser } from '../../../test-support/browser';
 
 // The CPU backend's threads in a browser: on a cross-origin-isolated page (COOP + COEP
 // headers) a module Worker running Surf starts its own worker threads on the shared wasm
@@ -33,15 +33,8 @@ testBrowser('a worker of a cross-origin-isolated page runs CPU kernels on thread
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   try {
-    const tab = await browser.newPage();
-    const errors: string[] = [];
-    tab.on('pageerror', (e) => errors.push(e.message));
-    await tab.goto(`http://127.0.0.1:${port}/`);
-    await tab.waitForFunction(() => (window as unknown as { __surfReport?: unknown }).__surfReport !== undefined, undefined, { timeout: 120_000 });
-    const r = (await tab.evaluate(() => (window as unknown as { __surfReport: unknown }).__surfReport)) as Report;
+    const { report: r, errors } = await pageReport<Report>(`http://127.0.0.1:${port}/`, { timeoutMs: 120_000 });
     expect(errors).toEqual([]);
     expect(r.error).toBeUndefined();
     expect(r.mainThread).toEqual({ isolated: true, threads: 1, value: 256 });
@@ -52,7 +45,6 @@ testBrowser('a worker of a cross-origin-isolated page runs CPU kernels on thread
     expect(r.worker.maxErr).toBeLessThan(1e-3);
     expect(r.worker.sqOk).toBe(true);
   } finally {
-    await browser.close();
     server.close();
   }
 });

@@ -1,20 +1,12 @@
 import { CpuBackend, E, NDArray } from '@surf/core';
 import { Arena, sharedArena } from '../src/cpu/wasm/arena';
 import { RESIDENT_MIN } from '../src/cpu/pool';
+import { rand } from './lcg';
 
 // CPU storages of float32 arrays from RESIDENT_MIN elements live in the kernels' shared
 // linear memory, so the WebAssembly kernels read and write them in place. Results must be the
 // same as for arrays copied in, whatever the layout, and blocks must come back on dispose.
 
-function rand(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
 
 test('the arena recycles blocks by size, reuses one up to twice as big, and lowers its top', () => {
   const a = new Arena(true);

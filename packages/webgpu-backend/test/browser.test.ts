@@ -2,7 +2,7 @@ import { build } from 'esbuild';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { CHROMIUM, testBrowserGpu } from '../../../test-support/browser';
+import { pageReport, testBrowserGpu } from '../../../test-support/browser';
 
 // The quick cases of the shared op table on WebGPU in headless Chromium (SwiftShader here):
 // the page is bundled with esbuild for the browser, served from 127.0.0.1 and reports back.
@@ -42,18 +42,8 @@ testBrowserGpu('quick op cases pass on WebGPU in headless Chromium', async () =>
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-unsafe-webgpu'],
-  });
   try {
-    const page = await browser.newPage();
-    const pageErrors: string[] = [];
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForFunction(() => (window as unknown as { __surfReport?: unknown }).__surfReport !== undefined, undefined, { timeout: 240_000 });
-    const report = (await page.evaluate(() => (window as unknown as { __surfReport: unknown }).__surfReport)) as PageReport;
+    const { report, errors: pageErrors } = await pageReport<PageReport>(`http://127.0.0.1:${port}/`, { webgpu: true, timeoutMs: 240_000 });
     expect(pageErrors).toEqual([]);
     if (report.error) {
       throw new Error(`page failed: ${report.error}`);
@@ -63,7 +53,6 @@ testBrowserGpu('quick op cases pass on WebGPU in headless Chromium', async () =>
     const failed = report.results.filter((r) => !r.ok);
     expect(failed.map((f) => `${f.name}: ${f.message}`)).toEqual([]);
   } finally {
-    await browser.close();
     server.close();
   }
 });

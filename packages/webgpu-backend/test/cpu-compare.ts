@@ -42,3 +42,19 @@ export function matmulTwins(gpu: Backend, m: number, k: number, n: number, batch
   ];
   return { ag, ac, atg, atc, bg, bc, btg, btc, tr: batch > 1 ? [0, 2, 1] : [1, 0], epis, all: [ag, ac, atg, atc, bg, bc, btg, btc, biasg, biasc, fullg, fullc] };
 }
+
+/**
+ * A twin set's two layouts (plain, and both operands transposed), GPU operands a1, b1 and CPU
+ * ones a2, b2, with |a|·|b| from the CPU: the scale of the f32 tolerance per output element.
+ */
+export async function twinLayouts(t: ReturnType<typeof matmulTwins>): Promise<{ name: string; a1: NDArray; b1: NDArray; a2: NDArray; b2: NDArray; scale: Float32Array }[]> {
+  const abs = (x: NDArray) => x.map(E.max(E.in(0), E.neg(E.in(0))));
+  const layouts: [string, NDArray, NDArray, NDArray, NDArray][] = [
+    ['a b', t.ag, t.bg, t.ac, t.bc],
+    ['aT bT', t.atg.permute(t.tr), t.btg.permute([1, 0]), t.atc.permute(t.tr), t.btc.permute([1, 0])],
+  ];
+  const out = [];
+  // CPU temporaries (the |x| arrays) are garbage-collected.
+  for (const [name, a1, b1, a2, b2] of layouts) out.push({ name, a1, b1, a2, b2, scale: (await abs(a2).matmul(abs(b2)).data()) as Float32Array });
+  return out;
+}

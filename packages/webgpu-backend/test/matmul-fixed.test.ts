@@ -5,7 +5,7 @@ import { MatmulProgram, fitted } from '../src/kernels/matmul';
 import { matmulWgsl } from '../src/kernels/matmul-wgsl';
 import type { PooledBuffer } from '../src/pool';
 import { workgroupBytes } from '../src/tune/choose';
-import { expectClose, matmulTwins, twin } from './cpu-compare';
+import { expectClose, matmulTwins, twin, twinLayouts } from './cpu-compare';
 import { testGpu } from './gpu';
 
 // The aligned fast path (MatmulConfig.fixed): which problems qualify, what the shader loses
@@ -54,14 +54,10 @@ testGpu('fixed path matches the CPU: epilogues, transposed operands, batches wit
       // The flat config (epilogue after the store) on one aligned shape: SwiftShader compiles slowly.
       const shapes = cfg.rows ? [[64, 48, 32, 1], [32, 64, 96, 2], [64, 40, 32, 2]] : [[32, 64, 96, 2]];
       for (const [m, k, n, batch] of shapes) {
-        const { ag, ac, atg, atc, bg, bc, btg, btc, tr, epis, all } = matmulTwins(b, m, k, n, batch, seed);
+        const tw = matmulTwins(b, m, k, n, batch, seed);
+        const { epis, all } = tw;
         seed += 6;
-        for (const [name, a1, b1, a2, b2] of [
-          ['a b', ag, bg, ac, bc],
-          ['aT bT', atg.permute(tr), btg.permute([1, 0]), atc.permute(tr), btc.permute([1, 0])],
-        ] as [string, NDArray, NDArray, NDArray, NDArray][]) {
-          const abs = (x: NDArray) => x.map(E.max(E.in(0), E.neg(E.in(0))));
-          const scale = (await abs(a2).matmul(abs(b2)).data()) as Float32Array; // CPU temporaries: garbage-collected
+        for (const { name, a1, b1, a2, b2, scale } of await twinLayouts(tw)) {
           const what = `${cfg.rows ? 'rows+db' : 'flat'} ${name} m=${m} k=${k} n=${n} batch=${batch}`;
           const plain = a1.matmul(b1);
           const want0 = a2.matmul(b2);

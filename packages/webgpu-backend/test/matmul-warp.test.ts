@@ -5,7 +5,7 @@ import { MatmulProgram } from '../src/kernels/matmul';
 import { matmulWgsl } from '../src/kernels/matmul-wgsl';
 import type { PooledBuffer } from '../src/pool';
 import { workgroupBytes } from '../src/tune/choose';
-import { expectClose, matmulTwins } from './cpu-compare';
+import { expectClose, matmulTwins, twinLayouts } from './cpu-compare';
 import { testGpu } from './gpu';
 
 // The warp layout (MatmulConfig.warpCols) and the A slot permutation (swizzleA): when they
@@ -55,14 +55,10 @@ testGpu('warp layout and swizzled A match the CPU: fixed and general kernels, tr
       let seed = 2100;
       // [m, k, n, batch]: aligned with 3 k-steps of 16 (odd), then off the tile (general kernel).
       for (const [m, k, n, batch] of [[64, 48, 32, 2], [40, 44, 36, 1]]) {
-        const { ag, ac, atg, atc, bg, bc, btg, btc, tr, epis, all } = matmulTwins(b, m, k, n, batch, seed);
+        const tw = matmulTwins(b, m, k, n, batch, seed);
+        const { epis, all } = tw;
         seed += 6;
-        for (const [name, a1, b1, a2, b2] of [
-          ['a b', ag, bg, ac, bc],
-          ['aT bT', atg.permute(tr), btg.permute([1, 0]), atc.permute(tr), btc.permute([1, 0])],
-        ] as [string, NDArray, NDArray, NDArray, NDArray][]) {
-          const abs = (x: NDArray) => x.map(E.max(E.in(0), E.neg(E.in(0))));
-          const scale = (await abs(a2).matmul(abs(b2)).data()) as Float32Array;
+        for (const { name, a1, b1, a2, b2, scale } of await twinLayouts(tw)) {
           const e = epis[0];
           const got = a1.matmul(b1, { expr: e.expr, inputs: e.g });
           const want = a2.matmul(b2, { expr: e.expr, inputs: e.c });

@@ -2,16 +2,8 @@
 // Atomics.wait, so it starts its own worker threads on the shared wasm memory.
 import { E, NDArray, createBackend, cpuThreads } from '@surf/core';
 import { currentPool } from '../../src/cpu/threads/config';
+import { rand } from '../lcg';
 
-function rand(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
 
 async function run(): Promise<unknown> {
   const be = await createBackend('cpu', { threads: 2 });
