@@ -63,14 +63,14 @@ const fmtMinutes = (s: number) => (s < 90 ? `${Math.round(s)} s` : `${(s / 60).t
 /**
  * What the run does and why, for the user who did not pick. With a GPU: the network and
  * epochs that reach the issue's 98.5% (measured: docs/tuning-log.md, cnnjit). Without one: the
- * same network for fewer epochs, which still reaches it (~95 ms a batch-32 step on a 2-core
+ * same network for fewer epochs, which still reaches it (~85 ms a batch-32 step on a 2-core
  * box; tuning-log "The CNN example on the CPU").
  */
 function planLine(backend: string, chosen: boolean): string {
   if (chosen) return 'plan: your settings';
   const steps = Math.floor(8000 / CNN_DEFAULTS.batchSize);
   return backend === 'cpu'
-    ? `plan: no GPU, so ${CPU_PLAN.epochs} epochs instead of ${CNN_DEFAULTS.epochs} (channels ${CPU_PLAN.channels.join(',')}, ${CPU_PLAN.epochs} x ${steps} steps): ~95 ms a step on 2 cores, about 5 minutes on an idle machine, 98.60% measured on two seeds; --channels 16,32 for half the time at ~98.3%; --epochs 3 for a quick look`
+    ? `plan: no GPU, so ${CPU_PLAN.epochs} epochs instead of ${CNN_DEFAULTS.epochs} (channels ${CPU_PLAN.channels.join(',')}, ${CPU_PLAN.epochs} x ${steps} steps): ~85 ms a step on 2 cores, 4-5 minutes on an idle machine, 98.60% measured on two seeds; --channels 16,32 for half the time at ~98.3%; --epochs 3 for a quick look`
     : `plan: the defaults (channels ${CNN_DEFAULTS.channels.join(',')}, ${CNN_DEFAULTS.epochs} epochs x ${steps} steps; 98.55-98.60% measured on two seeds); a machine without a GPU trains ${CPU_PLAN.epochs} epochs`;
 }
 

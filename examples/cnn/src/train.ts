@@ -39,7 +39,7 @@ export const CNN_DEFAULTS = { channels: [32, 64], epochs: 15, batchSize: 32, lr:
 
 /**
  * What `npm run cnn` trains without a GPU: the same [32, 64] network for 12 epochs (98.60% on
- * seeds 0 and 1, ~5 minutes on a 2-core box: docs/tuning-log.md, "The CNN example on the CPU").
+ * seeds 0 and 1, 4-5 minutes on a 2-core box: docs/tuning-log.md, "The CNN example on the CPU").
  * The smaller [16, 32] one is twice as fast but stops at 98.2-98.55% even over 20 epochs.
  */
 export const CPU_PLAN = { channels: [32, 64] as readonly number[], epochs: 12 };

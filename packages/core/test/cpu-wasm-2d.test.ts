@@ -88,6 +88,29 @@ test('2-d SIMD elementwise reads rows of a wider array (a crop) and a transposed
   }
 });
 
+test('3-d work (a per-channel operand over [N, C, H, W], as batch norm) runs as 2-d SIMD slices, bit for bit', async () => {
+  const be = new CpuBackend();
+  const [n, c, hw] = [4, 8, 130]; // H·W = 130: rows not a multiple of 4 (padded or over-read)
+  const xv = values(n * c * hw, 5), mv = values(c, 6), gv = values(c, 7);
+  const x = NDArray.fromData(be, xv, [n, c, 10, 13]);
+  const m = NDArray.fromData(be, mv, [1, c, 1, 1]).expand([n, c, 10, 13]);
+  const g = NDArray.fromData(be, gv, [1, c, 1, 1]).expand([n, c, 10, 13]);
+  const spy = spyWasm();
+  try {
+    const got = (await x.map(E.mul(E.sub(E.in(0), E.in(1)), E.in(2)), m, g).data()) as Float32Array;
+    expect(spy.ran()).toEqual([true, true, true, true]); // one slice per sample
+    for (let b = 0; b < n; b++) for (let ch = 0; ch < c; ch++) for (let j = 0; j < hw; j++) {
+      const i = (b * c + ch) * hw + j;
+      if (!same(got[i], f(f(xv[i] - mv[ch]) * gv[ch]))) throw new Error(`[${b}, ${ch}, ${j}]: ${got[i]} vs ${f(f(xv[i] - mv[ch]) * gv[ch])}`);
+    }
+    // An expression without a SIMD form (exp) goes to the JS kernel whole.
+    const e = (await x.map(E.exp(E.sub(E.in(0), E.in(1))), m).data()) as Float32Array;
+    for (let i = 0; i < n * c * hw; i += 37) expect(same(e[i], f(Math.exp(f(xv[i] - mv[Math.floor(i / hw) % c]))))).toBe(true);
+  } finally {
+    spy.restore();
+  }
+});
+
 test('fused matmul epilogues equal the product followed by the same elementwise op, bit for bit', async () => {
   const be = new CpuBackend();
   const shapes: [number, number, number][] = [[64, 784, 128], [64, 128, 10], [37, 50, 9], [1, 20, 30], [30, 20, 1], [5, 3, 6]];

@@ -9,6 +9,8 @@ import { WasmElementwise } from './wasm/elementwise';
 
 // Below this many elements the copies in and out of wasm memory cost more than they save.
 const WASM_MIN_ELEMENTS = 4096;
+// The least elements per outer index for a 3-d loop to run as 2-d SIMD slices.
+const WASM_MIN_SLICE = 1024;
 
 /**
  * Compiles an elementwise expression into a JS loop with `new Function` (the CPU twin of the
@@ -119,10 +121,28 @@ export function runElementwise(outs: readonly Expr[], outArrays: unknown[], inpu
     const ops = inputs.map((x, i) => ({ data: x.data as Float32Array, off: views[i].offset, rs: two ? strides[i][0] : 0, cs: strides[i][sh.length - 1] }));
     if (w && w.run(key, outs, outArrays as Float32Array[], ops, inDT, two ? sh[0] : 1, sh[sh.length - 1], constVals)) return;
   }
+  // Three dims (a per-channel operand over [N, C, H·W]: batch norm) run as one 2-d SIMD loop
+  // per outer index, when each slice is big enough to pay for a call.
+  if (sh.length === 3 && !steps.includes('g') && !masked.includes(true) && sh[1] * sh[2] >= WASM_MIN_SLICE && numelOf(sh) >= WASM_MIN_ELEMENTS && runSlices(key, outs, outArrays as Float32Array[], inputs, views, strides, inDT, sh, constVals)) return;
   let k = cache.get(key);
   if (!k) {
     k = compile(outs, inDT, sh.length, masked, steps);
     cache.set(key, k);
   }
   k(outArrays, inputs.map((x) => x.data), views.map((v) => v.offset), strides, low.ops.map((o) => o.mask), sh, constVals);
+}
+
+/** A 3-d loop as one 2-d SIMD call per outer index: inputs offset by their outer stride, outputs as the matching row-major slice. */
+function runSlices(key: string, outs: readonly Expr[], outArrays: Float32Array[], inputs: { data: unknown }[], views: readonly View[], strides: readonly number[][], inDT: readonly DType[], sh: readonly number[], consts: number[]): boolean {
+  const w = WasmElementwise.get();
+  if (!w) return false;
+  const slice = sh[1] * sh[2];
+  for (let o = 0; o < sh[0]; o++) {
+    const ops = inputs.map((x, i) => ({ data: x.data as Float32Array, off: views[i].offset + o * strides[i][0], rs: strides[i][1], cs: strides[i][2] }));
+    const targets = outArrays.map((a) => a.subarray(o * slice, (o + 1) * slice));
+    // A refusal (no SIMD form, or memory that cannot grow) hands the whole loop to the JS
+    // kernel, which writes every element again.
+    if (!w.run(key, outs, targets, ops, inDT, sh[1], sh[2], consts)) return false;
+  }
+  return true;
 }
