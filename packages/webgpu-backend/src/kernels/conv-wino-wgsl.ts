@@ -1,6 +1,6 @@
 import type { ConvFin } from './conv-wgsl';
 import type { Winograd } from './winograd-matrices';
-import { pI, pU } from './wgsl';
+import { MAIN_ARGS, pI, pU } from './wgsl';
 
 /**
  * The three shaders of the Winograd conv (scheme in conv-wino.ts): the filter and input
@@ -33,6 +33,27 @@ export function lin(cs: readonly number[], vs: readonly string[]): string {
   return s === '' ? '0.0' : s;
 }
 
+/** A compute entry point of `size` invocations per workgroup running `lines`. */
+export function mainOf(size: number | string, lines: readonly string[]): string {
+  return `@compute @workgroup_size(${size})
+fn main(${MAIN_ARGS}) {
+  ${lines.join('\n  ')}
+}`;
+}
+
+/**
+ * The output transform AT·M·A of one tile: lines loading its α² values from Ms (planes
+ * `stride` apart from `at0`, WGSL lets the caller declares) and contracting each row with AT,
+ * and the WGSL expression of output (i, j).
+ */
+export function outputTransform(wn: Winograd): { lines: string[]; value: (i: number, j: number) => string } {
+  const { m, alpha: A, AT } = wn;
+  const lines: string[] = [];
+  for (let x = 0; x < A; x++) for (let y = 0; y < A; y++) lines.push(`let m${x}_${y} = Ms[${x * A + y}u * stride + at0];`);
+  for (let x = 0; x < A; x++) for (let j = 0; j < m; j++) lines.push(`let h${x}_${j} = ${lin(AT[j], AT[j].map((_, y) => `m${x}_${y}`))};`);
+  return { lines, value: (i, j) => `(${lin(AT[i], AT[i].map((_, x) => `h${x}_${j}`))})` };
+}
+
 /**
  * U[pos, c, o] = (G w[o, c] Gᵀ)[pos], zero in the padding rows (o >= O) and columns (c >= C);
  * with oMajor U[pos, o, c] instead (the batched matmul's row-major A).
@@ -55,10 +76,7 @@ export function winoFilterWgsl(wn: Winograd, oMajor = false): string {
   for (let x = 0; x < A; x++) for (let y = 0; y < A; y++) {
     L.push(`Uw[${x * A + y}u * stride + ${oMajor ? `o * ${u(WF.Cp)} + c` : `c * ${u(WF.Op)} + o`}] = ${lin(G[y], G[y].map((_, b) => `h${x}_${b}`))};`);
   }
-  return `@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  ${L.join('\n  ')}
-}`;
+  return mainOf(256, L);
 }
 
 /**
@@ -88,10 +106,7 @@ export function winoTileWgsl(M: readonly (readonly number[])[], pw: number, step
   for (let x = 0; x < A; x++) for (let y = 0; y < A; y++) {
     L.push(`V[${x * A + y}u * stride + c * ${u(WI.Tp)} + t] = ${lin(M[y], M[y].map((_, b) => `h${x}_${b}`))};`);
   }
-  return `@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  ${L.join('\n  ')}
-}`;
+  return mainOf(256, L);
 }
 
 export interface WinoTile { TM: number; TN: number; TK: number; RM: number; RN: number }
@@ -162,8 +177,5 @@ export function winoGemmWgsl(wn: Winograd, s: WinoTile, fin: ConvFin): string {
   }
   return `var<workgroup> As4: array<vec4<f32>, ${aN}>;
 var<workgroup> Bs4: array<vec4<f32>, ${bN}>;
-@compute @workgroup_size(${NT})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  ${L.join('\n  ')}
-}`;
+${mainOf(NT, L)}`;
 }

@@ -3,7 +3,7 @@ import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import type { ConvGeometry, ConvOperand } from './conv';
 import { ConvEpilogueInput, planConvEpilogue } from './conv-epilogue';
-import { WF, WF_WORDS, WI, WI_WORDS, lin, winoFilterWgsl, winoTileWgsl } from './conv-wino-wgsl';
+import { WF, WF_WORDS, WI, WI_WORDS, mainOf, outputTransform, winoFilterWgsl, winoTileWgsl } from './conv-wino-wgsl';
 import { MatmulConfig, encodeMatmul } from './matmul';
 import { Winograd, winograd } from './winograd-matrices';
 import { pU, paramsDecl } from './wgsl';
@@ -31,25 +31,22 @@ export function winoMMSizes(g: ConvGeometry) {
 
 /** Y[n, o, tile] = AT M[·, o, t] A, one thread per (o, t) (t fastest: M's rows are read along t). */
 function outWgsl(wn: Winograd, fin: (v: string, nb: string, oc: string, py: string, px: string) => string): string {
-  const { m, alpha: A, AT } = wn;
+  const { m } = wn;
   const u = (w: number) => pU(w);
+  const t = outputTransform(wn);
   const L: string[] = [];
   L.push(`let e = (wid.x + wid.y * nwg.x) * 256u + lid;`);
   L.push(`if (e >= ${u(WT.O)} * ${u(WT.T)}) { return; }`);
   L.push(`let t = e % ${u(WT.T)}; let oc = e / ${u(WT.T)};`);
   L.push(`let stride = ${u(WT.O)} * ${u(WT.T)}; let at0 = oc * ${u(WT.T)} + t;`);
-  for (let x = 0; x < A; x++) for (let y = 0; y < A; y++) L.push(`let m${x}_${y} = Ms[${x * A + y}u * stride + at0];`);
-  for (let x = 0; x < A; x++) for (let j = 0; j < m; j++) L.push(`let h${x}_${j} = ${lin(AT[j], AT[j].map((_, y) => `m${x}_${y}`))};`);
+  L.push(...t.lines);
   L.push(`let nb = t / ${u(WT.tHW)}; let rr = t % ${u(WT.tHW)}; let oy0 = (rr / ${u(WT.tW)}) * ${m}u; let ox0 = (rr % ${u(WT.tW)}) * ${m}u;`);
   L.push(`let yb = (nb * ${u(WT.O)} + oc) * ${u(WT.oH)};`);
   for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) {
-    const v = fin(`(${lin(AT[i], AT[i].map((_, x) => `h${x}_${j}`))})`, 'nb', 'oc', `(oy0 + ${i}u)`, `(ox0 + ${j}u)`);
+    const v = fin(t.value(i, j), 'nb', 'oc', `(oy0 + ${i}u)`, `(ox0 + ${j}u)`);
     L.push(`if (oy0 + ${i}u < ${u(WT.oH)} && ox0 + ${j}u < ${u(WT.oW)}) { Y[(yb + oy0 + ${i}u) * ${u(WT.oW)} + ox0 + ${j}u] = ${v}; }`);
   }
-  return `@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  ${L.join('\n  ')}
-}`;
+  return mainOf(256, L);
 }
 
 export function encodeWinoMM(

@@ -1,5 +1,5 @@
 import type { ConvFin } from './conv-wgsl';
-import { WinoTile, lin } from './conv-wino-wgsl';
+import { WinoTile, mainOf, outputTransform } from './conv-wino-wgsl';
 import type { Winograd } from './winograd-matrices';
 import { pU } from './wgsl';
 
@@ -65,30 +65,24 @@ export function winoGemmNTWgsl(A2: number, s: WinoTile): string {
   }
   return `var<workgroup> As: array<f32, ${TK * TMP}>;
 var<workgroup> Bs: array<f32, ${TK * TNP}>;
-@compute @workgroup_size(${NT})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  ${L.join('\n  ')}
-}`;
+${mainOf(NT, L)}`;
 }
 
 /** Y[n, o] (m x m) = AT M[·, o, n] A, one thread per (o, n), then the epilogue. */
 export function winoOutWgsl(wn: Winograd, fin: ConvFin): string {
-  const { m, alpha: A, AT } = wn;
+  const { m } = wn;
   const u = (w: number) => pU(w);
+  const t = outputTransform(wn);
   const L: string[] = [];
   L.push(`let e = (wid.x + wid.y * nwg.x) * 256u + lid;`);
   L.push(`if (e >= ${u(WO.O)} * ${u(WO.N)}) { return; }`);
   L.push(`let oc = e % ${u(WO.O)}; let nb = e / ${u(WO.O)};`);
   L.push(`let stride = ${u(WO.Op)} * ${u(WO.Np)}; let at0 = oc * ${u(WO.Np)} + nb;`);
-  for (let x = 0; x < A; x++) for (let y = 0; y < A; y++) L.push(`let m${x}_${y} = Ms[${x * A + y}u * stride + at0];`);
-  for (let x = 0; x < A; x++) for (let j = 0; j < m; j++) L.push(`let h${x}_${j} = ${lin(AT[j], AT[j].map((_, y) => `m${x}_${y}`))};`);
+  L.push(...t.lines);
   L.push(`let yb = (nb * ${u(WO.O)} + oc) * ${u(WO.oH)};`);
   for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) {
-    const v = fin(`(${lin(AT[i], AT[i].map((_, x) => `h${x}_${j}`))})`, 'nb', 'oc', `${i}u`, `${j}u`);
+    const v = fin(t.value(i, j), 'nb', 'oc', `${i}u`, `${j}u`);
     L.push(`Y[(yb + ${i}u) * ${u(WO.oW)} + ${j}u] = ${v};`);
   }
-  return `@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  ${L.join('\n  ')}
-}`;
+  return mainOf(256, L);
 }
