@@ -60,7 +60,10 @@ export function setCpuThreads(opts: ThreadOptions): void {
   }
   if (minMatmulFlops !== undefined) settings.minMatmulFlops = minMatmulFlops;
   if (minElementwise !== undefined) settings.minElementwise = minElementwise;
-  if (chunksPerThread !== undefined) settings.chunksPerThread = chunksPerThread;
+  if (chunksPerThread !== undefined) {
+    settings.chunksPerThread = chunksPerThread;
+    if (pool) pool.chunksPerThread = chunksPerThread;
+  }
   if (spin !== undefined && spin !== settings.spin) {
     settings.spin = spin;
     stopPool();
@@ -86,14 +89,13 @@ export function poolFor(work: number, threshold: number): ThreadPool | null {
   const n = cpuThreads();
   if (n <= 1) return null;
   if (!pool) start(n);
-  if (!pool || !pool.ready) return null;
-  pool.chunksPerThread = settings.chunksPerThread;
-  return pool;
+  return pool && pool.ready ? pool : null;
 }
 
 function start(n: number): void {
   try {
     pool = new ThreadPool(sharedArena(), n - 1, settings.spin);
+    pool.chunksPerThread = settings.chunksPerThread;
   } catch {
     // No workers in this engine: run single-threaded from now on.
     broken = true;

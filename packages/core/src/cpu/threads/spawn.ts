@@ -1,3 +1,4 @@
+import { nodeBuiltin } from '../node-builtin';
 import { WORKER_SOURCE } from './worker-source';
 
 /**
@@ -19,19 +20,6 @@ interface NodeWorker {
   on(ev: 'error', fn: (e: unknown) => void): void;
 }
 type NodeWorkerCtor = new (src: string, opts: { eval: boolean }) => NodeWorker;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const nodeRequire: any = typeof require === 'function' ? require : undefined;
-
-function nodeBuiltin<T>(name: string): T | undefined {
-  const p = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: (n: string) => unknown } }).process;
-  if (typeof p?.versions?.node !== 'string') return undefined;
-  try {
-    return (p.getBuiltinModule?.(name) ?? nodeRequire?.(name)) as T | undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const isNode = () => typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
 

@@ -1,5 +1,6 @@
 import { Code } from './code';
 import { ModuleBuilder } from './module';
+import { nodeBuiltin } from '../node-builtin';
 
 /** A module with one function using `op`: validates only where the engine has that feature. */
 function probe(op: (c: Code) => Code): boolean {
@@ -39,12 +40,12 @@ export function hasRelaxedSimd(): boolean {
 }
 
 function enableInNode(): boolean {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown; env?: Record<string, string | undefined> } }).process;
   // SURF_NO_RELAXED_SIMD=1 keeps the engine's own default (and the mul + add kernels).
-  if (typeof proc?.getBuiltinModule !== 'function' || proc.env?.SURF_NO_RELAXED_SIMD === '1') return false;
+  if ((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SURF_NO_RELAXED_SIMD === '1') return false;
+  const v8 = nodeBuiltin<{ setFlagsFromString?: (flags: string) => void }>('node:v8');
+  if (typeof v8?.setFlagsFromString !== 'function') return false;
   try {
-    const v8 = proc.getBuiltinModule('node:v8') as { setFlagsFromString?: (flags: string) => void } | undefined;
-    v8?.setFlagsFromString?.('--experimental-wasm-relaxed-simd');
+    v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
     return true;
   } catch {
     return false;
