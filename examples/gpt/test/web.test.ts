@@ -1,11 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { existsSync } from 'node:fs';
 import { RunningServer, startServer } from '../src/web/server';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../../test-support/browser';
 
 // The page end to end in headless Chromium (WebGPU on SwiftShader here): a short run of a
 // tiny model must plot falling training loss and validation points, show the bigram baseline
 // and write a sample. Without Chromium or a WebGPU adapter it is skipped, unless CI is set.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 interface State { status: string; backend: string; series: { train: { step: number; value: number }[]; val: { step: number; value: number }[]; bigram: number | null }; samples: string[]; error: string | null }
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   server = await startServer({ port: 0 });
   if (!existsSync(CHROMIUM)) return;
   const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-unsafe-webgpu'] });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'] });
 });
 
 afterAll(async () => {

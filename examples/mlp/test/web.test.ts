@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { digitAt, SIDE } from '../src/data/digits';
 import { loadMnist } from '../src/data/mnist-node';
 import { RunningServer, startServer } from '../src/web/server';
-import { CHROMIUM, chromiumAvailable, testBrowser, testBrowserGpu } from '../../../test-support/browser';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, testBrowser, testBrowserGpu } from '../../../test-support/browser';
 
 // The browser page end to end in headless Chromium (WebGPU on SwiftShader here): train a
 // short run in the page's Web Worker while the main thread keeps drawing frames, watch the
@@ -25,7 +25,7 @@ beforeAll(async () => {
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-unsafe-webgpu'],
+    args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'],
   });
 });
 
