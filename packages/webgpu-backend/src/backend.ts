@@ -640,6 +640,18 @@ export class WebGPUBackend implements Backend {
       forget: (s) => {
         if (s.buf && this.live.delete(s)) this.liveBytes -= s.buf.bytes;
       },
+      lend: (s, b) => {
+        const old = s.buf!;
+        s.buf = b;
+        this.liveBytes += b.bytes - old.bytes;
+        this.rt.release(old);
+      },
+      wrap: (dtype, size, b) => {
+        const s = new GPUStorage(this, dtype, size, b);
+        this.live.add(s);
+        this.liveBytes += b.bytes;
+        return s;
+      },
       account: (p, bytes, buffers) => {
         if (bytes > 0) this.programs.set(p, { bytes, buffers, dispose: () => (p as ReplayProgram).dispose() });
         else this.programs.delete(p);

@@ -25,6 +25,12 @@ export class StepCapture implements RuntimeCapture {
   readonly foreign: PooledBuffer[] = [];
   private free = new Map<number, PooledBuffer[]>();
   private mine = new Set<PooledBuffer>();
+  /**
+   * Buffers an upload filled. Once freed they are not reused within the step, so a static
+   * upload's buffer holds its bytes from one run to the next (the program then copies them
+   * on its first runs only).
+   */
+  private uploaded = new Set<PooledBuffer>();
 
   constructor(private readonly rt: Runtime, private readonly forced: readonly PooledBuffer[] | null) {}
 
@@ -33,6 +39,7 @@ export class StepCapture implements RuntimeCapture {
   }
 
   upload(buf: PooledBuffer, src: ArrayBufferView): void {
+    this.uploaded.add(buf);
     this.ops.push({ k: 'upload', buf, src, bytes: new Uint8Array(src.buffer.slice(src.byteOffset, src.byteOffset + src.byteLength)) });
   }
 
@@ -56,6 +63,7 @@ export class StepCapture implements RuntimeCapture {
       this.foreign.push(b);
       return;
     }
+    if (this.uploaded.has(b)) return;
     let l = this.free.get(b.bytes);
     if (!l) this.free.set(b.bytes, (l = []));
     l.push(b);

@@ -15,6 +15,10 @@ export interface ProgramHost {
   watch(list: GPUStorage[] | null): void;
   /** Drops a storage from the backend's books, keeping its buffer (now the program's). */
   forget(s: GPUStorage): void;
+  /** Gives a live storage buffer `b` (the program's) in place of its own, which is released. */
+  lend(s: GPUStorage, b: PooledBuffer): void;
+  /** A new live storage over buffer `b` (the program's, lent). */
+  wrap(dtype: DType, size: number, b: PooledBuffer): GPUStorage;
   /** Bytes and buffers a program holds (0 when it is freed), for memory(). */
   account(p: object, bytes: number, buffers: number): void;
 }
@@ -25,7 +29,11 @@ type ProgramOp =
     /** The bind group's entries, rebuilt for other argument buffers and on odd runs (see swapOf). */
     readonly entries: readonly GPUBindGroupEntry[]; readonly layout: GPUBindGroupLayout;
   }
-  | { readonly k: 'copy'; readonly src: GPUBuffer; readonly srcOff: number; readonly dst: GPUBuffer; readonly bytes: number; dst1: GPUBuffer };
+  | {
+    readonly k: 'copy'; readonly src: GPUBuffer; readonly srcOff: number; readonly dst: GPUBuffer; readonly bytes: number; dst1: GPUBuffer;
+    /** A static upload into a buffer nothing else in the step writes: needed on the first run of each parity only. */
+    once: boolean;
+  };
 
 // Probe values for the dynamic constants: float32 bit patterns no kernel parameter holds by
 // chance in both dry runs at the same word (shapes and offsets are small integers).
@@ -95,7 +103,8 @@ export function compileProgram(host: ProgramHost, recipe: ReplayRecipe): ReplayP
     const same = (x: readonly PooledBuffer[], y: readonly PooledBuffer[]) => x.length === y.length && x.every((v, i) => v === y[i]);
     if (b.cap.allocs.length !== a.cap.allocs.length || !same(a.outBufs, b.outBufs) || !same(a.adoptBufs, b.adoptBufs)) throw new CaptureMismatch('dry runs differ');
     const p = new Program(host, recipe, inBufs, [...owned], a, b);
-    host.account(p, p.bytes, p.buffers);
+    const held = p.held();
+    host.account(p, held.bytes, held.buffers);
     return p;
   } catch (e) {
     giveBack(owned);
@@ -152,6 +161,16 @@ class Program implements ReplayProgram {
   private readonly partner = new Map<GPUBuffer, GPUBuffer>();
   private readonly fixedBufs1: (PooledBuffer | null)[];
   private parity = 0;
+  /** Per adopt target, the program buffer lent to it (see the constructor), or null. */
+  private readonly lent: (PooledBuffer | null)[];
+  /** Lent buffers a live storage holds now (the others came back: the storage was freed). */
+  private readonly lentOut = new Set<PooledBuffer>();
+  /** Per lent buffer's target, the storage it was last given to (the target, or a rebound one). */
+  private readonly holder: (GPUStorage | null)[] = [];
+  /** Runs so far (static uploads are needed by the first run of each parity only). */
+  private runs = 0;
+  /** The dynamic bytes the last run staged (null before the first run). */
+  private staged: Uint8Array | null = null;
   /** The runtime batch the last run was encoded into (its buffers must outlive that batch). */
   private lastBatch = -1;
   private disposed = false;
@@ -211,6 +230,14 @@ class Program implements ReplayProgram {
     const u32 = new Uint32Array(this.mirror);
     this.host = rt.device.createBuffer({ size, usage: 0x40 /* UNIFORM */ | 0x08 /* COPY_DST */ | 0x04 /* COPY_SRC */, label: 'surf jit program' });
 
+    // Buffers the step writes (kernel outputs, results) and how many uploads land in each: a
+    // static upload into an owned buffer nothing else writes holds from one run to the next.
+    const written = new Set<PooledBuffer>([...a.outBufs, ...a.adoptBufs]);
+    const uploads = new Map<PooledBuffer, number>();
+    for (const o of ops1) {
+      if (o.k === 'dispatch') for (let i = o.kernel.reads; i < o.bufs.length; i++) written.add(o.bufs[i]);
+      else uploads.set(o.buf, (uploads.get(o.buf) ?? 0) + 1);
+    }
     const p1 = recipe.constDTypes.map((_, k) => new Uint32Array(new Float32Array([probe(1, k)]).buffer)[0]);
     const p2 = recipe.constDTypes.map((_, k) => new Uint32Array(new Float32Array([probe(2, k)]).buffer)[0]);
     this.constAt = recipe.constDTypes.map(() => []);
@@ -226,7 +253,8 @@ class Program implements ReplayProgram {
           this.dataAt.push({ k: dynData[j], off: at, bytes: o1.bytes.byteLength });
           lo = Math.min(lo, at);
         } else this.u8.set(o1.bytes, at);
-        if (o1.bytes.byteLength) this.ops.push({ k: 'copy', src: this.host, srcOff: at, dst: o1.buf.buffer, bytes: o1.bytes.byteLength, dst1: o1.buf.buffer });
+        const once = dynData[j] < 0 && ownedSet.has(o1.buf) && !written.has(o1.buf) && uploads.get(o1.buf) === 1;
+        if (o1.bytes.byteLength) this.ops.push({ k: 'copy', src: this.host, srcOff: at, dst: o1.buf.buffer, bytes: o1.bytes.byteLength, dst1: o1.buf.buffer, once });
         return;
       }
       if (o2.k !== 'dispatch' || o1.kernel.pipeline !== o2.kernel.pipeline || o1.x !== o2.x || o1.y !== o2.y || o1.bufs.length !== o2.bufs.length || o1.bufs.some((x, i) => x !== o2.bufs[i])) {
@@ -282,12 +310,42 @@ class Program implements ReplayProgram {
       return this.swapP.length - 1;
     });
     this.fixedBufs1 = this.fixedBufs.map((b) => (b ? partnerOf.get(b) ?? b : null));
+    // Results the step only writes (gradients after zeroGrad, not read by the step) are lent:
+    // the target storage takes the program's buffer, which each run then writes in place,
+    // instead of a copy into the target's own buffer after every run.
+    const results = [...a.outBufs, ...a.adoptBufs];
+    this.lent = recipe.adoptTargets.map((t, i) => {
+      const pb = a.adoptBufs[i];
+      const q = (t as GPUStorage).buf;
+      if (this.swapOf[i] >= 0 || !q || fixedSet.has(t) || partnerOf.has(pb) || pb.lender || results.indexOf(pb) !== results.lastIndexOf(pb)) return null;
+      h.lend(t as GPUStorage, pb);
+      this.holder[i] = t as GPUStorage;
+      pb.lender = this;
+      this.lentOut.add(pb);
+      return pb;
+    });
     for (const op of this.ops) if (op.k === 'copy') op.dst1 = this.partner.get(op.dst) ?? op.dst;
     // The odd runs' bind groups are made now, with the program's others.
     if (this.swapP.length) this.bgs[1] = this.oddBindGroups();
     rt.device.queue.writeBuffer(this.host, 0, this.mirror, 0, size);
     this.buffers = owned.length + inBufs.length + 1;
     this.bytes = size + [...owned, ...inBufs].reduce((n, x) => n + x.bytes, 0);
+  }
+
+  /** Bytes and buffers the program holds that no live storage counts (memory()). */
+  held(): { bytes: number; buffers: number } {
+    let bytes = this.bytes;
+    for (const b of this.lentOut) bytes -= b.bytes;
+    return { bytes, buffers: this.buffers - this.lentOut.size };
+  }
+
+  /** A lent buffer's storage was freed: the buffer is the program's alone again. */
+  returned(b: PooledBuffer): void {
+    this.lentOut.delete(b);
+    if (!this.disposed) {
+      const { bytes, buffers } = this.held();
+      this.h.account(this, bytes, buffers);
+    }
   }
 
   ready(): boolean {
@@ -314,7 +372,12 @@ class Program implements ReplayProgram {
     // just before its passes, so replays queued together each see their own. Values too large
     // to stage go by writeBuffer, which lands before the whole batch: that run submits alone.
     let alone = false;
-    if (this.hi > this.lo && !rt.stageInto(this.host, this.lo, this.dyn)) {
+    // Values equal to the last run's are in the host buffer already (only this program writes
+    // it, and stream order puts the last staging before this run): a fixed learning rate
+    // stages nothing after the first run.
+    const same = this.staged !== null && this.staged.every((v, i) => v === this.dyn[i]);
+    if (this.hi > this.lo && !same) this.staged = this.dyn.slice();
+    if (this.hi > this.lo && !same && !rt.stageInto(this.host, this.lo, this.dyn)) {
       rt.submit();
       rt.device.queue.writeBuffer(this.host, this.lo, this.mirror, this.lo, this.hi - this.lo);
       alone = true;
@@ -353,6 +416,7 @@ class Program implements ReplayProgram {
         pass.setBindGroup(0, bgs[j], op.offsets);
         pass.dispatchWorkgroups(op.x, op.y);
       } else {
+        if (op.once && this.runs >= 2) continue;
         if (pass) {
           pass.end();
           pass = null;
@@ -362,10 +426,31 @@ class Program implements ReplayProgram {
     }
     pass?.end();
     const targets = this.recipe.adoptTargets;
+    let relent = false;
     const rebound: (Storage | null)[] = targets.map((t, i) => {
       const d = t as GPUStorage;
       const n = bytesOf(t.size);
       const w = this.swapOf[i];
+      const lb = this.lent[i];
+      if (lb) {
+        lb.lastBatch = batch;
+        // Still lent: its one holder sees this run's value in place.
+        if (this.lentOut.has(lb)) return null;
+        // It came back (the holder was freed): a new storage takes it (no copy), or the
+        // holder that now has a buffer of its own gets a copy.
+        const cur = this.holder[i]!;
+        if (cur.buf) {
+          cur.buf.lastBatch = batch;
+          if (n) enc.copyBufferToBuffer(lb.buffer, 0, cur.buf.buffer, 0, n);
+          return null;
+        }
+        if (!rebindable[i]) return null;
+        const s = h.wrap(t.dtype, t.size, lb);
+        this.holder[i] = s;
+        this.lentOut.add(lb);
+        relent = true;
+        return s;
+      }
       if (w >= 0) {
         // The new value is in the pair's other buffer: the target takes it (ready() checked
         // that the target still holds this parity's buffer).
@@ -391,7 +476,12 @@ class Program implements ReplayProgram {
       if (n) enc.copyBufferToBuffer(b.buffer, 0, s.buf!.buffer, 0, n);
       return s;
     });
+    if (relent) {
+      const { bytes, buffers } = this.held();
+      h.account(this, bytes, buffers);
+    }
     if (this.swapP.length) this.parity ^= 1;
+    this.runs++;
     rt.counters.dispatches += this.dispatches;
     rt.counters.replays++;
     if (alone) rt.submit();
@@ -432,7 +522,9 @@ class Program implements ReplayProgram {
     if (!rt.destroyed && !rt.lostInfo && this.lastBatch === rt.batch) rt.submit();
     // On odd runs the program's half of each state pair is the recorded target buffer.
     const mine = this.parity ? this.owned.map((b) => { const k = this.swapP.indexOf(b); return k >= 0 ? this.swapQ[k] : b; }) : this.owned;
-    if (!rt.destroyed) for (const b of [...mine, ...this.inBufs]) rt.release(b);
+    // Lent buffers a storage still holds stay with it (it frees them to the pool as usual).
+    for (const b of this.lent) if (b) b.lender = null;
+    if (!rt.destroyed) for (const b of [...mine, ...this.inBufs]) if (!this.lentOut.has(b)) rt.release(b);
     this.host.destroy();
     this.h.account(this, 0, 0);
   }

@@ -15,6 +15,8 @@ export interface Kernel {
   readonly pipeline: GPUComputePipeline;
   readonly layout: GPUBindGroupLayout;
   readonly layoutKey: string;
+  /** Storage bindings the kernel only reads (1..reads); the rest it writes. */
+  readonly reads: number;
   readonly paramBytes: number;
   readonly name: string;
   /** The named parameter layout (kernels compiled from a Program; see program()). */
@@ -148,7 +150,7 @@ export class Runtime {
     const name = key.length > 120 ? `${key.slice(0, 117)}...` : key;
     const module = this.device.createShaderModule({ code: gen(), label: name });
     const pipeline = this.device.createComputePipeline({ layout: lay.pl, compute: { module, entryPoint: 'main' }, label: name });
-    k = { pipeline, layout: lay.bgl, layoutKey, paramBytes: paramBytes(paramWords), name };
+    k = { pipeline, layout: lay.bgl, layoutKey, reads, paramBytes: paramBytes(paramWords), name };
     this.counters.pipelinesCreated++;
     this.pipelines.set(key, k);
     return k;
@@ -228,6 +230,7 @@ export class Runtime {
 
   release(b: PooledBuffer): void {
     if (this.capture) return this.capture.release(b);
+    if (b.lender) return b.lender.returned(b);
     this.pool.release(b, this.batch);
   }
 
