@@ -50,3 +50,22 @@ test('a buffer the open batch binds is destroyed only after that batch is submit
   expect(counts.destroyed).toBe(2);
   expect(pool.pooledBytes).toBe(512);
 });
+
+// Buffers come back in whatever order tensors are freed (a loop without tidy frees them when
+// V8 collects); the pool hands out the lowest id first, so a loop keeps binding the same few
+// buffers and finds its bind groups cached. An upload skips buffers the open batch binds.
+test('a bucket hands out its lowest-id free buffer, whatever order they came back in', () => {
+  const { device } = fakeDevice();
+  const pool = new BufferPool(device, 1 << 30, 1 << 20, () => {});
+  const bufs = [0, 1, 2, 3, 4].map(() => pool.acquire(1024, 0, false));
+  for (const i of [3, 0, 4, 2, 1]) pool.release(bufs[i], 1);
+  expect(pool.acquire(1024, 2, false)).toBe(bufs[0]);
+  expect(pool.acquire(1024, 2, false)).toBe(bufs[1]);
+  pool.release(bufs[0], 2);
+  expect(pool.acquire(1024, 2, false)).toBe(bufs[0]);
+  bufs[2].lastBatch = 5;
+  expect(pool.acquire(1024, 5, true)).toBe(bufs[3]);
+  expect(pool.acquire(1024, 5, false)).toBe(bufs[2]);
+  expect(pool.acquire(1024, 5, false)).toBe(bufs[4]);
+  expect(pool.pooledBuffers).toBe(0);
+});
