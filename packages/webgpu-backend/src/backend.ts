@@ -155,6 +155,7 @@ export class WebGPUBackend implements Backend {
     this.maxBytes = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
     const mo = this.opts.matmul;
     if (mo && typeof mo !== 'function' && mo !== 'auto') validateMatmulConfig(chooseMatmulConfig(mo, 64, 64, 64, 1), lim);
+    this.acq = acq;
     this.attnPlan = attentionPlan(acq, lim.maxComputeWorkgroupStorageSize, opts.attention);
     this.rt = new Runtime(acq.device, {
       opsPerSubmit: opts.opsPerSubmit ?? 128,
@@ -166,7 +167,8 @@ export class WebGPUBackend implements Backend {
   }
 
   private timer?: GpuTimer;
-  private readonly attnPlan: AttnPlan;
+  private attnPlan: AttnPlan;
+  private readonly acq: Acquired;
 
   private makeTimer(): GpuTimer {
     if (!this.device.features.has('timestamp-query')) {
@@ -385,6 +387,11 @@ export class WebGPUBackend implements Backend {
   setMatmulConfig(opt: MatmulConfigOption | undefined): void {
     if (opt && typeof opt !== 'function') validateMatmulConfig(chooseMatmulConfig(opt, 64, 64, 64, 1), this.limits);
     this.opts = { ...this.opts, matmul: opt };
+  }
+
+  /** Switches the attention kernels (labs compare them in one process; see WebGPUBackendOptions.attention). */
+  setAttention(opt: WebGPUBackendOptions['attention']): void {
+    this.attnPlan = attentionPlan(this.acq, this.limits.maxComputeWorkgroupStorageSize, opt);
   }
 
   /** True on SwiftShader, llvmpipe, WARP (see isSoftwareAdapter). */

@@ -21,7 +21,7 @@ async function check(b: WebGPUBackend, qShape: number[], kShape: number[], causa
   const [vg, vc] = twin(b, kShape, seed + 2);
   const opts = { scale: 0.125 + 0.01 * seed, causal };
   const og = attentionNd(qg, kg, vg, opts), oc = attentionNd(qc, kc, vc, opts);
-  const [gg, gc] = twin(b, og.out.shape, seed + 3);
+  const [gg, gc] = twin(b, [...og.out.shape], seed + 3);
   const bg = attentionBackwardNd(qg, kg, vg, og.out, og.lse, gg, opts);
   const bc = attentionBackwardNd(qc, kc, vc, oc.out, oc.lse, gc, opts);
   const what = `${JSON.stringify(qShape)} x ${JSON.stringify(kShape)}${causal ? ' causal' : ''}`;

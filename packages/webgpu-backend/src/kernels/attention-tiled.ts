@@ -71,7 +71,7 @@ export function tiledFits(dims: AttnDims, masked: boolean, cfg: AttnTiledConfig,
 
 /** The largest tiles that fit `maxBytes` (48 KiB: the H100's Dawn; 32 KiB: SwiftShader), or null. */
 export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnTiledConfig | null {
-  const shuffle = Math.min(8, Math.max(1, subgroupMin));
+  const shuffle = Math.min(32, Math.max(1, subgroupMin));
   const pick = (kind: 'fwd' | 'dq' | 'dkv', order: AttnTile[]) => order.find((t) => tiledBytes(kind, t, shuffle) <= maxBytes);
   const fwd = pick('fwd', [{ R: 64, T: 32 }, { R: 64, T: 16 }]);
   const dq = pick('dq', [{ R: 64, T: 16 }, { R: 32, T: 16 }]);
