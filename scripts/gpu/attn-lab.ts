@@ -22,9 +22,19 @@ const SETS: Record<string, Variant[]> = {
     ['f64/16 q32/32 kv32/16', { fwd: { R: 64, T: 16 }, dq: { R: 32, T: 32 }, dkv: { R: 32, T: 16 } }],
     ['f64/32 sh1 q32/16 kv64/16', { shuffle: 1, dq: { R: 32, T: 16 }, dkv: { R: 64, T: 16 } }],
   ],
+  // Run 2: loops rolled to `unroll` steps per iteration (run 1's kernels were fully unrolled:
+  // ~3-5k instructions per loop body) and the next streamed tile prefetched into registers.
+  2: [
+    ['rows (old)', 'rows'],
+    ['run 1 default (full unroll)', { unroll: 64, prefetch: false }],
+    ['u4', { unroll: 4, prefetch: false }],
+    ['u4 pf', { unroll: 4, prefetch: true }],
+    ['u2 pf', { unroll: 2, prefetch: true }],
+    ['u4 pf f64/16 q32/16 kv32/16', { unroll: 4, prefetch: true, fwd: { R: 64, T: 16 }, dq: { R: 32, T: 16 }, dkv: { R: 32, T: 16 } }],
+  ],
   final: [['rows (old)', 'rows'], ['default', undefined]],
 };
-const variants = process.argv.includes('--small') ? SETS[set].filter(([, o]) => !o || o === 'rows' || JSON.stringify(o).includes('"shuffle":1')) : SETS[set];
+const variants = SETS[set];
 
 interface Shape { label: string; B: number; H: number; L: number; S: number; causal: boolean }
 // --small: a smoke test of the lab itself on a software adapter.

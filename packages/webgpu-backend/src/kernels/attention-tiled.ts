@@ -40,6 +40,10 @@ export interface AttnTiledConfig {
   dkv: AttnTile;
   /** Lanes of the forward's row-max reduction done by subgroup shuffles (1: all in workgroup memory). */
   shuffle: number;
+  /** Head-dim and streamed-row steps unrolled per loop iteration (>= 16 / T: fully unrolled). */
+  unroll: number;
+  /** Load the next streamed tile into registers while the current one is computed. */
+  prefetch: boolean;
 }
 
 interface Geo { R: number; T: number; OG: number; SG: number; ts: number; cv: number }
@@ -76,7 +80,7 @@ export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnT
   const fwd = pick('fwd', [{ R: 64, T: 32 }, { R: 64, T: 16 }]);
   const dq = pick('dq', [{ R: 64, T: 16 }, { R: 32, T: 16 }]);
   const dkv = pick('dkv', [{ R: 32, T: 32 }, { R: 32, T: 16 }]);
-  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle } : null;
+  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 64, prefetch: false } : null;
 }
 
 class Params {
@@ -125,55 +129,91 @@ function bases(p: Params, nb: number, names: string[]): string {
   return lines.join('\n  ');
 }
 
-/** WGSL: rows r0.. of a strided operand into a swizzled vec4 tile (zeros past `limit`), times `mul`. */
-function stage(p: Params, tile: string, rows: number, buf: string, name: string, r0: string, limit: string, mul = ''): string {
+/** WGSL: loads rows r0.. of a strided operand (zeros past `limit`) into vec4 registers reg0.. (this thread's share of the tile). */
+function stageLoad(p: Params, reg: string, rows: number, buf: string, name: string, r0: string, limit: string): string {
   const out: string[] = [];
   for (let n = 0; n < (rows * HV) / WG; n++) {
     out.push(`{
-    let f = lid + ${n * WG}u; let rr = f / ${HV}u; let e4 = f % ${HV}u; let row = ${r0} + rr;
-    var x = vec4<f32>(0.0);
+    let f = lid + ${n * WG}u; let row = ${r0} + f / ${HV}u;
+    ${reg}${n} = vec4<f32>(0.0);
     if (row < ${limit}) {
-      let a = ${name}B + i32(row) * ${p.r(`${name}.rs`)} + i32(e4 * 4u) * ${p.r(`${name}.cs`)}; let cs = ${p.r(`${name}.cs`)};
-      x = vec4<f32>(${buf}[u32(a)], ${buf}[u32(a + cs)], ${buf}[u32(a + 2 * cs)], ${buf}[u32(a + 3 * cs)]);
+      let cs = ${p.r(`${name}.cs`)};
+      let a = ${name}B + i32(row) * ${p.r(`${name}.rs`)} + i32((f % ${HV}u) * 4u) * cs;
+      ${reg}${n} = vec4<f32>(${buf}[u32(a)], ${buf}[u32(a + cs)], ${buf}[u32(a + 2 * cs)], ${buf}[u32(a + 3 * cs)]);
     }
-    ${tile}[rr * ${HV}u + (e4 ^ (rr & 7u))] = x${mul};
   }`);
   }
   return out.join('\n  ');
+}
+
+const regDecl = (reg: string, rows: number) => range((rows * HV) / WG).map((n) => `var ${reg}${n}: vec4<f32>;`).join(' ');
+
+/** WGSL: stores registers reg0.. into a swizzled vec4 tile (vec4 column e4 of row r at e4 ^ (r & 7)), times `mul`. */
+function stageStore(tile: string, reg: string, rows: number, mul = ''): string {
+  return range((rows * HV) / WG).map((n) => `{ let f = lid + ${n * WG}u; let rr = f / ${HV}u; ${tile}[rr * ${HV}u + ((f % ${HV}u) ^ (rr & 7u))] = ${reg}${n}${mul}; }`).join('\n  ');
+}
+
+/** WGSL: a whole tile staged at once (declares its registers in a block of its own). */
+function stage(p: Params, tile: string, rows: number, buf: string, name: string, r0: string, limit: string, mul = ''): string {
+  return `{ ${regDecl('x', rows)}\n  ${stageLoad(p, 'x', rows, buf, name, r0, limit)}\n  ${stageStore(tile, 'x', rows, mul)} }`;
+}
+
+/**
+ * WGSL: the streamed tile's staging inside the loop (cursor `r0`): with prefetch, registers
+ * loaded during the previous step are stored and the next step's rows are loaded behind them.
+ */
+function streamStage(p: Params, pf: boolean, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string): { decl: string; first: string; step: string } {
+  if (!pf) return { decl: '', first: '', step: ops.map(([tile, buf, name]) => stage(p, tile, T, buf, name, r0, limit)).join('\n    ') };
+  return {
+    decl: ops.map(([, , , reg]) => regDecl(reg, T)).join(' '),
+    first: ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, start, limit)).join('\n  '),
+    step: ops.map(([tile, , , reg]) => stageStore(tile, reg, T)).join('\n    ') + '\n    ' +
+      ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, `(${r0} + ${T}u)`, limit)).join('\n    '),
+  };
 }
 
 const I4 = [0, 1, 2, 3];
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const C = 'xyzw';
 
-/** WGSL: s_i_k += A[owned row i] · B[streamed row k] over the head dim (4·ts FMA chains). */
-function scores(s: string, A: string, Bt: string, g: Geo): string {
+/** WGSL: s_i_k += A[owned row i] · B[streamed row k] over the head dim (4·ts FMA chains), `un` steps per iteration. */
+function scores(s: string, A: string, Bt: string, g: Geo, un: number): string {
+  const u = Math.min(un, HV);
   const lines = [I4.flatMap((i) => range(g.ts).map((k) => `var ${s}${i}_${k} = 0.0;`)).join(' ')];
-  for (let e = 0; e < HV; e++) {
-    lines.push('{ ' + I4.map((i) => `let a${i} = ${A}[o${i} + (${e}u ^ oKey)];`).join(' ') + ' ' + range(g.ts).map((k) => `let b${k} = ${Bt}[t${k} + (${e}u ^ sKey)];`).join(' '));
+  const body: string[] = [];
+  for (let e = 0; e < u; e++) {
+    const ee = u === HV ? `${e}u` : `(e0 + ${e}u)`;
+    body.push('{ ' + I4.map((i) => `let a${i} = ${A}[o${i} + (${ee} ^ oKey)];`).join(' ') + ' ' + range(g.ts).map((k) => `let b${k} = ${Bt}[t${k} + (${ee} ^ sKey)];`).join(' '));
     for (const i of I4) for (let k = 0; k < g.ts; k++) {
-      lines.push(`  ${s}${i}_${k} = fma(a${i}.w, b${k}.w, fma(a${i}.z, b${k}.z, fma(a${i}.y, b${k}.y, fma(a${i}.x, b${k}.x, ${s}${i}_${k}))));`);
+      body.push(`  ${s}${i}_${k} = fma(a${i}.w, b${k}.w, fma(a${i}.z, b${k}.z, fma(a${i}.y, b${k}.y, fma(a${i}.x, b${k}.x, ${s}${i}_${k}))));`);
     }
-    lines.push('}');
+    body.push('}');
   }
+  if (u === HV) lines.push(...body);
+  else lines.push(`for (var e0 = 0u; e0 < ${HV}u; e0 += ${u}u) {`, ...body.map((l) => `  ${l}`), '}');
   return lines.join('\n    ');
 }
 
-/** WGSL: acc_i_v += W[c][i] · X[c][cols v] over the T streamed rows (W: vec4 over a thread's owned rows). */
-function accumulate(pairs: [string, string, string][], g: Geo): string {
+/** WGSL: acc_i_v += W[c][i] · X[c][cols v] over the T streamed rows (W: vec4 over a thread's owned rows), `un` rows per iteration. */
+function accumulate(pairs: [string, string, string][], g: Geo, un: number): string {
+  const u = Math.min(un, g.T);
   const lines: string[] = [];
-  for (let c = 0; c < g.T; c++) {
-    const sw = c & 7;
+  for (let c = 0; c < u; c++) {
+    const full = u === g.T;
+    const cc = full ? `${c}u` : `(c0 + ${c}u)`;
+    const sw = full ? `${c & 7}u` : `sw${c}`;
+    if (!full) lines.push(`let sw${c} = ${cc} & 7u;`);
     for (const [acc, W, X] of pairs) {
-      lines.push(`{ let w = ${W}[${c * g.OG}u + (og ^ ${sw}u)];`);
+      lines.push(`{ let w = ${W}[${cc} * ${g.OG}u + (og ^ ${sw})];`);
       for (let v = 0; v < g.cv; v++) {
-        lines.push(`  let x${v} = ${X}[${c * HV}u + ((sg + ${g.SG * v}u) ^ ${sw}u)];`);
+        lines.push(`  let x${v} = ${X}[${cc} * ${HV}u + ((sg + ${g.SG * v}u) ^ ${sw})];`);
         for (const i of I4) lines.push(`  ${acc}${i}_${v} = fma(vec4<f32>(w.${C[i]}), x${v}, ${acc}${i}_${v});`);
       }
       lines.push('}');
     }
   }
-  return lines.join('\n    ');
+  if (u === g.T) return lines.join('\n    ');
+  return [`for (var c0 = 0u; c0 < ${g.T}u; c0 += ${u}u) {`, ...lines.map((l) => `  ${l}`), '}'].join('\n    ');
 }
 
 /** WGSL: per-thread constants: row group, lane, swizzle keys, owned (o_i) and streamed (t_k) tile bases. */
@@ -222,7 +262,8 @@ export function encodeTiledForward(
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const shuffle = Math.min(cfg.shuffle, g.SG);
   const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true]]);
-  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  const st = streamStage(p, cfg.prefetch, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
+  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|pf${+cfg.prefetch}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 3, 2, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
 ${paramsDecl(p.layout.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
@@ -254,12 +295,13 @@ fn main(${MAIN_ARGS}) {
   ${accDecl('acc', g)}
   var kEnd = S;
   ${causal ? `kEnd = min(S, i0 + ${g.R}u);` : ''}
+  ${st.decl}
+  ${st.first}
   for (var j0 = 0u; j0 < kEnd; j0 += ${g.T}u) {
     workgroupBarrier();
-    ${stage(p, 'Ks', g.T, 'K', 'k', 'j0', 'S')}
-    ${stage(p, 'Vs', g.T, 'V', 'v', 'j0', 'S')}
+    ${st.step}
     workgroupBarrier();
-    ${scores('s', 'Qs', 'Ks', g)}
+    ${scores('s', 'Qs', 'Ks', g, cfg.unroll)}
     ${I4.flatMap((i) => range(g.ts).map((kk) => `s${i}_${kk} = select(${MASKED}, s${i}_${kk}, j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''});`)).join('\n    ')}
     var mx = vec4<f32>(${I4.map((i) => range(g.ts).reduce((a, kk) => (a ? `max(${a}, s${i}_${kk})` : `s${i}_${kk}`), '')).join(', ')});
     ${rowReduce('mx', 'max', g, shuffle)}
@@ -272,7 +314,7 @@ fn main(${MAIN_ARGS}) {
     l = l + vec4<f32>(${I4.map((i) => range(g.ts).map((kk) => `s${i}_${kk}`).join(' + ')).join(', ')});
     ${storeBlock('Ps', 's', g)}
     workgroupBarrier();
-    ${accumulate([['acc', 'Ps', 'Vs']], g)}
+    ${accumulate([['acc', 'Ps', 'Vs']], g, cfg.unroll)}
   }
   workgroupBarrier();
   ${rowReduce('l', 'add', g, shuffle)}
@@ -293,7 +335,8 @@ export function encodeTiledDq(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true], ['g', gOut, true]]);
-  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  const st = streamStage(p, cfg.prefetch, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
+  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|pf${+cfg.prefetch}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 5, 1, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -328,17 +371,18 @@ fn main(${MAIN_ARGS}) {
   ${accDecl('dq', g)}
   var kEnd = S;
   ${causal ? `kEnd = min(S, i0 + ${g.R}u);` : ''}
+  ${st.decl}
+  ${st.first}
   for (var j0 = 0u; j0 < kEnd; j0 += ${g.T}u) {
     workgroupBarrier();
-    ${stage(p, 'Ks', g.T, 'K', 'k', 'j0', 'S')}
-    ${stage(p, 'Vs', g.T, 'V', 'v', 'j0', 'S')}
+    ${st.step}
     workgroupBarrier();
-    ${scores('s', 'Qs', 'Ks', g)}
-    ${scores('d', 'Gs', 'Vs', g)}
+    ${scores('s', 'Qs', 'Ks', g, cfg.unroll)}
+    ${scores('d', 'Gs', 'Vs', g, cfg.unroll)}
     ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let ok = j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''}; let pr = select(0.0, exp2(s${i}_${kk} - lse.${C[i]}), ok); d${i}_${kk} = pr * (d${i}_${kk} - D.${C[i]}); }`)).join('\n    ')}
     ${storeBlock('Ds', 'd', g)}
     workgroupBarrier();
-    ${accumulate([['dq', 'Ds', 'Ks']], g)}
+    ${accumulate([['dq', 'Ds', 'Ks']], g, cfg.unroll)}
   }
   ${storeAcc('DQ', 'dq', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, () => 'scale')}
 }`, [q.buf, k.buf, v.buf, gOut.buf, stats, dq], B * Math.ceil(dims.L / g.R));
@@ -353,7 +397,8 @@ export function encodeTiledDkv(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true], ['g', gOut, true]]);
-  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  const st = streamStage(p, cfg.prefetch, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart');
+  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|pf${+cfg.prefetch}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 5, 2, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -388,19 +433,20 @@ fn main(${MAIN_ARGS}) {
   ${accDecl('dv', g)}
   var iStart = 0u;
   ${causal ? `iStart = (j0 / ${g.T}u) * ${g.T}u;` : ''}
+  ${st.decl}
+  ${st.first}
   for (var i0 = iStart; i0 < L; i0 += ${g.T}u) {
     workgroupBarrier();
-    ${stage(p, 'Qs', g.T, 'Q', 'q', 'i0', 'L')}
-    ${stage(p, 'Gs', g.T, 'G', 'g', 'i0', 'L')}
+    ${st.step}
     ${range(g.ts).map((kk) => `var lse${kk} = 0.0; var D${kk} = 0.0; { let row = i0 + sg + ${g.SG * kk}u; if (row < L) { lse${kk} = ST[2u * (b * L + row)] * ${LOG2E}; D${kk} = ST[2u * (b * L + row) + 1u]; } }`).join('\n    ')}
     workgroupBarrier();
-    ${scores('s', 'Ks', 'Qs', g)}
-    ${scores('d', 'Vs', 'Gs', g)}
+    ${scores('s', 'Ks', 'Qs', g, cfg.unroll)}
+    ${scores('d', 'Vs', 'Gs', g, cfg.unroll)}
     ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let ok = i0 + sg + ${g.SG * kk}u < L${causal ? ` && j0 + og + ${g.OG * i}u <= i0 + sg + ${g.SG * kk}u` : ''}; s${i}_${kk} = select(0.0, exp2(s${i}_${kk} - lse${kk}), ok); d${i}_${kk} = s${i}_${kk} * (d${i}_${kk} - D${kk}); }`)).join('\n    ')}
     ${storeBlock('Ps', 's', g)}
     ${storeBlock('Ds', 'd', g)}
     workgroupBarrier();
-    ${accumulate([['dv', 'Ps', 'Gs'], ['dk', 'Ds', 'Qs']], g)}
+    ${accumulate([['dv', 'Ps', 'Gs'], ['dk', 'Ds', 'Qs']], g, cfg.unroll)}
   }
   ${storeAcc('DK', 'dk', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => 'scale')}
   ${storeAcc('DV', 'dv', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => '1.0')}
