@@ -4,7 +4,7 @@
 // out, lse, dq, dk, dv against the row kernels on the whole tensors and against a float64
 // loop on whole heads; then forward, backward and both are timed, variants interleaved round
 // by round after a warm-up (medians). FLOPs as the bench counts them (bench/src/rows.ts).
-// Usage on the host: node .bench/attn-lab.mjs [--set 1|2|final] [--rounds 7] [--batch-ms 30] [--json out.json]
+// Usage on the host: node .bench/attn-lab.mjs [--set final] [--rounds 7] [--batch-ms 30] [--json out.json]
 import { writeFileSync } from 'fs';
 import { NDArray, attentionBackwardNd, attentionNd, randomArray } from '@surf/core';
 import { WebGPUBackend, WebGPUBackendOptions, createWebGPUBackend } from '@surf/webgpu';
@@ -15,24 +15,19 @@ const batchMs = Number(arg('--batch-ms') ?? 30);
 const set = arg('--set') ?? 'final';
 
 type Variant = [string, WebGPUBackendOptions['attention']];
+// Runs 1 and 2 (docs/tuning-log.md "attn2 2026-11-25") compared tile shapes, loop unrolling
+// and register prefetch; the losers are gone from the kernels, so only the last set remains.
 const SETS: Record<string, Variant[]> = {
-  1: [
+  // Run 3 (the confirm run): the defaults (run 2's u4 pf; dQ's dS now in V's tile), then
+  // larger streamed tiles for dQ (4 key columns per thread) and larger owned tiles for dK/dV.
+  final: [
     ['rows (old)', 'rows'],
-    ['default: f64/32 q64/16 kv32/32', undefined],
-    ['f64/16 q32/32 kv32/16', { fwd: { R: 64, T: 16 }, dq: { R: 32, T: 32 }, dkv: { R: 32, T: 16 } }],
-    ['f64/32 sh1 q32/16 kv64/16', { shuffle: 1, dq: { R: 32, T: 16 }, dkv: { R: 64, T: 16 } }],
+    ['default: u4 pf f64/32 q64/16 kv32/32', undefined],
+    ['q64/32', { dq: { R: 64, T: 32 } }],
+    ['kv64/16', { dkv: { R: 64, T: 16 } }],
+    ['u8', { unroll: 8 }],
+    ['f32/64', { fwd: { R: 32, T: 64 } }],
   ],
-  // Run 2: loops rolled to `unroll` steps per iteration (run 1's kernels were fully unrolled:
-  // ~3-5k instructions per loop body) and the next streamed tile prefetched into registers.
-  2: [
-    ['rows (old)', 'rows'],
-    ['run 1 default (full unroll)', { unroll: 64, prefetch: false }],
-    ['u4', { unroll: 4, prefetch: false }],
-    ['u4 pf', { unroll: 4, prefetch: true }],
-    ['u2 pf', { unroll: 2, prefetch: true }],
-    ['u4 pf f64/16 q32/16 kv32/16', { unroll: 4, prefetch: true, fwd: { R: 64, T: 16 }, dq: { R: 32, T: 16 }, dkv: { R: 32, T: 16 } }],
-  ],
-  final: [['rows (old)', 'rows'], ['default', undefined]],
 };
 const variants = SETS[set];
 

@@ -42,8 +42,6 @@ export interface AttnTiledConfig {
   shuffle: number;
   /** Head-dim and streamed-row steps unrolled per loop iteration (>= 16 / T: fully unrolled). */
   unroll: number;
-  /** Load the next streamed tile into registers while the current one is computed. */
-  prefetch: boolean;
 }
 
 interface Geo { R: number; T: number; OG: number; SG: number; ts: number; cv: number }
@@ -63,7 +61,7 @@ export function tiledBytes(kind: 'fwd' | 'dq' | 'dkv', t: AttnTile, shuffle: num
   const g = geo(t);
   const v4 = 16;
   if (kind === 'fwd') return v4 * (t.R * HV + 2 * t.T * HV + t.T * g.OG + (shuffle < g.SG ? WG : 0));
-  if (kind === 'dq') return v4 * (2 * t.R * HV + 2 * t.T * HV + t.T * g.OG);
+  if (kind === 'dq') return v4 * (2 * t.R * HV + 2 * t.T * HV); // dS reuses V's tile
   return v4 * (2 * t.R * HV + 2 * t.T * HV + 2 * t.T * g.OG);
 }
 
@@ -78,9 +76,9 @@ export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnT
   const shuffle = Math.min(32, Math.max(1, subgroupMin));
   const pick = (kind: 'fwd' | 'dq' | 'dkv', order: AttnTile[]) => order.find((t) => tiledBytes(kind, t, shuffle) <= maxBytes);
   const fwd = pick('fwd', [{ R: 64, T: 32 }, { R: 64, T: 16 }]);
-  const dq = pick('dq', [{ R: 64, T: 16 }, { R: 32, T: 16 }]);
+  const dq = pick('dq', [{ R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
   const dkv = pick('dkv', [{ R: 32, T: 32 }, { R: 32, T: 16 }]);
-  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 64, prefetch: false } : null;
+  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 4 } : null;
 }
 
 class Params {
@@ -159,11 +157,11 @@ function stage(p: Params, tile: string, rows: number, buf: string, name: string,
 }
 
 /**
- * WGSL: the streamed tile's staging inside the loop (cursor `r0`): with prefetch, registers
- * loaded during the previous step are stored and the next step's rows are loaded behind them.
+ * WGSL: the streamed tile's staging (loop cursor `r0`, first rows at `start`): registers
+ * loaded during the previous step are stored, then the next step's rows are loaded, so the
+ * global loads are in flight during this step's FMAs.
  */
-function streamStage(p: Params, pf: boolean, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string): { decl: string; first: string; step: string } {
-  if (!pf) return { decl: '', first: '', step: ops.map(([tile, buf, name]) => stage(p, tile, T, buf, name, r0, limit)).join('\n    ') };
+function streamStage(p: Params, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string): { decl: string; first: string; step: string } {
   return {
     decl: ops.map(([, , , reg]) => regDecl(reg, T)).join(' '),
     first: ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, start, limit)).join('\n  '),
@@ -262,8 +260,8 @@ export function encodeTiledForward(
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const shuffle = Math.min(cfg.shuffle, g.SG);
   const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true]]);
-  const st = streamStage(p, cfg.prefetch, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
-  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|pf${+cfg.prefetch}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
+  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 3, 2, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
 ${paramsDecl(p.layout.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
@@ -335,8 +333,8 @@ export function encodeTiledDq(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true], ['g', gOut, true]]);
-  const st = streamStage(p, cfg.prefetch, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
-  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|pf${+cfg.prefetch}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
+  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 5, 1, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -348,7 +346,6 @@ var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Gs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
 var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
-var<workgroup> Ds: array<vec4<f32>, ${g.T * g.OG}>;
 @compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
@@ -380,9 +377,11 @@ fn main(${MAIN_ARGS}) {
     ${scores('s', 'Qs', 'Ks', g, cfg.unroll)}
     ${scores('d', 'Gs', 'Vs', g, cfg.unroll)}
     ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let ok = j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''}; let pr = select(0.0, exp2(s${i}_${kk} - lse.${C[i]}), ok); d${i}_${kk} = pr * (d${i}_${kk} - D.${C[i]}); }`)).join('\n    ')}
-    ${storeBlock('Ds', 'd', g)}
+    // dS goes into V's tile once every thread is done reading V (dP above).
     workgroupBarrier();
-    ${accumulate([['dq', 'Ds', 'Ks']], g, cfg.unroll)}
+    ${storeBlock('Vs', 'd', g)}
+    workgroupBarrier();
+    ${accumulate([['dq', 'Vs', 'Ks']], g, cfg.unroll)}
   }
   ${storeAcc('DQ', 'dq', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, () => 'scale')}
 }`, [q.buf, k.buf, v.buf, gOut.buf, stats, dq], B * Math.ceil(dims.L / g.R));
@@ -397,8 +396,8 @@ export function encodeTiledDkv(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true], ['g', gOut, true]]);
-  const st = streamStage(p, cfg.prefetch, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart');
-  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|pf${+cfg.prefetch}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  const st = streamStage(p, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart');
+  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 5, 2, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;

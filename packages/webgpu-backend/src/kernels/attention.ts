@@ -266,6 +266,9 @@ export function encodeAttentionBackward(
   if (B * S > 0) encodeDkv(rt, dims, q, k, v, mask, maskKind, gOut, scale, causal, stats, dk, dv);
 }
 
+/** Threads per row of the stats pass. */
+const STATS_LANES = 16;
+
 /** stats[2r] = lse_r, stats[2r+1] = D_r = Σ_e dO_re · out_re, per query row r. */
 function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOperand, gOut: AttnOperand, stats: PooledBuffer): void {
   const nb = dims.batch.length;
@@ -280,22 +283,32 @@ function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOpe
 @group(0) @binding(2) var<storage, read> LS: array<f32>;
 @group(0) @binding(3) var<storage, read> G: array<f32>;
 @group(0) @binding(4) var<storage, read_write> ST: array<f32>;
+var<workgroup> Red: array<f32, ${ROWS}>;
 @compute @workgroup_size(${ROWS})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  let r = wg * ${ROWS}u + lid;
+  // ${STATS_LANES} lanes per row, reading consecutive columns (coalesced), summed through workgroup memory.
+  let lane = lid % ${STATS_LANES}u;
+  let n = ${p.u('B')} * ${p.u('L')};
+  let r0 = wg * ${ROWS / STATS_LANES}u + lid / ${STATS_LANES}u;
+  let r = min(r0, n - 1u);
   let L = ${p.u('L')};
-  if (r >= ${p.u('B')} * L) { return; }
   let i = r % L;
   ${batchDigits(p, nb, 'r / L')}
   ${batchBase(p, 'o', nb)} ${batchBase(p, 'l', nb)} ${batchBase(p, 'g', nb)}
   var D = 0.0;
-  for (var e = 0u; e < ${dims.Ev}u; e++) {
+  for (var e = lane; e < ${dims.Ev}u; e += ${STATS_LANES}u) {
     D = D + G[u32(gB + i32(i) * ${p.i('g.rs')} + i32(e) * ${p.i('g.cs')})] * O[u32(oB + i32(i) * ${p.i('o.rs')} + i32(e) * ${p.i('o.cs')})];
   }
-  ST[2u * r] = LS[u32(lB + i32(i) * ${p.i('l.rs')})];
-  ST[2u * r + 1u] = D;
-}`, [out.buf, lse.buf, gOut.buf, stats], Math.ceil((B * dims.L) / ROWS));
+  Red[lid] = D;
+  workgroupBarrier();
+  if (lane == 0u && r0 < n) {
+    var t = 0.0;
+    for (var k = 0u; k < ${STATS_LANES}u; k++) { t = t + Red[lid + k]; }
+    ST[2u * r] = LS[u32(lB + i32(i) * ${p.i('l.rs')})];
+    ST[2u * r + 1u] = t;
+  }
+}`, [out.buf, lse.buf, gOut.buf, stats], Math.ceil((B * dims.L * STATS_LANES) / ROWS));
 }
 
 /** dQ_i = scale Σ_j p_ij (dO_i·v_j - D_i) k_j: one thread per query row, keys in tiles. */
