@@ -18,15 +18,14 @@ type Variant = [string, WebGPUBackendOptions['attention']];
 // Runs 1 and 2 (docs/tuning-log.md "attn2 2026-11-25") compared tile shapes, loop unrolling
 // and register prefetch; the losers are gone from the kernels, so only the last set remains.
 const SETS: Record<string, Variant[]> = {
-  // Run 3 (the confirm run): the defaults (run 2's u4 pf; dQ's dS now in V's tile), then
-  // larger streamed tiles for dQ (4 key columns per thread) and larger owned tiles for dK/dV.
+  // Run 3 (the confirm run) measured run 2's u4 pf default against q64/32, kv64/16, u8 and
+  // f32/64 (docs/tuning-log.md); run 4: the three winners together are the default.
   final: [
     ['rows (old)', 'rows'],
-    ['default: u4 pf f64/32 q64/16 kv32/32', undefined],
-    ['q64/32', { dq: { R: 64, T: 32 } }],
-    ['kv64/16', { dkv: { R: 64, T: 16 } }],
-    ['u8', { unroll: 8 }],
-    ['f32/64', { fwd: { R: 32, T: 64 } }],
+    ['run 3 default: u4 q64/16 kv32/32', { unroll: 4, dq: { R: 64, T: 16 }, dkv: { R: 32, T: 32 } }],
+    ['u8 q64/16 kv32/32', { unroll: 8, dq: { R: 64, T: 16 }, dkv: { R: 32, T: 32 } }],
+    ['default: u8 q64/32 kv64/16', undefined],
+    ['u16 q64/32 kv64/16', { unroll: 16 }],
   ],
 };
 const variants = SETS[set];

@@ -76,9 +76,9 @@ export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnT
   const shuffle = Math.min(32, Math.max(1, subgroupMin));
   const pick = (kind: 'fwd' | 'dq' | 'dkv', order: AttnTile[]) => order.find((t) => tiledBytes(kind, t, shuffle) <= maxBytes);
   const fwd = pick('fwd', [{ R: 64, T: 32 }, { R: 64, T: 16 }]);
-  const dq = pick('dq', [{ R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
-  const dkv = pick('dkv', [{ R: 32, T: 32 }, { R: 32, T: 16 }]);
-  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 4 } : null;
+  const dq = pick('dq', [{ R: 64, T: 32 }, { R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
+  const dkv = pick('dkv', [{ R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
+  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 8 } : null;
 }
 
 class Params {
