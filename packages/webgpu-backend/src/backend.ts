@@ -728,6 +728,7 @@ function attentionPlan(acq: Acquired, maxBytes: number, opt: WebGPUBackendOption
   const base = defaultTiledConfig(maxBytes, sgMin);
   if (opt === 'rows' || !base) return { tiled: null, maxBytes };
   const tiled = { ...base, ...opt };
+  if (!(tiled.unroll >= 1 && Number.isInteger(Math.log2(tiled.unroll)))) throw new BackendError(`createWebGPUBackend: attention.unroll ${tiled.unroll}; expected a power of two`);
   tiled.shuffle = Math.max(1, Math.min(tiled.shuffle, sgMin));
   return { tiled, maxBytes };
 }

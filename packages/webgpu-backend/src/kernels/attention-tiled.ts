@@ -22,7 +22,9 @@ import type { AttnDims, AttnOperand } from './attention';
  * workgroup memory for the rest, so an adapter without subgroups reduces entirely through it.
  * Causal: the forward and dQ issue the last (longest) query blocks first, dK/dV starts at the
  * diagonal; fully masked tiles are skipped, the mask test runs on every score (it is ~1% of
- * the FMAs).
+ * the FMAs). The next streamed tile is loaded into registers during the current step, and
+ * loops run `unroll` steps per iteration: fully unrolled bodies (3-5 k instructions) were
+ * 20-35% slower on the H100 (docs/tuning-log.md, "attn2 2026-11-25").
  */
 
 const WG = 128;
@@ -40,7 +42,7 @@ export interface AttnTiledConfig {
   dkv: AttnTile;
   /** Lanes of the forward's row-max reduction done by subgroup shuffles (1: all in workgroup memory). */
   shuffle: number;
-  /** Head-dim and streamed-row steps unrolled per loop iteration (>= 16 / T: fully unrolled). */
+  /** Head-dim and streamed-row steps per loop iteration, a power of two (>= 16 / T: fully unrolled). */
   unroll: number;
 }
 
@@ -68,6 +70,8 @@ export function tiledBytes(kind: 'fwd' | 'dq' | 'dkv', t: AttnTile, shuffle: num
 /** Whether the tiled kernels take this problem under `cfg` on an adapter with `maxBytes` of workgroup memory. */
 export function tiledFits(dims: AttnDims, masked: boolean, cfg: AttnTiledConfig, maxBytes: number): boolean {
   if (masked || dims.E !== HD || dims.Ev !== HD || dims.L < 1 || dims.S < 1) return false;
+  // Loops step by min(unroll, extent), which must divide the head dim's 16 vec4s and T.
+  if (!(cfg.unroll >= 1 && Number.isInteger(Math.log2(cfg.unroll)))) return false;
   return (['fwd', 'dq', 'dkv'] as const).every((k) => tileOk(cfg[k]) && tiledBytes(k, cfg[k], cfg.shuffle) <= maxBytes);
 }
 
