@@ -13,7 +13,8 @@ import { encodeGather } from './kernels/gather';
 import { encodeIndexCheck } from './kernels/index-check';
 import { encodeCrossEntropyRows } from './kernels/ce-rows';
 import type { CheckSite } from './device-flag';
-import { AttnOperand, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
+import { AttnOperand, AttnPlan, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
+import { AttnTiledConfig, defaultTiledConfig } from './kernels/attention-tiled';
 import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConfig, collapseBatch, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
@@ -70,6 +71,12 @@ export interface WebGPUBackendOptions extends DeviceRequest {
    * Node, Dawn's timestamp quantization is turned off for this device.
    */
   timestamps?: boolean;
+  /**
+   * Attention kernels: 'rows' keeps the row-per-thread kernels for every shape; a partial
+   * config is merged over the adapter's default tiles (labs and tests; `shuffle` is capped by
+   * the adapter's smallest subgroup, 1 without the subgroups feature). Unset: the default.
+   */
+  attention?: 'rows' | Partial<AttnTiledConfig>;
 }
 
 /** See WebGPUBackend.stats(). */
@@ -148,6 +155,8 @@ export class WebGPUBackend implements Backend {
     this.maxBytes = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
     const mo = this.opts.matmul;
     if (mo && typeof mo !== 'function' && mo !== 'auto') validateMatmulConfig(chooseMatmulConfig(mo, 64, 64, 64, 1), lim);
+    this.acq = acq;
+    this.attnPlan = attentionPlan(acq, lim.maxComputeWorkgroupStorageSize, opts.attention);
     this.rt = new Runtime(acq.device, {
       opsPerSubmit: opts.opsPerSubmit ?? 128,
       paramArenaBytes: 256 * 1024,
@@ -158,6 +167,8 @@ export class WebGPUBackend implements Backend {
   }
 
   private timer?: GpuTimer;
+  private attnPlan: AttnPlan;
+  private readonly acq: Acquired;
 
   private makeTimer(): GpuTimer {
     if (!this.device.features.has('timestamp-query')) {
@@ -378,6 +389,11 @@ export class WebGPUBackend implements Backend {
     this.opts = { ...this.opts, matmul: opt };
   }
 
+  /** Switches the attention kernels (labs compare them in one process; see WebGPUBackendOptions.attention). */
+  setAttention(opt: WebGPUBackendOptions['attention']): void {
+    this.attnPlan = attentionPlan(this.acq, this.limits.maxComputeWorkgroupStorageSize, opt);
+  }
+
   /** True on SwiftShader, llvmpipe, WARP (see isSoftwareAdapter). */
   get software(): boolean {
     return isSoftwareAdapter(this.adapterInfo);
@@ -457,7 +473,7 @@ export class WebGPUBackend implements Backend {
     this.rt.begin('attention', q.view.shape);
     const out = this.newStorage('attention', 'float32', rows * dims.Ev);
     const lse = this.newStorage('attention', 'float32', rows);
-    encodeAttention(this.rt, dims, o(q), o(k), o(v), mask, maskKind, opts.scale, opts.causal, out.buf!, lse.buf!);
+    encodeAttention(this.rt, dims, o(q), o(k), o(v), mask, maskKind, opts.scale, opts.causal, out.buf!, lse.buf!, this.attnPlan);
     return { out, lse };
   }
 
@@ -470,7 +486,7 @@ export class WebGPUBackend implements Backend {
     const dq = this.newStorage(op, 'float32', numel(q.view.shape));
     const dk = this.newStorage(op, 'float32', numel(k.view.shape));
     const dv = this.newStorage(op, 'float32', numel(v.view.shape));
-    encodeAttentionBackward(this.rt, dims, o(q), o(k), o(v), mask, maskKind, o(out), o(lse), o(gOut), opts.scale, opts.causal, stats.buf!, dq.buf!, dk.buf!, dv.buf!);
+    encodeAttentionBackward(this.rt, dims, o(q), o(k), o(v), mask, maskKind, o(out), o(lse), o(gOut), opts.scale, opts.causal, stats.buf!, dq.buf!, dk.buf!, dv.buf!, this.attnPlan);
     this.dispose(stats);
     return { dq, dk, dv };
   }
@@ -716,6 +732,17 @@ export class WebGPUBackend implements Backend {
     if (this.owned) this.device.destroy();
     this.instance = null;
   }
+}
+
+/** Which attention kernels this device runs (see WebGPUBackendOptions.attention). */
+function attentionPlan(acq: Acquired, maxBytes: number, opt: WebGPUBackendOptions['attention']): AttnPlan {
+  const sgMin = acq.device.features.has('subgroups') ? acq.info?.subgroupMinSize ?? 1 : 1;
+  const base = defaultTiledConfig(maxBytes, sgMin);
+  if (opt === 'rows' || !base) return { tiled: null, maxBytes };
+  const tiled = { ...base, ...opt };
+  if (!(tiled.unroll >= 1 && Number.isInteger(Math.log2(tiled.unroll)))) throw new BackendError(`createWebGPUBackend: attention.unroll ${tiled.unroll}; expected a power of two`);
+  tiled.shuffle = Math.max(1, Math.min(tiled.shuffle, sgMin));
+  return { tiled, maxBytes };
 }
 
 /** The device request of a timed backend: the feature, and Dawn's quantization (100 µs steps in browsers) off. */

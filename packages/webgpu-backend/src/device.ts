@@ -108,7 +108,8 @@ export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
   }
   let device: GPUDevice;
   try {
-    const requiredFeatures = (req.features ?? []).filter((f) => adapter!.features.has(f));
+    // subgroups: the attention forward reduces row maxima with shuffles when the device has them.
+    const requiredFeatures = [...new Set([...(req.features ?? []), 'subgroups' as GPUFeatureName])].filter((f) => adapter!.features.has(f));
     device = await adapter.requestDevice({ requiredLimits: want, requiredFeatures, label: 'surf' });
   } catch (e) {
     throw new BackendError(`createWebGPUBackend: the adapter refused a device with its own limits: ${(e as Error).message}`);

@@ -10,5 +10,6 @@ export { MATMUL_CANDIDATES, TUNE_PROBLEMS, autoTune, tableChooser, tuneKey, tune
 export { readTuneCache, writeTuneCache } from './tune/cache';
 export type { TunedEntry, TunedTable, TuneOptions } from './tune/tuner';
 export type { MatmulConfig, MatmulConfigOption } from './kernels/matmul';
+export type { AttnTile, AttnTiledConfig } from './kernels/attention-tiled';
 
 registerBackend('webgpu', (opts) => createWebGPUBackend(opts as WebGPUBackendOptions));

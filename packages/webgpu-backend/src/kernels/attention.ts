@@ -3,6 +3,7 @@ import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { Uniforms } from './program';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
+import { AttnTiledConfig, encodeTiledDkv, encodeTiledDq, encodeTiledForward, tiledFits } from './attention-tiled';
 
 /**
  * FlashAttention-style kernels. Forward: a workgroup owns ROWS query rows (one per thread,
@@ -12,8 +13,15 @@ import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
  * probabilities from that logsumexp: a small pass packs (lse, D = dO·out) per row, one kernel
  * owns query rows and accumulates dQ over key tiles, another owns key rows and accumulates
  * dK and dV over query tiles (no atomics; the score recompute is done twice instead).
- * Causal kernels stop (forward, dQ) or start (dK/dV) at the diagonal's tile.
+ * Causal kernels stop (forward, dQ) or start (dK/dV) at the diagonal's tile. These take the
+ * shapes that the register-tiled kernels (attention-tiled.ts: head dims 64, no mask) do not.
  */
+
+/** The tiled kernels' config and the adapter's workgroup memory, or null for row kernels only. */
+export interface AttnPlan { tiled: AttnTiledConfig | null; maxBytes: number }
+
+const useTiled = (plan: AttnPlan | undefined, dims: AttnDims, mask: AttnOperand | null): plan is AttnPlan & { tiled: AttnTiledConfig } =>
+  !!plan?.tiled && tiledFits(dims, !!mask, plan.tiled, plan.maxBytes);
 
 /** Threads per workgroup = rows (query or key) a workgroup owns. */
 const ROWS = 64;
@@ -140,12 +148,13 @@ export function checkAttentionFits(op: string, dims: AttnDims): void {
 
 export function encodeAttention(
   rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
-  scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer,
+  scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer, plan?: AttnPlan,
 ): void {
   const { L, E, Ev } = dims;
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   if (B * L === 0) return;
+  if (useTiled(plan, dims, mask)) return encodeTiledForward(rt, plan.tiled, dims, q, k, v, scale, causal, out, lse);
   const BC = tileOf('attention', E + Ev, dims);
   const ek = lanes(E), ev = lanes(Ev);
   const p = commonParams(dims, scale);
@@ -242,15 +251,23 @@ fn main(${MAIN_ARGS}) {
 export function encodeAttentionBackward(
   rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
   out: AttnOperand, lse: AttnOperand, gOut: AttnOperand, scale: number, causal: boolean,
-  stats: PooledBuffer, dq: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer,
+  stats: PooledBuffer, dq: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer, plan?: AttnPlan,
 ): void {
   const { L, S } = dims;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   if (B === 0) return;
   if (B * L > 0) encodeStats(rt, dims, out, lse, gOut, stats);
+  if (B * L > 0 && useTiled(plan, dims, mask)) {
+    encodeTiledDq(rt, plan.tiled, dims, q, k, v, gOut, scale, causal, stats, dq);
+    encodeTiledDkv(rt, plan.tiled, dims, q, k, v, gOut, scale, causal, stats, dk, dv);
+    return;
+  }
   if (B * L > 0) encodeDq(rt, dims, q, k, v, mask, maskKind, gOut, scale, causal, stats, dq);
   if (B * S > 0) encodeDkv(rt, dims, q, k, v, mask, maskKind, gOut, scale, causal, stats, dk, dv);
 }
+
+/** Threads per row of the stats pass. */
+const STATS_LANES = 16;
 
 /** stats[2r] = lse_r, stats[2r+1] = D_r = Σ_e dO_re · out_re, per query row r. */
 function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOperand, gOut: AttnOperand, stats: PooledBuffer): void {
@@ -266,22 +283,32 @@ function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOpe
 @group(0) @binding(2) var<storage, read> LS: array<f32>;
 @group(0) @binding(3) var<storage, read> G: array<f32>;
 @group(0) @binding(4) var<storage, read_write> ST: array<f32>;
+var<workgroup> Red: array<f32, ${ROWS}>;
 @compute @workgroup_size(${ROWS})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  let r = wg * ${ROWS}u + lid;
+  // ${STATS_LANES} lanes per row, reading consecutive columns (coalesced), summed through workgroup memory.
+  let lane = lid % ${STATS_LANES}u;
+  let n = ${p.u('B')} * ${p.u('L')};
+  let r0 = wg * ${ROWS / STATS_LANES}u + lid / ${STATS_LANES}u;
+  let r = min(r0, n - 1u);
   let L = ${p.u('L')};
-  if (r >= ${p.u('B')} * L) { return; }
   let i = r % L;
   ${batchDigits(p, nb, 'r / L')}
   ${batchBase(p, 'o', nb)} ${batchBase(p, 'l', nb)} ${batchBase(p, 'g', nb)}
   var D = 0.0;
-  for (var e = 0u; e < ${dims.Ev}u; e++) {
+  for (var e = lane; e < ${dims.Ev}u; e += ${STATS_LANES}u) {
     D = D + G[u32(gB + i32(i) * ${p.i('g.rs')} + i32(e) * ${p.i('g.cs')})] * O[u32(oB + i32(i) * ${p.i('o.rs')} + i32(e) * ${p.i('o.cs')})];
   }
-  ST[2u * r] = LS[u32(lB + i32(i) * ${p.i('l.rs')})];
-  ST[2u * r + 1u] = D;
-}`, [out.buf, lse.buf, gOut.buf, stats], Math.ceil((B * dims.L) / ROWS));
+  Red[lid] = D;
+  workgroupBarrier();
+  if (lane == 0u && r0 < n) {
+    var t = 0.0;
+    for (var k = 0u; k < ${STATS_LANES}u; k++) { t = t + Red[lid + k]; }
+    ST[2u * r] = LS[u32(lB + i32(i) * ${p.i('l.rs')})];
+    ST[2u * r + 1u] = t;
+  }
+}`, [out.buf, lse.buf, gOut.buf, stats], Math.ceil((B * dims.L * STATS_LANES) / ROWS));
 }
 
 /** dQ_i = scale Σ_j p_ij (dO_i·v_j - D_i) k_j: one thread per query row, keys in tiles. */

@@ -146,6 +146,14 @@ export function attentionCases(): OpCase[] {
       await checkAttention(t, 'lanes causal', { q, k, v }, { scale: 0.35, causal: true });
       await checkAttention(t, 'lanes masked', { q, k, v, mask: Pair.of(t, randF32([20, 20], 'v1 mask', -2, 2)) }, { scale: 0.35 });
     }),
+    defineCase('attention/head dim 64 (register-tiled kernels on the GPU): partial tiles, causal L > S, permuted q, large scores', async (t) => {
+      await checkAttention(t, 'd64 causal', qkv(t, 'd1', [2, 70, 64], [2, 45, 64], [2, 45, 64]), { scale: 0.125, causal: true });
+      const q = Pair.of(t, randF32([1, 37, 2, 64], 'd2 q', -2, 2)).permute([0, 2, 1, 3]);
+      const k = Pair.of(t, randF32([1, 2, 50, 64], 'd2 k', -2, 2));
+      await checkAttention(t, 'd64 permuted', { q, k, v: Pair.of(t, randF32([2, 50, 64], 'd2 v')) }, { scale: 0.125 });
+      const big = { q: Pair.of(t, randF32([5, 64], 'd3 q', 1, 1.5)), k: Pair.of(t, randF32([33, 64], 'd3 k', 1, 1.5)), v: Pair.of(t, randF32([33, 64], 'd3 v')) };
+      await checkAttention(t, 'd64 big', big, { scale: 1 }, false);
+    }),
     defineCase('attention/large scores stay finite (max subtracted)', async (t) => {
       const x = { q: Pair.of(t, randF32([4, 4], 'b1 q', 5, 6)), k: Pair.of(t, randF32([9, 4], 'b1 k', 5, 6)), v: Pair.of(t, randF32([9, 3], 'b1 v')) };
       await checkAttention(t, 'big', x, { scale: 1 }, false);

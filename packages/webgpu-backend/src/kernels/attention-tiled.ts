@@ -1,0 +1,457 @@
+import type { Runtime } from '../runtime';
+import type { PooledBuffer } from '../pool';
+import { Uniforms } from './program';
+import { LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
+import type { AttnDims, AttnOperand } from './attention';
+
+/**
+ * Register-tiled attention for head dims E = Ev = 64 without a mask (the row-per-thread
+ * kernels in attention.ts take every other case). Three kernels of 128 threads; each owns R
+ * rows (queries for the forward and dQ, keys for dK/dV) and streams T rows of the other side
+ * through workgroup memory per step. A thread holds a 4 x ts block of the R x T score tile
+ * (owned rows og + OG·i, streamed rows sg + SG·k, OG = R/4 row groups of SG = 128/OG threads)
+ * and a 4 x cv-vec4 block of the R x 64 accumulator, so every score has 4·ts independent FMA
+ * chains and each 16-byte workgroup read feeds 4-8 FMAs. Probabilities go from the score
+ * layout to the accumulator layout through one small workgroup tile (P, or dS), stored as
+ * vec4s over a thread's 4 owned rows. Tiles are swizzled (vec4 column e4 of row r lives at
+ * e4 ^ (r & 7)) so that the 8 rows a warp quarter reads fall on distinct banks without padding.
+ *
+ * Scores are kept in base 2 (q·k·scale·log2 e, exp2), folded into the operand staged first.
+ * The forward's running row max is reduced over a row group's SG lanes by subgroup shuffles
+ * (the first `shuffle` lanes, a power of two <= the adapter's smallest subgroup) and through
+ * workgroup memory for the rest, so an adapter without subgroups reduces entirely through it.
+ * Causal: the forward and dQ issue the last (longest) query blocks first, dK/dV starts at the
+ * diagonal; fully masked tiles are skipped, the mask test runs on every score (it is ~1% of
+ * the FMAs). The next streamed tile is loaded into registers during the current step, and
+ * loops run `unroll` steps per iteration: fully unrolled bodies (3-5 k instructions) were
+ * 20-35% slower on the H100 (docs/tuning-log.md, "attn2 2026-11-25").
+ */
+
+const WG = 128;
+/** Head dim and its vec4 count. */
+const HD = 64;
+const HV = HD / 4;
+const LOG2E = 1.4426950408889634;
+
+/** Owned rows per workgroup (32 or 64) and streamed rows per step. */
+export interface AttnTile { R: number; T: number }
+
+export interface AttnTiledConfig {
+  fwd: AttnTile;
+  dq: AttnTile;
+  dkv: AttnTile;
+  /** Lanes of the forward's row-max reduction done by subgroup shuffles (1: all in workgroup memory). */
+  shuffle: number;
+  /** Head-dim and streamed-row steps per loop iteration, a power of two (>= 16 / T: fully unrolled). */
+  unroll: number;
+}
+
+interface Geo { R: number; T: number; OG: number; SG: number; ts: number; cv: number }
+
+function geo(t: AttnTile): Geo {
+  const OG = t.R / 4, SG = WG / OG;
+  return { R: t.R, T: t.T, OG, SG, ts: t.T / SG, cv: HV / SG };
+}
+
+function tileOk(t: AttnTile): boolean {
+  const g = geo(t);
+  return (t.R === 32 || t.R === 64) && Number.isInteger(g.ts) && g.ts >= 1 && g.ts <= 4;
+}
+
+/** Workgroup bytes of each kernel (what decides which tiles an adapter can take). */
+export function tiledBytes(kind: 'fwd' | 'dq' | 'dkv', t: AttnTile, shuffle: number): number {
+  const g = geo(t);
+  const v4 = 16;
+  if (kind === 'fwd') return v4 * (t.R * HV + 2 * t.T * HV + t.T * g.OG + (shuffle < g.SG ? WG : 0));
+  if (kind === 'dq') return v4 * (2 * t.R * HV + 2 * t.T * HV); // dS reuses V's tile
+  return v4 * (2 * t.R * HV + 2 * t.T * HV + 2 * t.T * g.OG);
+}
+
+/** Whether the tiled kernels take this problem under `cfg` on an adapter with `maxBytes` of workgroup memory. */
+export function tiledFits(dims: AttnDims, masked: boolean, cfg: AttnTiledConfig, maxBytes: number): boolean {
+  if (masked || dims.E !== HD || dims.Ev !== HD || dims.L < 1 || dims.S < 1) return false;
+  // Loops step by min(unroll, extent), which must divide the head dim's 16 vec4s and T.
+  if (!(cfg.unroll >= 1 && Number.isInteger(Math.log2(cfg.unroll)))) return false;
+  return (['fwd', 'dq', 'dkv'] as const).every((k) => tileOk(cfg[k]) && tiledBytes(k, cfg[k], cfg.shuffle) <= maxBytes);
+}
+
+/** The largest tiles that fit `maxBytes` (48 KiB: the H100's Dawn; 32 KiB: SwiftShader), or null. */
+export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnTiledConfig | null {
+  const shuffle = Math.min(32, Math.max(1, subgroupMin));
+  const pick = (kind: 'fwd' | 'dq' | 'dkv', order: AttnTile[]) => order.find((t) => tiledBytes(kind, t, shuffle) <= maxBytes);
+  const fwd = pick('fwd', [{ R: 64, T: 32 }, { R: 64, T: 16 }]);
+  const dq = pick('dq', [{ R: 64, T: 32 }, { R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
+  const dkv = pick('dkv', [{ R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
+  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 8 } : null;
+}
+
+class Params {
+  readonly layout = new Uniforms();
+  readonly values: [string, number][] = [];
+  add(name: string, type: 'u32' | 'i32' | 'f32', v: number): void {
+    this.layout.add(name, type);
+    this.values.push([name, v]);
+  }
+  r(name: string): string { return this.layout.ref(name); }
+}
+
+function params(dims: AttnDims, scale: number, ops: [string, AttnOperand, boolean][]): Params {
+  const p = new Params();
+  p.add('L', 'u32', dims.L);
+  p.add('S', 'u32', dims.S);
+  p.add('B', 'u32', dims.batch.reduce((a, c) => a * c, 1));
+  p.add('scale', 'f32', scale);
+  dims.batch.forEach((d, i) => p.add(`bs${i}`, 'u32', d));
+  const nb = dims.batch.length;
+  for (const [name, x, hasCol] of ops) {
+    p.add(`${name}.off`, 'i32', x.offset);
+    for (let d = 0; d < nb; d++) p.add(`${name}.b${d}`, 'i32', x.strides[d]);
+    p.add(`${name}.rs`, 'i32', x.strides[nb]);
+    if (hasCol) p.add(`${name}.cs`, 'i32', x.strides[nb + 1]);
+  }
+  return p;
+}
+
+function launch(rt: Runtime, key: string, reads: number, writes: number, p: Params, wgsl: () => string, bufs: readonly PooledBuffer[], groups: number): void {
+  const k = rt.program({ key, reads, writes, workgroupSize: WG, uniforms: () => p.layout, wgsl });
+  const blk = rt.block(k);
+  for (const [name, v] of p.values) blk.set(name, v);
+  rt.dispatch(k, bufs, blk.base, groups);
+}
+
+/** WGSL: batch digits of `b` and each operand's batch base `<name>B`. */
+function bases(p: Params, nb: number, names: string[]): string {
+  const lines = ['var br = b;'];
+  for (let d = nb - 1; d >= 0; d--) lines.push(`let bd${d} = br % ${p.r(`bs${d}`)}; br = br / ${p.r(`bs${d}`)};`);
+  for (const n of names) {
+    let e = p.r(`${n}.off`);
+    for (let d = 0; d < nb; d++) e += ` + i32(bd${d}) * ${p.r(`${n}.b${d}`)}`;
+    lines.push(`let ${n}B = ${e};`);
+  }
+  return lines.join('\n  ');
+}
+
+/** WGSL: loads rows r0.. of a strided operand (zeros past `limit`) into vec4 registers reg0.. (this thread's share of the tile). */
+function stageLoad(p: Params, reg: string, rows: number, buf: string, name: string, r0: string, limit: string): string {
+  const out: string[] = [];
+  for (let n = 0; n < (rows * HV) / WG; n++) {
+    out.push(`{
+    let f = lid + ${n * WG}u; let row = ${r0} + f / ${HV}u;
+    ${reg}${n} = vec4<f32>(0.0);
+    if (row < ${limit}) {
+      let cs = ${p.r(`${name}.cs`)};
+      let a = ${name}B + i32(row) * ${p.r(`${name}.rs`)} + i32((f % ${HV}u) * 4u) * cs;
+      ${reg}${n} = vec4<f32>(${buf}[u32(a)], ${buf}[u32(a + cs)], ${buf}[u32(a + 2 * cs)], ${buf}[u32(a + 3 * cs)]);
+    }
+  }`);
+  }
+  return out.join('\n  ');
+}
+
+const regDecl = (reg: string, rows: number) => range((rows * HV) / WG).map((n) => `var ${reg}${n}: vec4<f32>;`).join(' ');
+
+/** WGSL: stores registers reg0.. into a swizzled vec4 tile (vec4 column e4 of row r at e4 ^ (r & 7)), times `mul`. */
+function stageStore(tile: string, reg: string, rows: number, mul = ''): string {
+  return range((rows * HV) / WG).map((n) => `{ let f = lid + ${n * WG}u; let rr = f / ${HV}u; ${tile}[rr * ${HV}u + ((f % ${HV}u) ^ (rr & 7u))] = ${reg}${n}${mul}; }`).join('\n  ');
+}
+
+/** WGSL: a whole tile staged at once (declares its registers in a block of its own). */
+function stage(p: Params, tile: string, rows: number, buf: string, name: string, r0: string, limit: string, mul = ''): string {
+  return `{ ${regDecl('x', rows)}\n  ${stageLoad(p, 'x', rows, buf, name, r0, limit)}\n  ${stageStore(tile, 'x', rows, mul)} }`;
+}
+
+/**
+ * WGSL: the streamed tile's staging (loop cursor `r0`, first rows at `start`): registers
+ * loaded during the previous step are stored, then the next step's rows are loaded, so the
+ * global loads are in flight during this step's FMAs.
+ */
+function streamStage(p: Params, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string): { decl: string; first: string; step: string } {
+  return {
+    decl: ops.map(([, , , reg]) => regDecl(reg, T)).join(' '),
+    first: ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, start, limit)).join('\n  '),
+    step: ops.map(([tile, , , reg]) => stageStore(tile, reg, T)).join('\n    ') + '\n    ' +
+      ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, `(${r0} + ${T}u)`, limit)).join('\n    '),
+  };
+}
+
+const I4 = [0, 1, 2, 3];
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+const C = 'xyzw';
+
+/** WGSL: s_i_k += A[owned row i] · B[streamed row k] over the head dim (4·ts FMA chains), `un` steps per iteration. */
+function scores(s: string, A: string, Bt: string, g: Geo, un: number): string {
+  const u = Math.min(un, HV);
+  const lines = [I4.flatMap((i) => range(g.ts).map((k) => `var ${s}${i}_${k} = 0.0;`)).join(' ')];
+  const body: string[] = [];
+  for (let e = 0; e < u; e++) {
+    const ee = u === HV ? `${e}u` : `(e0 + ${e}u)`;
+    body.push('{ ' + I4.map((i) => `let a${i} = ${A}[o${i} + (${ee} ^ oKey)];`).join(' ') + ' ' + range(g.ts).map((k) => `let b${k} = ${Bt}[t${k} + (${ee} ^ sKey)];`).join(' '));
+    for (const i of I4) for (let k = 0; k < g.ts; k++) {
+      body.push(`  ${s}${i}_${k} = fma(a${i}.w, b${k}.w, fma(a${i}.z, b${k}.z, fma(a${i}.y, b${k}.y, fma(a${i}.x, b${k}.x, ${s}${i}_${k}))));`);
+    }
+    body.push('}');
+  }
+  if (u === HV) lines.push(...body);
+  else lines.push(`for (var e0 = 0u; e0 < ${HV}u; e0 += ${u}u) {`, ...body.map((l) => `  ${l}`), '}');
+  return lines.join('\n    ');
+}
+
+/** WGSL: acc_i_v += W[c][i] · X[c][cols v] over the T streamed rows (W: vec4 over a thread's owned rows), `un` rows per iteration. */
+function accumulate(pairs: [string, string, string][], g: Geo, un: number): string {
+  const u = Math.min(un, g.T);
+  const lines: string[] = [];
+  for (let c = 0; c < u; c++) {
+    const full = u === g.T;
+    const cc = full ? `${c}u` : `(c0 + ${c}u)`;
+    const sw = full ? `${c & 7}u` : `sw${c}`;
+    if (!full) lines.push(`let sw${c} = ${cc} & 7u;`);
+    for (const [acc, W, X] of pairs) {
+      lines.push(`{ let w = ${W}[${cc} * ${g.OG}u + (og ^ ${sw})];`);
+      for (let v = 0; v < g.cv; v++) {
+        lines.push(`  let x${v} = ${X}[${cc} * ${HV}u + ((sg + ${g.SG * v}u) ^ ${sw})];`);
+        for (const i of I4) lines.push(`  ${acc}${i}_${v} = fma(vec4<f32>(w.${C[i]}), x${v}, ${acc}${i}_${v});`);
+      }
+      lines.push('}');
+    }
+  }
+  if (u === g.T) return lines.join('\n    ');
+  return [`for (var c0 = 0u; c0 < ${g.T}u; c0 += ${u}u) {`, ...lines.map((l) => `  ${l}`), '}'].join('\n    ');
+}
+
+/** WGSL: per-thread constants: row group, lane, swizzle keys, owned (o_i) and streamed (t_k) tile bases. */
+function layout(g: Geo): string {
+  return `let og = lid / ${g.SG}u; let sg = lid % ${g.SG}u; let oKey = og & 7u; let sKey = sg & 7u;
+  ${I4.map((i) => `let o${i} = (og + ${g.OG * i}u) * ${HV}u;`).join(' ')}
+  ${range(g.ts).map((k) => `let t${k} = (sg + ${g.SG * k}u) * ${HV}u;`).join(' ')}`;
+}
+
+const accDecl = (acc: string, g: Geo) => I4.flatMap((i) => range(g.cv).map((v) => `var ${acc}${i}_${v} = vec4<f32>(0.0);`)).join(' ');
+
+/** WGSL: writes a 4 x ts register block (vec4 over owned rows) into a P-layout tile. */
+function storeBlock(tile: string, s: string, g: Geo): string {
+  return range(g.ts).map((k) => `${tile}[(sg + ${g.SG * k}u) * ${g.OG}u + (og ^ sKey)] = vec4<f32>(${I4.map((i) => `${s}${i}_${k}`).join(', ')});`).join('\n    ');
+}
+
+/** WGSL: stores acc rows (row-major, 64 wide) at out rows `rowExpr(i)` of buffer OUT, times `mul`. */
+function storeAcc(OUT: string, acc: string, g: Geo, rowOk: (i: number) => string, rowIdx: (i: number) => string, mul: (i: number) => string): string {
+  return I4.map((i) => `if (${rowOk(i)}) {
+    let r = ${rowIdx(i)};
+    ${range(g.cv).map((v) => `{ let y = ${acc}${i}_${v} * ${mul(i)}; let a = r * ${HD}u + (sg + ${g.SG * v}u) * 4u; ${I4.map((c) => `${OUT}[a + ${c}u] = y.${C[c]};`).join(' ')} }`).join('\n    ')}
+  }`).join('\n  ');
+}
+
+/** WGSL: reduces vec4 `x` (one value per owned row) over a row group's SG lanes with `op` (max or +). */
+function rowReduce(x: string, op: 'max' | 'add', g: Geo, shuffle: number): string {
+  const f = (a: string, b: string) => (op === 'max' ? `max(${a}, ${b})` : `(${a} + ${b})`);
+  const lines: string[] = [];
+  for (let w = 1; w < Math.min(shuffle, g.SG); w *= 2) lines.push(`${x} = ${f(x, `subgroupShuffleXor(${x}, ${w}u)`)};`);
+  const step = Math.min(shuffle, g.SG);
+  if (step < g.SG) {
+    lines.push(`Red[lid] = ${x};`, 'workgroupBarrier();', `${x} = Red[og * ${g.SG}u];`);
+    for (let s = step; s < g.SG; s += step) lines.push(`${x} = ${f(x, `Red[og * ${g.SG}u + ${s}u]`)};`);
+  }
+  return lines.join('\n    ');
+}
+
+const MASKED = '-3.0e38';
+
+export function encodeTiledForward(
+  rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand,
+  scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer,
+): void {
+  const g = geo(cfg.fwd);
+  const nb = dims.batch.length;
+  const B = dims.batch.reduce((a, c) => a * c, 1);
+  const shuffle = Math.min(cfg.shuffle, g.SG);
+  const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true]]);
+  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
+  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  launch(rt, key, 3, 2, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
+${paramsDecl(p.layout.words)}
+@group(0) @binding(1) var<storage, read> Q: array<f32>;
+@group(0) @binding(2) var<storage, read> K: array<f32>;
+@group(0) @binding(3) var<storage, read> V: array<f32>;
+@group(0) @binding(4) var<storage, read_write> O: array<f32>;
+@group(0) @binding(5) var<storage, read_write> LSE: array<f32>;
+var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
+var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
+var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
+var<workgroup> Ps: array<vec4<f32>, ${g.T * g.OG}>;
+${shuffle < g.SG ? `var<workgroup> Red: array<vec4<f32>, ${WG}>;` : ''}
+@compute @workgroup_size(${WG})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let L = ${p.r('L')};
+  let S = ${p.r('S')};
+  let nblk = (L + ${g.R - 1}u) / ${g.R}u;
+  let NB = ${p.r('B')};
+  if (wg >= NB * nblk) { return; }
+  let b = wg % NB;
+  let i0 = ${causal ? `(nblk - 1u - wg / NB)` : `(wg / NB)`} * ${g.R}u;
+  ${bases(p, nb, ['q', 'k', 'v'])}
+  ${layout(g)}
+  let qs = ${p.r('scale')} * ${LOG2E};
+  ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', ' * qs')}
+  var m = vec4<f32>(-1.0e30);
+  var l = vec4<f32>(0.0);
+  ${accDecl('acc', g)}
+  var kEnd = S;
+  ${causal ? `kEnd = min(S, i0 + ${g.R}u);` : ''}
+  ${st.decl}
+  ${st.first}
+  for (var j0 = 0u; j0 < kEnd; j0 += ${g.T}u) {
+    workgroupBarrier();
+    ${st.step}
+    workgroupBarrier();
+    ${scores('s', 'Qs', 'Ks', g, cfg.unroll)}
+    ${I4.flatMap((i) => range(g.ts).map((kk) => `s${i}_${kk} = select(${MASKED}, s${i}_${kk}, j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''});`)).join('\n    ')}
+    var mx = vec4<f32>(${I4.map((i) => range(g.ts).reduce((a, kk) => (a ? `max(${a}, s${i}_${kk})` : `s${i}_${kk}`), '')).join(', ')});
+    ${rowReduce('mx', 'max', g, shuffle)}
+    let mn = max(m, mx);
+    let cr = exp2(m - mn);
+    m = mn;
+    l = l * cr;
+    ${I4.flatMap((i) => range(g.cv).map((vv) => `acc${i}_${vv} = acc${i}_${vv} * cr.${C[i]};`)).join(' ')}
+    ${I4.flatMap((i) => range(g.ts).map((kk) => `s${i}_${kk} = exp2(s${i}_${kk} - m.${C[i]});`)).join(' ')}
+    l = l + vec4<f32>(${I4.map((i) => range(g.ts).map((kk) => `s${i}_${kk}`).join(' + ')).join(', ')});
+    ${storeBlock('Ps', 's', g)}
+    workgroupBarrier();
+    ${accumulate([['acc', 'Ps', 'Vs']], g, cfg.unroll)}
+  }
+  workgroupBarrier();
+  ${rowReduce('l', 'add', g, shuffle)}
+  let inv = 1.0 / l;
+  ${storeAcc('O', 'acc', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, (i) => `inv.${C[i]}`)}
+  if (sg == 0u) {
+    ${I4.map((i) => `if (i0 + og + ${g.OG * i}u < L) { LSE[b * L + i0 + og + ${g.OG * i}u] = (m.${C[i]} + log2(l.${C[i]})) * ${Math.LN2}; }`).join('\n    ')}
+  }
+}`, [q.buf, k.buf, v.buf, out, lse], B * Math.ceil(dims.L / g.R));
+}
+
+/** dQ_i = scale Σ_j p_ij (dO_i·v_j - D_i) k_j, owned query rows, streamed keys; stats = (lse, D) per row. */
+export function encodeTiledDq(
+  rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, gOut: AttnOperand,
+  scale: number, causal: boolean, stats: PooledBuffer, dq: PooledBuffer,
+): void {
+  const g = geo(cfg.dq);
+  const nb = dims.batch.length;
+  const B = dims.batch.reduce((a, c) => a * c, 1);
+  const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true], ['g', gOut, true]]);
+  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
+  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  launch(rt, key, 5, 1, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
+@group(0) @binding(1) var<storage, read> Q: array<f32>;
+@group(0) @binding(2) var<storage, read> K: array<f32>;
+@group(0) @binding(3) var<storage, read> V: array<f32>;
+@group(0) @binding(4) var<storage, read> G: array<f32>;
+@group(0) @binding(5) var<storage, read> ST: array<f32>;
+@group(0) @binding(6) var<storage, read_write> DQ: array<f32>;
+var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
+var<workgroup> Gs: array<vec4<f32>, ${g.R * HV}>;
+var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
+var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
+@compute @workgroup_size(${WG})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let L = ${p.r('L')};
+  let S = ${p.r('S')};
+  let nblk = (L + ${g.R - 1}u) / ${g.R}u;
+  let NB = ${p.r('B')};
+  if (wg >= NB * nblk) { return; }
+  let b = wg % NB;
+  let i0 = ${causal ? `(nblk - 1u - wg / NB)` : `(wg / NB)`} * ${g.R}u;
+  ${bases(p, nb, ['q', 'k', 'v', 'g'])}
+  ${layout(g)}
+  let scale = ${p.r('scale')};
+  let qs = scale * ${LOG2E};
+  ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', ' * qs')}
+  ${stage(p, 'Gs', g.R, 'G', 'g', 'i0', 'L')}
+  var lse = vec4<f32>(0.0);
+  var D = vec4<f32>(0.0);
+  ${I4.map((i) => `{ let row = i0 + og + ${g.OG * i}u; if (row < L) { lse.${C[i]} = ST[2u * (b * L + row)] * ${LOG2E}; D.${C[i]} = ST[2u * (b * L + row) + 1u]; } }`).join('\n  ')}
+  ${accDecl('dq', g)}
+  var kEnd = S;
+  ${causal ? `kEnd = min(S, i0 + ${g.R}u);` : ''}
+  ${st.decl}
+  ${st.first}
+  for (var j0 = 0u; j0 < kEnd; j0 += ${g.T}u) {
+    workgroupBarrier();
+    ${st.step}
+    workgroupBarrier();
+    ${scores('s', 'Qs', 'Ks', g, cfg.unroll)}
+    ${scores('d', 'Gs', 'Vs', g, cfg.unroll)}
+    ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let ok = j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''}; let pr = select(0.0, exp2(s${i}_${kk} - lse.${C[i]}), ok); d${i}_${kk} = pr * (d${i}_${kk} - D.${C[i]}); }`)).join('\n    ')}
+    // dS goes into V's tile once every thread is done reading V (dP above).
+    workgroupBarrier();
+    ${storeBlock('Vs', 'd', g)}
+    workgroupBarrier();
+    ${accumulate([['dq', 'Vs', 'Ks']], g, cfg.unroll)}
+  }
+  ${storeAcc('DQ', 'dq', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, () => 'scale')}
+}`, [q.buf, k.buf, v.buf, gOut.buf, stats, dq], B * Math.ceil(dims.L / g.R));
+}
+
+/** dV_j = Σ_i p_ij dO_i, dK_j = scale Σ_i p_ij (dO_i·v_j - D_i) q_i: owned key rows, streamed query rows. */
+export function encodeTiledDkv(
+  rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, gOut: AttnOperand,
+  scale: number, causal: boolean, stats: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer,
+): void {
+  const g = geo(cfg.dkv);
+  const nb = dims.batch.length;
+  const B = dims.batch.reduce((a, c) => a * c, 1);
+  const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true], ['g', gOut, true]]);
+  const st = streamStage(p, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart');
+  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
+  launch(rt, key, 5, 2, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
+@group(0) @binding(1) var<storage, read> Q: array<f32>;
+@group(0) @binding(2) var<storage, read> K: array<f32>;
+@group(0) @binding(3) var<storage, read> V: array<f32>;
+@group(0) @binding(4) var<storage, read> G: array<f32>;
+@group(0) @binding(5) var<storage, read> ST: array<f32>;
+@group(0) @binding(6) var<storage, read_write> DK: array<f32>;
+@group(0) @binding(7) var<storage, read_write> DV: array<f32>;
+var<workgroup> Ks: array<vec4<f32>, ${g.R * HV}>;
+var<workgroup> Vs: array<vec4<f32>, ${g.R * HV}>;
+var<workgroup> Qs: array<vec4<f32>, ${g.T * HV}>;
+var<workgroup> Gs: array<vec4<f32>, ${g.T * HV}>;
+var<workgroup> Ps: array<vec4<f32>, ${g.T * g.OG}>;
+var<workgroup> Ds: array<vec4<f32>, ${g.T * g.OG}>;
+@compute @workgroup_size(${WG})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let L = ${p.r('L')};
+  let S = ${p.r('S')};
+  let nblk = (S + ${g.R - 1}u) / ${g.R}u;
+  let NB = ${p.r('B')};
+  if (wg >= NB * nblk) { return; }
+  let b = wg % NB;
+  let j0 = (wg / NB) * ${g.R}u;
+  ${bases(p, nb, ['q', 'k', 'v', 'g'])}
+  ${layout(g)}
+  let scale = ${p.r('scale')};
+  let ks = scale * ${LOG2E};
+  ${stage(p, 'Ks', g.R, 'K', 'k', 'j0', 'S', ' * ks')}
+  ${stage(p, 'Vs', g.R, 'V', 'v', 'j0', 'S')}
+  ${accDecl('dk', g)}
+  ${accDecl('dv', g)}
+  var iStart = 0u;
+  ${causal ? `iStart = (j0 / ${g.T}u) * ${g.T}u;` : ''}
+  ${st.decl}
+  ${st.first}
+  for (var i0 = iStart; i0 < L; i0 += ${g.T}u) {
+    workgroupBarrier();
+    ${st.step}
+    ${range(g.ts).map((kk) => `var lse${kk} = 0.0; var D${kk} = 0.0; { let row = i0 + sg + ${g.SG * kk}u; if (row < L) { lse${kk} = ST[2u * (b * L + row)] * ${LOG2E}; D${kk} = ST[2u * (b * L + row) + 1u]; } }`).join('\n    ')}
+    workgroupBarrier();
+    ${scores('s', 'Ks', 'Qs', g, cfg.unroll)}
+    ${scores('d', 'Vs', 'Gs', g, cfg.unroll)}
+    ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let ok = i0 + sg + ${g.SG * kk}u < L${causal ? ` && j0 + og + ${g.OG * i}u <= i0 + sg + ${g.SG * kk}u` : ''}; s${i}_${kk} = select(0.0, exp2(s${i}_${kk} - lse${kk}), ok); d${i}_${kk} = s${i}_${kk} * (d${i}_${kk} - D${kk}); }`)).join('\n    ')}
+    ${storeBlock('Ps', 's', g)}
+    ${storeBlock('Ds', 'd', g)}
+    workgroupBarrier();
+    ${accumulate([['dv', 'Ps', 'Gs'], ['dk', 'Ds', 'Qs']], g, cfg.unroll)}
+  }
+  ${storeAcc('DK', 'dk', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => 'scale')}
+  ${storeAcc('DV', 'dv', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => '1.0')}
+}`, [q.buf, k.buf, v.buf, gOut.buf, stats, dk, dv], B * Math.ceil(dims.S / g.R));
+}

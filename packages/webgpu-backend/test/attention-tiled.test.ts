@@ -1,0 +1,80 @@
+import { NDArray, attentionBackwardNd, attentionNd } from '@surf/core';
+import type { WebGPUBackend, WebGPUBackendOptions } from '@surf/webgpu';
+import { expectClose, twin } from './cpu-compare';
+import { describeGpu, gpuBackend } from './gpu';
+
+// The register-tiled attention kernels (head dims 64, no mask) against the CPU backend, on
+// shapes with partial tiles on both sides (L, S not multiples of the tiles), causal with
+// L != S, broadcast batch dims and a strided view; with the row-max reduction through
+// subgroup shuffles (as many lanes as the adapter's smallest subgroup) and through workgroup
+// memory alone.
+
+function pipelineKeys(b: WebGPUBackend): string[] {
+  return [...(b as unknown as { rt: { pipelines: Map<string, unknown> } }).rt.pipelines.keys()];
+}
+
+async function check(b: WebGPUBackend, qShape: number[], kShape: number[], causal: boolean, seed: number, transposeQ = false): Promise<void> {
+  const E = 64;
+  const [qg0, qc0] = twin(b, transposeQ ? [qShape[0], qShape[2], qShape[1], E] : qShape, seed);
+  const qg = transposeQ ? qg0.permute([0, 2, 1, 3]) : qg0, qc = transposeQ ? qc0.permute([0, 2, 1, 3]) : qc0;
+  const [kg, kc] = twin(b, kShape, seed + 1);
+  const [vg, vc] = twin(b, kShape, seed + 2);
+  const opts = { scale: 0.125 + 0.01 * seed, causal };
+  const og = attentionNd(qg, kg, vg, opts), oc = attentionNd(qc, kc, vc, opts);
+  const [gg, gc] = twin(b, [...og.out.shape], seed + 3);
+  const bg = attentionBackwardNd(qg, kg, vg, og.out, og.lse, gg, opts);
+  const bc = attentionBackwardNd(qc, kc, vc, oc.out, oc.lse, gc, opts);
+  const what = `${JSON.stringify(qShape)} x ${JSON.stringify(kShape)}${causal ? ' causal' : ''}`;
+  const pairs: [string, NDArray, NDArray][] = [['out', og.out, oc.out], ['lse', og.lse, oc.lse], ['dq', bg.dq, bc.dq], ['dk', bg.dk, bc.dk], ['dv', bg.dv, bc.dv]];
+  for (const [name, g, c] of pairs) {
+    const want = await c.data();
+    const peak = Math.max(...Array.from(want, Math.abs));
+    expectClose(await g.data(), want, 1e-4, 1e-5 * peak + 1e-6, `${what} ${name}`);
+  }
+  [qg0, qc0, kg, kc, vg, vc, gg, gc, og.out, og.lse, oc.out, oc.lse, bg.dq, bg.dk, bg.dv, bc.dq, bc.dk, bc.dv].forEach((x) => x.dispose());
+  if (transposeQ) { qg.dispose(); qc.dispose(); }
+}
+
+const variants: [string, WebGPUBackendOptions['attention']][] = [
+  ['default (subgroup shuffles where the adapter has them)', undefined],
+  ['row maxima through workgroup memory only', { shuffle: 1 }],
+  ['fully unrolled loops', { unroll: 64 }],
+];
+
+describeGpu.each(variants)('tiled attention, %s', (_name, attention) => {
+  let b: WebGPUBackend;
+  beforeAll(async () => { b = await gpuBackend({ attention }); });
+  afterAll(() => b?.destroy());
+
+  test('values and gradients match the CPU backend: partial tiles, causal with L != S', async () => {
+    await check(b, [2, 37, 64], [2, 45, 64], false, 1);
+    await check(b, [2, 45, 64], [2, 37, 64], true, 2);
+    await check(b, [1, 70, 64], [1, 70, 64], true, 3);
+    expect(pipelineKeys(b).some((k) => k.startsWith('attention tiled dkv'))).toBe(true);
+  });
+
+  // The operand addressing is the same code in every variant: once is enough.
+  (attention === undefined ? test : test.skip)('broadcast batch dims and a strided query view', async () => {
+    await check(b, [2, 3, 19, 64], [1, 3, 23, 64], true, 4, true);
+  });
+});
+
+describeGpu('tiled attention: what stays on the row kernels', () => {
+  test("'rows' and shapes the tiles do not take (E != 64, a mask) use the row kernels", async () => {
+    const b = await gpuBackend({ attention: 'rows' });
+    await check(b, [1, 9, 64], [1, 11, 64], true, 5);
+    expect(pipelineKeys(b).some((k) => k.startsWith('attention tiled'))).toBe(false);
+    b.destroy();
+    const t = await gpuBackend();
+    const [q] = twin(t, [1, 5, 32], 6);
+    const [q64] = twin(t, [1, 5, 64], 7);
+    const [mask] = twin(t, [5, 5], 8);
+    attentionNd(q, q, q, { scale: 1 }).out.dispose();
+    const r = attentionNd(q64, q64, q64, { scale: 1, mask });
+    expect(pipelineKeys(t).some((k) => k.startsWith('attention tiled'))).toBe(false);
+    [q, q64, mask, r.out, r.lse].forEach((x) => x.dispose());
+    t.destroy();
+    await expect(gpuBackend({ attention: { unroll: 3 } })).rejects.toThrow(/attention.unroll 3; expected a power of two/);
+  });
+});
+
