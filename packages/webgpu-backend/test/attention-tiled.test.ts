@@ -47,9 +47,13 @@ describeGpu.each(variants)('tiled attention, %s', (_name, attention) => {
   afterAll(() => b?.destroy());
 
   test('values and gradients match the CPU backend: partial tiles, causal with L != S', async () => {
-    await check(b, [2, 37, 64], [2, 45, 64], false, 1);
     await check(b, [2, 45, 64], [2, 37, 64], true, 2);
-    await check(b, [1, 70, 64], [1, 70, 64], true, 3);
+    // The other variants differ in code generation only (SwiftShader's time goes to running
+    // these kernels): one causal shape with partial tiles covers them.
+    if (attention === undefined) {
+      await check(b, [2, 37, 64], [2, 45, 64], false, 1);
+      await check(b, [1, 70, 64], [1, 70, 64], true, 3);
+    }
     expect(pipelineKeys(b).some((k) => k.startsWith('attention tiled dkv'))).toBe(true);
   });
 
