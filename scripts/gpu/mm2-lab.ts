@@ -40,15 +40,7 @@ const FINAL: Variant[] = [
   ['128x128x16 w8 z -il', { ...HUGE, warpCols: 8, swizzleA: true, interleave: false }],
   ['128x128x16 w4 z', { ...HUGE, warpCols: 4, swizzleA: true }],
 ];
-// --set group (lead, fifth session): the default against launch bands of g tile rows (groupM).
-const DEFAULT_SQ: MatmulConfig = { ...HUGE, warpCols: 4, swizzleA: true, interleave: false };
-const GROUP: Variant[] = [
-  ['default', null],
-  ['default g4', { ...DEFAULT_SQ, groupM: 4 }],
-  ['default g8', { ...DEFAULT_SQ, groupM: 8 }],
-  ['default g16', { ...DEFAULT_SQ, groupM: 16 }],
-];
-const SQUARE: Variant[] = set === 'group' ? GROUP : set === 'final' ? FINAL : set === '1' ? [...knobs('128x128x16', HUGE), ['128x128x8 w8 z', { ...HUGE, tileK: 8, warpCols: 8, swizzleA: true }]] : [
+const SQUARE: Variant[] = set === 'final' ? FINAL : set === '1' ? [...knobs('128x128x16', HUGE), ['128x128x8 w8 z', { ...HUGE, tileK: 8, warpCols: 8, swizzleA: true }]] : [
   ['128x128x16', HUGE],
   ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }],
   ['128x128x16 w4 z', { ...HUGE, warpCols: 4, swizzleA: true }],

@@ -84,12 +84,6 @@ export interface MatmulConfig {
    */
   swizzleA?: boolean;
   /**
-   * Launch order of the output tiles (default 0: row by row). With g > 1, workgroups walk
-   * bands of g tile rows column by column, so the workgroups running at once share fewer A
-   * and B panels between them (more of each panel is still in L2 when the next one reads it).
-   */
-  groupM?: number;
-  /**
    * The aligned fast path (default true): when m, n and k are multiples of the tile and A and
    * B are contiguous (row-major or transposed), the shader is compiled for that shape: sizes
    * and strides are constants and the loads and stores have no bounds checks. Other problems
@@ -163,8 +157,6 @@ export interface MatmulPlan {
   readonly aRowLen: number; readonly bRowLen: number;
   /** Thread columns per warp (0: the linear layout, see MatmulConfig.warpCols) and the A slot permutation. */
   readonly warpCols: number; readonly swizzleA: boolean;
-  /** Tile rows per launch band (0: row by row; see MatmulConfig.groupM). */
-  readonly groupM: number;
   /** Double-buffered staged tiles (see MatmulConfig.doubleBuffer; only with rows). */
   readonly dbuf: boolean;
   /** The aligned fast path (see MatmulConfig.fixed): the problem's m, n, k are compiled in. */
@@ -227,7 +219,6 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const dbuf = rows && !!cfg.doubleBuffer;
   const warpCols = rows ? warpColsOf(cfg) : 0;
   const swizzleA = rows && !!cfg.swizzleA;
-  const groupM = cfg.groupM !== undefined && cfg.groupM > 1 ? Math.floor(cfg.groupM) : 0;
   const TMP = TM + padA;
   const vecA = cfg.vecA !== false && RM % 4 === 0 && TMP % 4 === 0;
   const inter = !!cfg.interleave && vecB;
@@ -240,10 +231,10 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const fixed = cfg.fixed !== false && m % TM === 0 && n % TN === 0 && k % TK === 0 && dense(a, m, k) && dense(b, k, n);
 
   const { eIdx, eBind, eBufs, eDT, consts, eKey } = planEpilogue(epi);
-  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${warpCols ? `l${warpCols}` : ''}${swizzleA ? 'z' : ''}${groupM ? `g${groupM}` : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${fixed ? `|f${m},${n},${k}` : ''}${splits > 1 ? `|s${fixed ? chunkSteps : ''}` : ''}${eKey}`;
+  const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${warpCols ? `l${warpCols}` : ''}${swizzleA ? 'z' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${fixed ? `|f${m},${n},${k}` : ''}${splits > 1 ? `|s${fixed ? chunkSteps : ''}` : ''}${eKey}`;
   return {
     cfg, TM, TN, TK, RM, RN, TX, TY, NT: TX * TY, br, aKMajor, bNMajor, aVec, bVec, cVec, vecA, vecB, padA, TMP, inter, unroll, after,
-    rows, aRowLen: warpCols ? ((TK * RM) / 4) | 1 : (TK * RM) / 4, bRowLen: ((TK * RN) / 4) | 1, dbuf, warpCols, swizzleA, groupM,
+    rows, aRowLen: warpCols ? ((TK * RM) / 4) | 1 : (TK * RM) / 4, bRowLen: ((TK * RN) / 4) | 1, dbuf, warpCols, swizzleA,
     fixed, splits, chunkSteps, splitEpi: splits > 1 ? pr.epi : undefined, m, n, k, aStrides: [a.rowStride, a.colStride], bStrides: [b.rowStride, b.colStride],
     epi, eIdx, eBind, eBufs, eDT, consts, key,
   };

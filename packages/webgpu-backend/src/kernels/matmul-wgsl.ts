@@ -273,15 +273,9 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
   if (wg >= ${u.ref('total')}) { return; }
-  ${p.groupM ? `let inb = wg % (${tilesM} * ${tilesN});
-  let rest = (wg / (${tilesM} * ${tilesN})) * ${tilesM};
-  let fm = (inb / (${p.groupM}u * ${tilesN})) * ${p.groupM}u;
-  let gm = min(${tilesM} - fm, ${p.groupM}u);
-  let gw = inb % (${p.groupM}u * ${tilesN});
-  let tm = fm + gw % gm;
-  let tn = gw / gm;` : `let tn = wg % ${tilesN};
+  let tn = wg % ${tilesN};
   let rest = wg / ${tilesN};
-  let tm = rest % ${tilesM};`}
+  let tm = rest % ${tilesM};
   ${S ? `let sb = rest / ${tilesM};
   let split = sb / ${u.ref('batchN')};
   let bt = sb % ${u.ref('batchN')};
