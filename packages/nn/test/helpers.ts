@@ -1,8 +1,19 @@
 import { Backend, CpuBackend } from '@surf/core';
-import { Module, Tensor, setBackend } from '@surf/nn';
+import { Module, Tensor, crossEntropy, optim, setBackend } from '@surf/nn';
 import { gpuAvailable, gpuBackend } from '../../../test-support/gpu';
 
 export * from '../../../test-support/gpu';
+
+/** The training step the jit tests record: zeroGrad, crossEntropy of the model's output, backward, step; returns the loss. */
+export function ceStep(model: Module, opt: optim.Optimizer<{ lr: number }>): (x: Tensor, y: Tensor) => Tensor {
+  return (x, y) => {
+    opt.zeroGrad();
+    const loss = crossEntropy(model.forward(x), y);
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+}
 
 /** Runs fn with `backend` as the current backend, restoring the previous one afterwards. */
 export async function on<T>(backend: Backend, fn: () => T | Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint } from '@surf/nn';
 import { gpuBackend } from '../../../test-support/gpu';
-import { backends, on, testGpu } from './helpers';
+import { backends, ceStep, on, testGpu } from './helpers';
 
 // jit on WebGPU compiles a record into one program (webgpu-backend/src/replay-program.ts):
 // each replay stages its dynamic values into the open batch's command stream, joins that batch
@@ -168,13 +168,7 @@ testGpu('jit on WebGPU: gradients are lent to p.grad and stay right when freed b
       manualSeed(3);
       const model = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Linear(8, 3));
       const opt = new optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9 });
-      const body = (x: Tensor, y: Tensor): Tensor => {
-        opt.zeroGrad();
-        const loss = crossEntropy(model.forward(x), y);
-        loss.backward();
-        opt.step();
-        return loss;
-      };
+      const body = ceStep(model, opt);
       const f = jitted ? jit(body) : body;
       manualSeed(4);
       const batches = Array.from({ length: 3 }, () => ({ x: randn([5, 6]), y: randint(0, 3, [5]) }));

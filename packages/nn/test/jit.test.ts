@@ -1,6 +1,6 @@
 import { Backend, E, View } from '@surf/core';
 import { JitError, Tensor, collectGarbage, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
-import { backends, on, testGpu } from './helpers';
+import { backends, ceStep, on, testGpu } from './helpers';
 
 // jit against the eager loop it captures: the same losses and parameters, step by step, on
 // the CPU (bit-exact: the replay issues the very same kernels) and on WebGPU.
@@ -319,13 +319,7 @@ test('jit: a CNN step (Conv2d, BatchNorm2d running stats, MaxPool2d) = eager on 
       const bn = new nn.BatchNorm2d(3);
       const model = new nn.Sequential(new nn.Conv2d(1, 3, 3, { padding: 1 }), bn, new nn.ReLU(), new nn.MaxPool2d(2), new nn.Flatten(), new nn.Linear(12, 2));
       const opt = new optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.9 });
-      const body = (x: Tensor, y: Tensor) => {
-        opt.zeroGrad();
-        const loss = crossEntropy(model.forward(x), y);
-        loss.backward();
-        opt.step();
-        return loss;
-      };
+      const body = ceStep(model, opt);
       const f = jitted ? jit(body) : body;
       const data = [0, 1, 2, 3, 4].map(() => ({ x: randn([2, 1, 4, 4]), y: randint(0, 2, [2]) }));
       const out: number[] = [];

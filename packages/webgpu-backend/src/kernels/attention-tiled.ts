@@ -119,6 +119,21 @@ function launch(rt: Runtime, key: string, reads: number, writes: number, p: Para
   rt.dispatch(k, bufs, blk.base, groups);
 }
 
+/** WGSL: the kernel's storage buffers, read-only ones first, from binding 1 (0 is the parameters). */
+function storages(reads: readonly string[], writes: readonly string[]): string {
+  return [...reads.map((n) => `read> ${n}`), ...writes.map((n) => `read_write> ${n}`)].map((d, i) => `@group(0) @binding(${i + 1}) var<storage, ${d}: array<f32>;`).join('\n');
+}
+
+/** WGSL: the sizes, and which batch entry `b` a workgroup takes (blocks of R rows along `rows`, L or S). */
+function blockStart(p: Params, g: Geo, rows: 'L' | 'S'): string {
+  return `let L = ${p.r('L')};
+  let S = ${p.r('S')};
+  let nblk = (${rows} + ${g.R - 1}u) / ${g.R}u;
+  let NB = ${p.r('B')};
+  if (wg >= NB * nblk) { return; }
+  let b = wg % NB;`;
+}
+
 /** WGSL: batch digits of `b` and each operand's batch base `<name>B`. */
 function bases(p: Params, nb: number, names: string[]): string {
   const lines = ['var br = b;'];
@@ -268,11 +283,7 @@ export function encodeTiledForward(
   const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 3, 2, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
 ${paramsDecl(p.layout.words)}
-@group(0) @binding(1) var<storage, read> Q: array<f32>;
-@group(0) @binding(2) var<storage, read> K: array<f32>;
-@group(0) @binding(3) var<storage, read> V: array<f32>;
-@group(0) @binding(4) var<storage, read_write> O: array<f32>;
-@group(0) @binding(5) var<storage, read_write> LSE: array<f32>;
+${storages(['Q', 'K', 'V'], ['O', 'LSE'])}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
 var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
@@ -281,12 +292,7 @@ ${shuffle < g.SG ? `var<workgroup> Red: array<vec4<f32>, ${WG}>;` : ''}
 @compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  let L = ${p.r('L')};
-  let S = ${p.r('S')};
-  let nblk = (L + ${g.R - 1}u) / ${g.R}u;
-  let NB = ${p.r('B')};
-  if (wg >= NB * nblk) { return; }
-  let b = wg % NB;
+  ${blockStart(p, g, 'L')}
   let i0 = ${causal ? `(nblk - 1u - wg / NB)` : `(wg / NB)`} * ${g.R}u;
   ${bases(p, nb, ['q', 'k', 'v'])}
   ${layout(g)}
@@ -340,12 +346,7 @@ export function encodeTiledDq(
   const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
   const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 5, 1, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
-@group(0) @binding(1) var<storage, read> Q: array<f32>;
-@group(0) @binding(2) var<storage, read> K: array<f32>;
-@group(0) @binding(3) var<storage, read> V: array<f32>;
-@group(0) @binding(4) var<storage, read> G: array<f32>;
-@group(0) @binding(5) var<storage, read> ST: array<f32>;
-@group(0) @binding(6) var<storage, read_write> DQ: array<f32>;
+${storages(['Q', 'K', 'V', 'G', 'ST'], ['DQ'])}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Gs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
@@ -353,12 +354,7 @@ var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
 @compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  let L = ${p.r('L')};
-  let S = ${p.r('S')};
-  let nblk = (L + ${g.R - 1}u) / ${g.R}u;
-  let NB = ${p.r('B')};
-  if (wg >= NB * nblk) { return; }
-  let b = wg % NB;
+  ${blockStart(p, g, 'L')}
   let i0 = ${causal ? `(nblk - 1u - wg / NB)` : `(wg / NB)`} * ${g.R}u;
   ${bases(p, nb, ['q', 'k', 'v', 'g'])}
   ${layout(g)}
@@ -403,13 +399,7 @@ export function encodeTiledDkv(
   const st = streamStage(p, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart');
   const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
   launch(rt, key, 5, 2, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
-@group(0) @binding(1) var<storage, read> Q: array<f32>;
-@group(0) @binding(2) var<storage, read> K: array<f32>;
-@group(0) @binding(3) var<storage, read> V: array<f32>;
-@group(0) @binding(4) var<storage, read> G: array<f32>;
-@group(0) @binding(5) var<storage, read> ST: array<f32>;
-@group(0) @binding(6) var<storage, read_write> DK: array<f32>;
-@group(0) @binding(7) var<storage, read_write> DV: array<f32>;
+${storages(['Q', 'K', 'V', 'G', 'ST'], ['DK', 'DV'])}
 var<workgroup> Ks: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Vs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Qs: array<vec4<f32>, ${g.T * HV}>;
@@ -419,12 +409,7 @@ var<workgroup> Ds: array<vec4<f32>, ${g.T * g.OG}>;
 @compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  let L = ${p.r('L')};
-  let S = ${p.r('S')};
-  let nblk = (S + ${g.R - 1}u) / ${g.R}u;
-  let NB = ${p.r('B')};
-  if (wg >= NB * nblk) { return; }
-  let b = wg % NB;
+  ${blockStart(p, g, 'S')}
   let j0 = (wg / NB) * ${g.R}u;
   ${bases(p, nb, ['q', 'k', 'v', 'g'])}
   ${layout(g)}
