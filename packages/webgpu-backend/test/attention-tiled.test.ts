@@ -58,9 +58,11 @@ describeGpu.each(variants)('tiled attention, %s', (_name, attention) => {
   });
 
   // The operand addressing is the same code in every variant: once is enough.
-  (attention === undefined ? test : test.skip)('broadcast batch dims and a strided query view', async () => {
-    await check(b, [2, 3, 19, 64], [1, 3, 23, 64], true, 4, true);
-  });
+  if (attention === undefined) {
+    test('broadcast batch dims and a strided query view', async () => {
+      await check(b, [2, 3, 19, 64], [1, 3, 23, 64], true, 4, true);
+    });
+  }
 });
 
 describeGpu('tiled attention: what stays on the row kernels', () => {
