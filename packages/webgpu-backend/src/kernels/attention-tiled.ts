@@ -134,6 +134,22 @@ function blockStart(p: Params, g: Geo, rows: 'L' | 'S'): string {
   let b = wg % NB;`;
 }
 
+/**
+ * WGSL: the walk over key tiles of the kernels that own query rows (forward, dQ), up to the
+ * diagonal's tile when causal: the next tile staged, then this one's scores s = Q·Kᵀ.
+ */
+function keyLoop(g: Geo, st: { decl: string; first: string; step: string }, causal: boolean, unroll: number): string {
+  return `var kEnd = S;
+  ${causal ? `kEnd = min(S, i0 + ${g.R}u);` : ''}
+  ${st.decl}
+  ${st.first}
+  for (var j0 = 0u; j0 < kEnd; j0 += ${g.T}u) {
+    workgroupBarrier();
+    ${st.step}
+    workgroupBarrier();
+    ${scores('s', 'Qs', 'Ks', g, unroll)}`;
+}
+
 /** WGSL: batch digits of `b` and each operand's batch base `<name>B`. */
 function bases(p: Params, nb: number, names: string[]): string {
   const lines = ['var br = b;'];
@@ -301,15 +317,7 @@ fn main(${MAIN_ARGS}) {
   var m = vec4<f32>(-1.0e30);
   var l = vec4<f32>(0.0);
   ${accDecl('acc', g)}
-  var kEnd = S;
-  ${causal ? `kEnd = min(S, i0 + ${g.R}u);` : ''}
-  ${st.decl}
-  ${st.first}
-  for (var j0 = 0u; j0 < kEnd; j0 += ${g.T}u) {
-    workgroupBarrier();
-    ${st.step}
-    workgroupBarrier();
-    ${scores('s', 'Qs', 'Ks', g, cfg.unroll)}
+  ${keyLoop(g, st, causal, cfg.unroll)}
     ${I4.flatMap((i) => range(g.ts).map((kk) => `s${i}_${kk} = select(${MASKED}, s${i}_${kk}, j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''});`)).join('\n    ')}
     var mx = vec4<f32>(${I4.map((i) => range(g.ts).reduce((a, kk) => (a ? `max(${a}, s${i}_${kk})` : `s${i}_${kk}`), '')).join(', ')});
     ${rowReduce('mx', 'max', g, shuffle)}
@@ -366,15 +374,7 @@ fn main(${MAIN_ARGS}) {
   var D = vec4<f32>(0.0);
   ${I4.map((i) => `{ let row = i0 + og + ${g.OG * i}u; if (row < L) { lse.${C[i]} = ST[2u * (b * L + row)] * ${LOG2E}; D.${C[i]} = ST[2u * (b * L + row) + 1u]; } }`).join('\n  ')}
   ${accDecl('dq', g)}
-  var kEnd = S;
-  ${causal ? `kEnd = min(S, i0 + ${g.R}u);` : ''}
-  ${st.decl}
-  ${st.first}
-  for (var j0 = 0u; j0 < kEnd; j0 += ${g.T}u) {
-    workgroupBarrier();
-    ${st.step}
-    workgroupBarrier();
-    ${scores('s', 'Qs', 'Ks', g, cfg.unroll)}
+  ${keyLoop(g, st, causal, cfg.unroll)}
     ${scores('d', 'Gs', 'Vs', g, cfg.unroll)}
     ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let ok = j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''}; let pr = select(0.0, exp2(s${i}_${kk} - lse.${C[i]}), ok); d${i}_${kk} = pr * (d${i}_${kk} - D.${C[i]}); }`)).join('\n    ')}
     // dS goes into V's tile once every thread is done reading V (dP above).
