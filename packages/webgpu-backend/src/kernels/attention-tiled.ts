@@ -1,6 +1,6 @@
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
-import { Uniforms } from './program';
+import { Params, batchBase, batchDigits, commonParams, launch, operandParams } from './attention-params';
 import { LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
 import type { AttnDims, AttnOperand } from './attention';
 
@@ -85,38 +85,11 @@ export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnT
   return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 8 } : null;
 }
 
-class Params {
-  readonly layout = new Uniforms();
-  readonly values: [string, number][] = [];
-  add(name: string, type: 'u32' | 'i32' | 'f32', v: number): void {
-    this.layout.add(name, type);
-    this.values.push([name, v]);
-  }
-  r(name: string): string { return this.layout.ref(name); }
-}
-
-function params(dims: AttnDims, scale: number, ops: [string, AttnOperand, boolean][]): Params {
-  const p = new Params();
-  p.add('L', 'u32', dims.L);
-  p.add('S', 'u32', dims.S);
-  p.add('B', 'u32', dims.batch.reduce((a, c) => a * c, 1));
-  p.add('scale', 'f32', scale);
-  dims.batch.forEach((d, i) => p.add(`bs${i}`, 'u32', d));
-  const nb = dims.batch.length;
-  for (const [name, x, hasCol] of ops) {
-    p.add(`${name}.off`, 'i32', x.offset);
-    for (let d = 0; d < nb; d++) p.add(`${name}.b${d}`, 'i32', x.strides[d]);
-    p.add(`${name}.rs`, 'i32', x.strides[nb]);
-    if (hasCol) p.add(`${name}.cs`, 'i32', x.strides[nb + 1]);
-  }
+/** The sizes and the operands' offsets and strides (every operand with a column stride). */
+function operandsOf(dims: AttnDims, scale: number, ops: Record<string, AttnOperand>): Params {
+  const p = commonParams(dims, scale);
+  for (const [name, x] of Object.entries(ops)) operandParams(p, name, x, dims.batch.length, true);
   return p;
-}
-
-function launch(rt: Runtime, key: string, reads: number, writes: number, p: Params, wgsl: () => string, bufs: readonly PooledBuffer[], groups: number): void {
-  const k = rt.program({ key, reads, writes, workgroupSize: WG, uniforms: () => p.layout, wgsl });
-  const blk = rt.block(k);
-  for (const [name, v] of p.values) blk.set(name, v);
-  rt.dispatch(k, bufs, blk.base, groups);
 }
 
 /** WGSL: the kernel's storage buffers, read-only ones first, from binding 1 (0 is the parameters). */
@@ -126,10 +99,10 @@ function storages(reads: readonly string[], writes: readonly string[]): string {
 
 /** WGSL: the sizes, and which batch entry `b` a workgroup takes (blocks of R rows along `rows`, L or S). */
 function blockStart(p: Params, g: Geo, rows: 'L' | 'S'): string {
-  return `let L = ${p.r('L')};
-  let S = ${p.r('S')};
+  return `let L = ${p.u('L')};
+  let S = ${p.u('S')};
   let nblk = (${rows} + ${g.R - 1}u) / ${g.R}u;
-  let NB = ${p.r('B')};
+  let NB = ${p.u('B')};
   if (wg >= NB * nblk) { return; }
   let b = wg % NB;`;
 }
@@ -152,14 +125,7 @@ function keyLoop(g: Geo, st: { decl: string; first: string; step: string }, caus
 
 /** WGSL: batch digits of `b` and each operand's batch base `<name>B`. */
 function bases(p: Params, nb: number, names: string[]): string {
-  const lines = ['var br = b;'];
-  for (let d = nb - 1; d >= 0; d--) lines.push(`let bd${d} = br % ${p.r(`bs${d}`)}; br = br / ${p.r(`bs${d}`)};`);
-  for (const n of names) {
-    let e = p.r(`${n}.off`);
-    for (let d = 0; d < nb; d++) e += ` + i32(bd${d}) * ${p.r(`${n}.b${d}`)}`;
-    lines.push(`let ${n}B = ${e};`);
-  }
-  return lines.join('\n  ');
+  return [batchDigits(p, nb, 'b'), ...names.map((n) => batchBase(p, n, nb))].join('\n  ');
 }
 
 /** WGSL: loads rows r0.. of a strided operand (zeros past `limit`) into vec4 registers reg0.. (this thread's share of the tile). */
@@ -170,8 +136,8 @@ function stageLoad(p: Params, reg: string, rows: number, buf: string, name: stri
     let f = lid + ${n * WG}u; let row = ${r0} + f / ${HV}u;
     ${reg}${n} = vec4<f32>(0.0);
     if (row < ${limit}) {
-      let cs = ${p.r(`${name}.cs`)};
-      let a = ${name}B + i32(row) * ${p.r(`${name}.rs`)} + i32((f % ${HV}u) * 4u) * cs;
+      let cs = ${p.i(`${name}.cs`)};
+      let a = ${name}B + i32(row) * ${p.i(`${name}.rs`)} + i32((f % ${HV}u) * 4u) * cs;
       ${reg}${n} = vec4<f32>(${buf}[u32(a)], ${buf}[u32(a + cs)], ${buf}[u32(a + 2 * cs)], ${buf}[u32(a + 3 * cs)]);
     }
   }`);
@@ -294,11 +260,11 @@ export function encodeTiledForward(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const shuffle = Math.min(cfg.shuffle, g.SG);
-  const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true]]);
+  const p = operandsOf(dims, scale, { q, k, v });
   const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
-  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
-  launch(rt, key, 3, 2, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
-${paramsDecl(p.layout.words)}
+  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.words}`;
+  launch(rt, key, 3, 2, WG, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
+${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V'], ['O', 'LSE'])}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
@@ -312,7 +278,7 @@ fn main(${MAIN_ARGS}) {
   let i0 = ${causal ? `(nblk - 1u - wg / NB)` : `(wg / NB)`} * ${g.R}u;
   ${bases(p, nb, ['q', 'k', 'v'])}
   ${layout(g)}
-  let qs = ${p.r('scale')} * ${LOG2E};
+  let qs = ${p.f('scale')} * ${LOG2E};
   ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', ' * qs')}
   var m = vec4<f32>(-1.0e30);
   var l = vec4<f32>(0.0);
@@ -350,10 +316,10 @@ export function encodeTiledDq(
   const g = geo(cfg.dq);
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
-  const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true], ['g', gOut, true]]);
+  const p = operandsOf(dims, scale, { q, k, v, g: gOut });
   const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
-  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
-  launch(rt, key, 5, 1, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
+  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.words}`;
+  launch(rt, key, 5, 1, WG, p, () => /* wgsl */ `${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V', 'G', 'ST'], ['DQ'])}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Gs: array<vec4<f32>, ${g.R * HV}>;
@@ -366,7 +332,7 @@ fn main(${MAIN_ARGS}) {
   let i0 = ${causal ? `(nblk - 1u - wg / NB)` : `(wg / NB)`} * ${g.R}u;
   ${bases(p, nb, ['q', 'k', 'v', 'g'])}
   ${layout(g)}
-  let scale = ${p.r('scale')};
+  let scale = ${p.f('scale')};
   let qs = scale * ${LOG2E};
   ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', ' * qs')}
   ${stage(p, 'Gs', g.R, 'G', 'g', 'i0', 'L')}
@@ -395,10 +361,10 @@ export function encodeTiledDkv(
   const g = geo(cfg.dkv);
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
-  const p = params(dims, scale, [['q', q, true], ['k', k, true], ['v', v, true], ['g', gOut, true]]);
+  const p = operandsOf(dims, scale, { q, k, v, g: gOut });
   const st = streamStage(p, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart');
-  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.layout.words}`;
-  launch(rt, key, 5, 2, p, () => /* wgsl */ `${paramsDecl(p.layout.words)}
+  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.words}`;
+  launch(rt, key, 5, 2, WG, p, () => /* wgsl */ `${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V', 'G', 'ST'], ['DK', 'DV'])}
 var<workgroup> Ks: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Vs: array<vec4<f32>, ${g.R * HV}>;
@@ -413,7 +379,7 @@ fn main(${MAIN_ARGS}) {
   let j0 = (wg / NB) * ${g.R}u;
   ${bases(p, nb, ['q', 'k', 'v', 'g'])}
   ${layout(g)}
-  let scale = ${p.r('scale')};
+  let scale = ${p.f('scale')};
   let ks = scale * ${LOG2E};
   ${stage(p, 'Ks', g.R, 'K', 'k', 'j0', 'S', ' * ks')}
   ${stage(p, 'Vs', g.R, 'V', 'v', 'j0', 'S')}

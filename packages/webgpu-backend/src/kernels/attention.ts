@@ -1,7 +1,7 @@
 import { BackendError } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
-import { Uniforms } from './program';
+import { Params, batchBase, batchDigits, commonParams, launch, operandParams } from './attention-params';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
 import { AttnTiledConfig, encodeTiledDkv, encodeTiledDq, encodeTiledForward, tiledFits } from './attention-tiled';
 
@@ -37,62 +37,6 @@ export interface AttnOperand {
 
 export interface AttnDims { batch: readonly number[]; L: number; S: number; E: number; Ev: number }
 export type MaskKind = 'none' | 'float' | 'bool';
-
-/** A kernel's parameters by name: the layout (Uniforms) and this dispatch's values. */
-class Params {
-  readonly layout = new Uniforms();
-  readonly values: [string, number][] = [];
-  add(name: string, kind: 'u' | 'i' | 'f', v: number): void {
-    this.layout.add(name, kind === 'u' ? 'u32' : kind === 'i' ? 'i32' : 'f32');
-    this.values.push([name, v]);
-  }
-  u(name: string): string { return this.layout.ref(name); }
-  i(name: string): string { return this.layout.ref(name); }
-  f(name: string): string { return this.layout.ref(name); }
-  get words(): number { return this.layout.words; }
-}
-
-/**
- * Runs one of this file's kernels as a Program (kernels/program.ts): the key names everything
- * the WGSL depends on (the parameter layout included), the values are written by name.
- */
-function launch(rt: Runtime, key: string, reads: number, writes: number, p: Params, wgsl: () => string, bufs: readonly PooledBuffer[], groups: number): void {
-  const k = rt.program({ key, reads, writes, workgroupSize: ROWS, uniforms: () => p.layout, wgsl });
-  const blk = rt.block(k);
-  for (const [name, v] of p.values) blk.set(name, v);
-  rt.dispatch(k, bufs, blk.base, groups);
-}
-
-function operandParams(p: Params, name: string, x: AttnOperand, nb: number, hasCol: boolean): void {
-  p.add(`${name}.off`, 'i', x.offset);
-  for (let d = 0; d < nb; d++) p.add(`${name}.b${d}`, 'i', x.strides[d]);
-  p.add(`${name}.rs`, 'i', x.strides[nb]);
-  if (hasCol) p.add(`${name}.cs`, 'i', x.strides[nb + 1]);
-}
-
-/** WGSL: `let <name>B = offset + Σ digit_d · stride_d;` for the workgroup's batch index. */
-function batchBase(p: Params, name: string, nb: number): string {
-  let e = p.i(`${name}.off`);
-  for (let d = 0; d < nb; d++) e += ` + i32(bd${d}) * ${p.i(`${name}.b${d}`)}`;
-  return `let ${name}B = ${e};`;
-}
-
-/** WGSL: the batch digits bd0.. of batch index `b` (row-major over the batch shape). */
-function batchDigits(p: Params, nb: number, b: string): string {
-  const lines = [`var br = ${b};`];
-  for (let d = nb - 1; d >= 0; d--) lines.push(`let bd${d} = br % ${p.u(`bs${d}`)}; br = br / ${p.u(`bs${d}`)};`);
-  return lines.join('\n  ');
-}
-
-function commonParams(dims: AttnDims, scale: number): Params {
-  const p = new Params();
-  p.add('L', 'u', dims.L);
-  p.add('S', 'u', dims.S);
-  p.add('B', 'u', dims.batch.reduce((a, c) => a * c, 1));
-  p.add('scale', 'f', scale);
-  dims.batch.forEach((d, i) => p.add(`bs${i}`, 'u', d));
-  return p;
-}
 
 /** The mask test for (row i, key j) inside a kernel: sets `vis` false or adds to `s`. */
 function maskCode(p: Params, kind: MaskKind, i: string, j: string): string {
@@ -165,7 +109,7 @@ export function encodeAttention(
   const reads = mask ? 4 : 3;
   const key = `attention|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
   const bufs = [q.buf, k.buf, v.buf, ...(mask ? [mask.buf] : []), out, lse];
-  launch(rt, key, reads, 2, p, () => /* wgsl */ `${FLOAT_HELPERS}
+  launch(rt, key, reads, 2, ROWS, p, () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -278,7 +222,7 @@ function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOpe
   operandParams(p, 'l', lse, nb, false);
   operandParams(p, 'g', gOut, nb, true);
   const key = `attention stats|nb${nb}|Ev${dims.Ev}|w${p.words}`;
-  launch(rt, key, 3, 1, p, () => /* wgsl */ `${paramsDecl(p.words)}
+  launch(rt, key, 3, 1, ROWS, p, () => /* wgsl */ `${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> O: array<f32>;
 @group(0) @binding(2) var<storage, read> LS: array<f32>;
 @group(0) @binding(3) var<storage, read> G: array<f32>;
@@ -329,7 +273,7 @@ function encodeDq(
   if (mask) operandParams(p, 'm', mask, nb, true);
   const reads = mask ? 6 : 5;
   const key = `attention dq|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
-  launch(rt, key, reads, 1, p, () => /* wgsl */ `${FLOAT_HELPERS}
+  launch(rt, key, reads, 1, ROWS, p, () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -419,7 +363,7 @@ function encodeDkv(
   if (mask) operandParams(p, 'm', mask, nb, true);
   const reads = mask ? 6 : 5;
   const key = `attention dkv|nb${nb}|E${E}|Ev${Ev}|bq${BQ}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
-  launch(rt, key, reads, 2, p, () => /* wgsl */ `${FLOAT_HELPERS}
+  launch(rt, key, reads, 2, ROWS, p, () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
