@@ -103,8 +103,7 @@ export function compileProgram(host: ProgramHost, recipe: ReplayRecipe): ReplayP
     const same = (x: readonly PooledBuffer[], y: readonly PooledBuffer[]) => x.length === y.length && x.every((v, i) => v === y[i]);
     if (b.cap.allocs.length !== a.cap.allocs.length || !same(a.outBufs, b.outBufs) || !same(a.adoptBufs, b.adoptBufs)) throw new CaptureMismatch('dry runs differ');
     const p = new Program(host, recipe, inBufs, [...owned], a, b);
-    const held = p.held();
-    host.account(p, held.bytes, held.buffers);
+    p.reaccount();
     return p;
   } catch (e) {
     giveBack(owned);
@@ -332,20 +331,17 @@ class Program implements ReplayProgram {
     this.bytes = size + [...owned, ...inBufs].reduce((n, x) => n + x.bytes, 0);
   }
 
-  /** Bytes and buffers the program holds that no live storage counts (memory()). */
-  held(): { bytes: number; buffers: number } {
+  /** Reports the bytes and buffers the program holds that no live storage counts (memory()). */
+  reaccount(): void {
     let bytes = this.bytes;
     for (const b of this.lentOut) bytes -= b.bytes;
-    return { bytes, buffers: this.buffers - this.lentOut.size };
+    this.h.account(this, bytes, this.buffers - this.lentOut.size);
   }
 
   /** A lent buffer's storage was freed: the buffer is the program's alone again. */
   returned(b: PooledBuffer): void {
     this.lentOut.delete(b);
-    if (!this.disposed) {
-      const { bytes, buffers } = this.held();
-      this.h.account(this, bytes, buffers);
-    }
+    if (!this.disposed) this.reaccount();
   }
 
   ready(): boolean {
@@ -375,12 +371,13 @@ class Program implements ReplayProgram {
     // Values equal to the last run's are in the host buffer already (only this program writes
     // it, and stream order puts the last staging before this run): a fixed learning rate
     // stages nothing after the first run.
-    const same = this.staged !== null && this.staged.every((v, i) => v === this.dyn[i]);
-    if (this.hi > this.lo && !same) this.staged = this.dyn.slice();
-    if (this.hi > this.lo && !same && !rt.stageInto(this.host, this.lo, this.dyn)) {
-      rt.submit();
-      rt.device.queue.writeBuffer(this.host, this.lo, this.mirror, this.lo, this.hi - this.lo);
-      alone = true;
+    if (this.hi > this.lo && !this.staged?.every((v, i) => v === this.dyn[i])) {
+      this.staged = this.dyn.slice();
+      if (!rt.stageInto(this.host, this.lo, this.dyn)) {
+        rt.submit();
+        rt.device.queue.writeBuffer(this.host, this.lo, this.mirror, this.lo, this.hi - this.lo);
+        alone = true;
+      }
     }
     // Opens the batch's error scopes (after any submit above), so a GPU error names the replay.
     rt.begin('jit replay', NO_SHAPE);
@@ -476,10 +473,7 @@ class Program implements ReplayProgram {
       if (n) enc.copyBufferToBuffer(b.buffer, 0, s.buf!.buffer, 0, n);
       return s;
     });
-    if (relent) {
-      const { bytes, buffers } = this.held();
-      h.account(this, bytes, buffers);
-    }
+    if (relent) this.reaccount();
     if (this.swapP.length) this.parity ^= 1;
     this.runs++;
     rt.counters.dispatches += this.dispatches;
