@@ -1,4 +1,4 @@
-import { Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint } from '@surf/nn';
+import { Tensor, collectGarbage, crossEntropy, jit, manualSeed, nn, optim, randn, randint } from '@surf/nn';
 import { gpuBackend } from '../../../test-support/gpu';
 import { backends, ceStep, on, testGpu } from './helpers';
 
@@ -185,6 +185,9 @@ testGpu('jit on WebGPU: gradients are lent to p.grad and stay right when freed b
         losses.push(await l.item());
         l.dispose();
         grads.push(await Promise.all(model.parameters().map(async (p) => Array.from((await p.grad!.data()) as Float32Array))));
+        // The eager run's and the recording calls' garbage goes first (an automatic collection
+        // at an await could free it mid-loop).
+        if (jitted) await collectGarbage(be);
         bytes.push(be.memory().bytes);
       }
       return { losses, grads, bytes };

@@ -3,6 +3,7 @@ import type { Runtime } from './runtime';
 import type { PooledBuffer } from './pool';
 import type { GPUStorage } from './storage';
 import { CaptureMismatch, CapturedOp, StepCapture } from './replay-capture';
+import { ArgBinder } from './replay-args';
 
 /** What the backend lends a compiled replay. */
 export interface ProgramHost {
@@ -166,6 +167,15 @@ class Program implements ReplayProgram {
   private readonly lentOut = new Set<PooledBuffer>();
   /** Per lent buffer's target, the storage it was last given to (the target, or a rebound one). */
   private readonly holder: (GPUStorage | null)[] = [];
+  /** Binds argument buffers in place once seen twice (null: the step writes an input buffer). */
+  private readonly args: ArgBinder | null;
+  /**
+   * Per output, the program buffer the step writes it into, lent to the returned storage
+   * instead of copied into a new one (null: copied). A holder still alive at the next run
+   * is moved to a buffer of its own first (one copy, as before), so its value stays.
+   */
+  private readonly outLent: (PooledBuffer | null)[];
+  private readonly outHolder: (GPUStorage | null)[];
   /** Runs so far (static uploads are needed by the first run of each parity only). */
   private runs = 0;
   /** The dynamic bytes the last run staged (null before the first run). */
@@ -233,10 +243,12 @@ class Program implements ReplayProgram {
     // static upload into an owned buffer nothing else writes holds from one run to the next.
     const written = new Set<PooledBuffer>([...a.outBufs, ...a.adoptBufs]);
     const uploads = new Map<PooledBuffer, number>();
+    const dispatched = new Set<PooledBuffer>();
     for (const o of ops1) {
-      if (o.k === 'dispatch') for (let i = o.kernel.reads; i < o.bufs.length; i++) written.add(o.bufs[i]);
+      if (o.k === 'dispatch') for (let i = o.kernel.reads; i < o.bufs.length; i++) dispatched.add(o.bufs[i]);
       else uploads.set(o.buf, (uploads.get(o.buf) ?? 0) + 1);
     }
+    for (const x of dispatched) written.add(x);
     const p1 = recipe.constDTypes.map((_, k) => new Uint32Array(new Float32Array([probe(1, k)]).buffer)[0]);
     const p2 = recipe.constDTypes.map((_, k) => new Uint32Array(new Float32Array([probe(2, k)]).buffer)[0]);
     this.constAt = recipe.constDTypes.map(() => []);
@@ -326,6 +338,23 @@ class Program implements ReplayProgram {
     for (const op of this.ops) if (op.k === 'copy') op.dst1 = this.partner.get(op.dst) ?? op.dst;
     // The odd runs' bind groups are made now, with the program's others.
     if (this.swapP.length) this.bgs[1] = this.oddBindGroups();
+    // Outputs only the step's dispatches write, each in a buffer of its own, are lent.
+    this.outLent = a.outBufs.map((pb) => (
+      dispatched.has(pb) && !uploads.has(pb) && !partnerOf.has(pb) && !pb.lender && results.indexOf(pb) === results.lastIndexOf(pb) ? pb : null
+    ));
+    for (const pb of this.outLent) if (pb) pb.lender = this;
+    this.outHolder = a.outBufs.map(() => null);
+    // Arguments can be bound in place when the step only reads its input buffers.
+    const argsRead = inBufs.every((x) => !uploads.has(x) && !written.has(x) && !partnerOf.has(x));
+    const programBufs = new Set<GPUBuffer>([...owned, ...inBufs, ...this.swapQ].map((x) => x.buffer));
+    for (const fb of [...this.fixedBufs, ...this.fixedBufs1]) if (fb) programBufs.add(fb.buffer);
+    this.args = argsRead && inBufs.length
+      ? new ArgBinder(
+        (layout, entries) => rt.createBindGroup({ layout, entries, label: 'surf jit program' }),
+        this.ops.map((op) => (op.k === 'dispatch' ? { layout: op.layout, entriesAt: (par: number) => this.entriesAt(op, par) } : null)),
+        inBufs, programBufs,
+      )
+      : null;
     rt.device.queue.writeBuffer(this.host, 0, this.mirror, 0, size);
     this.buffers = owned.length + inBufs.length + 1;
     this.bytes = size + [...owned, ...inBufs].reduce((n, x) => n + x.bytes, 0);
@@ -384,17 +413,34 @@ class Program implements ReplayProgram {
     const enc = rt.commandEncoder();
     const batch = rt.batch;
     this.lastBatch = batch;
-    // Arguments are copied into the program's own buffers in the stream. (Binding them where
-    // recorded saves the copies but needs bind groups per set of argument buffers: a loader
-    // cycling through 8 batches, with the two parities, thrashed them; see docs/tuning-log.md.)
+    // Arguments are bound in place once their set of buffers comes back (ArgBinder), else
+    // copied into the program's own buffers in the stream.
     const rins = this.recipe.inputs;
     const parity = this.parity;
-    for (let i = 0; i < inputs.length; i++) {
-      const b = h.bufferOf('jit replay', inputs[i]);
-      // Read by this batch: the pool must not hand it to an upload (writeBuffer lands first).
-      b.lastBatch = batch;
-      const n = bytesOf(rins[i].size);
-      if (n) enc.copyBufferToBuffer(b.buffer, 0, this.inBufs[i].buffer, 0, n);
+    const argBufs = inputs.map((s) => h.bufferOf('jit replay', s));
+    // Read by this batch: the pool must not hand them to an upload (writeBuffer lands first).
+    for (const b of argBufs) b.lastBatch = batch;
+    const direct = this.args?.lookup(argBufs, parity) ?? null;
+    if (!direct) {
+      for (let i = 0; i < argBufs.length; i++) {
+        const n = bytesOf(rins[i].size);
+        if (n) enc.copyBufferToBuffer(argBufs[i].buffer, 0, this.inBufs[i].buffer, 0, n);
+      }
+    }
+    // A result the caller still holds from the last run moves to a buffer of its own before
+    // this run writes the program's.
+    for (let i = 0; i < this.outLent.length; i++) {
+      const lb = this.outLent[i];
+      if (!lb || !this.lentOut.has(lb)) continue;
+      const cur = this.outHolder[i]!;
+      const fresh = h.newStorage(cur.dtype, cur.size);
+      h.forget(fresh);
+      const nb = fresh.buf!;
+      nb.lastBatch = batch;
+      const n = bytesOf(cur.size);
+      if (n) enc.copyBufferToBuffer(lb.buffer, 0, nb.buffer, 0, n);
+      // lend() releases the holder's old buffer: lb comes back to this program (returned()).
+      h.lend(cur, nb);
     }
     for (const fb of this.fixedBufs) if (fb) fb.lastBatch = batch;
     for (const pb of this.swapP) pb.lastBatch = batch;
@@ -410,7 +456,7 @@ class Program implements ReplayProgram {
           pipe = null;
         }
         if (pipe !== op.pipeline) pass.setPipeline((pipe = op.pipeline));
-        pass.setBindGroup(0, bgs[j], op.offsets);
+        pass.setBindGroup(0, direct?.[j] ?? bgs[j], op.offsets);
         pass.dispatchWorkgroups(op.x, op.y);
       } else {
         if (op.once && this.runs >= 2) continue;
@@ -467,6 +513,15 @@ class Program implements ReplayProgram {
     });
     const outputs = this.outBufs.map((b, i) => {
       const like = this.outLike[i];
+      const lb = this.outLent[i];
+      if (lb) {
+        lb.lastBatch = batch;
+        const s = h.wrap(like.dtype, like.size, lb);
+        this.outHolder[i] = s;
+        this.lentOut.add(lb);
+        relent = true;
+        return s;
+      }
       const s = h.newStorage(like.dtype, like.size);
       s.buf!.lastBatch = batch;
       const n = bytesOf(like.size);
@@ -491,15 +546,22 @@ class Program implements ReplayProgram {
     return k >= 0 ? this.swapQ[k] : b;
   }
 
+  /** A dispatch's bind group entries at a parity: on odd runs every state pair's buffer is the other. */
+  private entriesAt(op: ProgramOp & { k: 'dispatch' }, parity: number): readonly GPUBindGroupEntry[] {
+    if (!parity) return op.entries;
+    const bufOf = (e: GPUBindGroupEntry) => (e.resource as GPUBufferBinding).buffer;
+    if (!op.entries.some((e, n) => n > 0 && this.partner.has(bufOf(e)))) return op.entries;
+    return op.entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: this.partner.get(bufOf(e)) ?? bufOf(e) } }));
+  }
+
   /** The bind groups of odd runs: every op that binds a state pair's buffer gets the other. */
   private oddBindGroups(): GPUBindGroup[] {
     const made = new Map<string, GPUBindGroup>();
     const bufOf = (e: GPUBindGroupEntry) => (e.resource as GPUBufferBinding).buffer;
-    const swap = (b: GPUBuffer) => this.partner.get(b) ?? b;
     return this.ops.map((op) => {
       if (op.k !== 'dispatch') return null as unknown as GPUBindGroup;
-      if (!op.entries.some((e, n) => n > 0 && this.partner.has(bufOf(e)))) return op.bg;
-      const entries = op.entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: swap(bufOf(e)) } }));
+      const entries = this.entriesAt(op, 1);
+      if (entries === op.entries) return op.bg;
       // Ops binding the same buffers share one bind group, as at compile time.
       const k = `${gid(op.layout)}:${(op.entries[0].resource as GPUBufferBinding).size}:${entries.map((e) => gid(bufOf(e))).join(',')}`;
       let bg = made.get(k);
@@ -517,7 +579,7 @@ class Program implements ReplayProgram {
     // On odd runs the program's half of each state pair is the recorded target buffer.
     const mine = this.parity ? this.owned.map((b) => { const k = this.swapP.indexOf(b); return k >= 0 ? this.swapQ[k] : b; }) : this.owned;
     // Lent buffers a storage still holds stay with it (it frees them to the pool as usual).
-    for (const b of this.lent) if (b) b.lender = null;
+    for (const b of [...this.lent, ...this.outLent]) if (b) b.lender = null;
     if (!rt.destroyed) for (const b of [...mine, ...this.inBufs]) if (!this.lentOut.has(b)) rt.release(b);
     this.host.destroy();
     this.h.account(this, 0, 0);
