@@ -108,3 +108,40 @@ testGpu('jit on WebGPU: fresh argument tensors every step are copied and make no
     for (const t of held) t.dispose();
   });
 });
+
+// A compiled replay's parameter blocks never move, so its kernels run on layouts that bind
+// them at fixed offsets: a warm replay passes no dynamic offsets (Dawn records those slower).
+testGpu('jit on WebGPU: a warm replay binds its parameter blocks without dynamic offsets', async () => {
+  await on(B.gpu(), async () => {
+    manualSeed(14);
+    const model = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Linear(8, 3));
+    const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
+    const f = jit(ceStep(model, opt));
+    const x = randn([5, 6]);
+    const y = randint(0, 3, [5]);
+    // Two recording calls, the compiling replay, one warm replay.
+    for (let i = 0; i < 4; i++) {
+      const l = f(x, y);
+      await l.item();
+      l.dispose();
+    }
+    const proto = (globalThis as unknown as { GPUComputePassEncoder: { prototype: Record<string, (...a: unknown[]) => unknown> } }).GPUComputePassEncoder.prototype;
+    const orig = proto.setBindGroup;
+    const calls: number[] = [];
+    proto.setBindGroup = function (this: unknown, ...a: unknown[]) { calls.push(Array.isArray(a[2]) ? a[2].length : a[2] ? 1 : 0); return orig.apply(this, a); };
+    const backend = B.gpu() as unknown as { stats(): { dispatches: number; replays: number } };
+    const s0 = backend.stats();
+    try {
+      const l = f(x, y);
+      await l.item();
+      l.dispose();
+    } finally {
+      proto.setBindGroup = orig;
+    }
+    const s1 = backend.stats();
+    expect(s1.replays - s0.replays).toBe(1);
+    // One bind group per dispatch of the replay, none with offsets.
+    expect(calls.length).toBe(s1.dispatches - s0.dispatches);
+    expect(calls.filter((n) => n > 0)).toEqual([]);
+  });
+});

@@ -76,7 +76,8 @@ export class ArgBinder {
       if (!entries.some((e, n) => n > 0 && swap.has(bufOf(e)))) return null;
       const next = entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: swap.get(bufOf(e)) ?? bufOf(e) } }));
       const lk = layouts.get(op.layout) ?? (layouts.set(op.layout, layouts.size), layouts.size - 1);
-      const k = `${lk}:${(entries[0].resource as GPUBufferBinding).size}:${next.map((e) => idOf(bufOf(e))).join(',')}`;
+      const pb = entries[0].resource as GPUBufferBinding;
+      const k = `${lk}:${pb.offset}:${pb.size}:${next.map((e) => idOf(bufOf(e))).join(',')}`;
       let bg = made.get(k);
       if (!bg) made.set(k, (bg = this.create(op.layout, next)));
       return bg;

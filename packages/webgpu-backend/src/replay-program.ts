@@ -26,7 +26,7 @@ export interface ProgramHost {
 
 type ProgramOp =
   | {
-    readonly k: 'dispatch'; readonly pipeline: GPUComputePipeline; readonly bg: GPUBindGroup; readonly offsets: readonly number[]; readonly x: number; readonly y: number;
+    readonly k: 'dispatch'; readonly pipeline: GPUComputePipeline; readonly bg: GPUBindGroup; readonly x: number; readonly y: number;
     /** The bind group's entries, rebuilt for other argument buffers and on odd runs (see swapOf). */
     readonly entries: readonly GPUBindGroupEntry[]; readonly layout: GPUBindGroupLayout;
   }
@@ -284,16 +284,19 @@ class Program implements ReplayProgram {
         lo = Math.min(lo, at);
         hi = Math.max(hi, at + o1.kernel.paramBytes);
       }
-      let key = `${o1.kernel.layoutKey}:${o1.kernel.paramBytes}`;
+      // The kernel on a layout without dynamic offsets: each op's parameter block sits at its
+      // own fixed offset of the host buffer.
+      const fk = rt.fixedKernel(o1.kernel);
+      let key = `${o1.kernel.layoutKey}:${at}:${o1.kernel.paramBytes}`;
       for (const x of o1.bufs) key += `,${x.id}`;
-      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.host, offset: 0, size: o1.kernel.paramBytes } }];
+      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.host, offset: at, size: o1.kernel.paramBytes } }];
       o1.bufs.forEach((x, i) => entries.push({ binding: i + 1, resource: { buffer: x.buffer } }));
       let bg = bindGroups.get(key);
       if (!bg) {
-        bg = rt.createBindGroup({ layout: o1.kernel.layout, entries, label: 'surf jit program' });
+        bg = rt.createBindGroup({ layout: fk.layout, entries, label: 'surf jit program' });
         bindGroups.set(key, bg);
       }
-      this.ops.push({ k: 'dispatch', pipeline: o1.kernel.pipeline, bg, offsets: [at], x: o1.x, y: o1.y, entries, layout: o1.kernel.layout });
+      this.ops.push({ k: 'dispatch', pipeline: fk.pipeline, bg, x: o1.x, y: o1.y, entries, layout: fk.layout });
       dispatches++;
     });
     this.lo = lo === Infinity ? 0 : lo;
@@ -456,7 +459,7 @@ class Program implements ReplayProgram {
           pipe = null;
         }
         if (pipe !== op.pipeline) pass.setPipeline((pipe = op.pipeline));
-        pass.setBindGroup(0, direct?.[j] ?? bgs[j], op.offsets);
+        pass.setBindGroup(0, direct?.[j] ?? bgs[j]);
         pass.dispatchWorkgroups(op.x, op.y);
       } else {
         if (op.once && this.runs >= 2) continue;
@@ -563,7 +566,8 @@ class Program implements ReplayProgram {
       const entries = this.entriesAt(op, 1);
       if (entries === op.entries) return op.bg;
       // Ops binding the same buffers share one bind group, as at compile time.
-      const k = `${gid(op.layout)}:${(op.entries[0].resource as GPUBufferBinding).size}:${entries.map((e) => gid(bufOf(e))).join(',')}`;
+      const pb = op.entries[0].resource as GPUBufferBinding;
+      const k = `${gid(op.layout)}:${pb.offset}:${pb.size}:${entries.map((e) => gid(bufOf(e))).join(',')}`;
       let bg = made.get(k);
       if (!bg) made.set(k, (bg = this.h.rt.createBindGroup({ layout: op.layout, entries, label: 'surf jit program' })));
       return bg;

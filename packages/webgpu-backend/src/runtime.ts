@@ -19,6 +19,7 @@ export interface Kernel {
   readonly reads: number;
   readonly paramBytes: number;
   readonly name: string;
+  readonly module: GPUShaderModule;
   /** The named parameter layout (kernels compiled from a Program; see program()). */
   readonly uniforms?: Uniforms;
 }
@@ -137,23 +138,49 @@ export class Runtime {
     let k = this.pipelines.get(key);
     if (k) return k;
     const layoutKey = `${reads}r${writes}w`;
-    let lay = this.layouts.get(layoutKey);
-    if (!lay) {
-      const entries: GPUBindGroupLayoutEntry[] = [{ binding: 0, visibility: 4 /* COMPUTE */, buffer: { type: 'uniform', hasDynamicOffset: true } }];
-      for (let i = 0; i < reads + writes; i++) {
-        entries.push({ binding: i + 1, visibility: 4, buffer: { type: i < reads ? 'read-only-storage' : 'storage' } });
-      }
-      const bgl = this.device.createBindGroupLayout({ entries, label: `surf ${layoutKey}` });
-      lay = { bgl, pl: this.device.createPipelineLayout({ bindGroupLayouts: [bgl] }) };
-      this.layouts.set(layoutKey, lay);
-    }
+    const lay = this.layoutOf(layoutKey, reads, writes, true);
     const name = key.length > 120 ? `${key.slice(0, 117)}...` : key;
     const module = this.device.createShaderModule({ code: gen(), label: name });
     const pipeline = this.device.createComputePipeline({ layout: lay.pl, compute: { module, entryPoint: 'main' }, label: name });
-    k = { pipeline, layout: lay.bgl, layoutKey, reads, paramBytes: paramBytes(paramWords), name };
+    k = { pipeline, layout: lay.bgl, layoutKey, reads, paramBytes: paramBytes(paramWords), name, module };
     this.counters.pipelinesCreated++;
     this.pipelines.set(key, k);
     return k;
+  }
+
+  /** Binding 0 is the parameter block (uniform), then `reads` read-only and `writes` read-write storage buffers. */
+  private layoutOf(layoutKey: string, reads: number, writes: number, dynamic: boolean): { bgl: GPUBindGroupLayout; pl: GPUPipelineLayout } {
+    const key = dynamic ? layoutKey : `${layoutKey}|fixed`;
+    let lay = this.layouts.get(key);
+    if (!lay) {
+      const entries: GPUBindGroupLayoutEntry[] = [{ binding: 0, visibility: 4 /* COMPUTE */, buffer: { type: 'uniform', hasDynamicOffset: dynamic } }];
+      for (let i = 0; i < reads + writes; i++) {
+        entries.push({ binding: i + 1, visibility: 4, buffer: { type: i < reads ? 'read-only-storage' : 'storage' } });
+      }
+      const bgl = this.device.createBindGroupLayout({ entries, label: `surf ${key}` });
+      lay = { bgl, pl: this.device.createPipelineLayout({ bindGroupLayouts: [bgl] }) };
+      this.layouts.set(key, lay);
+    }
+    return lay;
+  }
+
+  private fixed = new WeakMap<Kernel, { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout }>();
+
+  /**
+   * jit: `k` on a layout that binds its parameter block at a fixed offset. A compiled replay's
+   * blocks never move, and Dawn records setBindGroup ~1 µs faster without dynamic offsets
+   * (docs/tuning-log.md, "jit replay copies"). Made once per kernel, on the kernel's module.
+   */
+  fixedKernel(k: Kernel): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout } {
+    let f = this.fixed.get(k);
+    if (!f) {
+      const [reads, writes] = k.layoutKey.split(/[rw]/).map(Number);
+      const lay = this.layoutOf(k.layoutKey, reads, writes, false);
+      f = { pipeline: this.device.createComputePipeline({ layout: lay.pl, compute: { module: k.module, entryPoint: 'main' }, label: `${k.name} (fixed)` }), layout: lay.bgl };
+      this.counters.pipelinesCreated++;
+      this.fixed.set(k, f);
+    }
+    return f;
   }
 
   /** The pipeline of a program object (kernels/program.ts): layout and WGSL built once per key. */
