@@ -633,15 +633,6 @@ export class WebGPUBackend implements Backend {
       return false;
     }
     if (dst.dtype !== s.dtype || dst.size !== s.size) throw new BackendError(`adopt: storages differ (${dst.dtype}[${dst.size}] and ${s.dtype}[${s.size}])`);
-    if (sb.lender) {
-      // A jit program's buffer, lent to src: the program writes it again on its next run, so
-      // dst keeps its own buffer and takes a copy.
-      this.rt.begin('adopt', [s.size]);
-      if (s.size) this.rt.commandEncoder().copyBufferToBuffer(sb.buffer, 0, dst.buf.buffer, 0, s.size * 4);
-      dst.buf.lastBatch = this.rt.batch;
-      this.dispose(s);
-      return true;
-    }
     const old = dst.buf;
     dst.buf = sb;
     s.buf = null;
