@@ -236,8 +236,10 @@ export interface Backend {
    * m̃ = m where finite, else 0; rows [N] = scale·Σ_j w_ij·(log s_i + m̃_i − z_ij), w the
    * smoothed one-hot ((1 − ε)·[j = y_i] + ε/C; only the target column when ε = 0). A row whose
    * index lies outside [0, C) is NaN and fails the device-side check `site` (as checkIndices).
+   * With `total`, a backend may return a fourth storage [1], Σ_i rows_i (a loss's mean or sum
+   * in the same pass); the caller sums the rows itself when it is absent.
    */
-  crossEntropyRows?(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string } }): [Storage, Storage, Storage];
+  crossEntropyRows?(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string }; total?: boolean }): Storage[];
 
   /** Submits queued work (GPU); a no-op on synchronous backends. */
   flush(): void;

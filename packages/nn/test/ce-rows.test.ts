@@ -75,7 +75,7 @@ test('the CPU rows op checks its class indices itself (direct backend callers)',
   expect(() => be.crossEntropyRows(zs, ys, { smoothing: 0, scale: 1, site })).toThrow('crossEntropy: target[1] = 3 is outside the class range [0, 3)');
 });
 
-testGpu('the forward is two kernels on WebGPU: the rows (with the index check) and their sum', async () => {
+testGpu('the forward is one kernel on WebGPU: the rows (with the index check) and their sum in one dispatch', async () => {
   const gpu = B.gpu() as Backend & { stats(): { dispatches: number } };
   await on(gpu, async () => {
     const z = tensor(data(8, 10, 4).z);
@@ -83,7 +83,40 @@ testGpu('the forward is two kernels on WebGPU: the rows (with the index check) a
     await crossEntropy(z, y).data(); // warm: the class column table and pipelines
     const d0 = gpu.stats().dispatches;
     const loss = crossEntropy(z, y);
-    expect(gpu.stats().dispatches - d0).toBe(2);
+    expect(gpu.stats().dispatches - d0).toBe(1);
     await loss.data();
+    // Per-row losses are not summed: the rows alone.
+    const d1 = gpu.stats().dispatches;
+    const rows = crossEntropy(z, y, { reduction: 'none' });
+    expect(gpu.stats().dispatches - d1).toBe(1);
+    await rows.data();
+  });
+});
+
+// The sum rides in the rows kernel: every workgroup publishes its row in a scratch slot and
+// the last to arrive folds them in row order. Checked against the composite on row counts
+// around the fold's 64 threads, one row, and more rows than the scratch has slots (the
+// separate sum then), with a one-dispatch reduction (which shares the scratch) between two
+// losses: each must leave the scratch as it found it.
+testGpu.each([[1, 'mean'], [63, 'sum'], [300, 'mean'], [16400, 'mean']] as const)('the fused sum over %i rows (%s) equals the composite, twice in a row', async (n, reduction) => {
+  const { z, y } = data(n, 5, 7 + n);
+  const want = await on(composite, () => run(z, y, { reduction, labelSmoothing: 0.1 }, false));
+  const gpu = B.gpu() as Backend & { stats(): { dispatches: number } };
+  await on(gpu, async () => {
+    const first = await run(z, y, { reduction, labelSmoothing: 0.1 }, false);
+    const big = tensor(Array.from({ length: 5000 }, (_, i) => (i % 7) - 3));
+    expect(await big.sum().item()).toBe(Array.from({ length: 5000 }, (_, i) => (i % 7) - 3).reduce((a, b) => a + b, 0));
+    const second = await run(z, y, { reduction, labelSmoothing: 0.1 }, false);
+    for (const got of [first, second]) {
+      close(got.loss, want.loss, `${n} rows loss`);
+      close(got.grad, want.grad, `${n} rows grad`);
+    }
+    const zt = tensor(z);
+    const yt = tensor(y, { dtype: 'int32' });
+    await crossEntropy(zt, yt, { reduction }).data();
+    const d0 = gpu.stats().dispatches;
+    const l = crossEntropy(zt, yt, { reduction });
+    expect(gpu.stats().dispatches - d0).toBe(n <= 16384 ? 1 : 2);
+    await l.data();
   });
 });

@@ -11,7 +11,8 @@ import { GroupSegment, encodeElementwiseGroups, segmentBindings } from './kernel
 import { exprsInfo } from './kernels/elementwise-cache';
 import { encodeGather } from './kernels/gather';
 import { encodeIndexCheck } from './kernels/index-check';
-import { encodeCrossEntropyRows } from './kernels/ce-rows';
+import { ceTotalFits, encodeCrossEntropyRows } from './kernels/ce-rows';
+import { oneDispatchScratch } from './kernels/one-dispatch';
 import type { CheckSite } from './device-flag';
 import { AttnOperand, AttnPlan, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
 import { AttnTiledConfig, defaultTiledConfig } from './kernels/attention-tiled';
@@ -432,7 +433,7 @@ export class WebGPUBackend implements Backend {
   }
 
   /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/ce-rows.ts). */
-  crossEntropyRows(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: CheckSite }): [Storage, Storage, Storage] {
+  crossEntropyRows(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: CheckSite; total?: boolean }): Storage[] {
     const op = opts.site.op;
     this.rt.check(op);
     const zbuf = this.buf(op, z.storage);
@@ -443,13 +444,15 @@ export class WebGPUBackend implements Backend {
     const [n, c] = z.view.shape;
     this.rt.begin(op, z.view.shape);
     const outs = [this.newStorage(op, 'float32', n), this.newStorage(op, 'float32', n), this.newStorage(op, 'float32', n)] as [GPUStorage, GPUStorage, GPUStorage];
+    // The rows' sum in the same dispatch (the loss's mean or sum: no separate reduce).
+    const total = opts.total && ceTotalFits(n) ? this.newStorage(op, 'float32', 1) : null;
     const { buf, slot } = this.rt.flag.use(opts.site);
     encodeCrossEntropyRows(this.rt, {
       z: { buf: zbuf, offset: z.view.offset, rowStride: z.view.strides[0], colStride: z.view.strides[1] },
       y: { buf: ybuf, offset: y.view.offset, stride: y.view.strides[0] },
       n, c,
-    }, opts.smoothing, opts.scale, [outs[0].buf!, outs[1].buf!, outs[2].buf!], buf, slot, 64);
-    return outs;
+    }, opts.smoothing, opts.scale, [outs[0].buf!, outs[1].buf!, outs[2].buf!], buf, slot, 64, total ? { out: total.buf!, scratch: oneDispatchScratch(this.rt) } : undefined);
+    return total ? [...outs, total] : outs;
   }
 
   // ---- attention ----

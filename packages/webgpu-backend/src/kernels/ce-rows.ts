@@ -3,6 +3,7 @@ import type { PooledBuffer } from '../pool';
 import { Program, Uniforms } from './program';
 import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
 import { FLAG_FAIL } from './index-check';
+import { MAX_ONE_OUTPUTS, MAX_ONE_SLOTS, takeSlot } from './one-dispatch';
 
 /**
  * Softmax cross-entropy's forward rows (the contract's crossEntropyRows) in one kernel: a
@@ -10,15 +11,19 @@ import { FLAG_FAIL } from './index-check';
  * by tree reductions in workgroup memory, and checks the row's class index itself (a bad one
  * sets the error flag's slot as kernels/index-check.ts does, and makes the row NaN). The
  * composite it replaces ran five kernels and the index check (max, exp, sum, terms and the
- * check; the final sum over rows stays a reduce).
+ * check). With `total` it also sums the rows in the same dispatch (the mean or sum reduction:
+ * one dispatch fewer per training step): each workgroup publishes its row in a slot of the
+ * one-dispatch scratch and counts its arrival, and the last to arrive folds the slots in row
+ * order (one-dispatch.ts), so the total does not depend on the order rows finished in.
  */
 export class CrossEntropyRowsProgram implements Program {
   readonly key: string;
   readonly reads = 2;
-  readonly writes = 4;
+  readonly writes: number;
 
-  constructor(readonly smoothed: boolean, readonly workgroupSize: number) {
-    this.key = `ceRows|${smoothed ? 'smooth' : 'plain'}|wg${workgroupSize}`;
+  constructor(readonly smoothed: boolean, readonly workgroupSize: number, readonly total = false) {
+    this.writes = total ? 6 : 4;
+    this.key = `ceRows|${smoothed ? 'smooth' : 'plain'}|wg${workgroupSize}${total ? '|total' : ''}`;
   }
 
   uniforms(): Uniforms {
@@ -53,7 +58,10 @@ export class CrossEntropyRowsProgram implements Program {
 @group(0) @binding(3) var<storage, read_write> M: array<f32>;
 @group(0) @binding(4) var<storage, read_write> S: array<f32>;
 @group(0) @binding(5) var<storage, read_write> R: array<f32>;
-@group(0) @binding(6) var<storage, read_write> F: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> F: array<atomic<u32>>;${this.total ? `
+@group(0) @binding(7) var<storage, read_write> Tot: array<f32>;
+@group(0) @binding(8) var<storage, read_write> sc: array<atomic<u32>>;
+var<workgroup> lastArrival: u32;` : ''}
 ${FLOAT_HELPERS}
 var<workgroup> red: array<f32, ${wg}>;
 @compute @workgroup_size(${wg})
@@ -85,11 +93,39 @@ fn main(${MAIN_ARGS}) {
     S[row] = s;
     R[row] = select(nan_(), total, valid);
     if (!valid) { flagFail_(${u.ref('slot')}, row, t); }
-  }
+  }${this.total ? this.fold(u) : ''}
 }
 ${FLAG_FAIL}`;
   }
+
+  /** The total's ending: publish the row, count it, and the last workgroup sums every slot. */
+  private fold(u: Uniforms): string {
+    const wg = this.workgroupSize;
+    const P = MAX_ONE_OUTPUTS;
+    const n = u.ref('n');
+    return `
+  if (lid == 0u) {
+    atomicStore(&sc[${P}u + row], bitcast<u32>(select(nan_(), total, valid)));
+    lastArrival = select(0u, 1u, atomicAdd(&sc[0], 1u) == ${n} - 1u);
+  }
+  if (workgroupUniformLoad(&lastArrival) == 0u) { return; }
+  var tacc = 0.0;
+  for (var i = lid; i < ${n}; i += ${wg}u) {
+    ${takeSlot(`${P}u + i`)}
+    tacc += bitcast<f32>(b);
+  }
+  red[lid] = tacc;
+  for (var w = ${wg / 2}u; w > 0u; w = w / 2u) {
+    workgroupBarrier();
+    if (lid < w) { red[lid] = red[lid] + red[lid + w]; }
+  }
+  workgroupBarrier();
+  if (lid == 0u) { Tot[0] = red[0]; atomicStore(&sc[0], 0u); }`;
+  }
 }
+
+/** Whether the rows kernel can also sum its rows (the scratch has a slot per row). */
+export const ceTotalFits = (n: number): boolean => n > 0 && n <= MAX_ONE_SLOTS;
 
 export interface CeRowsOperands {
   z: { buf: PooledBuffer; offset: number; rowStride: number; colStride: number };
@@ -98,11 +134,12 @@ export interface CeRowsOperands {
   c: number;
 }
 
-export function encodeCrossEntropyRows(rt: Runtime, x: CeRowsOperands, eps: number, scale: number, outs: [PooledBuffer, PooledBuffer, PooledBuffer], flag: PooledBuffer, slot: number, wgSize: number): void {
+/** `total`: the rows' sum's buffer and the one-dispatch scratch (only where ceTotalFits(n)). */
+export function encodeCrossEntropyRows(rt: Runtime, x: CeRowsOperands, eps: number, scale: number, outs: [PooledBuffer, PooledBuffer, PooledBuffer], flag: PooledBuffer, slot: number, wgSize: number, total?: { out: PooledBuffer; scratch: PooledBuffer }): void {
   if (x.n === 0) return;
-  const k = rt.program(new CrossEntropyRowsProgram(eps !== 0, wgSize));
+  const k = rt.program(new CrossEntropyRowsProgram(eps !== 0, wgSize, !!total));
   const p = rt.block(k);
   p.set('n', x.n).set('c', x.c).set('zOffset', x.z.offset).set('zRow', x.z.rowStride).set('zCol', x.z.colStride);
   p.set('yOffset', x.y.offset).set('yStride', x.y.stride).set('slot', slot).set('eps', eps).set('scale', scale);
-  rt.dispatch(k, [x.z.buf, x.y.buf, ...outs, flag], p.base, x.n);
+  rt.dispatch(k, total ? [x.z.buf, x.y.buf, ...outs, flag, total.out, total.scratch] : [x.z.buf, x.y.buf, ...outs, flag], p.base, x.n);
 }

@@ -3,6 +3,7 @@ import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { Program, Uniforms } from './program';
 import { LINEAR_WG, MAIN_ARGS, FLOAT_HELPERS, paramsDecl, storageType } from './wgsl';
+import { MAX_ONE_OUTPUTS, MAX_ONE_SLOTS, oneDispatchScratch, takeSlot } from './one-dispatch';
 
 /**
  * Reductions. The input is seen as [outputs, reduced] (kept dims, then reduced dims, each
@@ -50,30 +51,6 @@ export interface ReduceTuning {
 }
 
 export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true, oneDispatch: true, onePerThread: 4 };
-
-/**
- * Scratch of the one-dispatch reductions, one per runtime, kept between dispatches: per
- * output an arrival counter (left at 0), then the partial slots (left at SENTINEL).
- */
-const MAX_ONE_OUTPUTS = 1024;
-const MAX_ONE_SLOTS = 16384;
-/** A signalling NaN: float arithmetic never produces one, so a written partial differs from it. */
-const SENTINEL = 0x7fa5a5a5;
-const scratches = new WeakMap<Runtime, PooledBuffer>();
-
-function scratch(rt: Runtime): PooledBuffer {
-  let b = scratches.get(rt);
-  if (!b) {
-    const words = new Uint32Array(MAX_ONE_OUTPUTS + MAX_ONE_SLOTS);
-    words.fill(SENTINEL, MAX_ONE_OUTPUTS);
-    const buffer = rt.device.createBuffer({ size: words.byteLength, usage: 0x80 | 0x08 /* STORAGE | COPY_DST */, label: 'surf reduce scratch' });
-    rt.device.queue.writeBuffer(buffer, 0, words.buffer, 0, words.byteLength);
-    // Pool ids are positive; the bind-group cache is per runtime, so one fixed id is enough.
-    b = { buffer, bytes: words.byteLength, id: -1, lastBatch: -1 };
-    scratches.set(rt, b);
-  }
-  return b;
-}
 
 /**
  * Whether a chunked pass may finish in the same dispatch: float32 (the sentinel is a float
@@ -165,7 +142,7 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
   if (tune.oneDispatch) {
     const { C, L } = chunking(tune.onePerThread);
     if (C > 1 && oneDispatchFits(x, outN, C, T, wgSize, col)) {
-      new ReduceProgram({ op, x, out, outN, redN, T, C, L, wgSize, vec, unroll: tune.unroll, one: scratch(rt) }).record(rt);
+      new ReduceProgram({ op, x, out, outN, redN, T, C, L, wgSize, vec, unroll: tune.unroll, one: oneDispatchScratch(rt) }).record(rt);
       return;
     }
   }
@@ -244,11 +221,8 @@ export class ReduceProgram implements Program {
    * The one-dispatch ending (S = 1: the workgroup is one (output, chunk) slot): thread 0
    * publishes the partial in its scratch slot and counts the arrival on the output's
    * counter; the workgroup that arrives last folds the output's partials in chunk order (so
-   * the result does not depend on which one was last) and resets slots and counter. WGSL has
-   * no device-wide fence, so the partial stores may become visible after the counter: each
-   * slot is read until it no longer holds the sentinel (a single location is coherent),
-   * capped so a broken invariant cannot hang the GPU. A slot holding a value equal to the
-   * sentinel would be a NaN, which the fold turns into NaN anyway.
+   * the result does not depend on which one was last) and resets slots and counter (each
+   * slot read as one-dispatch.ts's takeSlot says).
    */
   private finish(u: Uniforms, tree: string[]): string {
     const { op, wgSize } = this.pass;
@@ -269,9 +243,7 @@ export class ReduceProgram implements Program {
   let p0 = ${P}u + o * ${chunks};
   var acc2 = ${ident};
   for (var i = lid; i < ${chunks}; i += ${wgSize}u) {
-    var b = atomicLoad(&sc[p0 + i]);
-    for (var spin = 0u; b == ${SENTINEL}u && spin < 65536u; spin++) { b = atomicLoad(&sc[p0 + i]); }
-    atomicStore(&sc[p0 + i], ${SENTINEL}u);
+    ${takeSlot('p0 + i')}
     acc2 = ${comb('acc2', 'bitcast<f32>(b)')};
   }
   sh[lid] = acc2;
