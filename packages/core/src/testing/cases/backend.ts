@@ -129,6 +129,32 @@ export function backendCases(): OpCase[] {
       await t.check('padded row sums', xa.sum(1, true), rs.out, TOL.accumulate, rs.mag);
       await t.check('gather rows of padded', xa.gather(0, t.upload(ibuf)), refGather(want, 0, [2, 0, 1]));
     }, { quick: true }),
+    defineCase('backend/crossEntropyRows: m, s, the rows and (where the backend sums them) their total', async (t) => {
+      const rows = t.backend.crossEntropyRows?.bind(t.backend);
+      if (!rows) return;
+      // 70 rows (more than one fold thread's share of 64), 7 classes, smoothing, a 1/N scale.
+      const n = 70, c = 7, eps = 0.1, scale = 1 / n;
+      const z = randF32([n, c], 'ce z', -4, 4);
+      const y = randI32([n], 'ce y', 0, c);
+      const zs: Strided = { storage: t.storage(z), view: new View([n, c], [c, 1], 0) };
+      const ys: Strided = { storage: t.storage(y), view: new View([n], [1], 0) };
+      const site = { op: 'crossEntropy', name: 'target', range: `the class range [0, ${c})` };
+      const [m, s, r, total] = rows(zs, ys, { smoothing: eps, scale, site, total: true });
+      const wm: number[] = [], ws: number[] = [], wr: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const row = Array.from(z.data.slice(i * c, (i + 1) * c));
+        const mx = Math.max(...row);
+        const se = row.reduce((a, v) => a + Math.exp(v - mx), 0);
+        const lse = Math.log(se) + mx;
+        wm.push(mx);
+        ws.push(se);
+        wr.push(scale * row.reduce((a, v, j) => a + ((j === y.data[i] ? 1 - eps : 0) + eps / c) * (lse - v), 0));
+      }
+      await t.checkStorage('row max', m, [n], refArray(wm, [n]), TOL.exact);
+      await t.checkStorage('row sum of exp', s, [n], refArray(ws, [n]), TOL.transcendental);
+      await t.checkStorage('rows', r, [n], refArray(wr, [n]), TOL.transcendental);
+      if (total) await t.checkStorage('total', total, [1], refArray([wr.reduce((a, v) => a + v, 0)], [1]), TOL.transcendental);
+    }, { quick: true }),
     defineCase('backend/fromData and read round-trip every dtype exactly', async (t) => {
       const vals = [0, -0, 1.5, -2.25, 3.4028234663852886e38, -Infinity, NaN, 1.1754943508222875e-38];
       for (const r of [refArray(vals.map(Math.fround), [vals.length]), refArray([0, -1, 2147483647, -2147483648], [4], 'int32'), refArray([1, 0, 1], [3], 'bool')]) {
