@@ -1,11 +1,5 @@
 import type { PooledBuffer } from './pool';
-
-/** What the argument binder needs of a compiled replay's dispatch (replay-program.ts). */
-export interface ArgOp {
-  readonly layout: GPUBindGroupLayout;
-  /** The bind group's entries at a parity (0: as recorded, 1: state pairs exchanged). */
-  entriesAt(parity: number): readonly GPUBindGroupEntry[];
-}
+import { RebindOp, rebind } from './replay-rebind';
 
 interface ArgSet {
   /** Bind groups per parity, per op (null: the op binds no argument), once made. */
@@ -30,7 +24,7 @@ export class ArgBinder {
 
   constructor(
     private readonly create: (layout: GPUBindGroupLayout, entries: GPUBindGroupEntry[]) => GPUBindGroup,
-    private readonly ops: readonly (ArgOp | null)[],
+    private readonly ops: readonly (RebindOp | null)[],
     private readonly inBufs: readonly PooledBuffer[],
     /** The program's own buffers: an argument held in one of them is copied (its value may change under the step). */
     private readonly programBufs: ReadonlySet<GPUBuffer>,
@@ -64,23 +58,6 @@ export class ArgBinder {
   private make(args: readonly PooledBuffer[], parity: number): (GPUBindGroup | null)[] {
     const swap = new Map<GPUBuffer, GPUBuffer>();
     this.inBufs.forEach((b, i) => swap.set(b.buffer, args[i].buffer));
-    // Ops that bind the same buffers share one bind group, as the program's own do.
-    const made = new Map<string, GPUBindGroup>();
-    const ids = new Map<GPUBuffer, number>();
-    const idOf = (b: GPUBuffer) => ids.get(b) ?? (ids.set(b, ids.size), ids.size - 1);
-    const layouts = new Map<GPUBindGroupLayout, number>();
-    return this.ops.map((op) => {
-      if (!op) return null;
-      const entries = op.entriesAt(parity);
-      const bufOf = (e: GPUBindGroupEntry) => (e.resource as GPUBufferBinding).buffer;
-      if (!entries.some((e, n) => n > 0 && swap.has(bufOf(e)))) return null;
-      const next = entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: swap.get(bufOf(e)) ?? bufOf(e) } }));
-      const lk = layouts.get(op.layout) ?? (layouts.set(op.layout, layouts.size), layouts.size - 1);
-      const pb = entries[0].resource as GPUBufferBinding;
-      const k = `${lk}:${pb.offset}:${pb.size}:${next.map((e) => idOf(bufOf(e))).join(',')}`;
-      let bg = made.get(k);
-      if (!bg) made.set(k, (bg = this.create(op.layout, next)));
-      return bg;
-    });
+    return rebind(this.ops, parity, swap, this.create);
   }
 }

@@ -4,6 +4,7 @@ import type { PooledBuffer } from './pool';
 import type { GPUStorage } from './storage';
 import { CaptureMismatch, CapturedOp, StepCapture } from './replay-capture';
 import { ArgBinder } from './replay-args';
+import { RebindOp, rebind } from './replay-rebind';
 
 /** What the backend lends a compiled replay. */
 export interface ProgramHost {
@@ -47,15 +48,6 @@ const probeData = (t: TypedArray, run: number): TypedArray => {
 
 const bytesOf = (size: number): number => size * 4;
 const NO_SHAPE: readonly number[] = [];
-// Small ids for GPU objects, to key the bind groups a program shares between its ops.
-const gpuIds = new WeakMap<object, number>();
-let nextGpuId = 0;
-const gid = (o: object): number => {
-  let id = gpuIds.get(o);
-  if (id === undefined) gpuIds.set(o, (id = nextGpuId++));
-  return id;
-};
-
 /**
  * Compiles a recorded step (Backend.compileReplay on WebGPU): two dry runs of the step with the
  * runtime capturing instead of encoding, probe values for its dynamic constants and data, and
@@ -354,8 +346,7 @@ class Program implements ReplayProgram {
     this.args = argsRead && inBufs.length
       ? new ArgBinder(
         (layout, entries) => rt.createBindGroup({ layout, entries, label: 'surf jit program' }),
-        this.ops.map((op) => (op.k === 'dispatch' ? { layout: op.layout, entriesAt: (par: number) => this.entriesAt(op, par) } : null)),
-        inBufs, programBufs,
+        this.rebindOps(), inBufs, programBufs,
       )
       : null;
     rt.device.queue.writeBuffer(this.host, 0, this.mirror, 0, size);
@@ -559,19 +550,13 @@ class Program implements ReplayProgram {
 
   /** The bind groups of odd runs: every op that binds a state pair's buffer gets the other. */
   private oddBindGroups(): GPUBindGroup[] {
-    const made = new Map<string, GPUBindGroup>();
-    const bufOf = (e: GPUBindGroupEntry) => (e.resource as GPUBufferBinding).buffer;
-    return this.ops.map((op) => {
-      if (op.k !== 'dispatch') return null as unknown as GPUBindGroup;
-      const entries = this.entriesAt(op, 1);
-      if (entries === op.entries) return op.bg;
-      // Ops binding the same buffers share one bind group, as at compile time.
-      const pb = op.entries[0].resource as GPUBufferBinding;
-      const k = `${gid(op.layout)}:${pb.offset}:${pb.size}:${entries.map((e) => gid(bufOf(e))).join(',')}`;
-      let bg = made.get(k);
-      if (!bg) made.set(k, (bg = this.h.rt.createBindGroup({ layout: op.layout, entries, label: 'surf jit program' })));
-      return bg;
-    });
+    const odd = rebind(this.rebindOps(), 0, this.partner, (layout, entries) => this.h.rt.createBindGroup({ layout, entries, label: 'surf jit program' }));
+    return this.ops.map((op, j) => (op.k === 'dispatch' ? odd[j] ?? op.bg : (null as unknown as GPUBindGroup)));
+  }
+
+  /** The dispatches as rebind() sees them (null for copies). */
+  private rebindOps(): (RebindOp | null)[] {
+    return this.ops.map((op) => (op.k === 'dispatch' ? { layout: op.layout, entriesAt: (par: number) => this.entriesAt(op, par) } : null));
   }
 
   dispose(): void {

@@ -164,7 +164,8 @@ export class Runtime {
     return lay;
   }
 
-  private fixed = new WeakMap<Kernel, { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout }>();
+  /** By shader module: program() wraps kernel()'s object, and both share one fixed pipeline. */
+  private fixed = new WeakMap<GPUShaderModule, { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout }>();
 
   /**
    * jit: `k` on a layout that binds its parameter block at a fixed offset. A compiled replay's
@@ -172,13 +173,13 @@ export class Runtime {
    * (docs/tuning-log.md, "jit replay copies"). Made once per kernel, on the kernel's module.
    */
   fixedKernel(k: Kernel): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout } {
-    let f = this.fixed.get(k);
+    let f = this.fixed.get(k.module);
     if (!f) {
       const [reads, writes] = k.layoutKey.split(/[rw]/).map(Number);
       const lay = this.layoutOf(k.layoutKey, reads, writes, false);
       f = { pipeline: this.device.createComputePipeline({ layout: lay.pl, compute: { module: k.module, entryPoint: 'main' }, label: `${k.name} (fixed)` }), layout: lay.bgl };
       this.counters.pipelinesCreated++;
-      this.fixed.set(k, f);
+      this.fixed.set(k.module, f);
     }
     return f;
   }

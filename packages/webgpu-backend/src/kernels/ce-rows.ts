@@ -93,13 +93,13 @@ fn main(${MAIN_ARGS}) {
     S[row] = s;
     R[row] = select(nan_(), total, valid);
     if (!valid) { flagFail_(${u.ref('slot')}, row, t); }
-  }${this.total ? this.fold(u) : ''}
+  }${this.total ? this.fold(u, tree('red[lid] + red[lid + w]')) : ''}
 }
 ${FLAG_FAIL}`;
   }
 
-  /** The total's ending: publish the row, count it, and the last workgroup sums every slot. */
-  private fold(u: Uniforms): string {
+  /** The total's ending: publish the row, count it, and the last workgroup sums every slot (`sumTree`: the rows' own tree). */
+  private fold(u: Uniforms, sumTree: string): string {
     const wg = this.workgroupSize;
     const P = MAX_ONE_OUTPUTS;
     const n = u.ref('n');
@@ -114,12 +114,7 @@ ${FLAG_FAIL}`;
     ${takeSlot(`${P}u + i`)}
     tacc += bitcast<f32>(b);
   }
-  red[lid] = tacc;
-  for (var w = ${wg / 2}u; w > 0u; w = w / 2u) {
-    workgroupBarrier();
-    if (lid < w) { red[lid] = red[lid] + red[lid + w]; }
-  }
-  workgroupBarrier();
+  red[lid] = tacc;${sumTree}
   if (lid == 0u) { Tot[0] = red[0]; atomicStore(&sc[0], 0u); }`;
   }
 }
