@@ -27,6 +27,15 @@ const SETS: Record<string, Variant[]> = {
     ['default: u8 q64/32 kv64/16', undefined],
     ['u16 q64/32 kv64/16', { unroll: 16 }],
   ],
+  // 2026-11-28 (H200): the aligned path (sizes compiled in, no bounds checks, vec4 loads)
+  // against the general kernels, with dK/dV's two candidate tiles (docs/tuning-log.md
+  // "Attention's aligned path"). The first run's other variants (u4, forward 64/16) lost.
+  fixed: [
+    ['general kv 64/16', { fixed: false, dkv: { R: 64, T: 16 } }],
+    ['general kv 32/32', { fixed: false }],
+    ['fixed kv 64/16', { dkv: { R: 64, T: 16 } }],
+    ['fixed kv 32/32 (default)', undefined],
+  ],
 };
 const variants = SETS[set];
 

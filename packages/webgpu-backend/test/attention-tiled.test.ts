@@ -63,6 +63,20 @@ describeGpu.each(variants)('tiled attention, %s', (_name, attention) => {
     test('broadcast batch dims and a strided query view', async () => {
       await check(b, [2, 3, 19, 64], [1, 3, 23, 64], true, 4, true);
     });
+
+    // Tiles that divide L and S, contiguous operands: sizes compiled in, no bounds checks, vec4
+    // loads and stores. S = 48 divides the forward's streamed tile but not dQ's or dK/dV's, so
+    // that problem mixes the aligned forward with the general backward.
+    test('the aligned path: tiles dividing L and S, a broadcast batch, mixed with the general kernels', async () => {
+      const fixedKeys = () => pipelineKeys(b).filter((k) => k.startsWith('attention tiled') && /\|f\d+,\d+\|/.test(k));
+      await check(b, [2, 1, 64, 64], [1, 1, 64, 64], true, 9);
+      await check(b, [1, 64, 64], [1, 128, 64], false, 10);
+      expect(fixedKeys().length).toBeGreaterThanOrEqual(6);
+      const before = fixedKeys().length;
+      await check(b, [1, 64, 64], [1, 48, 64], false, 11);
+      expect(fixedKeys().filter((k) => k.includes('|f64,48|')).map((k) => k.split('|')[0])).toEqual(['attention tiled']);
+      expect(fixedKeys().length).toBe(before + 1);
+    });
   }
 });
 

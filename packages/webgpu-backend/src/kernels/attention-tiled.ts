@@ -25,6 +25,12 @@ import type { AttnDims, AttnOperand } from './attention';
  * the FMAs). The next streamed tile is loaded into registers during the current step, and
  * loops run `unroll` steps per iteration: fully unrolled bodies (3-5 k instructions) were
  * 20-35% slower on the H100 (docs/tuning-log.md, "attn2 2026-11-25").
+ *
+ * Each kernel also has an aligned variant (`fixed`): when its tiles divide L and S and the
+ * operands are contiguous aligned rows, L and S are compiled in and every bounds test but the
+ * causal one goes, with vec4 bindings; as with the matmul's fixed path, the predicates and
+ * addresses the general kernel keeps live cost it registers (15-20% on the H200,
+ * docs/tuning-log.md "Attention's aligned path").
  */
 
 const WG = 128;
@@ -44,6 +50,11 @@ export interface AttnTiledConfig {
   shuffle: number;
   /** Head-dim and streamed-row steps per loop iteration, a power of two (>= 16 / T: fully unrolled). */
   unroll: number;
+  /**
+   * Compile L and S in and drop the bounds checks when the tiles divide the problem and every
+   * operand is contiguous, 64-float rows at 16-byte aligned offsets (vec4 loads and stores).
+   */
+  fixed: boolean;
 }
 
 interface Geo { R: number; T: number; OG: number; SG: number; ts: number; cv: number }
@@ -81,8 +92,8 @@ export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnT
   const pick = (kind: 'fwd' | 'dq' | 'dkv', order: AttnTile[]) => order.find((t) => tiledBytes(kind, t, shuffle) <= maxBytes);
   const fwd = pick('fwd', [{ R: 64, T: 32 }, { R: 64, T: 16 }]);
   const dq = pick('dq', [{ R: 64, T: 32 }, { R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
-  const dkv = pick('dkv', [{ R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
-  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 8 } : null;
+  const dkv = pick('dkv', [{ R: 32, T: 32 }, { R: 64, T: 16 }, { R: 32, T: 16 }]);
+  return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 8, fixed: true } : null;
 }
 
 /** The sizes and the operands' offsets and strides (every operand with a column stride). */
@@ -92,15 +103,31 @@ function operandsOf(dims: AttnDims, scale: number, ops: Record<string, AttnOpera
   return p;
 }
 
-/** WGSL: the kernel's storage buffers, read-only ones first, from binding 1 (0 is the parameters). */
-function storages(reads: readonly string[], writes: readonly string[]): string {
-  return [...reads.map((n) => `read> ${n}`), ...writes.map((n) => `read_write> ${n}`)].map((d, i) => `@group(0) @binding(${i + 1}) var<storage, ${d}: array<f32>;`).join('\n');
+/** The sizes compiled into an aligned kernel, or null for the general one. */
+type Fixed = { L: number; S: number } | null;
+
+/** Contiguous 64-float rows at a 16-byte aligned offset and batch strides: readable as vec4 rows. */
+function aligned(x: AttnOperand, nb: number): boolean {
+  return x.strides[nb + 1] === 1 && x.strides[nb] === HD && x.offset % 4 === 0 && x.strides.slice(0, nb).every((st) => st % 4 === 0);
+}
+
+/** The aligned path when `cfg.fixed`, the owned and streamed extents divide the tile and every operand is aligned. */
+function fixedOf(cfg: AttnTiledConfig, t: AttnTile, dims: AttnDims, owned: 'L' | 'S', ops: AttnOperand[]): Fixed {
+  const streamed = owned === 'L' ? dims.S : dims.L;
+  const ok = cfg.fixed && dims[owned] % t.R === 0 && streamed % t.T === 0 && ops.every((x) => aligned(x, dims.batch.length));
+  return ok ? { L: dims.L, S: dims.S } : null;
+}
+
+/** WGSL: the kernel's storage buffers, read-only ones first, from binding 1 (0 is the parameters); `vec` ones as vec4 arrays. */
+function storages(reads: readonly string[], writes: readonly string[], vec: readonly string[] = []): string {
+  return [...reads.map((n) => ['read', n]), ...writes.map((n) => ['read_write', n])]
+    .map(([a, n], i) => `@group(0) @binding(${i + 1}) var<storage, ${a}> ${n}: array<${vec.includes(n) ? 'vec4<f32>' : 'f32'}>;`).join('\n');
 }
 
 /** WGSL: the sizes, and which batch entry `b` a workgroup takes (blocks of R rows along `rows`, L or S). */
-function blockStart(p: Params, g: Geo, rows: 'L' | 'S'): string {
-  return `let L = ${p.u('L')};
-  let S = ${p.u('S')};
+function blockStart(p: Params, g: Geo, rows: 'L' | 'S', fx: Fixed): string {
+  return `let L = ${fx ? `${fx.L}u` : p.u('L')};
+  let S = ${fx ? `${fx.S}u` : p.u('S')};
   let nblk = (${rows} + ${g.R - 1}u) / ${g.R}u;
   let NB = ${p.u('B')};
   if (wg >= NB * nblk) { return; }
@@ -123,15 +150,22 @@ function keyLoop(g: Geo, st: { decl: string; first: string; step: string }, caus
     ${scores('s', 'Qs', 'Ks', g, unroll)}`;
 }
 
-/** WGSL: batch digits of `b` and each operand's batch base `<name>B`. */
-function bases(p: Params, nb: number, names: string[]): string {
-  return [batchDigits(p, nb, 'b'), ...names.map((n) => batchBase(p, n, nb))].join('\n  ');
+/** WGSL: batch digits of `b` and each operand's batch base `<name>B` (aligned path: also in vec4s, `<name>V`). */
+function bases(p: Params, nb: number, names: string[], fx: Fixed): string {
+  return [batchDigits(p, nb, 'b'), ...names.map((n) => batchBase(p, n, nb) + (fx ? ` let ${n}V = u32(${n}B / 4);` : ''))].join('\n  ');
 }
 
-/** WGSL: loads rows r0.. of a strided operand (zeros past `limit`) into vec4 registers reg0.. (this thread's share of the tile). */
-function stageLoad(p: Params, reg: string, rows: number, buf: string, name: string, r0: string, limit: string): string {
+/**
+ * WGSL: loads rows r0.. of a strided operand (zeros past `limit`) into vec4 registers reg0..
+ * (this thread's share of the tile); on the aligned path one unchecked vec4 load each.
+ */
+function stageLoad(p: Params, reg: string, rows: number, buf: string, name: string, r0: string, limit: string, fx: Fixed): string {
   const out: string[] = [];
   for (let n = 0; n < (rows * HV) / WG; n++) {
+    if (fx) {
+      out.push(`${reg}${n} = ${buf}[${name}V + (${r0} + ${Math.floor((n * WG) / HV)}u + lid / ${HV}u) * ${HV}u + lid % ${HV}u];`);
+      continue;
+    }
     out.push(`{
     let f = lid + ${n * WG}u; let row = ${r0} + f / ${HV}u;
     ${reg}${n} = vec4<f32>(0.0);
@@ -153,8 +187,8 @@ function stageStore(tile: string, reg: string, rows: number, mul = ''): string {
 }
 
 /** WGSL: a whole tile staged at once (declares its registers in a block of its own). */
-function stage(p: Params, tile: string, rows: number, buf: string, name: string, r0: string, limit: string, mul = ''): string {
-  return `{ ${regDecl('x', rows)}\n  ${stageLoad(p, 'x', rows, buf, name, r0, limit)}\n  ${stageStore(tile, 'x', rows, mul)} }`;
+function stage(p: Params, tile: string, rows: number, buf: string, name: string, r0: string, limit: string, fx: Fixed, mul = ''): string {
+  return `{ ${regDecl('x', rows)}\n  ${stageLoad(p, 'x', rows, buf, name, r0, limit, fx)}\n  ${stageStore(tile, 'x', rows, mul)} }`;
 }
 
 /**
@@ -162,12 +196,14 @@ function stage(p: Params, tile: string, rows: number, buf: string, name: string,
  * loaded during the previous step are stored, then the next step's rows are loaded, so the
  * global loads are in flight during this step's FMAs.
  */
-function streamStage(p: Params, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string): { decl: string; first: string; step: string } {
+function streamStage(p: Params, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string, fx: Fixed): { decl: string; first: string; step: string } {
+  // The aligned path has no bounds check: the load after the last tile is skipped instead.
+  const next = ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, `(${r0} + ${T}u)`, limit, fx)).join('\n    ');
   return {
     decl: ops.map(([, , , reg]) => regDecl(reg, T)).join(' '),
-    first: ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, start, limit)).join('\n  '),
+    first: ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, start, limit, fx)).join('\n  '),
     step: ops.map(([tile, , , reg]) => stageStore(tile, reg, T)).join('\n    ') + '\n    ' +
-      ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, `(${r0} + ${T}u)`, limit)).join('\n    '),
+      (fx ? `if (${r0} + ${T}u < ${limit}) {\n    ${next}\n    }` : next),
   };
 }
 
@@ -229,8 +265,12 @@ function storeBlock(tile: string, s: string, g: Geo): string {
   return range(g.ts).map((k) => `${tile}[(sg + ${g.SG * k}u) * ${g.OG}u + (og ^ sKey)] = vec4<f32>(${I4.map((i) => `${s}${i}_${k}`).join(', ')});`).join('\n    ');
 }
 
-/** WGSL: stores acc rows (row-major, 64 wide) at out rows `rowExpr(i)` of buffer OUT, times `mul`. */
-function storeAcc(OUT: string, acc: string, g: Geo, rowOk: (i: number) => string, rowIdx: (i: number) => string, mul: (i: number) => string): string {
+/** WGSL: stores acc rows (row-major, 64 wide) at out rows `rowExpr(i)` of buffer OUT, times `mul`; aligned path: unchecked vec4 stores. */
+function storeAcc(OUT: string, acc: string, g: Geo, rowOk: (i: number) => string, rowIdx: (i: number) => string, mul: (i: number) => string, fx: Fixed): string {
+  if (fx) {
+    return I4.map((i) => `{ let r = ${rowIdx(i)};
+    ${range(g.cv).map((v) => `${OUT}[r * ${HV}u + sg + ${g.SG * v}u] = ${acc}${i}_${v} * ${mul(i)};`).join(' ')} }`).join('\n  ');
+  }
   return I4.map((i) => `if (${rowOk(i)}) {
     let r = ${rowIdx(i)};
     ${range(g.cv).map((v) => `{ let y = ${acc}${i}_${v} * ${mul(i)}; let a = r * ${HD}u + (sg + ${g.SG * v}u) * 4u; ${I4.map((c) => `${OUT}[a + ${c}u] = y.${C[c]};`).join(' ')} }`).join('\n    ')}
@@ -252,6 +292,19 @@ function rowReduce(x: string, op: 'max' | 'add', g: Geo, shuffle: number): strin
 
 const MASKED = '-3.0e38';
 
+/**
+ * WGSL: whether key `key` is visible from query `query`: inside the streamed extent (`key <
+ * extent`, or the test `inside` given) unless the aligned path makes every streamed row real,
+ * and at or before the query when causal; '' when always.
+ */
+function visible(key: string, extent: string, query: string, fx: Fixed, causal: boolean, inside = `${key} < ${extent}`): string {
+  const tests = [...(fx ? [] : [inside]), ...(causal ? [`${key} <= ${query}`] : [])];
+  return tests.join(' && ');
+}
+
+const masked = (x: string, ok: string) => (ok ? `select(0.0, ${x}, ${ok})` : x);
+const guarded = (fx: Fixed, ok: string, stmt: string) => (fx ? stmt : `if (${ok}) { ${stmt} }`);
+
 export function encodeTiledForward(
   rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand,
   scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer,
@@ -261,11 +314,12 @@ export function encodeTiledForward(
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const shuffle = Math.min(cfg.shuffle, g.SG);
   const p = operandsOf(dims, scale, { q, k, v });
-  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
-  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.words}`;
+  const fx = fixedOf(cfg, cfg.fwd, dims, 'L', [q, k, v]);
+  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u', fx);
+  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
   launch(rt, key, 3, 2, WG, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
 ${paramsDecl(p.words)}
-${storages(['Q', 'K', 'V'], ['O', 'LSE'])}
+${storages(['Q', 'K', 'V'], ['O', 'LSE'], fx ? ['Q', 'K', 'V', 'O'] : [])}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
 var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
@@ -274,17 +328,17 @@ ${shuffle < g.SG ? `var<workgroup> Red: array<vec4<f32>, ${WG}>;` : ''}
 @compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  ${blockStart(p, g, 'L')}
+  ${blockStart(p, g, 'L', fx)}
   let i0 = ${causal ? `(nblk - 1u - wg / NB)` : `(wg / NB)`} * ${g.R}u;
-  ${bases(p, nb, ['q', 'k', 'v'])}
+  ${bases(p, nb, ['q', 'k', 'v'], fx)}
   ${layout(g)}
   let qs = ${p.f('scale')} * ${LOG2E};
-  ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', ' * qs')}
+  ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', fx, ' * qs')}
   var m = vec4<f32>(-1.0e30);
   var l = vec4<f32>(0.0);
   ${accDecl('acc', g)}
   ${keyLoop(g, st, causal, cfg.unroll)}
-    ${I4.flatMap((i) => range(g.ts).map((kk) => `s${i}_${kk} = select(${MASKED}, s${i}_${kk}, j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''});`)).join('\n    ')}
+    ${I4.flatMap((i) => range(g.ts).map((kk) => visible(`j0 + sg + ${g.SG * kk}u`, 'S', `i0 + og + ${g.OG * i}u`, fx, causal)).map((ok, kk) => (ok ? `s${i}_${kk} = select(${MASKED}, s${i}_${kk}, ${ok});` : ''))).join('\n    ')}
     var mx = vec4<f32>(${I4.map((i) => range(g.ts).reduce((a, kk) => (a ? `max(${a}, s${i}_${kk})` : `s${i}_${kk}`), '')).join(', ')});
     ${rowReduce('mx', 'max', g, shuffle)}
     let mn = max(m, mx);
@@ -301,9 +355,9 @@ fn main(${MAIN_ARGS}) {
   workgroupBarrier();
   ${rowReduce('l', 'add', g, shuffle)}
   let inv = 1.0 / l;
-  ${storeAcc('O', 'acc', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, (i) => `inv.${C[i]}`)}
+  ${storeAcc('O', 'acc', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, (i) => `inv.${C[i]}`, fx)}
   if (sg == 0u) {
-    ${I4.map((i) => `if (i0 + og + ${g.OG * i}u < L) { LSE[b * L + i0 + og + ${g.OG * i}u] = (m.${C[i]} + log2(l.${C[i]})) * ${Math.LN2}; }`).join('\n    ')}
+    ${I4.map((i) => guarded(fx, `i0 + og + ${g.OG * i}u < L`, `LSE[b * L + i0 + og + ${g.OG * i}u] = (m.${C[i]} + log2(l.${C[i]})) * ${Math.LN2};`)).join('\n    ')}
   }
 }`, [q.buf, k.buf, v.buf, out, lse], B * Math.ceil(dims.L / g.R));
 }
@@ -317,10 +371,11 @@ export function encodeTiledDq(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = operandsOf(dims, scale, { q, k, v, g: gOut });
-  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u');
-  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.words}`;
+  const fx = fixedOf(cfg, cfg.dq, dims, 'L', [q, k, v, gOut]);
+  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u', fx);
+  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
   launch(rt, key, 5, 1, WG, p, () => /* wgsl */ `${paramsDecl(p.words)}
-${storages(['Q', 'K', 'V', 'G', 'ST'], ['DQ'])}
+${storages(['Q', 'K', 'V', 'G', 'ST'], ['DQ'], fx ? ['Q', 'K', 'V', 'G', 'DQ'] : [])}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Gs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
@@ -328,28 +383,28 @@ var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
 @compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  ${blockStart(p, g, 'L')}
+  ${blockStart(p, g, 'L', fx)}
   let i0 = ${causal ? `(nblk - 1u - wg / NB)` : `(wg / NB)`} * ${g.R}u;
-  ${bases(p, nb, ['q', 'k', 'v', 'g'])}
+  ${bases(p, nb, ['q', 'k', 'v', 'g'], fx)}
   ${layout(g)}
   let scale = ${p.f('scale')};
   let qs = scale * ${LOG2E};
-  ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', ' * qs')}
-  ${stage(p, 'Gs', g.R, 'G', 'g', 'i0', 'L')}
+  ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', fx, ' * qs')}
+  ${stage(p, 'Gs', g.R, 'G', 'g', 'i0', 'L', fx)}
   var lse = vec4<f32>(0.0);
   var D = vec4<f32>(0.0);
-  ${I4.map((i) => `{ let row = i0 + og + ${g.OG * i}u; if (row < L) { lse.${C[i]} = ST[2u * (b * L + row)] * ${LOG2E}; D.${C[i]} = ST[2u * (b * L + row) + 1u]; } }`).join('\n  ')}
+  ${I4.map((i) => `{ let row = i0 + og + ${g.OG * i}u; ${guarded(fx, 'row < L', `lse.${C[i]} = ST[2u * (b * L + row)] * ${LOG2E}; D.${C[i]} = ST[2u * (b * L + row) + 1u];`)} }`).join('\n  ')}
   ${accDecl('dq', g)}
   ${keyLoop(g, st, causal, cfg.unroll)}
     ${scores('d', 'Gs', 'Vs', g, cfg.unroll)}
-    ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let ok = j0 + sg + ${g.SG * kk}u < S${causal ? ` && j0 + sg + ${g.SG * kk}u <= i0 + og + ${g.OG * i}u` : ''}; let pr = select(0.0, exp2(s${i}_${kk} - lse.${C[i]}), ok); d${i}_${kk} = pr * (d${i}_${kk} - D.${C[i]}); }`)).join('\n    ')}
+    ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let pr = ${masked(`exp2(s${i}_${kk} - lse.${C[i]})`, visible(`j0 + sg + ${g.SG * kk}u`, 'S', `i0 + og + ${g.OG * i}u`, fx, causal))}; d${i}_${kk} = pr * (d${i}_${kk} - D.${C[i]}); }`)).join('\n    ')}
     // dS goes into V's tile once every thread is done reading V (dP above).
     workgroupBarrier();
     ${storeBlock('Vs', 'd', g)}
     workgroupBarrier();
     ${accumulate([['dq', 'Vs', 'Ks']], g, cfg.unroll)}
   }
-  ${storeAcc('DQ', 'dq', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, () => 'scale')}
+  ${storeAcc('DQ', 'dq', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, () => 'scale', fx)}
 }`, [q.buf, k.buf, v.buf, gOut.buf, stats, dq], B * Math.ceil(dims.L / g.R));
 }
 
@@ -362,10 +417,11 @@ export function encodeTiledDkv(
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = operandsOf(dims, scale, { q, k, v, g: gOut });
-  const st = streamStage(p, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart');
-  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|w${p.words}`;
+  const fx = fixedOf(cfg, cfg.dkv, dims, 'S', [q, k, v, gOut]);
+  const st = streamStage(p, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart', fx);
+  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
   launch(rt, key, 5, 2, WG, p, () => /* wgsl */ `${paramsDecl(p.words)}
-${storages(['Q', 'K', 'V', 'G', 'ST'], ['DK', 'DV'])}
+${storages(['Q', 'K', 'V', 'G', 'ST'], ['DK', 'DV'], fx ? ['Q', 'K', 'V', 'G', 'DK', 'DV'] : [])}
 var<workgroup> Ks: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Vs: array<vec4<f32>, ${g.R * HV}>;
 var<workgroup> Qs: array<vec4<f32>, ${g.T * HV}>;
@@ -375,14 +431,14 @@ var<workgroup> Ds: array<vec4<f32>, ${g.T * g.OG}>;
 @compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  ${blockStart(p, g, 'S')}
+  ${blockStart(p, g, 'S', fx)}
   let j0 = (wg / NB) * ${g.R}u;
-  ${bases(p, nb, ['q', 'k', 'v', 'g'])}
+  ${bases(p, nb, ['q', 'k', 'v', 'g'], fx)}
   ${layout(g)}
   let scale = ${p.f('scale')};
   let ks = scale * ${LOG2E};
-  ${stage(p, 'Ks', g.R, 'K', 'k', 'j0', 'S', ' * ks')}
-  ${stage(p, 'Vs', g.R, 'V', 'v', 'j0', 'S')}
+  ${stage(p, 'Ks', g.R, 'K', 'k', 'j0', 'S', fx, ' * ks')}
+  ${stage(p, 'Vs', g.R, 'V', 'v', 'j0', 'S', fx)}
   ${accDecl('dk', g)}
   ${accDecl('dv', g)}
   var iStart = 0u;
@@ -392,17 +448,17 @@ fn main(${MAIN_ARGS}) {
   for (var i0 = iStart; i0 < L; i0 += ${g.T}u) {
     workgroupBarrier();
     ${st.step}
-    ${range(g.ts).map((kk) => `var lse${kk} = 0.0; var D${kk} = 0.0; { let row = i0 + sg + ${g.SG * kk}u; if (row < L) { lse${kk} = ST[2u * (b * L + row)] * ${LOG2E}; D${kk} = ST[2u * (b * L + row) + 1u]; } }`).join('\n    ')}
+    ${range(g.ts).map((kk) => `var lse${kk} = 0.0; var D${kk} = 0.0; { let row = i0 + sg + ${g.SG * kk}u; ${guarded(fx, 'row < L', `lse${kk} = ST[2u * (b * L + row)] * ${LOG2E}; D${kk} = ST[2u * (b * L + row) + 1u];`)} }`).join('\n    ')}
     workgroupBarrier();
     ${scores('s', 'Ks', 'Qs', g, cfg.unroll)}
     ${scores('d', 'Vs', 'Gs', g, cfg.unroll)}
-    ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let ok = i0 + sg + ${g.SG * kk}u < L${causal ? ` && j0 + og + ${g.OG * i}u <= i0 + sg + ${g.SG * kk}u` : ''}; s${i}_${kk} = select(0.0, exp2(s${i}_${kk} - lse${kk}), ok); d${i}_${kk} = s${i}_${kk} * (d${i}_${kk} - D${kk}); }`)).join('\n    ')}
+    ${I4.flatMap((i) => range(g.ts).map((kk) => `{ s${i}_${kk} = ${masked(`exp2(s${i}_${kk} - lse${kk})`, visible(`j0 + og + ${g.OG * i}u`, '', `i0 + sg + ${g.SG * kk}u`, fx, causal, `i0 + sg + ${g.SG * kk}u < L`))}; d${i}_${kk} = s${i}_${kk} * (d${i}_${kk} - D${kk}); }`)).join('\n    ')}
     ${storeBlock('Ps', 's', g)}
     ${storeBlock('Ds', 'd', g)}
     workgroupBarrier();
     ${accumulate([['dv', 'Ps', 'Gs'], ['dk', 'Ds', 'Qs']], g, cfg.unroll)}
   }
-  ${storeAcc('DK', 'dk', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => 'scale')}
-  ${storeAcc('DV', 'dv', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => '1.0')}
+  ${storeAcc('DK', 'dk', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => 'scale', fx)}
+  ${storeAcc('DV', 'dv', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => '1.0', fx)}
 }`, [q.buf, k.buf, v.buf, gOut.buf, stats, dk, dv], B * Math.ceil(dims.S / g.R));
 }
