@@ -1,7 +1,7 @@
 // Reduction and elementwise lab for the GPU host: the bench's reduce and a*b+c rows, timed as
 // the bench times them (inputs rotated past 128 MiB, back-to-back iterations, one sync per
 // repeat, median), for several reduction plans side by side, each checked against float64.
-// Usage: node reduce-lab.mjs [--variants '<json array of Partial<ReduceTuning>>'] [--ms 150]
+// Usage: node reduce-lab.mjs [--variants '<json array of Partial<ReduceTuning> & { wg? }>'] [--ms 150]
 import { E, NDArray, randomArray } from '@surf/core';
 import { createWebGPUBackend } from '@surf/webgpu';
 
@@ -44,7 +44,9 @@ const rows: { label: string; rows: number; cols: number; axis: number | null }[]
 
 const only = arg('--rows');
 for (const v of variants) {
-  const b = await createWebGPUBackend({ reduce: v });
+  // `wg` in a variant is the backend's reduceWorkgroupSize, the rest a Partial<ReduceTuning>.
+  const { wg, ...tune } = v as { wg?: number };
+  const b = await createWebGPUBackend({ reduce: tune, ...(wg ? { reduceWorkgroupSize: wg } : {}) });
   const tag = JSON.stringify(v);
   for (const r of rows.filter((q) => !only || only.split(',').includes(q.label))) {
     const n = r.rows * r.cols;

@@ -48,9 +48,14 @@ export interface ReduceTuning {
   oneDispatch: boolean;
   /** perThread for the one-dispatch plan (more, shorter chunks: the final fold is cheap). */
   onePerThread: number;
+  /**
+   * targetGroups for the one-dispatch plan: a full sum of 16M-64M runs about one wave of
+   * workgroups, each thread folding 16-64 vec4s (fewer partials for the last workgroup).
+   */
+  oneGroups: number;
 }
 
-export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true, oneDispatch: true, onePerThread: 4 };
+export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true, oneDispatch: true, onePerThread: 4, oneGroups: 1024 };
 
 /**
  * Whether a chunked pass may finish in the same dispatch: float32 (the sentinel is a float
@@ -129,10 +134,10 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
   // vec4 reads: one contiguous reduced dim, 4-aligned everywhere.
   const vec = tune.vec4 && rr === 1 && x.red.strides[0] === 1 && redN % 4 === 0 && x.offset % 4 === 0 && x.kept.strides.every((st) => st % 4 === 0);
   const vw = vec ? 4 : 1;
-  const chunking = (per: number) => {
+  const chunking = (per: number, groups: number) => {
     let c = 1;
     if (Math.ceil(redN / (T * vw)) > per) {
-      c = Math.min(Math.ceil(redN / (T * vw * per)), Math.max(1, Math.ceil(TARGET_GROUPS / Math.ceil(outN / S))));
+      c = Math.min(Math.ceil(redN / (T * vw * per)), Math.max(1, Math.ceil(groups / Math.ceil(outN / S))));
     }
     let l = Math.max(1, Math.ceil(redN / c));
     if (vec) l = Math.ceil(l / 4) * 4;
@@ -140,13 +145,13 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
   };
   const col = S > 1 && innerKept < innerRed;
   if (tune.oneDispatch) {
-    const { C, L } = chunking(tune.onePerThread);
+    const { C, L } = chunking(tune.onePerThread, tune.oneGroups);
     if (C > 1 && oneDispatchFits(x, outN, C, T, wgSize, col)) {
       new ReduceProgram({ op, x, out, outN, redN, T, C, L, wgSize, vec, unroll: tune.unroll, one: oneDispatchScratch(rt) }).record(rt);
       return;
     }
   }
-  const { C, L } = chunking(PER_THREAD);
+  const { C, L } = chunking(PER_THREAD, TARGET_GROUPS);
   if (C > 1) {
     const partial = rt.alloc(outN * C * 4);
     const first = new ReduceProgram({ op, x, out: partial, outN, redN, T, C, L, wgSize, vec, unroll: tune.unroll });
