@@ -26,11 +26,14 @@ test('k-chunks: whole tileK steps, at least two per chunk, none empty', () => {
   expect(() => validateMatmulConfig({ ...BASE, splitK: 1.5 }, { maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupStorageSize: 16384 } as GPUSupportedLimits)).toThrow(/splitK/);
 });
 
-test('the untuned choice splits small-output deep-k problems only (the MLP step and Adam shapes)', () => {
+test('the untuned choice splits small-output deep-k problems only (the MLP step and Adam shapes, the GPT weight gradients)', () => {
   expect(bucketedMatmulConfig(64, 128, 784, 1).splitK).toBe(16); // 8 tiles, 49 steps: 13 chunks of 4
   expect(bucketedMatmulConfig(256, 10, 512, 1).splitK).toBe(10); // 8 tiles, 32 steps: 8 chunks of 4
   expect(bucketedMatmulConfig(512, 10, 256, 1).splitK).toBeUndefined(); // 16 steps: the sum would cost what it saves
   expect(bucketedMatmulConfig(256, 512, 784, 1).splitK).toBeUndefined(); // 128 tiles of 64 threads
+  expect(bucketedMatmulConfig(128, 512, 4096, 1).splitK).toBe(8); // the GPT MLP's dW: 64 tiles, 128 steps: 8 chunks of 16
+  expect(bucketedMatmulConfig(512, 128, 4096, 1).splitK).toBe(8);
+  expect(bucketedMatmulConfig(512, 512, 4096, 1).splitK).toBeUndefined(); // 256 tiles of 64 threads
   expect(bucketedMatmulConfig(784, 128, 64, 1).splitK).toBeUndefined(); // dW1: 4 steps
   expect(bucketedMatmulConfig(784, 512, 256, 1).splitK).toBeUndefined(); // 400 tiles
   expect(bucketedMatmulConfig(1024, 1024, 1024, 1).splitK).toBeUndefined();

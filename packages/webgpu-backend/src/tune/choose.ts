@@ -56,18 +56,24 @@ export type MatmulConfigOption = Partial<MatmulConfig> | ((m: number, n: number,
  * 8192 threads (256x784x512, one 64-thread workgroup per SM) the GPU time fell only 25.5 ->
  * 21 µs and the eager bench row lost 10-20%. The chunk count aims the split problem at
  * SPLIT_THREADS threads (~256 per SM), chunks of at least MIN_CHUNK_STEPS steps.
- * Figures in docs/tuning-log.md ("mlpmm").
+ * Deeper walks pay at more threads: with DEEP_SPLIT_STEPS steps or more, problems of up to
+ * DEEP_SPLIT_MAX_THREADS threads split too (the GPT step's MLP weight gradients, 128x512 over
+ * k = 4096: 64 tiles walking 128 steps, 98 µs each on the H200).
+ * Figures in docs/tuning-log.md ("mlpmm", "The GPT step's kernels").
  */
 export const SPLIT_MAX_THREADS = 4096;
 export const SPLIT_THREADS = 32768;
 export const MIN_CHUNK_STEPS = 3;
 export const MIN_SPLIT_STEPS = 24;
+export const DEEP_SPLIT_MAX_THREADS = 16384;
+export const DEEP_SPLIT_STEPS = 64;
 
 /** `c` with the k-split this problem's tile count and depth call for (none: `c` itself). */
 export function withSplitK(c: MatmulConfig, m: number, n: number, k: number, batch: number): MatmulConfig {
   const threads = Math.ceil(m / c.tileM) * Math.ceil(n / c.tileN) * batch * (c.tileM / c.threadM) * (c.tileN / c.threadN);
   const steps = Math.ceil(k / c.tileK);
-  if (c.splitK !== undefined || threads >= SPLIT_MAX_THREADS || steps < MIN_SPLIT_STEPS) return c;
+  const latencyBound = (threads < SPLIT_MAX_THREADS && steps >= MIN_SPLIT_STEPS) || (threads < DEEP_SPLIT_MAX_THREADS && steps >= DEEP_SPLIT_STEPS);
+  if (c.splitK !== undefined || !latencyBound) return c;
   return { ...c, splitK: Math.min(Math.ceil(SPLIT_THREADS / threads), Math.floor(steps / MIN_CHUNK_STEPS)) };
 }
 
