@@ -3,7 +3,7 @@ import type { WebGPUBackend, WebGPUBackendOptions } from '@surf/webgpu';
 import { expectClose, twin } from './cpu-compare';
 import { describeGpu, gpuBackend } from './gpu';
 
-// The register-tiled attention kernels (head dims 64, no mask) against the CPU backend, on
+// The register-tiled attention kernels (head dims 32 and 64, no mask) against the CPU backend, on
 // shapes with partial tiles on both sides (L, S not multiples of the tiles), causal with
 // L != S, broadcast batch dims and a strided view; with the row-max reduction through
 // subgroup shuffles (as many lanes as the adapter's smallest subgroup) and through workgroup
@@ -14,7 +14,7 @@ function pipelineKeys(b: WebGPUBackend): string[] {
 }
 
 async function check(b: WebGPUBackend, qShape: number[], kShape: number[], causal: boolean, seed: number, transposeQ = false): Promise<void> {
-  const E = 64;
+  const E = qShape[qShape.length - 1];
   const [qg0, qc0] = twin(b, transposeQ ? [qShape[0], qShape[2], qShape[1], E] : qShape, seed);
   const qg = transposeQ ? qg0.permute([0, 2, 1, 3]) : qg0, qc = transposeQ ? qc0.permute([0, 2, 1, 3]) : qc0;
   const [kg, kc] = twin(b, kShape, seed + 1);
@@ -77,17 +77,27 @@ describeGpu.each(variants)('tiled attention, %s', (_name, attention) => {
       expect(fixedKeys().filter((k) => k.includes('|f64,48|')).map((k) => k.split('|')[0])).toEqual(['attention tiled']);
       expect(fixedKeys().length).toBe(before + 1);
     });
+
+    // Head dim 32 (the GPT example's 128 / 4 heads): 8 vec4 columns, so every kernel owns 64
+    // rows (a 32-row dK/dV tile becomes 64 rows of the same streamed tile); general and aligned.
+    test('head dim 32: partial tiles and the aligned path match the CPU backend', async () => {
+      await check(b, [2, 45, 32], [2, 37, 32], true, 12);
+      await check(b, [2, 64, 32], [2, 64, 32], true, 13);
+      const keys = pipelineKeys(b).filter((k) => k.startsWith('attention tiled') && k.includes('|E32|'));
+      expect(keys.filter((k) => /\|f64,64\|/.test(k)).length).toBe(3);
+      expect(keys.filter((k) => k.includes('|g|')).length).toBe(3);
+    });
   }
 });
 
 describeGpu('tiled attention: what stays on the row kernels', () => {
-  test("'rows' and shapes the tiles do not take (E != 64, a mask) use the row kernels", async () => {
+  test("'rows' and shapes the tiles do not take (E not 32 or 64, a mask) use the row kernels", async () => {
     const b = await gpuBackend({ attention: 'rows' });
     await check(b, [1, 9, 64], [1, 11, 64], true, 5);
     expect(pipelineKeys(b).some((k) => k.startsWith('attention tiled'))).toBe(false);
     b.destroy();
     const t = await gpuBackend();
-    const [q] = twin(t, [1, 5, 32], 6);
+    const [q] = twin(t, [1, 5, 48], 6);
     const [q64] = twin(t, [1, 5, 64], 7);
     const [mask] = twin(t, [5, 5], 8);
     attentionNd(q, q, q, { scale: 1 }).out.dispose();

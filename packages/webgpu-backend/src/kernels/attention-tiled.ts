@@ -5,7 +5,7 @@ import { LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
 import type { AttnDims, AttnOperand } from './attention';
 
 /**
- * Register-tiled attention for head dims E = Ev = 64 without a mask (the row-per-thread
+ * Register-tiled attention for head dims E = Ev = 32 or 64 without a mask (the row-per-thread
  * kernels in attention.ts take every other case). Three kernels of 128 threads; each owns R
  * rows (queries for the forward and dQ, keys for dK/dV) and streams T rows of the other side
  * through workgroup memory per step. A thread holds a 4 x ts block of the R x T score tile
@@ -34,9 +34,8 @@ import type { AttnDims, AttnOperand } from './attention';
  */
 
 const WG = 128;
-/** Head dim and its vec4 count. */
-const HD = 64;
-const HV = HD / 4;
+/** Head dims the tiles take (E = Ev). */
+const HEAD_DIMS = [32, 64];
 const LOG2E = 1.4426950408889634;
 
 /** Owned rows per workgroup (32 or 64) and streamed rows per step. */
@@ -57,33 +56,42 @@ export interface AttnTiledConfig {
   fixed: boolean;
 }
 
-interface Geo { R: number; T: number; OG: number; SG: number; ts: number; cv: number }
+/** A kernel's layout: tile, row groups, lanes, score block, accumulator vec4 columns, head dim (and its vec4 count hv). */
+interface Geo { R: number; T: number; OG: number; SG: number; ts: number; cv: number; hd: number; hv: number }
 
-function geo(t: AttnTile): Geo {
-  const OG = t.R / 4, SG = WG / OG;
-  return { R: t.R, T: t.T, OG, SG, ts: t.T / SG, cv: HV / SG };
+function geo(t: AttnTile, hd: number): Geo {
+  const OG = t.R / 4, SG = WG / OG, hv = hd / 4;
+  return { R: t.R, T: t.T, OG, SG, ts: t.T / SG, cv: hv / SG, hd, hv };
 }
 
-function tileOk(t: AttnTile): boolean {
-  const g = geo(t);
-  return (t.R === 32 || t.R === 64) && Number.isInteger(g.ts) && g.ts >= 1 && g.ts <= 4;
+function tileOk(t: AttnTile, hd: number): boolean {
+  const g = geo(t, hd);
+  return (t.R === 32 || t.R === 64) && Number.isInteger(g.ts) && g.ts >= 1 && g.ts <= 4 && Number.isInteger(g.cv) && g.cv >= 1 && (t.T * g.hv) % WG === 0;
+}
+
+/**
+ * The tile a kernel runs at head dim `hd`: the configured one, or (head dim 32, whose 8 vec4
+ * columns need 8 lanes per row group) the same streamed rows under 64 owned rows.
+ */
+export function tileFor(t: AttnTile, hd: number): AttnTile {
+  return tileOk(t, hd) ? t : { R: 64, T: t.T };
 }
 
 /** Workgroup bytes of each kernel (what decides which tiles an adapter can take). */
-export function tiledBytes(kind: 'fwd' | 'dq' | 'dkv', t: AttnTile, shuffle: number): number {
-  const g = geo(t);
-  const v4 = 16;
-  if (kind === 'fwd') return v4 * (t.R * HV + 2 * t.T * HV + t.T * g.OG + (shuffle < g.SG ? WG : 0));
-  if (kind === 'dq') return v4 * (2 * t.R * HV + 2 * t.T * HV); // dS reuses V's tile
-  return v4 * (2 * t.R * HV + 2 * t.T * HV + 2 * t.T * g.OG);
+export function tiledBytes(kind: 'fwd' | 'dq' | 'dkv', t: AttnTile, shuffle: number, hd = 64): number {
+  const g = geo(t, hd);
+  const v4 = 16, hv = g.hv;
+  if (kind === 'fwd') return v4 * (t.R * hv + 2 * t.T * hv + t.T * g.OG + (shuffle < g.SG ? WG : 0));
+  if (kind === 'dq') return v4 * (2 * t.R * hv + 2 * t.T * hv + (g.OG > hv ? t.T * g.OG : 0)); // dS reuses V's tile when it fits
+  return v4 * (2 * t.R * hv + 2 * t.T * hv + 2 * t.T * g.OG);
 }
 
 /** Whether the tiled kernels take this problem under `cfg` on an adapter with `maxBytes` of workgroup memory. */
 export function tiledFits(dims: AttnDims, masked: boolean, cfg: AttnTiledConfig, maxBytes: number): boolean {
-  if (masked || dims.E !== HD || dims.Ev !== HD || dims.L < 1 || dims.S < 1) return false;
-  // Loops step by min(unroll, extent), which must divide the head dim's 16 vec4s and T.
+  if (masked || !HEAD_DIMS.includes(dims.E) || dims.Ev !== dims.E || dims.L < 1 || dims.S < 1) return false;
+  // Loops step by min(unroll, extent), which must divide the head dim's vec4s and T.
   if (!(cfg.unroll >= 1 && Number.isInteger(Math.log2(cfg.unroll)))) return false;
-  return (['fwd', 'dq', 'dkv'] as const).every((k) => tileOk(cfg[k]) && tiledBytes(k, cfg[k], cfg.shuffle) <= maxBytes);
+  return (['fwd', 'dq', 'dkv'] as const).every((k) => { const t = tileFor(cfg[k], dims.E); return tileOk(t, dims.E) && tiledBytes(k, t, cfg.shuffle, dims.E) <= maxBytes; });
 }
 
 /** The largest tiles that fit `maxBytes` (48 KiB: the H100's Dawn; 32 KiB: SwiftShader), or null. */
@@ -107,14 +115,14 @@ function operandsOf(dims: AttnDims, scale: number, ops: Record<string, AttnOpera
 type Fixed = { L: number; S: number } | null;
 
 /** Contiguous 64-float rows at a 16-byte aligned offset and batch strides: readable as vec4 rows. */
-function aligned(x: AttnOperand, nb: number): boolean {
-  return x.strides[nb + 1] === 1 && x.strides[nb] === HD && x.offset % 4 === 0 && x.strides.slice(0, nb).every((st) => st % 4 === 0);
+function aligned(x: AttnOperand, nb: number, hd: number): boolean {
+  return x.strides[nb + 1] === 1 && x.strides[nb] === hd && x.offset % 4 === 0 && x.strides.slice(0, nb).every((st) => st % 4 === 0);
 }
 
 /** The aligned path when `cfg.fixed`, the owned and streamed extents divide the tile and every operand is aligned. */
 function fixedOf(cfg: AttnTiledConfig, t: AttnTile, dims: AttnDims, owned: 'L' | 'S', ops: AttnOperand[]): Fixed {
   const streamed = owned === 'L' ? dims.S : dims.L;
-  const ok = cfg.fixed && dims[owned] % t.R === 0 && streamed % t.T === 0 && ops.every((x) => aligned(x, dims.batch.length));
+  const ok = cfg.fixed && dims[owned] % t.R === 0 && streamed % t.T === 0 && ops.every((x) => aligned(x, dims.batch.length, dims.E));
   return ok ? { L: dims.L, S: dims.S } : null;
 }
 
@@ -159,19 +167,19 @@ function bases(p: Params, nb: number, names: string[], fx: Fixed): string {
  * WGSL: loads rows r0.. of a strided operand (zeros past `limit`) into vec4 registers reg0..
  * (this thread's share of the tile); on the aligned path one unchecked vec4 load each.
  */
-function stageLoad(p: Params, reg: string, rows: number, buf: string, name: string, r0: string, limit: string, fx: Fixed): string {
+function stageLoad(p: Params, hv: number, reg: string, rows: number, buf: string, name: string, r0: string, limit: string, fx: Fixed): string {
   const out: string[] = [];
-  for (let n = 0; n < (rows * HV) / WG; n++) {
+  for (let n = 0; n < (rows * hv) / WG; n++) {
     if (fx) {
-      out.push(`${reg}${n} = ${buf}[${name}V + (${r0} + ${Math.floor((n * WG) / HV)}u + lid / ${HV}u) * ${HV}u + lid % ${HV}u];`);
+      out.push(`${reg}${n} = ${buf}[${name}V + (${r0} + ${(n * WG) / hv}u + lid / ${hv}u) * ${hv}u + lid % ${hv}u];`);
       continue;
     }
     out.push(`{
-    let f = lid + ${n * WG}u; let row = ${r0} + f / ${HV}u;
+    let f = lid + ${n * WG}u; let row = ${r0} + f / ${hv}u;
     ${reg}${n} = vec4<f32>(0.0);
     if (row < ${limit}) {
       let cs = ${p.i(`${name}.cs`)};
-      let a = ${name}B + i32(row) * ${p.i(`${name}.rs`)} + i32((f % ${HV}u) * 4u) * cs;
+      let a = ${name}B + i32(row) * ${p.i(`${name}.rs`)} + i32((f % ${hv}u) * 4u) * cs;
       ${reg}${n} = vec4<f32>(${buf}[u32(a)], ${buf}[u32(a + cs)], ${buf}[u32(a + 2 * cs)], ${buf}[u32(a + 3 * cs)]);
     }
   }`);
@@ -179,16 +187,16 @@ function stageLoad(p: Params, reg: string, rows: number, buf: string, name: stri
   return out.join('\n  ');
 }
 
-const regDecl = (reg: string, rows: number) => range((rows * HV) / WG).map((n) => `var ${reg}${n}: vec4<f32>;`).join(' ');
+const regDecl = (hv: number, reg: string, rows: number) => range((rows * hv) / WG).map((n) => `var ${reg}${n}: vec4<f32>;`).join(' ');
 
 /** WGSL: stores registers reg0.. into a swizzled vec4 tile (vec4 column e4 of row r at e4 ^ (r & 7)), times `mul`. */
-function stageStore(tile: string, reg: string, rows: number, mul = ''): string {
-  return range((rows * HV) / WG).map((n) => `{ let f = lid + ${n * WG}u; let rr = f / ${HV}u; ${tile}[rr * ${HV}u + ((f % ${HV}u) ^ (rr & 7u))] = ${reg}${n}${mul}; }`).join('\n  ');
+function stageStore(hv: number, tile: string, reg: string, rows: number, mul = ''): string {
+  return range((rows * hv) / WG).map((n) => `{ let f = lid + ${n * WG}u; let rr = f / ${hv}u; ${tile}[rr * ${hv}u + ((f % ${hv}u) ^ (rr & 7u))] = ${reg}${n}${mul}; }`).join('\n  ');
 }
 
 /** WGSL: a whole tile staged at once (declares its registers in a block of its own). */
-function stage(p: Params, tile: string, rows: number, buf: string, name: string, r0: string, limit: string, fx: Fixed, mul = ''): string {
-  return `{ ${regDecl('x', rows)}\n  ${stageLoad(p, 'x', rows, buf, name, r0, limit, fx)}\n  ${stageStore(tile, 'x', rows, mul)} }`;
+function stage(p: Params, hv: number, tile: string, rows: number, buf: string, name: string, r0: string, limit: string, fx: Fixed, mul = ''): string {
+  return `{ ${regDecl(hv, 'x', rows)}\n  ${stageLoad(p, hv, 'x', rows, buf, name, r0, limit, fx)}\n  ${stageStore(hv, tile, 'x', rows, mul)} }`;
 }
 
 /**
@@ -196,13 +204,13 @@ function stage(p: Params, tile: string, rows: number, buf: string, name: string,
  * loaded during the previous step are stored, then the next step's rows are loaded, so the
  * global loads are in flight during this step's FMAs.
  */
-function streamStage(p: Params, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string, fx: Fixed): { decl: string; first: string; step: string } {
+function streamStage(p: Params, hv: number, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string, fx: Fixed): { decl: string; first: string; step: string } {
   // The aligned path has no bounds check: the load after the last tile is skipped instead.
-  const next = ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, `(${r0} + ${T}u)`, limit, fx)).join('\n    ');
+  const next = ops.map(([, buf, name, reg]) => stageLoad(p, hv, reg, T, buf, name, `(${r0} + ${T}u)`, limit, fx)).join('\n    ');
   return {
-    decl: ops.map(([, , , reg]) => regDecl(reg, T)).join(' '),
-    first: ops.map(([, buf, name, reg]) => stageLoad(p, reg, T, buf, name, start, limit, fx)).join('\n  '),
-    step: ops.map(([tile, , , reg]) => stageStore(tile, reg, T)).join('\n    ') + '\n    ' +
+    decl: ops.map(([, , , reg]) => regDecl(hv, reg, T)).join(' '),
+    first: ops.map(([, buf, name, reg]) => stageLoad(p, hv, reg, T, buf, name, start, limit, fx)).join('\n  '),
+    step: ops.map(([tile, , , reg]) => stageStore(hv, tile, reg, T)).join('\n    ') + '\n    ' +
       (fx ? `if (${r0} + ${T}u < ${limit}) {\n    ${next}\n    }` : next),
   };
 }
@@ -213,19 +221,19 @@ const C = 'xyzw';
 
 /** WGSL: s_i_k += A[owned row i] · B[streamed row k] over the head dim (4·ts FMA chains), `un` steps per iteration. */
 function scores(s: string, A: string, Bt: string, g: Geo, un: number): string {
-  const u = Math.min(un, HV);
+  const u = Math.min(un, g.hv);
   const lines = [I4.flatMap((i) => range(g.ts).map((k) => `var ${s}${i}_${k} = 0.0;`)).join(' ')];
   const body: string[] = [];
   for (let e = 0; e < u; e++) {
-    const ee = u === HV ? `${e}u` : `(e0 + ${e}u)`;
+    const ee = u === g.hv ? `${e}u` : `(e0 + ${e}u)`;
     body.push('{ ' + I4.map((i) => `let a${i} = ${A}[o${i} + (${ee} ^ oKey)];`).join(' ') + ' ' + range(g.ts).map((k) => `let b${k} = ${Bt}[t${k} + (${ee} ^ sKey)];`).join(' '));
     for (const i of I4) for (let k = 0; k < g.ts; k++) {
       body.push(`  ${s}${i}_${k} = fma(a${i}.w, b${k}.w, fma(a${i}.z, b${k}.z, fma(a${i}.y, b${k}.y, fma(a${i}.x, b${k}.x, ${s}${i}_${k}))));`);
     }
     body.push('}');
   }
-  if (u === HV) lines.push(...body);
-  else lines.push(`for (var e0 = 0u; e0 < ${HV}u; e0 += ${u}u) {`, ...body.map((l) => `  ${l}`), '}');
+  if (u === g.hv) lines.push(...body);
+  else lines.push(`for (var e0 = 0u; e0 < ${g.hv}u; e0 += ${u}u) {`, ...body.map((l) => `  ${l}`), '}');
   return lines.join('\n    ');
 }
 
@@ -241,7 +249,7 @@ function accumulate(pairs: [string, string, string][], g: Geo, un: number): stri
     for (const [acc, W, X] of pairs) {
       lines.push(`{ let w = ${W}[${cc} * ${g.OG}u + (og ^ ${sw})];`);
       for (let v = 0; v < g.cv; v++) {
-        lines.push(`  let x${v} = ${X}[${cc} * ${HV}u + ((sg + ${g.SG * v}u) ^ ${sw})];`);
+        lines.push(`  let x${v} = ${X}[${cc} * ${g.hv}u + ((sg + ${g.SG * v}u) ^ ${sw})];`);
         for (const i of I4) lines.push(`  ${acc}${i}_${v} = fma(vec4<f32>(w.${C[i]}), x${v}, ${acc}${i}_${v});`);
       }
       lines.push('}');
@@ -254,8 +262,8 @@ function accumulate(pairs: [string, string, string][], g: Geo, un: number): stri
 /** WGSL: per-thread constants: row group, lane, swizzle keys, owned (o_i) and streamed (t_k) tile bases. */
 function layout(g: Geo): string {
   return `let og = lid / ${g.SG}u; let sg = lid % ${g.SG}u; let oKey = og & 7u; let sKey = sg & 7u;
-  ${I4.map((i) => `let o${i} = (og + ${g.OG * i}u) * ${HV}u;`).join(' ')}
-  ${range(g.ts).map((k) => `let t${k} = (sg + ${g.SG * k}u) * ${HV}u;`).join(' ')}`;
+  ${I4.map((i) => `let o${i} = (og + ${g.OG * i}u) * ${g.hv}u;`).join(' ')}
+  ${range(g.ts).map((k) => `let t${k} = (sg + ${g.SG * k}u) * ${g.hv}u;`).join(' ')}`;
 }
 
 const accDecl = (acc: string, g: Geo) => I4.flatMap((i) => range(g.cv).map((v) => `var ${acc}${i}_${v} = vec4<f32>(0.0);`)).join(' ');
@@ -269,11 +277,11 @@ function storeBlock(tile: string, s: string, g: Geo): string {
 function storeAcc(OUT: string, acc: string, g: Geo, rowOk: (i: number) => string, rowIdx: (i: number) => string, mul: (i: number) => string, fx: Fixed): string {
   if (fx) {
     return I4.map((i) => `{ let r = ${rowIdx(i)};
-    ${range(g.cv).map((v) => `${OUT}[r * ${HV}u + sg + ${g.SG * v}u] = ${acc}${i}_${v} * ${mul(i)};`).join(' ')} }`).join('\n  ');
+    ${range(g.cv).map((v) => `${OUT}[r * ${g.hv}u + sg + ${g.SG * v}u] = ${acc}${i}_${v} * ${mul(i)};`).join(' ')} }`).join('\n  ');
   }
   return I4.map((i) => `if (${rowOk(i)}) {
     let r = ${rowIdx(i)};
-    ${range(g.cv).map((v) => `{ let y = ${acc}${i}_${v} * ${mul(i)}; let a = r * ${HD}u + (sg + ${g.SG * v}u) * 4u; ${I4.map((c) => `${OUT}[a + ${c}u] = y.${C[c]};`).join(' ')} }`).join('\n    ')}
+    ${range(g.cv).map((v) => `{ let y = ${acc}${i}_${v} * ${mul(i)}; let a = r * ${g.hd}u + (sg + ${g.SG * v}u) * 4u; ${I4.map((c) => `${OUT}[a + ${c}u] = y.${C[c]};`).join(' ')} }`).join('\n    ')}
   }`).join('\n  ');
 }
 
@@ -309,20 +317,20 @@ export function encodeTiledForward(
   rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand,
   scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer,
 ): void {
-  const g = geo(cfg.fwd);
+  const g = geo(tileFor(cfg.fwd, dims.E), dims.E);
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const shuffle = Math.min(cfg.shuffle, g.SG);
   const p = operandsOf(dims, scale, { q, k, v });
-  const fx = fixedOf(cfg, cfg.fwd, dims, 'L', [q, k, v]);
-  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u', fx);
-  const key = `attention tiled|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
+  const fx = fixedOf(cfg, g, dims, 'L', [q, k, v]);
+  const st = streamStage(p, g.hv, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u', fx);
+  const key = `attention tiled|E${g.hd}|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
   launch(rt, key, 3, 2, WG, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
 ${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V'], ['O', 'LSE'], fx ? ['Q', 'K', 'V', 'O'] : [])}
-var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
-var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
-var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
+var<workgroup> Qs: array<vec4<f32>, ${g.R * g.hv}>;
+var<workgroup> Ks: array<vec4<f32>, ${g.T * g.hv}>;
+var<workgroup> Vs: array<vec4<f32>, ${g.T * g.hv}>;
 var<workgroup> Ps: array<vec4<f32>, ${g.T * g.OG}>;
 ${shuffle < g.SG ? `var<workgroup> Red: array<vec4<f32>, ${WG}>;` : ''}
 @compute @workgroup_size(${WG})
@@ -333,7 +341,7 @@ fn main(${MAIN_ARGS}) {
   ${bases(p, nb, ['q', 'k', 'v'], fx)}
   ${layout(g)}
   let qs = ${p.f('scale')} * ${LOG2E};
-  ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', fx, ' * qs')}
+  ${stage(p, g.hv, 'Qs', g.R, 'Q', 'q', 'i0', 'L', fx, ' * qs')}
   var m = vec4<f32>(-1.0e30);
   var l = vec4<f32>(0.0);
   ${accDecl('acc', g)}
@@ -367,19 +375,22 @@ export function encodeTiledDq(
   rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, gOut: AttnOperand,
   scale: number, causal: boolean, stats: PooledBuffer, dq: PooledBuffer,
 ): void {
-  const g = geo(cfg.dq);
+  const g = geo(tileFor(cfg.dq, dims.E), dims.E);
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = operandsOf(dims, scale, { q, k, v, g: gOut });
-  const fx = fixedOf(cfg, cfg.dq, dims, 'L', [q, k, v, gOut]);
-  const st = streamStage(p, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u', fx);
-  const key = `attention tiled dq|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
+  const fx = fixedOf(cfg, g, dims, 'L', [q, k, v, gOut]);
+  const st = streamStage(p, g.hv, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u', fx);
+  // dS (T x OG vec4s) reuses V's tile (T x hv) when it fits: head dim 64 with 64 owned rows.
+  const ownDs = g.OG > g.hv, ds = ownDs ? 'Ds' : 'Vs';
+  const key = `attention tiled dq|E${g.hd}|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
   launch(rt, key, 5, 1, WG, p, () => /* wgsl */ `${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V', 'G', 'ST'], ['DQ'], fx ? ['Q', 'K', 'V', 'G', 'DQ'] : [])}
-var<workgroup> Qs: array<vec4<f32>, ${g.R * HV}>;
-var<workgroup> Gs: array<vec4<f32>, ${g.R * HV}>;
-var<workgroup> Ks: array<vec4<f32>, ${g.T * HV}>;
-var<workgroup> Vs: array<vec4<f32>, ${g.T * HV}>;
+var<workgroup> Qs: array<vec4<f32>, ${g.R * g.hv}>;
+var<workgroup> Gs: array<vec4<f32>, ${g.R * g.hv}>;
+var<workgroup> Ks: array<vec4<f32>, ${g.T * g.hv}>;
+var<workgroup> Vs: array<vec4<f32>, ${g.T * g.hv}>;
+${ownDs ? `var<workgroup> Ds: array<vec4<f32>, ${g.T * g.OG}>;` : ''}
 @compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
@@ -389,8 +400,8 @@ fn main(${MAIN_ARGS}) {
   ${layout(g)}
   let scale = ${p.f('scale')};
   let qs = scale * ${LOG2E};
-  ${stage(p, 'Qs', g.R, 'Q', 'q', 'i0', 'L', fx, ' * qs')}
-  ${stage(p, 'Gs', g.R, 'G', 'g', 'i0', 'L', fx)}
+  ${stage(p, g.hv, 'Qs', g.R, 'Q', 'q', 'i0', 'L', fx, ' * qs')}
+  ${stage(p, g.hv, 'Gs', g.R, 'G', 'g', 'i0', 'L', fx)}
   var lse = vec4<f32>(0.0);
   var D = vec4<f32>(0.0);
   ${I4.map((i) => `{ let row = i0 + og + ${g.OG * i}u; ${guarded(fx, 'row < L', `lse.${C[i]} = ST[2u * (b * L + row)] * ${LOG2E}; D.${C[i]} = ST[2u * (b * L + row) + 1u];`)} }`).join('\n  ')}
@@ -398,11 +409,10 @@ fn main(${MAIN_ARGS}) {
   ${keyLoop(g, st, causal, cfg.unroll)}
     ${scores('d', 'Gs', 'Vs', g, cfg.unroll)}
     ${I4.flatMap((i) => range(g.ts).map((kk) => `{ let pr = ${masked(`exp2(s${i}_${kk} - lse.${C[i]})`, visible(`j0 + sg + ${g.SG * kk}u`, 'S', `i0 + og + ${g.OG * i}u`, fx, causal))}; d${i}_${kk} = pr * (d${i}_${kk} - D.${C[i]}); }`)).join('\n    ')}
-    // dS goes into V's tile once every thread is done reading V (dP above).
+    ${ownDs ? '' : "// dS goes into V's tile once every thread is done reading V (dP above).\n    workgroupBarrier();"}
+    ${storeBlock(ds, 'd', g)}
     workgroupBarrier();
-    ${storeBlock('Vs', 'd', g)}
-    workgroupBarrier();
-    ${accumulate([['dq', 'Vs', 'Ks']], g, cfg.unroll)}
+    ${accumulate([['dq', ds, 'Ks']], g, cfg.unroll)}
   }
   ${storeAcc('DQ', 'dq', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, () => 'scale', fx)}
 }`, [q.buf, k.buf, v.buf, gOut.buf, stats, dq], B * Math.ceil(dims.L / g.R));
@@ -413,19 +423,19 @@ export function encodeTiledDkv(
   rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, gOut: AttnOperand,
   scale: number, causal: boolean, stats: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer,
 ): void {
-  const g = geo(cfg.dkv);
+  const g = geo(tileFor(cfg.dkv, dims.E), dims.E);
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = operandsOf(dims, scale, { q, k, v, g: gOut });
-  const fx = fixedOf(cfg, cfg.dkv, dims, 'S', [q, k, v, gOut]);
-  const st = streamStage(p, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart', fx);
-  const key = `attention tiled dkv|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
+  const fx = fixedOf(cfg, g, dims, 'S', [q, k, v, gOut]);
+  const st = streamStage(p, g.hv, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart', fx);
+  const key = `attention tiled dkv|E${g.hd}|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
   launch(rt, key, 5, 2, WG, p, () => /* wgsl */ `${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V', 'G', 'ST'], ['DK', 'DV'], fx ? ['Q', 'K', 'V', 'G', 'DK', 'DV'] : [])}
-var<workgroup> Ks: array<vec4<f32>, ${g.R * HV}>;
-var<workgroup> Vs: array<vec4<f32>, ${g.R * HV}>;
-var<workgroup> Qs: array<vec4<f32>, ${g.T * HV}>;
-var<workgroup> Gs: array<vec4<f32>, ${g.T * HV}>;
+var<workgroup> Ks: array<vec4<f32>, ${g.R * g.hv}>;
+var<workgroup> Vs: array<vec4<f32>, ${g.R * g.hv}>;
+var<workgroup> Qs: array<vec4<f32>, ${g.T * g.hv}>;
+var<workgroup> Gs: array<vec4<f32>, ${g.T * g.hv}>;
 var<workgroup> Ps: array<vec4<f32>, ${g.T * g.OG}>;
 var<workgroup> Ds: array<vec4<f32>, ${g.T * g.OG}>;
 @compute @workgroup_size(${WG})
@@ -437,8 +447,8 @@ fn main(${MAIN_ARGS}) {
   ${layout(g)}
   let scale = ${p.f('scale')};
   let ks = scale * ${LOG2E};
-  ${stage(p, 'Ks', g.R, 'K', 'k', 'j0', 'S', fx, ' * ks')}
-  ${stage(p, 'Vs', g.R, 'V', 'v', 'j0', 'S', fx)}
+  ${stage(p, g.hv, 'Ks', g.R, 'K', 'k', 'j0', 'S', fx, ' * ks')}
+  ${stage(p, g.hv, 'Vs', g.R, 'V', 'v', 'j0', 'S', fx)}
   ${accDecl('dk', g)}
   ${accDecl('dv', g)}
   var iStart = 0u;

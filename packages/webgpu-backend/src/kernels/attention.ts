@@ -14,7 +14,7 @@ import { AttnTiledConfig, encodeTiledDkv, encodeTiledDq, encodeTiledForward, til
  * owns query rows and accumulates dQ over key tiles, another owns key rows and accumulates
  * dK and dV over query tiles (no atomics; the score recompute is done twice instead).
  * Causal kernels stop (forward, dQ) or start (dK/dV) at the diagonal's tile. These take the
- * shapes that the register-tiled kernels (attention-tiled.ts: head dims 64, no mask) do not.
+ * shapes that the register-tiled kernels (attention-tiled.ts: head dims 32 and 64, no mask) do not.
  */
 
 /** The tiled kernels' config and the adapter's workgroup memory, or null for row kernels only. */
