@@ -51,7 +51,7 @@ export interface AttnTiledConfig {
   unroll: number;
   /**
    * Compile L and S in and drop the bounds checks when the tiles divide the problem and every
-   * operand is contiguous, 64-float rows at 16-byte aligned offsets (vec4 loads and stores).
+   * operand is contiguous rows of E floats at 16-byte aligned offsets (vec4 loads and stores).
    */
   fixed: boolean;
 }
@@ -114,7 +114,7 @@ function operandsOf(dims: AttnDims, scale: number, ops: Record<string, AttnOpera
 /** The sizes compiled into an aligned kernel, or null for the general one. */
 type Fixed = { L: number; S: number } | null;
 
-/** Contiguous 64-float rows at a 16-byte aligned offset and batch strides: readable as vec4 rows. */
+/** Contiguous rows of `hd` floats at a 16-byte aligned offset and batch strides: readable as vec4 rows. */
 function aligned(x: AttnOperand, nb: number, hd: number): boolean {
   return x.strides[nb + 1] === 1 && x.strides[nb] === hd && x.offset % 4 === 0 && x.strides.slice(0, nb).every((st) => st % 4 === 0);
 }
