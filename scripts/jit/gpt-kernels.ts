@@ -3,7 +3,8 @@
 // alone on its own buffers (kernel-timer.ts), summed by kernel family and listed by cost; with
 // the step's own wall and host time per step beside them, so host-bound and GPU-bound parts
 // show. The bench's config: 4 layers, 128 wide, 4 heads, context 128, batch 32, AdamW, clipping.
-// Usage: node scripts/run-ts.mjs scripts/jit/gpt-kernels.ts (SwiftShader here; on the GPU host
+// --list prints every dispatch of a replay instead of timing them.
+// Usage: node scripts/run-ts.mjs scripts/jit/gpt-kernels.ts [--list] (SwiftShader here; on the GPU host
 // bundle it with scripts/gpu/lab-build.sh-style esbuild and run it there).
 import { createWebGPUBackend } from '@surf/webgpu';
 import { Tensor, jit, manualSeed, optim, randint, setBackend } from '@surf/nn';
@@ -12,7 +13,9 @@ import { captureDispatches, timeEach } from './kernel-timer';
 
 const REPS = Number(process.env.REPS ?? 20);
 const STEPS = Number(process.env.STEPS ?? 100);
-const C = { vocabSize: 85, blockSize: 128, nEmbd: 128, nHead: 4, nLayer: 4, batchSize: 32 };
+// GPT=layers,embd,heads,block,batch overrides the bench's config (smaller ones list quickly on SwiftShader).
+const [nLayer, nEmbd, nHead, blockSize, batchSize] = (process.env.GPT ?? '4,128,4,128,32').split(',').map(Number);
+const C = { vocabSize: 85, blockSize, nEmbd, nHead, nLayer, batchSize };
 
 async function main(): Promise<void> {
   const be = await createWebGPUBackend();
@@ -46,6 +49,12 @@ async function main(): Promise<void> {
   const perStep = (be.stats().dispatches - s0.dispatches) / STEPS;
   const one = seen.slice(0, seen.length / 2);
   console.log(`gpt step: ${perStep} dispatches, wall ${wall.toFixed(3)} ms, host ${(host / STEPS).toFixed(3)} ms per step; ${Math.round((C.batchSize * C.blockSize) / wall * 1000).toLocaleString()} tokens/s`);
+  if (process.argv.includes('--list')) {
+    // Every dispatch in replay order, by kernel name (no timing).
+    one.forEach((s, i) => console.log(`${String(i).padStart(4)} groups=${s.groups} ${s.k.name.slice(0, 160)}`));
+    be.destroy();
+    return;
+  }
   const times = await timeEach(be.device, one, REPS);
   const fam = new Map<string, { us: number; n: number }>();
   one.forEach((s, i) => {

@@ -264,6 +264,23 @@ describe('clipGradNorm', () => {
       close(await arr(a.grad!), [-1 / (1 + 1e-6 / 7), 1 / (7 + 1e-6)]);
     });
   });
+
+  // 20 gradients: the per-gradient norms are folded 7 at a time, in two levels (20 -> 3 -> 1).
+  testEach(['cpu', 'webgpu'] as const, 'many gradients: the joint 2-norm and inf-norm match a float64 loop, on %s', (kind) => {
+    const backend = kind === 'cpu' ? B.cpu : B.gpu();
+    return on(backend, async () => {
+      const gs = Array.from({ length: 20 }, (_, i) => Array.from({ length: 1 + (i % 3) }, (_x, j) => ((i * 7 + j * 3) % 11) - 5 + 0.25 * i));
+      const ps = gs.map((g) => { const t = ft(g.map(() => 0), { requiresGrad: true }); t.grad = ft(g); return t; });
+      const flat = gs.flat();
+      const l2 = Math.sqrt(flat.reduce((acc, x) => acc + x * x, 0));
+      close(await arr(optim.clipGradNorm(ps, 1e9)), [l2], 1e-5);
+      const linf = Math.max(...flat.map(Math.abs));
+      close(await arr(optim.clipGradNorm(ps, 1e9, { normType: Infinity })), [linf]);
+      const k = 2 / (l2 + 1e-6);
+      close(await arr(optim.clipGradNorm(ps, 2)), [l2], 1e-5);
+      for (let i = 0; i < gs.length; i += 7) close(await arr(ps[i].grad!), gs[i].map((x) => x * k), 1e-5);
+    });
+  });
 });
 
 test('optimizer stateDict round-trips: a restored optimizer continues identically', () => on(B.cpu, async () => {

@@ -28,24 +28,40 @@ export function clipGradNorm(params: Iterable<Tensor>, maxNorm: number, opts: { 
     t.dispose();
     return r;
   });
-  let total = parts[0];
-  for (let i = 1; i < parts.length; i++) {
-    const [s] = NDArray.elementwise([p === Infinity ? E.max(E.in(0), E.in(1)) : E.add(E.in(0), E.in(1))], [total, parts[i]], 'clipGradNorm');
-    total.dispose();
-    parts[i].dispose();
-    total = s;
-  }
+  const total = combine(parts, p === Infinity ? E.max : E.add);
   const [norm] = p === Infinity || p === 1 ? [total] : NDArray.elementwise([p === 2 ? E.sqrt(E.in(0)) : E.pow(E.in(0), E.f(1 / p))], [total], 'clipGradNorm');
   if (norm !== total) total.dispose();
   // coef = min(1, maxNorm / (norm + 1e-6)), as -max(-x, -1).
   const coef = E.neg(E.max(E.neg(E.div(E.f(maxNorm), E.add(E.in(1), E.f(1e-6)))), E.f(-1)));
-  for (const g of grads) {
-    const [scaled] = NDArray.elementwise([E.mul(E.in(0), coef)], [g.ndarray, norm], 'clipGradNorm');
-    g.assign(scaled);
-    scaled.dispose();
-  }
+  // Every scaled gradient first, then the assignments: a jitted step merges the run of
+  // same-shaped elementwise calls into grouped kernels (autograd's jit/merge.ts).
+  const scaled = grads.map((g) => NDArray.elementwise([E.mul(E.in(0), coef)], [g.ndarray, norm], 'clipGradNorm')[0]);
+  grads.forEach((g, i) => { g.assign(scaled[i]); scaled[i].dispose(); });
   return Tensor.fromNDArray(norm);
 }
+
+/**
+ * Folds scalars with `op`, up to COMBINE_INPUTS per elementwise call (a tree, not a chain: 53
+ * parameters take 11 kernels instead of 52; 7 inputs and an output fit the 8 storage buffers
+ * every WebGPU adapter offers a kernel). Disposes the parts it consumes.
+ */
+function combine(parts: NDArray[], op: (a: Expr, b: Expr) => Expr): NDArray {
+  let level = parts;
+  while (level.length > 1) {
+    const next: NDArray[] = [];
+    for (let i = 0; i < level.length; i += COMBINE_INPUTS) {
+      const chunk = level.slice(i, i + COMBINE_INPUTS);
+      if (chunk.length === 1) { next.push(chunk[0]); continue; }
+      const expr = chunk.slice(1).reduce((acc: Expr, _x, j) => op(acc, E.in(j + 1)), E.in(0));
+      next.push(NDArray.elementwise([expr], chunk, 'clipGradNorm')[0]);
+      chunk.forEach((x) => x.dispose());
+    }
+    level = next;
+  }
+  return level[0];
+}
+
+const COMBINE_INPUTS = 7;
 
 function getAny(params: Tensor[]) {
   for (const t of params) return t.ndarray.backend;
