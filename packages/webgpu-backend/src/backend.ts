@@ -279,13 +279,15 @@ export class WebGPUBackend implements Backend {
       const dts = g.inputs.map((x) => x.storage.dtype);
       const outDT = g.outs.map((e) => exprDType(e, dts));
       const size = numel(g.shape);
+      // A dense run, or one element broadcast everywhere (every stride 0, no mask).
+      const scalar = (x: Strided) => x.view.strides.every((st) => st === 0) && !x.view.mask;
       const dense = size > 0 && g.outs.length > 0 && [...dts, ...outDT].every((d) => d === 'float32' || d === 'int32') &&
-        g.inputs.every((x) => shapesEqual(x.view.shape, g.shape) && x.view.isContiguous && x.storage.backend === this && (x.storage as GPUStorage).buf);
+        g.inputs.every((x) => shapesEqual(x.view.shape, g.shape) && (x.view.isContiguous || scalar(x)) && x.storage.backend === this && (x.storage as GPUStorage).buf);
       if (!dense) {
         res[i] = this.elementwise(g.outs, g.inputs, g.shape);
         return;
       }
-      const ins = g.inputs.map((x) => ({ buf: this.buf('elementwiseGroups', x.storage), dtype: x.storage.dtype, offset: x.view.offset }));
+      const ins = g.inputs.map((x) => ({ buf: this.buf('elementwiseGroups', x.storage), dtype: x.storage.dtype, offset: x.view.offset, scalar: !x.view.isContiguous }));
       this.rt.begin('elementwiseGroups', g.shape);
       const outs = outDT.map((d) => this.newStorage('elementwiseGroups', d, size));
       res[i] = outs;

@@ -49,3 +49,36 @@ testGpu('elementwiseGroups = elementwise per group (CPU reference), in as few di
     gpu.destroy();
   }
 });
+
+// clipGradNorm's scale: every group reads its own gradient and one shared norm broadcast to its
+// shape (strides 0); sizes with and without vec4, a norm at an offset, and a group whose scalar
+// comes from the buffer of its own dense input (read both ways: the scalar layout).
+testGpu('elementwiseGroups: broadcast scalar inputs are merged and read as one element', async () => {
+  const gpu = await gpuBackend();
+  try {
+    const sizes = [1000, 7, 128, 10, 64];
+    const scale = E.mul(E.in(0), E.div(E.f(2), E.add(E.in(1), E.f(1e-6))));
+    const make = (be: typeof cpu | typeof gpu) => {
+      const norms = NDArray.fromData(be, Float32Array.from([9, 13.5, 4]), [3]);
+      const norm = norms.crop([[1, 2]]).reshape([]);
+      const groups: ElementwiseGroup[] = sizes.map((n, k) => {
+        const g = NDArray.fromData(be, randomArray('uniform', n, 300 + k, -2, 2), [n]);
+        const nb = norm.expand([n]);
+        return { outs: [scale], inputs: [{ storage: g.storage, view: g.view }, { storage: nb.storage, view: nb.view }], shape: [n] };
+      });
+      const self = NDArray.fromData(be, randomArray('uniform', 8, 400, 1, 2), [8]);
+      const first = self.crop([[3, 4]]).reshape([]).expand([8]);
+      groups.push({ outs: [scale], inputs: [{ storage: self.storage, view: self.view }, { storage: first.storage, view: first.view }], shape: [8] });
+      return groups;
+    };
+    const want = make(cpu).map((g) => cpu.elementwise(g.outs, g.inputs, g.shape));
+    const groups = make(gpu);
+    const d0 = gpu.stats().dispatches;
+    const got = gpu.elementwiseGroups(groups);
+    // Three bindings a group (gradient, norm, output): floor(limit / 3) groups per kernel.
+    expect(gpu.stats().dispatches - d0).toBe(Math.ceil(groups.length / Math.floor(gpu.limits.maxStorageBuffersPerShaderStage / 3)));
+    for (let k = 0; k < want.length; k++) expectClose(await gpu.read(got[k][0]), await cpu.read(want[k][0]), 1e-6, 1e-6, `group ${k}`);
+  } finally {
+    gpu.destroy();
+  }
+});

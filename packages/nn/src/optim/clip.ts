@@ -33,8 +33,8 @@ export function clipGradNorm(params: Iterable<Tensor>, maxNorm: number, opts: { 
   if (norm !== total) total.dispose();
   // coef = min(1, maxNorm / (norm + 1e-6)), as -max(-x, -1).
   const coef = E.neg(E.max(E.neg(E.div(E.f(maxNorm), E.add(E.in(1), E.f(1e-6)))), E.f(-1)));
-  // Every scaled gradient first, then the assignments: a jitted step merges the run of
-  // same-shaped elementwise calls into grouped kernels (autograd's jit/merge.ts).
+  // Every scaled gradient first, then the assignments: a jitted step sees one run of
+  // elementwise calls and merges it into grouped kernels (autograd's jit/merge.ts).
   const scaled = grads.map((g) => NDArray.elementwise([E.mul(E.in(0), coef)], [g.ndarray, norm], 'clipGradNorm')[0]);
   grads.forEach((g, i) => { g.assign(scaled[i]); scaled[i].dispose(); });
   return Tensor.fromNDArray(norm);

@@ -13,11 +13,12 @@ import { Program, Uniforms } from './program';
  * Each group ("segment") keeps its own buffers, sizes, offsets and constants in its own run of
  * the parameter block; the workgroups are split between the segments by ranges whose starts
  * are parameters too, so one pipeline serves any sizes. Only the fast layout is taken: every
- * input a dense run of its buffer (contiguous, offset allowed), float32 or int32.
+ * input a dense run of its buffer (contiguous, offset allowed) or one element broadcast to
+ * every position (`scalar`: clipGradNorm's scale reads the joint norm so), float32 or int32.
  */
 export interface GroupSegment {
   readonly outs: readonly Expr[];
-  readonly inputs: readonly { buf: PooledBuffer; dtype: DType; offset: number }[];
+  readonly inputs: readonly { buf: PooledBuffer; dtype: DType; offset: number; scalar?: boolean }[];
   readonly total: number;
   readonly outBufs: readonly PooledBuffer[];
 }
@@ -44,11 +45,15 @@ export function encodeElementwiseGroups(rt: Runtime, segs: readonly GroupSegment
       if (j < 0) j = bound.push(x.buf) - 1;
       bindOf[i] = j;
     });
-    const vec = g.total % 4 === 0 && g.inputs.every((x, i) => !used[i] || x.offset % 4 === 0);
+    // vec4 reads, unless a buffer is read both as a scalar and as a run (one binding, one type).
+    const mixed = g.inputs.some((x, i) => used[i] && x.scalar && g.inputs.some((y, k) => used[k] && !y.scalar && y.buf === x.buf));
+    const vec = !mixed && g.total % 4 === 0 && g.inputs.every((x, i) => !used[i] || x.scalar || x.offset % 4 === 0);
     return { used, bindOf, bound, vec, groups: Math.ceil(g.total / ((vec ? 4 : 1) * wgSize)) };
   });
   const inDT = segs[0].inputs.map((x) => x.dtype);
-  const key = `ewg|${infos[0].key}|${inDT.join(',')}|${outDT.join(',')}|${layouts.map((l) => `${l.vec ? 'v' : 's'}${l.bindOf.map((j) => j ?? '_').join('')}`).join(';')}|wg${wgSize}`;
+  // Per segment: vec4 or not, each input's binding, and which inputs are broadcast scalars.
+  const scalars = (g: GroupSegment) => g.inputs.map((x) => (x.scalar ? 'c' : '')).join('');
+  const key = `ewg|${infos[0].key}|${inDT.join(',')}|${outDT.join(',')}|${layouts.map((l, s) => `${l.vec ? 'v' : 's'}${l.bindOf.map((j) => j ?? '_').join('')}${scalars(segs[s])}`).join(';')}|wg${wgSize}`;
   const prog: Program = {
     key,
     workgroupSize: wgSize,
@@ -72,7 +77,9 @@ export function encodeElementwiseGroups(rt: Runtime, segs: readonly GroupSegment
         const l = layouts[s];
         l.bound.forEach((_, j) => {
           const i = l.bindOf.indexOf(j);
-          decl.push(`@group(0) @binding(${binding++}) var<storage, read> ${seg(s, `b${j}`)}: array<${vtype(l.vec, inDT[i])}>;`);
+          // A buffer read as a broadcast scalar is bound element-wise (it may be read only so).
+          const scalarOnly = segs[s].inputs.every((x, k) => l.bindOf[k] !== j || x.scalar);
+          decl.push(`@group(0) @binding(${binding++}) var<storage, read> ${seg(s, `b${j}`)}: array<${vtype(l.vec && !scalarOnly, inDT[i])}>;`);
         });
       });
       segs.forEach((_, s) => outDT.forEach((dt, o) => decl.push(`@group(0) @binding(${binding++}) var<storage, read_write> ${seg(s, `o${o}`)}: array<${vtype(layouts[s].vec, dt)}>;`)));
@@ -81,17 +88,18 @@ export function encodeElementwiseGroups(rt: Runtime, segs: readonly GroupSegment
         const vty = (dt: DType) => vtype(l.vec, dt);
         const body: string[] = [];
         const lanes = l.vec ? 4 : 1;
-        g.inputs.forEach((_, i) => {
+        g.inputs.forEach((x, i) => {
           if (!l.used[i]) return;
           const off = pU(u.word(seg(s, `in${i}`)));
-          body.push(`let q${i} = ${seg(s, `b${l.bindOf[i]}`)}[${l.vec ? `${off} / 4u` : off} + i];`);
+          if (x.scalar) body.push(`let q${i} = ${seg(s, `b${l.bindOf[i]}`)}[${off}];`);
+          else body.push(`let q${i} = ${seg(s, `b${l.bindOf[i]}`)}[${l.vec ? `${off} / 4u` : off} + i];`);
         });
         outDT.forEach((dt, o) => body.push(`var r${o}: ${vty(dt)};`));
         for (let lane = 0; lane < lanes; lane++) {
           const lines: string[] = [];
           const vals = g.inputs.map((x, i) => {
             const zero = x.dtype === 'float32' ? '0.0' : '0';
-            lines.push(`let v${i}: ${valueType(x.dtype)} = ${l.used[i] ? (l.vec ? `q${i}[${lane}]` : `q${i}`) : zero};`);
+            lines.push(`let v${i}: ${valueType(x.dtype)} = ${l.used[i] ? (l.vec && !x.scalar ? `q${i}[${lane}]` : `q${i}`) : zero};`);
             return `v${i}`;
           });
           const em = new Emitter(inDT, vals, u.slot(seg(s, 'consts')).at);
