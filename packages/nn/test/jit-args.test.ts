@@ -27,12 +27,17 @@ async function countCopies<T>(fn: () => Promise<T>): Promise<{ value: T; copies:
   }
 }
 
-async function train(jitted: boolean, keep: boolean): Promise<{ losses: number[]; params: number[][]; counts: Counts[]; copies: number[] }> {
-  manualSeed(11);
+/** A seeded 6-8-3 classifier and its SGD cross-entropy step, jitted unless `jitted` is false. */
+function smallStep(seed: number, momentum: number, jitted = true) {
+  manualSeed(seed);
   const model = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Linear(8, 3));
+  const step = ceStep(model, new optim.SGD(model.parameters(), { lr: 0.1, momentum }));
+  return { model, f: jitted ? jit(step) : step };
+}
+
+async function train(jitted: boolean, keep: boolean): Promise<{ losses: number[]; params: number[][]; counts: Counts[]; copies: number[] }> {
   // Momentum: the state pairs swap every run, so each batch is met at both parities.
-  const opt = new optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9 });
-  const f = jitted ? jit(ceStep(model, opt)) : ceStep(model, opt);
+  const { model, f } = smallStep(11, 0.9, jitted);
   manualSeed(12);
   const batches = Array.from({ length: 3 }, () => ({ x: randn([5, 6]), y: randint(0, 3, [5]) }));
   const backend = batches[0].x.ndarray.backend as unknown as { stats(): Counts };
@@ -81,10 +86,7 @@ testGpu('jit on WebGPU: cycled batches are bound in place and the loss is lent (
 
 testGpu('jit on WebGPU: fresh argument tensors every step are copied and make no bind groups', async () => {
   await on(B.gpu(), async () => {
-    manualSeed(13);
-    const model = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Linear(8, 3));
-    const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
-    const f = jit(ceStep(model, opt));
+    const { f } = smallStep(13, 0);
     const backend = B.gpu() as unknown as { stats(): Counts };
     const held: Tensor[] = [];
     const made: number[] = [];
@@ -113,10 +115,7 @@ testGpu('jit on WebGPU: fresh argument tensors every step are copied and make no
 // them at fixed offsets: a warm replay passes no dynamic offsets (Dawn records those slower).
 testGpu('jit on WebGPU: a warm replay binds its parameter blocks without dynamic offsets', async () => {
   await on(B.gpu(), async () => {
-    manualSeed(14);
-    const model = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Linear(8, 3));
-    const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
-    const f = jit(ceStep(model, opt));
+    const { f } = smallStep(14, 0);
     const x = randn([5, 6]);
     const y = randint(0, 3, [5]);
     // Two recording calls, the compiling replay, one warm replay.

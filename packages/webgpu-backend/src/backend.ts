@@ -279,10 +279,9 @@ export class WebGPUBackend implements Backend {
       const dts = g.inputs.map((x) => x.storage.dtype);
       const outDT = g.outs.map((e) => exprDType(e, dts));
       const size = numel(g.shape);
-      // A dense run, or one element broadcast everywhere (every stride 0, no mask).
-      const scalar = (x: Strided) => x.view.strides.every((st) => st === 0) && !x.view.mask;
+      // Every input a dense run, or one element broadcast everywhere.
       const dense = size > 0 && g.outs.length > 0 && [...dts, ...outDT].every((d) => d === 'float32' || d === 'int32') &&
-        g.inputs.every((x) => shapesEqual(x.view.shape, g.shape) && (x.view.isContiguous || scalar(x)) && x.storage.backend === this && (x.storage as GPUStorage).buf);
+        g.inputs.every((x) => shapesEqual(x.view.shape, g.shape) && (x.view.isContiguous || broadcastScalar(x)) && x.storage.backend === this && (x.storage as GPUStorage).buf);
       if (!dense) {
         res[i] = this.elementwise(g.outs, g.inputs, g.shape);
         return;
@@ -738,6 +737,9 @@ export class WebGPUBackend implements Backend {
     this.instance = null;
   }
 }
+
+/** One element broadcast to the view's whole shape: every stride 0, no mask. */
+const broadcastScalar = (x: Strided): boolean => x.view.strides.every((st) => st === 0) && !x.view.mask;
 
 /** Which attention kernels this device runs (see WebGPUBackendOptions.attention). */
 function attentionPlan(acq: Acquired, maxBytes: number, opt: WebGPUBackendOptions['attention']): AttnPlan {

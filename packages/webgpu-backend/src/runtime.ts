@@ -15,8 +15,9 @@ export interface Kernel {
   readonly pipeline: GPUComputePipeline;
   readonly layout: GPUBindGroupLayout;
   readonly layoutKey: string;
-  /** Storage bindings the kernel only reads (1..reads); the rest it writes. */
+  /** Storage bindings the kernel only reads (1..reads), then those it writes. */
   readonly reads: number;
+  readonly writes: number;
   readonly paramBytes: number;
   readonly name: string;
   readonly module: GPUShaderModule;
@@ -138,19 +139,19 @@ export class Runtime {
     let k = this.pipelines.get(key);
     if (k) return k;
     const layoutKey = `${reads}r${writes}w`;
-    const lay = this.layoutOf(layoutKey, reads, writes, true);
+    const lay = this.layoutOf(reads, writes, true);
     const name = key.length > 120 ? `${key.slice(0, 117)}...` : key;
     const module = this.device.createShaderModule({ code: gen(), label: name });
     const pipeline = this.device.createComputePipeline({ layout: lay.pl, compute: { module, entryPoint: 'main' }, label: name });
-    k = { pipeline, layout: lay.bgl, layoutKey, reads, paramBytes: paramBytes(paramWords), name, module };
+    k = { pipeline, layout: lay.bgl, layoutKey, reads, writes, paramBytes: paramBytes(paramWords), name, module };
     this.counters.pipelinesCreated++;
     this.pipelines.set(key, k);
     return k;
   }
 
   /** Binding 0 is the parameter block (uniform), then `reads` read-only and `writes` read-write storage buffers. */
-  private layoutOf(layoutKey: string, reads: number, writes: number, dynamic: boolean): { bgl: GPUBindGroupLayout; pl: GPUPipelineLayout } {
-    const key = dynamic ? layoutKey : `${layoutKey}|fixed`;
+  private layoutOf(reads: number, writes: number, dynamic: boolean): { bgl: GPUBindGroupLayout; pl: GPUPipelineLayout } {
+    const key = `${reads}r${writes}w${dynamic ? '' : '|fixed'}`;
     let lay = this.layouts.get(key);
     if (!lay) {
       const entries: GPUBindGroupLayoutEntry[] = [{ binding: 0, visibility: 4 /* COMPUTE */, buffer: { type: 'uniform', hasDynamicOffset: dynamic } }];
@@ -175,8 +176,7 @@ export class Runtime {
   fixedKernel(k: Kernel): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout } {
     let f = this.fixed.get(k.module);
     if (!f) {
-      const [reads, writes] = k.layoutKey.split(/[rw]/).map(Number);
-      const lay = this.layoutOf(k.layoutKey, reads, writes, false);
+      const lay = this.layoutOf(k.reads, k.writes, false);
       f = { pipeline: this.device.createComputePipeline({ layout: lay.pl, compute: { module: k.module, entryPoint: 'main' }, label: `${k.name} (fixed)` }), layout: lay.bgl };
       this.counters.pipelinesCreated++;
       this.fixed.set(k.module, f);

@@ -73,7 +73,7 @@ function tileOk(t: AttnTile, hd: number): boolean {
  * The tile a kernel runs at head dim `hd`: the configured one, or (head dim 32, whose 8 vec4
  * columns need 8 lanes per row group) the same streamed rows under 64 owned rows.
  */
-export function tileFor(t: AttnTile, hd: number): AttnTile {
+function tileFor(t: AttnTile, hd: number): AttnTile {
   return tileOk(t, hd) ? t : { R: 64, T: t.T };
 }
 
