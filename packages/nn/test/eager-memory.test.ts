@@ -212,3 +212,35 @@ testGpu('WebGPU: a loop without tidy creates no bind groups per step once warm',
     expect(be.stats().bindGroupsCreated - made).toBeLessThanOrEqual(3);
   });
 });
+
+// Before V8 collects (on the GPU host, steps outrun it), each step's dropped logits and loss
+// hold their buffers, so the kernels that bind them make new bind groups. The logits'
+// gradient is freed by autograd each step and must not change buffer too: the pool keeps a
+// freed buffer for the op that released it, so the next step's logits (another op) do not take
+// it. Here the dropped tensors are held, as V8 holds them until it collects: three kernels a
+// step bind a fresh buffer (the logits' matmul, cross-entropy's rows, its backward); with the
+// gradient's buffer changing too, six did.
+testGpu('WebGPU: before V8 collects, a loop without tidy binds only its dropped tensors anew', async () => {
+  await on(B.gpu(), async () => {
+    const be = B.gpu() as unknown as { stats(): { bindGroupsCreated: number } };
+    manualSeed(3);
+    const model = new nn.Sequential(new nn.Linear(12, 32), new nn.ReLU(), new nn.Linear(32, 10));
+    const opt = new optim.SGD(model.parameters(), { lr: 0.05 });
+    const x = randn([16, 12]);
+    const y = randint(0, 10, [16]);
+    const held: Tensor[] = [];
+    let made = 0;
+    for (let step = 0; step < 16; step++) {
+      if (step === 8) made = be.stats().bindGroupsCreated;
+      opt.zeroGrad();
+      const out = model.forward(x);
+      const loss = crossEntropy(out, y);
+      loss.backward();
+      opt.step();
+      held.push(out, loss);
+    }
+    expect((be.stats().bindGroupsCreated - made) / 8).toBeLessThanOrEqual(3);
+    await held[held.length - 1].item();
+    held.forEach((t) => t.dispose());
+  });
+});

@@ -208,7 +208,7 @@ export class WebGPUBackend implements Backend {
     }
     let b: PooledBuffer;
     try {
-      b = this.rt.alloc(bytes, forUpload);
+      b = this.rt.alloc(bytes, forUpload, op);
     } catch (e) {
       throw new BackendError(`${op}: allocating ${bytes} bytes failed: ${(e as Error).message}`);
     }

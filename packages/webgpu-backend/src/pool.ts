@@ -13,6 +13,13 @@
  * a loop without tidy, buffers come back whenever V8 collects; handing out the last one
  * released made every step bind new combinations (2-3 bind groups created per MLP step,
  * ~15 µs each on the H100 host), lowest id first none.
+ *
+ * Each buffer also remembers the op that last took it (its site), and a free buffer goes back
+ * to its own site first; another site takes it only once it has sat free for SITE_HOLD
+ * acquires. Without this, a loop without tidy whose V8 has not collected yet (the GPU host:
+ * steps too fast for it) made a new buffer for its logits' gradient every step: the next
+ * step's logits, which the loop drops but V8 still holds, took the gradient's freed buffer
+ * first, and every kernel binding either was a new bind group (6 a step, 3 of them avoidable).
  */
 export const BUFFER_USAGE = 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08 /* COPY_DST */;
 
@@ -27,7 +34,16 @@ export interface PooledBuffer {
    * Released by that storage, it goes back to the program instead of the pool.
    */
   lender?: { returned(b: PooledBuffer): void } | null;
+  /** The op that last acquired this buffer (see the header). */
+  site?: string;
+  /** The pool's acquire count when this buffer was last released. */
+  freedAt?: number;
 }
+
+/** Acquires a free buffer waits for its own site before another site may take it. */
+export const SITE_HOLD = 256;
+/** Free buffers looked at per acquire, lowest ids first (a bucket can hold thousands after a collection). */
+const SITE_SCAN = 64;
 
 export function bucketBytes(bytes: number, cap: number): number {
   const b = Math.max(256, bytes);
@@ -43,6 +59,7 @@ export class BufferPool {
   /** Pooled buffers, oldest release first (a Set keeps insertion order). */
   private order = new Set<PooledBuffer>();
   private nextId = 1;
+  private acquires = 0;
   pooledBytes = 0;
 
   get pooledBuffers(): number {
@@ -56,22 +73,39 @@ export class BufferPool {
     return bucketBytes(bytes, this.cap);
   }
 
-  /** A buffer of at least `bytes`; `writable` buffers must not be in the open batch (see lastBatch). */
-  acquire(bytes: number, openBatch: number, forUpload: boolean): PooledBuffer {
+  /**
+   * A buffer of at least `bytes` for the op `site`: the lowest-id free one the site released,
+   * else the lowest-id one free for SITE_HOLD acquires, else a new one. Upload buffers must
+   * not be in the open batch (see lastBatch).
+   */
+  acquire(bytes: number, openBatch: number, forUpload: boolean, site = ''): PooledBuffer {
     const size = bucketBytes(bytes, this.cap);
     const list = this.free.get(size);
+    const now = ++this.acquires;
     if (list && list.length) {
-      for (let i = list.length - 1; i >= 0; i--) {
+      let pick = -1;
+      let cold = -1;
+      for (let i = list.length - 1; i >= 0 && i >= list.length - SITE_SCAN; i--) {
         const b = list[i];
         if (forUpload && b.lastBatch === openBatch) continue;
-        list.splice(i, 1);
+        if (b.site === site) {
+          pick = i;
+          break;
+        }
+        if (cold < 0 && now - (b.freedAt ?? 0) > SITE_HOLD) cold = i;
+      }
+      if (pick < 0) pick = cold;
+      if (pick >= 0) {
+        const b = list[pick];
+        list.splice(pick, 1);
         this.order.delete(b);
         this.pooledBytes -= b.bytes;
+        b.site = site;
         return b;
       }
     }
     const buffer = this.device.createBuffer({ size, usage: BUFFER_USAGE });
-    return { buffer, bytes: size, id: this.nextId++, lastBatch: -1 };
+    return { buffer, bytes: size, id: this.nextId++, lastBatch: -1, site };
   }
 
   /**
@@ -94,6 +128,7 @@ export class BufferPool {
       this.pooledBytes -= old.bytes;
       this.retire(old, openBatch);
     }
+    b.freedAt = this.acquires;
     let list = this.free.get(b.bytes);
     if (!list) this.free.set(b.bytes, (list = []));
     // Kept sorted by id, descending: most releases land at the end (one more step of a loop).

@@ -251,9 +251,10 @@ export class Runtime {
 
   // ---- buffers ----
 
-  alloc(bytes: number, forUpload = false): PooledBuffer {
+  /** A buffer for the op `site` (the pool keeps a site's freed buffers for it: pool.ts). */
+  alloc(bytes: number, forUpload = false, site = ''): PooledBuffer {
     if (this.capture) return this.capture.alloc(bytes, forUpload);
-    return this.pool.acquire(bytes, this.batch, forUpload);
+    return this.pool.acquire(bytes, this.batch, forUpload, site);
   }
 
   release(b: PooledBuffer): void {

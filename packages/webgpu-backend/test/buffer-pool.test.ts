@@ -1,4 +1,4 @@
-import { BufferPool } from '../src/pool';
+import { BufferPool, SITE_HOLD } from '../src/pool';
 
 // The buffer pool's byte limit, with a stand-in device that counts buffers made and destroyed:
 // past the limit the least recently released buffers go, so a workload whose sizes change
@@ -68,4 +68,30 @@ test('a bucket hands out its lowest-id free buffer, whatever order they came bac
   expect(pool.acquire(1024, 5, false)).toBe(bufs[2]);
   expect(pool.acquire(1024, 5, false)).toBe(bufs[4]);
   expect(pool.pooledBuffers).toBe(0);
+});
+
+// A freed buffer goes back to the op that released it first (its site), and to another op
+// only after SITE_HOLD acquires: in a loop without tidy, the next step's logits (held by V8
+// until it collects) must not take the buffer of the logits' gradient, freed every step.
+test('a freed buffer waits for its own site; another site takes it only once it has sat free', () => {
+  const { device, counts } = fakeDevice();
+  const pool = new BufferPool(device, 1 << 30, 1 << 20, () => {});
+  const logits = pool.acquire(2560, 0, false, 'matmul');
+  const grad = pool.acquire(2560, 0, false, 'elementwise');
+  pool.release(grad, 1);
+  // The next step: the logits op gets a new buffer (the old logits are still alive), the gradient its own.
+  const logits2 = pool.acquire(2560, 1, false, 'matmul');
+  expect(logits2).not.toBe(grad);
+  expect(pool.acquire(2560, 1, false, 'elementwise')).toBe(grad);
+  expect(counts.created).toBe(3);
+  // Of two free buffers, a site takes its own even when the other has the lower id.
+  pool.release(logits, 2);
+  pool.release(grad, 2);
+  expect(logits.id).toBeLessThan(grad.id);
+  expect(pool.acquire(2560, 2, false, 'elementwise')).toBe(grad);
+  // Once free for SITE_HOLD acquires, a buffer goes to any site.
+  for (let i = 0; i < SITE_HOLD; i++) pool.release(pool.acquire(256, 3, false, 'other'), 3);
+  expect(pool.acquire(2560, 3, false, 'elementwise2')).toBe(logits);
+  expect(counts.created).toBe(4);
+  void logits2;
 });
