@@ -6,8 +6,9 @@
 //   notidy-read10 no tidy, nothing disposed, the loss read every 10 steps (target: 0.85x tidy);
 // and per step: wall, host (inside the step call), wait (inside item()), the map's own latency
 // (mapAsync call to resolution), bind groups, submits, buffers created. VARIANTS (a JSON list
-// of backend options, e.g. '[{},{"opsPerSubmit":16}]') runs each loop on a backend per
-// entry; ROUNDS interleaves them; LOOPS=tidy-read,... picks loops. --json writes the rows.
+// of backend options, e.g. '[{},{"opsPerSubmit":16}]'; an "env" entry is set in process.env
+// while that variant runs, e.g. {"env":{"SURF_GROUPED_STEP":"0"}}) runs each loop on a backend
+// per entry; ROUNDS interleaves them; LOOPS=tidy-read,... picks loops. --json writes the rows.
 // Run on the GPU host: bash scripts/gpu/lab-build.sh loop-profile, then
 //   source .gpu-host/unpack.sh; node .bench/loop-profile.mjs --json $OUT/loops.json
 import { writeFileSync } from 'node:fs';
@@ -24,7 +25,7 @@ type Loop = (typeof ALL_LOOPS)[number];
 const LOOPS = (process.env.LOOPS ? process.env.LOOPS.split(',') : ALL_LOOPS) as Loop[];
 const STEPS = Number(process.env.STEPS ?? 600);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
-const VARIANTS = JSON.parse(process.env.VARIANTS ?? '[{}]') as Record<string, number>[];
+const VARIANTS = JSON.parse(process.env.VARIANTS ?? '[{}]') as (Record<string, number> & { env?: Record<string, string> })[];
 
 // The map's own latency (every mapAsync, call to resolution), and the host time spent in
 // encoder.finish() and queue.submit() (where Dawn turns the recorded commands into Vulkan's).
@@ -79,9 +80,23 @@ function setup(c: Case): { step: (b: number, loop: Loop) => Tensor; dispose: () 
   };
 }
 
-interface Row { case: string; loop: Loop; variant: string; round: number; stepsPerS: number; wallUs: number; hostUs: number; waitUs: number; mapUs: number; finishUs: number; submitUs: number; submitInWaitUs: number; bindGroups: number; submits: number; buffers: number }
+interface Row { case: string; loop: Loop; variant: string; round: number; stepsPerS: number; wallUs: number; hostUs: number; waitUs: number; mapUs: number; finishUs: number; submitUs: number; submitInWaitUs: number; bindGroups: number; dispatches: number; submits: number; buffers: number }
 
 async function measure(be: WebGPUBackend, c: Case, loop: Loop, variant: string, round: number): Promise<Row> {
+  const env = (JSON.parse(variant) as { env?: Record<string, string> }).env ?? {};
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return await measureIn(be, c, loop, variant, round);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+async function measureIn(be: WebGPUBackend, c: Case, loop: Loop, variant: string, round: number): Promise<Row> {
   setBackend(be);
   const s = setup(c);
   const run = async (n: number, acc: { host: number; wait: number; submitInWait: number }) => {
@@ -118,7 +133,7 @@ async function measure(be: WebGPUBackend, c: Case, loop: Loop, variant: string, 
     mapUs: maps.length ? maps[maps.length >> 1] * 1000 : 0,
     finishUs: ((native.finishMs - n0.finishMs) * 1000) / STEPS, submitUs: ((native.submitMs - n0.submitMs) * 1000) / STEPS,
     submitInWaitUs: (acc.submitInWait * 1000) / STEPS,
-    bindGroups: (s1.bindGroupsCreated - s0.bindGroupsCreated) / STEPS, submits: (s1.submits - s0.submits) / STEPS,
+    bindGroups: (s1.bindGroupsCreated - s0.bindGroupsCreated) / STEPS, dispatches: (s1.dispatches - s0.dispatches) / STEPS, submits: (s1.submits - s0.submits) / STEPS,
     buffers: ((be.memory().buffers ?? 0) - b0) / STEPS,
   };
   s.dispose();
@@ -190,7 +205,7 @@ async function main(): Promise<void> {
   }
   const jsonAt = process.argv.indexOf('--json');
   const backends = new Map<string, WebGPUBackend>();
-  for (const v of VARIANTS) backends.set(JSON.stringify(v), await createWebGPUBackend(v));
+  for (const { env, ...opts } of VARIANTS) backends.set(JSON.stringify({ ...opts, ...(env ? { env } : {}) }), await createWebGPUBackend(opts));
   patch();
   const rows: Row[] = [];
   const cases = CASES.slice(0, Number(process.env.CASES ?? CASES.length));
@@ -201,9 +216,9 @@ async function main(): Promise<void> {
   const first = backends.values().next().value!;
   console.log([
     `adapter: ${first.description}; ${STEPS} steps per figure, ${ROUNDS} rounds`,
-    '| step | loop | options | round | steps/s | wall µs | host µs | wait µs | map µs (median) | finish+submit µs (in wait) | bind groups | submits | buffers |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((x) => `| ${x.case} | ${x.loop} | ${x.variant} | ${x.round} | ${f(x.stepsPerS, 0)} | ${f(x.wallUs)} | ${f(x.hostUs)} | ${f(x.waitUs)} | ${f(x.mapUs)} | ${f(x.finishUs + x.submitUs)} (${f(x.submitInWaitUs)}) | ${f(x.bindGroups, 2)} | ${f(x.submits, 2)} | ${f(x.buffers, 2)} |`),
+    '| step | loop | options | round | steps/s | wall µs | host µs | wait µs | map µs (median) | finish+submit µs (in wait) | bind groups | dispatches | submits | buffers |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((x) => `| ${x.case} | ${x.loop} | ${x.variant} | ${x.round} | ${f(x.stepsPerS, 0)} | ${f(x.wallUs)} | ${f(x.hostUs)} | ${f(x.waitUs)} | ${f(x.mapUs)} | ${f(x.finishUs + x.submitUs)} (${f(x.submitInWaitUs)}) | ${f(x.bindGroups, 2)} | ${f(x.dispatches)} | ${f(x.submits, 2)} | ${f(x.buffers, 2)} |`),
   ].join('\n'));
   if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ adapter: first.description, steps: STEPS, rows }, null, 1));
   for (const be of backends.values()) be.destroy();

@@ -126,6 +126,45 @@ describe('update rules against hand-computed values (cpu)', () => {
   }));
 });
 
+// Parameters of mixed sizes (vec4 and scalar kernels on a GPU) in two groups with their own
+// learning rates: each updated as float64 loops say, on both backends.
+describe('updates match float64 loops, per parameter and per group', () => {
+  const sizes = [1, 3, 4, 8, 13, 16];
+  const grad = (i: number, s: number, step: number) => Array.from({ length: sizes[i] }, (_, j) => Math.sin(1.3 * i + 0.7 * j + step));
+  const init = (i: number) => Array.from({ length: sizes[i] }, (_, j) => Math.cos(0.5 * i + 0.3 * j));
+  const lrOf = (i: number) => (i % 2 ? 0.02 : 0.1);
+  testEach(['cpu', 'webgpu'] as const, 'SGD with momentum and Adam on %s', (kind) => on(kind === 'cpu' ? B.cpu : B.gpu(), async () => {
+    for (const name of ['sgd', 'adam'] as const) {
+      const ps = sizes.map((_, i) => ft(init(i), { requiresGrad: true }));
+      const groups = [{ params: ps.filter((_, i) => i % 2 === 0) }, { params: ps.filter((_, i) => i % 2 === 1), lr: 0.02 }];
+      const opt = name === 'sgd' ? new optim.SGD(groups, { lr: 0.1, momentum: 0.9 }) : new optim.Adam(groups, { lr: 0.1 });
+      const want = sizes.map((_, i) => init(i));
+      const m = sizes.map((n) => new Array<number>(n).fill(0));
+      const v = sizes.map((n) => new Array<number>(n).fill(0));
+      for (let step = 1; step <= 3; step++) {
+        ps.forEach((p, i) => { p.grad = ft(grad(i, sizes[i], step)); });
+        opt.step();
+        sizes.forEach((_, i) => {
+          const g = grad(i, sizes[i], step);
+          for (let j = 0; j < sizes[i]; j++) {
+            if (name === 'sgd') {
+              m[i][j] = step === 1 ? g[j] : 0.9 * m[i][j] + g[j];
+              want[i][j] -= lrOf(i) * m[i][j];
+            } else {
+              m[i][j] = 0.9 * m[i][j] + 0.1 * g[j];
+              v[i][j] = 0.999 * v[i][j] + 0.001 * g[j] * g[j];
+              const mh = m[i][j] / (1 - 0.9 ** step), vh = v[i][j] / (1 - 0.999 ** step);
+              want[i][j] -= (lrOf(i) * mh) / (Math.sqrt(vh) + 1e-8);
+            }
+          }
+        });
+      }
+      for (let i = 0; i < sizes.length; i++) close(await arr(ps[i]), want[i], 1e-5);
+      opt.dispose();
+    }
+  }));
+});
+
 describe('one fused kernel per parameter per step, no readback', () => {
   testEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
     const backend: Backend = kind === 'cpu' ? B.cpu : B.gpu();
