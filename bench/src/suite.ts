@@ -129,8 +129,19 @@ function withTimeout<T>(p: Promise<T>, seconds: number): Promise<T | typeof TIME
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
-/** CPU training rows warm up this long first (timing.ts, `warmupMs`): steady state, for every framework alike (an eager loop without tidy takes ~3,000 steps, ~3 s, to reach it: docs/tuning-log.md, "CPU threads and FMA"). */
-const CPU_TRAIN_WARMUP_MS = 4000;
+/**
+ * Rows whose work is a JavaScript loop warm up this long first (timing.ts, `warmupMs`), every
+ * framework alike, PyTorch included: V8 tiers the loop up over its first thousands of steps,
+ * and a row measures the steady state. CPU training rows 4 s (an eager loop without tidy takes
+ * ~3,000 steps, ~3 s, to get there: docs/tuning-log.md, "CPU threads and FMA"); GPU training,
+ * model and dispatch rows 2 s (their repeats fell 40-50% from the first to the last without
+ * it: docs/tuning-log.md, "Warm-up of the GPU rows").
+ */
+export function warmupMsOf(row: Row, quick: boolean): number {
+  if (quick) return 0;
+  if (row.kind === 'train') return row.device === 'cpu' ? 4000 : 2000;
+  return row.kind === 'overhead' || row.kind === 'gpt' || row.kind === 'cnn' ? 2000 : 0;
+}
 
 async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolean): Promise<Outcome> {
   let runner;
@@ -147,7 +158,7 @@ async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolea
       const check = await runner.check();
       return { value, secondsPerIter: NaN, iters: 1, repeats: 1, samples: [], check };
     }
-    const timing = quick ? QUICK_TIMING : { ...FULL_TIMING, ...(row.device === 'cpu' && row.kind === 'train' ? { warmupMs: CPU_TRAIN_WARMUP_MS } : {}) };
+    const timing = { ...(quick ? QUICK_TIMING : FULL_TIMING), warmupMs: warmupMsOf(row, quick) };
     const t = await timeRunner(runner, timing);
     const check = await runner.check();
     return { value: toUnit(row, t.secondsPerIter), secondsPerIter: t.secondsPerIter, iters: t.iters, repeats: t.repeats, samples: t.samples, check };
@@ -222,7 +233,7 @@ async function main(): Promise<void> {
       log(`PyTorch not run: ${why}`);
       torchEnv = { skipped: why };
     } else {
-      const t = runTorch(gpuRows, o.quick ? QUICK_TIMING : FULL_TIMING, o.quick, log, o.torchTimeoutS);
+      const t = runTorch(gpuRows, o.quick ? QUICK_TIMING : FULL_TIMING, o.quick, log, o.torchTimeoutS, Object.fromEntries(gpuRows.map((r) => [r.id, warmupMsOf(r, o.quick)])));
       if ('error' in t) {
         log(`PyTorch failed: ${t.error}`);
         torchEnv = { error: t.error };

@@ -37,14 +37,15 @@ export function torchUnavailable(): string | null {
   return null;
 }
 
-export function runTorch(rows: Row[], timing: TimingOptions, quick: boolean, log: (s: string) => void, timeoutS: number): TorchRun | { error: string } {
+/** `warmupMs`: per row id, the warm-up time the JavaScript frameworks get (suite.ts warmupMsOf). */
+export function runTorch(rows: Row[], timing: TimingOptions, quick: boolean, log: (s: string) => void, timeoutS: number, warmupMs: Record<string, number> = {}): TorchRun | { error: string } {
   const script = torchScript();
   if (!script) return { error: 'bench/torch/bench.py not found' };
   const dir = mkdtempSync(join(os.tmpdir(), 'surf-bench-'));
   try {
     const spec = join(dir, 'spec.json');
     const out = join(dir, 'torch.json');
-    writeFileSync(spec, JSON.stringify({ quick, timing, rows }));
+    writeFileSync(spec, JSON.stringify({ quick, timing, rows, warmupMs }));
     log(`running PyTorch: ${python()} ${script} (${rows.length} rows)`);
     const r = spawnSync(python(), [script, '--spec', spec, '--out', out], { stdio: ['ignore', 'inherit', 'inherit'], timeout: timeoutS * 1000 });
     if (r.error) return { error: `bench.py: ${r.error.message}` };

@@ -104,6 +104,14 @@ def time_fn(step, timing, fixed_iters=None):
     for _ in range(timing["warmup"]):
         one()
         sync()
+    # The warm-up time the JavaScript frameworks get for this row (suite.ts warmupMsOf).
+    w0 = time.perf_counter()
+    n = 4
+    while (time.perf_counter() - w0) * 1000 < timing.get("warmupMs", 0):
+        for _ in range(n):
+            one()
+        sync()
+        n = min(timing["maxIters"], n * 2)
     if fixed_iters:
         iters = fixed_iters
     else:
@@ -528,6 +536,7 @@ def main():
     t0 = time.time()
     for row in spec["rows"]:
         rid = row["id"]
+        timing = {**spec["timing"], "warmupMs": spec.get("warmupMs", {}).get(rid, 0)}
         try:
             kind = row["kind"]
             if kind in ("matmul", "sum", "fma"):
