@@ -20,6 +20,9 @@
  * steps too fast for it) made a new buffer for its logits' gradient every step: the next
  * step's logits, which the loop drops but V8 still holds, took the gradient's freed buffer
  * first, and every kernel binding either was a new bind group (6 a step, 3 of them avoidable).
+ * Only buffers up to SITE_MAX_BYTES are held for their site: there a new bind group costs more
+ * than the kernels that bind it, and holding one costs little memory; a large buffer goes to
+ * whichever op asks first, as before.
  */
 export const BUFFER_USAGE = 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08 /* COPY_DST */;
 
@@ -44,6 +47,8 @@ export interface PooledBuffer {
 export const SITE_HOLD = 256;
 /** Free buffers looked at per acquire, lowest ids first (a bucket can hold thousands after a collection). */
 const SITE_SCAN = 64;
+/** The largest bucket whose free buffers are held for their site. */
+export const SITE_MAX_BYTES = 256 * 1024;
 
 export function bucketBytes(bytes: number, cap: number): number {
   const b = Math.max(256, bytes);
@@ -75,20 +80,21 @@ export class BufferPool {
 
   /**
    * A buffer of at least `bytes` for the op `site`: the lowest-id free one the site released,
-   * else the lowest-id one free for SITE_HOLD acquires, else a new one. Upload buffers must
-   * not be in the open batch (see lastBatch).
+   * else the lowest-id one free for SITE_HOLD acquires, else a new one (past SITE_MAX_BYTES:
+   * the lowest-id free one). Upload buffers must not be in the open batch (see lastBatch).
    */
   acquire(bytes: number, openBatch: number, forUpload: boolean, site = ''): PooledBuffer {
     const size = bucketBytes(bytes, this.cap);
     const list = this.free.get(size);
     const now = ++this.acquires;
+    const anySite = size > SITE_MAX_BYTES;
     if (list && list.length) {
       let pick = -1;
       let cold = -1;
       for (let i = list.length - 1; i >= 0 && i >= list.length - SITE_SCAN; i--) {
         const b = list[i];
         if (forUpload && b.lastBatch === openBatch) continue;
-        if (b.site === site) {
+        if (anySite || b.site === site) {
           pick = i;
           break;
         }

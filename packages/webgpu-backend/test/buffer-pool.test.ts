@@ -1,4 +1,4 @@
-import { BufferPool, SITE_HOLD } from '../src/pool';
+import { BufferPool, SITE_HOLD, SITE_MAX_BYTES } from '../src/pool';
 
 // The buffer pool's byte limit, with a stand-in device that counts buffers made and destroyed:
 // past the limit the least recently released buffers go, so a workload whose sizes change
@@ -93,5 +93,9 @@ test('a freed buffer waits for its own site; another site takes it only once it 
   for (let i = 0; i < SITE_HOLD; i++) pool.release(pool.acquire(256, 3, false, 'other'), 3);
   expect(pool.acquire(2560, 3, false, 'elementwise2')).toBe(logits);
   expect(counts.created).toBe(4);
+  // A large buffer goes to whichever op asks first (holding it would cost memory).
+  const big = pool.acquire(SITE_MAX_BYTES * 2, 4, false, 'matmul');
+  pool.release(big, 4);
+  expect(pool.acquire(SITE_MAX_BYTES * 2, 4, false, 'elementwise')).toBe(big);
   void logits2;
 });
