@@ -13,13 +13,10 @@
 //   source .gpu-host/unpack.sh; node .bench/loop-profile.mjs --json $OUT/loops.json
 import { writeFileSync } from 'node:fs';
 import { createWebGPUBackend, WebGPUBackend } from '@surf/webgpu';
-import { Tensor, crossEntropy, manualSeed, nn, optim, randint, randn, setBackend, tidy } from '@surf/nn';
+import { Tensor, randint, randn, setBackend, tidy } from '@surf/nn';
+import { MLP_CASES, MlpCase, mlpStep } from './mlp-cases';
 
-interface Case { name: string; sizes: number[]; batch: number; opt: 'sgd' | 'adam' }
-const CASES: Case[] = [
-  { name: '784-128-10 b64 SGD', sizes: [784, 128, 10], batch: 64, opt: 'sgd' },
-  { name: '784-512-512-10 b256 Adam', sizes: [784, 512, 512, 10], batch: 256, opt: 'adam' },
-];
+const CASES = MLP_CASES;
 const ALL_LOOPS = ['tidy-end', 'tidy-read', 'tidy-read10', 'notidy-read10'] as const;
 type Loop = (typeof ALL_LOOPS)[number];
 const LOOPS = (process.env.LOOPS ? process.env.LOOPS.split(',') : ALL_LOOPS) as Loop[];
@@ -56,24 +53,10 @@ function patch(): void {
   timed(g.GPUQueue?.prototype, 'submit', 'submitMs');
 }
 
-function setup(c: Case): { step: (b: number, loop: Loop) => Tensor; dispose: () => void } {
-  manualSeed(0);
-  const layers: nn.Module[] = [];
-  for (let i = 0; i + 1 < c.sizes.length; i++) {
-    layers.push(new nn.Linear(c.sizes[i], c.sizes[i + 1]));
-    if (i + 2 < c.sizes.length) layers.push(new nn.ReLU());
-  }
-  const model = new nn.Sequential(...layers);
-  const opt = c.opt === 'sgd' ? new optim.SGD(model.parameters(), { lr: 0.01 }) : new optim.Adam(model.parameters(), { lr: 1e-4 });
+function setup(c: MlpCase): { step: (b: number, loop: Loop) => Tensor; dispose: () => void } {
+  const { model, body } = mlpStep(c);
   const xs = Array.from({ length: 8 }, () => randn([c.batch, c.sizes[0]]));
   const ys = Array.from({ length: 8 }, () => randint(0, c.sizes[c.sizes.length - 1], [c.batch]));
-  const body = (x: Tensor, y: Tensor): Tensor => {
-    opt.zeroGrad();
-    const l = crossEntropy(model.forward(x), y);
-    l.backward();
-    opt.step();
-    return l;
-  };
   return {
     step: (b, loop) => (loop === 'notidy-read10' ? body(xs[b % 8], ys[b % 8]) : tidy(() => body(xs[b % 8], ys[b % 8]).detach())),
     dispose: () => { for (const t of [...xs, ...ys, ...model.parameters()]) t.dispose(); },
@@ -82,7 +65,7 @@ function setup(c: Case): { step: (b: number, loop: Loop) => Tensor; dispose: () 
 
 interface Row { case: string; loop: Loop; variant: string; round: number; stepsPerS: number; wallUs: number; hostUs: number; waitUs: number; mapUs: number; finishUs: number; submitUs: number; submitInWaitUs: number; bindGroups: number; dispatches: number; submits: number; buffers: number }
 
-async function measure(be: WebGPUBackend, c: Case, loop: Loop, variant: string, round: number): Promise<Row> {
+async function measure(be: WebGPUBackend, c: MlpCase, loop: Loop, variant: string, round: number): Promise<Row> {
   const env = (JSON.parse(variant) as { env?: Record<string, string> }).env ?? {};
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
@@ -96,7 +79,7 @@ async function measure(be: WebGPUBackend, c: Case, loop: Loop, variant: string, 
   }
 }
 
-async function measureIn(be: WebGPUBackend, c: Case, loop: Loop, variant: string, round: number): Promise<Row> {
+async function measureIn(be: WebGPUBackend, c: MlpCase, loop: Loop, variant: string, round: number): Promise<Row> {
   setBackend(be);
   const s = setup(c);
   const run = async (n: number, acc: { host: number; wait: number; submitInWait: number }) => {

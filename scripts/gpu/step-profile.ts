@@ -12,38 +12,21 @@
 //   source .gpu-host/unpack.sh; node .bench/step-profile.mjs --json $OUT/step.json
 import { writeFileSync } from 'node:fs';
 import { createWebGPUBackend, WebGPUBackend } from '@surf/webgpu';
-import { Tensor, crossEntropy, jit, manualSeed, nn, optim, randint, randn, setBackend, tidy } from '@surf/nn';
+import { Tensor, jit, randint, randn, setBackend, tidy } from '@surf/nn';
+import { MLP_CASES, MlpCase, mlpStep } from './mlp-cases';
 
-interface Case { name: string; sizes: number[]; batch: number; opt: 'sgd' | 'adam' }
-const CASES: Case[] = [
-  { name: 'MLP 784-128-10 b64 SGD', sizes: [784, 128, 10], batch: 64, opt: 'sgd' },
-  { name: 'MLP 784-512-512-10 b256 Adam', sizes: [784, 512, 512, 10], batch: 256, opt: 'adam' },
-];
+const CASES = MLP_CASES;
 const STEPS = Number(process.env.STEPS ?? 500);
 
-function makeStep(c: Case, mode: 'eager' | 'jit'): { step: (x: Tensor, y: Tensor) => Tensor; x: Tensor; y: Tensor } {
-  manualSeed(0);
-  const layers: nn.Module[] = [];
-  for (let i = 0; i + 1 < c.sizes.length; i++) {
-    layers.push(new nn.Linear(c.sizes[i], c.sizes[i + 1]));
-    if (i + 2 < c.sizes.length) layers.push(new nn.ReLU());
-  }
-  const model = new nn.Sequential(...layers);
-  const opt = c.opt === 'sgd' ? new optim.SGD(model.parameters(), { lr: 0.1 }) : new optim.Adam(model.parameters(), { lr: 1e-3 });
-  const body = (xb: Tensor, yb: Tensor): Tensor => {
-    opt.zeroGrad();
-    const loss = crossEntropy(model.forward(xb), yb);
-    loss.backward();
-    opt.step();
-    return loss;
-  };
+function makeStep(c: MlpCase, mode: 'eager' | 'jit'): { step: (x: Tensor, y: Tensor) => Tensor; x: Tensor; y: Tensor } {
+  const { body } = mlpStep(c);
   const step = mode === 'jit' ? jit(body) : (xb: Tensor, yb: Tensor) => tidy(() => body(xb, yb));
   return { step, x: randn([c.batch, c.sizes[0]]), y: randint(0, c.sizes[c.sizes.length - 1], [c.batch]) };
 }
 
 interface Row { case: string; mode: string; recordMs: number[]; hostMs: number; wallMs: number; gpuMs: number; dispatches: number; submits: number; bindGroups: number }
 
-async function measure(c: Case, mode: 'eager' | 'jit', plain: WebGPUBackend, timed: WebGPUBackend): Promise<Row> {
+async function measure(c: MlpCase, mode: 'eager' | 'jit', plain: WebGPUBackend, timed: WebGPUBackend): Promise<Row> {
   setBackend(plain);
   const { step, x, y } = makeStep(c, mode);
   const recordMs: number[] = [];
