@@ -137,7 +137,7 @@ function withTimeout<T>(p: Promise<T>, seconds: number): Promise<T | typeof TIME
  * model and dispatch rows 2 s (their repeats fell 40-50% from the first to the last without
  * it: docs/tuning-log.md, "Warm-up of the GPU rows").
  */
-export function warmupMsOf(row: Row, quick: boolean): number {
+function warmupMsOf(row: Row, quick: boolean): number {
   if (quick) return 0;
   if (row.kind === 'train') return row.device === 'cpu' ? 4000 : 2000;
   return row.kind === 'overhead' || row.kind === 'gpt' || row.kind === 'cnn' ? 2000 : 0;

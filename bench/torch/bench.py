@@ -517,7 +517,6 @@ def main():
     args = ap.parse_args()
     with open(args.spec) as f:
         spec = json.load(f)
-    timing = spec["timing"]
     quick = spec.get("quick", False)
     global ON_CUDA
     dev = torch.device(args.device)

@@ -16,7 +16,6 @@ import { createWebGPUBackend, WebGPUBackend } from '@surf/webgpu';
 import { Tensor, randint, randn, setBackend, tidy } from '@surf/nn';
 import { MLP_CASES, MlpCase, mlpStep } from './mlp-cases';
 
-const CASES = MLP_CASES;
 const ALL_LOOPS = ['tidy-end', 'tidy-read', 'tidy-read10', 'notidy-read10'] as const;
 type Loop = (typeof ALL_LOOPS)[number];
 const LOOPS = (process.env.LOOPS ? process.env.LOOPS.split(',') : ALL_LOOPS) as Loop[];
@@ -65,12 +64,14 @@ function setup(c: MlpCase): { step: (b: number, loop: Loop) => Tensor; dispose: 
 
 interface Row { case: string; loop: Loop; variant: string; round: number; stepsPerS: number; wallUs: number; hostUs: number; waitUs: number; mapUs: number; finishUs: number; submitUs: number; submitInWaitUs: number; bindGroups: number; dispatches: number; submits: number; buffers: number }
 
-async function measure(be: WebGPUBackend, c: MlpCase, loop: Loop, variant: string, round: number): Promise<Row> {
-  const env = (JSON.parse(variant) as { env?: Record<string, string> }).env ?? {};
+/** One variant: its label, its backend, and what it sets in process.env while it runs. */
+interface Variant { label: string; be: WebGPUBackend; env: Record<string, string> }
+
+async function measure({ label, be, env }: Variant, c: MlpCase, loop: Loop, round: number): Promise<Row> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   try {
-    return await measureIn(be, c, loop, variant, round);
+    return await measureIn(be, c, loop, label, round);
   } finally {
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
@@ -101,7 +102,7 @@ async function measureIn(be: WebGPUBackend, c: MlpCase, loop: Loop, variant: str
   };
   await run(100, { host: 0, wait: 0, submitInWait: 0 });
   const s0 = be.stats();
-  const b0 = be.memory().buffers ?? 0;
+  const b0 = be.memory().buffers;
   mapTimes.length = 0;
   const n0 = { ...native };
   const acc = { host: 0, wait: 0, submitInWait: 0 };
@@ -117,7 +118,7 @@ async function measureIn(be: WebGPUBackend, c: MlpCase, loop: Loop, variant: str
     finishUs: ((native.finishMs - n0.finishMs) * 1000) / STEPS, submitUs: ((native.submitMs - n0.submitMs) * 1000) / STEPS,
     submitInWaitUs: (acc.submitInWait * 1000) / STEPS,
     bindGroups: (s1.bindGroupsCreated - s0.bindGroupsCreated) / STEPS, dispatches: (s1.dispatches - s0.dispatches) / STEPS, submits: (s1.submits - s0.submits) / STEPS,
-    buffers: ((be.memory().buffers ?? 0) - b0) / STEPS,
+    buffers: (be.memory().buffers - b0) / STEPS,
   };
   s.dispose();
   return row;
@@ -187,16 +188,16 @@ async function main(): Promise<void> {
     return;
   }
   const jsonAt = process.argv.indexOf('--json');
-  const backends = new Map<string, WebGPUBackend>();
-  for (const { env, ...opts } of VARIANTS) backends.set(JSON.stringify({ ...opts, ...(env ? { env } : {}) }), await createWebGPUBackend(opts));
+  const variants: Variant[] = [];
+  for (const { env, ...opts } of VARIANTS) variants.push({ label: JSON.stringify({ ...opts, ...(env ? { env } : {}) }), be: await createWebGPUBackend(opts), env: env ?? {} });
   patch();
   const rows: Row[] = [];
-  const cases = CASES.slice(0, Number(process.env.CASES ?? CASES.length));
+  const cases = MLP_CASES.slice(0, Number(process.env.CASES ?? MLP_CASES.length));
   for (let r = 0; r < ROUNDS; r++) {
-    for (const c of cases) for (const loop of LOOPS) for (const [v, be] of backends) rows.push(await measure(be, c, loop, v, r));
+    for (const c of cases) for (const loop of LOOPS) for (const v of variants) rows.push(await measure(v, c, loop, r));
   }
   const f = (v: number, d = 1) => v.toFixed(d);
-  const first = backends.values().next().value!;
+  const first = variants[0].be;
   console.log([
     `adapter: ${first.description}; ${STEPS} steps per figure, ${ROUNDS} rounds`,
     '| step | loop | options | round | steps/s | wall µs | host µs | wait µs | map µs (median) | finish+submit µs (in wait) | bind groups | dispatches | submits | buffers |',
@@ -204,7 +205,7 @@ async function main(): Promise<void> {
     ...rows.map((x) => `| ${x.case} | ${x.loop} | ${x.variant} | ${x.round} | ${f(x.stepsPerS, 0)} | ${f(x.wallUs)} | ${f(x.hostUs)} | ${f(x.waitUs)} | ${f(x.mapUs)} | ${f(x.finishUs + x.submitUs)} (${f(x.submitInWaitUs)}) | ${f(x.bindGroups, 2)} | ${f(x.dispatches)} | ${f(x.submits, 2)} | ${f(x.buffers, 2)} |`),
   ].join('\n'));
   if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ adapter: first.description, steps: STEPS, rows }, null, 1));
-  for (const be of backends.values()) be.destroy();
+  for (const v of variants) v.be.destroy();
 }
 
 void main().catch((e) => { console.error(e); process.exit(1); });

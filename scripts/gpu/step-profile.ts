@@ -15,7 +15,6 @@ import { createWebGPUBackend, WebGPUBackend } from '@surf/webgpu';
 import { Tensor, jit, randint, randn, setBackend, tidy } from '@surf/nn';
 import { MLP_CASES, MlpCase, mlpStep } from './mlp-cases';
 
-const CASES = MLP_CASES;
 const STEPS = Number(process.env.STEPS ?? 500);
 
 function makeStep(c: MlpCase, mode: 'eager' | 'jit'): { step: (x: Tensor, y: Tensor) => Tensor; x: Tensor; y: Tensor } {
@@ -131,7 +130,7 @@ async function main(): Promise<void> {
   const timed = await createWebGPUBackend({ timestamps: true });
   const rows: Row[] = [];
   // CASES=n keeps the first n cases (CASES=0: only the native call costs; SwiftShader checks).
-  for (const c of CASES.slice(0, Number(process.env.CASES ?? CASES.length))) for (const mode of ['eager', 'jit'] as const) rows.push(await measure(c, mode, plain, timed));
+  for (const c of MLP_CASES.slice(0, Number(process.env.CASES ?? MLP_CASES.length))) for (const mode of ['eager', 'jit'] as const) rows.push(await measure(c, mode, plain, timed));
   const f = (v: number, d = 3) => v.toFixed(d);
   const lines = [
     `adapter: ${plain.description}; ${STEPS} steps per figure`,

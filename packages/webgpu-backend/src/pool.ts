@@ -45,7 +45,7 @@ export interface PooledBuffer {
 
 /** Acquires a free buffer waits for its own site before another site may take it. */
 export const SITE_HOLD = 256;
-/** Free buffers looked at per acquire, lowest ids first (a bucket can hold thousands after a collection). */
+/** Free buffers a site-held acquire looks at, lowest ids first (a bucket can hold thousands after a collection). */
 const SITE_SCAN = 64;
 /** The largest bucket whose free buffers are held for their site. */
 export const SITE_MAX_BYTES = 256 * 1024;
@@ -91,7 +91,9 @@ export class BufferPool {
     if (list && list.length) {
       let pick = -1;
       let cold = -1;
-      for (let i = list.length - 1; i >= 0 && i >= list.length - SITE_SCAN; i--) {
+      // Holding for sites looks at the lowest ids only; any site takes the first usable one.
+      const stop = anySite ? 0 : Math.max(0, list.length - SITE_SCAN);
+      for (let i = list.length - 1; i >= stop; i--) {
         const b = list[i];
         if (forUpload && b.lastBatch === openBatch) continue;
         if (anySite || b.site === site) {

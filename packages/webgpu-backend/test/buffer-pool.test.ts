@@ -99,3 +99,14 @@ test('a freed buffer waits for its own site; another site takes it only once it 
   expect(pool.acquire(SITE_MAX_BYTES * 2, 4, false, 'elementwise')).toBe(big);
   void logits2;
 });
+
+// Past SITE_MAX_BYTES no site is held and the whole bucket is looked at: an upload skips
+// every buffer the open batch binds and still finds the free one behind them.
+test('a large bucket is searched whole for a buffer an upload may take', () => {
+  const { device, counts } = fakeDevice();
+  const pool = new BufferPool(device, 1 << 30, 1 << 30, () => {});
+  const bufs = Array.from({ length: 70 }, () => pool.acquire(SITE_MAX_BYTES * 2, 0, false, 'matmul'));
+  bufs.forEach((b, i) => { b.lastBatch = i === 69 ? 1 : 2; pool.release(b, 2); });
+  expect(pool.acquire(SITE_MAX_BYTES * 2, 2, true, 'fromData')).toBe(bufs[69]);
+  expect(counts.created).toBe(70);
+});
