@@ -5,7 +5,18 @@ import tsParser from '@typescript-eslint/parser';
 import boundaries from './scripts/lint/boundaries.mjs';
 
 export default [
-  { ignores: ['**/node_modules/**', '**/dist/**', '.out/**', '.bench/**', '.gpu-host/**', '.wt/**', 'coverage/**', 'bench/results/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '.out/**',
+      '.bench/**',
+      '.gpu-host/**',
+      '.wt/**',
+      'coverage/**',
+      'bench/results/**',
+    ],
+  },
   {
     files: ['**/*.ts', '**/*.mts', '**/*.mjs', '**/*.js'],
     languageOptions: { parser: tsParser, ecmaVersion: 2022, sourceType: 'module' },
@@ -14,18 +25,21 @@ export default [
     linterOptions: { reportUnusedDisableDirectives: 'off' },
     plugins: { surf: { rules: { boundaries } }, '@typescript-eslint': tsPlugin },
     rules: {
-      'surf/boundaries': ['error', {
-        // The layering, by directory under packages/: which @surf packages each src/ may import.
-        // core <- webgpu-backend; core <- autograd <- nn (nn also registers the WebGPU backend).
-        layers: {
-          core: [],
-          'webgpu-backend': ['@surf/core'],
-          autograd: ['@surf/core'],
-          nn: ['@surf/core', '@surf/autograd', '@surf/webgpu'],
+      'surf/boundaries': [
+        'error',
+        {
+          // The layering, by directory under packages/: which @surf packages each src/ may import.
+          // core <- webgpu-backend; core <- autograd <- nn (nn also registers the WebGPU backend).
+          layers: {
+            core: [],
+            'webgpu-backend': ['@surf/core'],
+            autograd: ['@surf/core'],
+            nn: ['@surf/core', '@surf/autograd', '@surf/webgpu'],
+          },
+          // Entries for tests, benchmarks and tools; never part of a package's runtime.
+          testOnly: ['@surf/core/testing'],
         },
-        // Entries for tests, benchmarks and tools; never part of a package's runtime.
-        testOnly: ['@surf/core/testing'],
-      }],
+      ],
     },
   },
 ];

@@ -6,7 +6,13 @@ export default {
   roots: ['<rootDir>/packages', '<rootDir>/examples', '<rootDir>/scripts'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node', verbatimModuleSyntax: false }, diagnostics: { warnOnly: false } }],
+    '^.+\\.ts$': [
+      'ts-jest',
+      {
+        tsconfig: { module: 'commonjs', moduleResolution: 'node', verbatimModuleSyntax: false },
+        diagnostics: { warnOnly: false },
+      },
+    ],
   },
   moduleNameMapper: {
     '^@surf/core$': '<rootDir>/packages/core/src/index.ts',

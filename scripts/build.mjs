@@ -21,12 +21,20 @@ for (const [dir, entries] of Object.entries(pkgs)) {
   await build({
     entryPoints: Object.fromEntries(entries.map((e) => [e, `packages/${dir}/src/${e}.ts`])),
     outdir: `packages/${dir}/dist`,
-    bundle: true, splitting: true, format: 'esm', platform: 'neutral', target: 'es2022', external, logLevel: 'warning',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    external,
+    logLevel: 'warning',
     chunkNames: 'chunks/[name]-[hash]',
   });
 }
 rmSync('.out/types', { recursive: true, force: true });
-execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+  stdio: 'inherit',
+});
 for (const dir of Object.keys(pkgs)) {
   const dist = `packages/${dir}/dist`;
   cpSync(`.out/types/packages/${dir}/src`, dist, { recursive: true });

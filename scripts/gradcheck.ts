@@ -12,7 +12,15 @@ const filter = fi >= 0 ? args[fi + 1] : undefined;
 
 function table(results: SuiteResult[]): void {
   const fmt = (v: number | null) => (v === null ? '-' : Number.isNaN(v) ? 'NaN' : v.toExponential(1));
-  const rows = results.map((r) => [r.op, r.name, r.ok ? 'ok' : 'FAIL', fmt(r.forwardError), fmt(r.gradError), String(r.checked), `${r.ms}`]);
+  const rows = results.map((r) => [
+    r.op,
+    r.name,
+    r.ok ? 'ok' : 'FAIL',
+    fmt(r.forwardError),
+    fmt(r.gradError),
+    String(r.checked),
+    `${r.ms}`,
+  ]);
   const head = ['op', 'case', 'result', 'fwd err', 'grad err', 'elems', 'ms'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => (i >= 3 ? c.padStart(w[i]) : c.padEnd(w[i]))).join('  ');
@@ -25,7 +33,9 @@ function table(results: SuiteResult[]): void {
 async function main(): Promise<void> {
   const cpu = new CpuBackend();
   let failed = 0;
-  console.log('\n== cpu: analytic gradients vs central finite differences (eps 1e-3, |err| <= 1e-3 + 1e-2·|numeric| unless a case says otherwise)\n');
+  console.log(
+    '\n== cpu: analytic gradients vs central finite differences (eps 1e-3, |err| <= 1e-3 + 1e-2·|numeric| unless a case says otherwise)\n',
+  );
   const cpuResults = await runGradcheckSuite({ backend: cpu, filter });
   table(cpuResults);
   failed += cpuResults.filter((r) => !r.ok).length;
@@ -38,7 +48,9 @@ async function main(): Promise<void> {
       console.log(`\n== webgpu: skipped (${(e as Error).message})`);
     }
     if (gpu) {
-      console.log(`\n== webgpu (${gpu.description}): forward and gradients vs the cpu backend (|err| <= ${REF_ATOL} + ${REF_RTOL}·|cpu|)\n`);
+      console.log(
+        `\n== webgpu (${gpu.description}): forward and gradients vs the cpu backend (|err| <= ${REF_ATOL} + ${REF_RTOL}·|cpu|)\n`,
+      );
       const gpuResults = await runGradcheckSuite({ backend: gpu, reference: cpu, filter });
       table(gpuResults);
       failed += gpuResults.filter((r) => !r.ok).length;
@@ -49,4 +61,7 @@ async function main(): Promise<void> {
   process.exit(failed ? 1 : 0);
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

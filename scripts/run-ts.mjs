@@ -22,7 +22,9 @@ await build({
   sourcemap: 'inline',
   external: ['webgpu', 'playwright-core', 'esbuild', '@tensorflow/*', '@jax-js/*'],
   // CommonJS dependencies (seedrandom) call require(); give the ESM bundle one.
-  banner: { js: "import { createRequire as __surfCreateRequire } from 'module'; const require = __surfCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __surfCreateRequire } from 'module'; const require = __surfCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 const r = spawnSync(process.execPath, ['--enable-source-maps', outfile, ...args], { stdio: 'inherit' });

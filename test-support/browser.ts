@@ -14,21 +14,38 @@ export const testBrowser: jest.It = chromiumAvailable || process.env.CI ? test :
 export const testBrowserGpu: jest.It = (chromiumAvailable && gpuAvailable) || process.env.CI ? test : test.skip;
 
 /** The flags every headless run here uses (DEVELOPERS.md); WebGPU pages add --enable-unsafe-webgpu. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * Opens `url` in headless Chromium and waits until the page sets `window.__surfReport`;
  * returns it with the page's uncaught errors. The browser is closed either way.
  */
-export async function pageReport<T>(url: string, opts: { webgpu?: boolean; timeoutMs: number }): Promise<{ report: T; errors: string[] }> {
+export async function pageReport<T>(
+  url: string,
+  opts: { webgpu?: boolean; timeoutMs: number },
+): Promise<{ report: T; errors: string[] }> {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: opts.webgpu ? [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'] : CHROMIUM_ARGS });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: opts.webgpu ? [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'] : CHROMIUM_ARGS,
+  });
   try {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(url);
-    await page.waitForFunction(() => (window as unknown as { __surfReport?: unknown }).__surfReport !== undefined, undefined, { timeout: opts.timeoutMs });
+    await page.waitForFunction(
+      () => (window as unknown as { __surfReport?: unknown }).__surfReport !== undefined,
+      undefined,
+      { timeout: opts.timeoutMs },
+    );
     const report = (await page.evaluate(() => (window as unknown as { __surfReport: unknown }).__surfReport)) as T;
     return { report, errors };
   } finally {

@@ -14,9 +14,16 @@ function probe() {
   const outfile = join(root, '.out', 'gpu-probe.mjs');
   return build({
     entryPoints: [join(root, 'test-support', 'gpu-probe.ts')],
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, external: ['webgpu'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    external: ['webgpu'],
     tsconfig: join(root, 'tsconfig.json'),
-    banner: { js: "import { createRequire as __surfCreateRequire } from 'module'; const require = __surfCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __surfCreateRequire } from 'module'; const require = __surfCreateRequire(import.meta.url);",
+    },
     logLevel: 'silent',
   }).then(() => {
     // Dawn's adapter-probing warnings go to the child's stderr: kept unless the probe fails.
@@ -25,7 +32,10 @@ function probe() {
     try {
       return JSON.parse(line);
     } catch {
-      return { ok: false, reason: `the probe exited with ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().slice(-500)}` };
+      return {
+        ok: false,
+        reason: `the probe exited with ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().slice(-500)}`,
+      };
     }
   });
 }

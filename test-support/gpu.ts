@@ -20,8 +20,14 @@ export const describeGpu: jest.Describe = gpuAvailable ? describe : describe.ski
 export type BackendKind = 'cpu' | 'webgpu';
 
 /** test.each over backend kinds ('%s' in the name is the kind); the webgpu row skips without an adapter. */
-export function testEach<K extends string>(kinds: readonly K[], name: string, fn: (kind: K) => unknown, timeout?: number): void {
-  for (const k of kinds) (k === 'webgpu' ? testGpu : test)(name.replace('%s', k), () => fn(k) as Promise<void>, timeout);
+export function testEach<K extends string>(
+  kinds: readonly K[],
+  name: string,
+  fn: (kind: K) => unknown,
+  timeout?: number,
+): void {
+  for (const k of kinds)
+    (k === 'webgpu' ? testGpu : test)(name.replace('%s', k), () => fn(k) as Promise<void>, timeout);
 }
 
 /** describe.each over backend kinds ('%s' in the name is the kind); the webgpu block skips without an adapter. */
@@ -35,7 +41,10 @@ export function describeEach<K extends string>(kinds: readonly K[], name: string
  * `test` then fails instead of passing.
  */
 export async function gpuBackend(opts?: WebGPUBackendOptions): Promise<WebGPUBackend> {
-  if (!gpuAvailable) throw new Error(`no WebGPU adapter (${unavailableReason}): register WebGPU tests with testGpu/describeGpu from test-support/gpu.ts so they are skipped`);
+  if (!gpuAvailable)
+    throw new Error(
+      `no WebGPU adapter (${unavailableReason}): register WebGPU tests with testGpu/describeGpu from test-support/gpu.ts so they are skipped`,
+    );
   return createWebGPUBackend(opts);
 }
 

@@ -61,7 +61,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   const readEvery = opts.readEvery ?? 50;
   manualSeed(0);
   const { x, y } = syntheticData(opts.samples ?? 1024);
-  const model = new nn.Sequential(new nn.Linear(PIXELS, opts.hidden ?? 128), new nn.ReLU(), new nn.Linear(opts.hidden ?? 128, CLASSES));
+  const model = new nn.Sequential(
+    new nn.Linear(PIXELS, opts.hidden ?? 128),
+    new nn.ReLU(),
+    new nn.Linear(opts.hidden ?? 128, CLASSES),
+  );
   const opt = new optim.Adam(model.parameters(), { lr: 2e-3 });
   const sched = new optim.CosineAnnealingLR(opt, { tMax: opts.steps });
   const loader = new DataLoader([x, y], { batchSize, shuffle: true, seed: 0, dropLast: true });
@@ -84,19 +88,19 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
         step++;
         const loss = tidied
           ? tidy(() => {
-            opt.zeroGrad();
-            const l = crossEntropy(model.forward(xb), yb);
-            l.backward();
-            opt.step();
-            return l.detach();
-          })
+              opt.zeroGrad();
+              const l = crossEntropy(model.forward(xb), yb);
+              l.backward();
+              opt.step();
+              return l.detach();
+            })
           : (() => {
-            opt.zeroGrad();
-            const l = crossEntropy(model.forward(xb), yb);
-            l.backward();
-            opt.step();
-            return l;
-          })();
+              opt.zeroGrad();
+              const l = crossEntropy(model.forward(xb), yb);
+              l.backward();
+              opt.step();
+              return l;
+            })();
         sched.step();
         if (step === 1 || step % readEvery === 0 || step === opts.steps) {
           lastLoss = await loss.item();
@@ -108,7 +112,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
         else peakSecondHalf = Math.max(peakSecondHalf, m.bytes);
         maxPooledBytes = Math.max(maxPooledBytes, m.pooledBytes ?? 0);
         if (!first) first = m;
-        else if (firstMovedStep === null && (m.tensors !== first.tensors || m.buffers !== first.buffers || m.bytes !== first.bytes)) {
+        else if (
+          firstMovedStep === null &&
+          (m.tensors !== first.tensors || m.buffers !== first.buffers || m.bytes !== first.bytes)
+        ) {
           firstMovedStep = step;
           movedTo = m;
         }
@@ -124,5 +131,18 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
     y.dispose();
   }
   const seconds = (performance.now() - t0) / 1000;
-  return { steps: step, first: first!, last: last!, firstMovedStep, movedTo, maxPooledBytes, firstLoss, lastLoss, seconds, peakFirstHalf, peakSecondHalf, collections: memory().collections - collections0 };
+  return {
+    steps: step,
+    first: first!,
+    last: last!,
+    firstMovedStep,
+    movedTo,
+    maxPooledBytes,
+    firstLoss,
+    lastLoss,
+    seconds,
+    peakFirstHalf,
+    peakSecondHalf,
+    collections: memory().collections - collections0,
+  };
 }

@@ -14,7 +14,10 @@ const [file, scale = '1'] = process.argv.slice(2);
 if (!file) throw new Error('usage: node test-support/weights.mjs <jest --json output> [scale]');
 const run = JSON.parse(readFileSync(file, 'utf8'));
 const rows = run.testResults
-  .map((r) => [relative(root, r.name).split('\\').join('/'), Math.round(((r.endTime - r.startTime) / 1000) * Number(scale) * 10) / 10])
+  .map((r) => [
+    relative(root, r.name).split('\\').join('/'),
+    Math.round(((r.endTime - r.startTime) / 1000) * Number(scale) * 10) / 10,
+  ])
   .sort((a, b) => b[1] - a[1]);
 writeFileSync(join(here, 'test-weights.json'), `${JSON.stringify(Object.fromEntries(rows), null, 1)}\n`);
 console.log(`wrote ${rows.length} weights to test-support/test-weights.json`);

@@ -26,7 +26,12 @@ const stubMissing = {
       // Only Surf's own sources are softened; a missing third-party module is a real error.
       const surfSource = a.path.startsWith('@surf/') || /\/(packages|examples)\//.test(a.importer);
       if (!surfSource) return undefined;
-      const r = await b.resolve(a.path, { kind: a.kind, resolveDir: a.resolveDir, importer: a.importer, pluginData: { probe: true } });
+      const r = await b.resolve(a.path, {
+        kind: a.kind,
+        resolveDir: a.resolveDir,
+        importer: a.importer,
+        pluginData: { probe: true },
+      });
       if (r.errors.length === 0) return r;
       return { path: a.path, namespace: 'surf-missing', pluginData: { importer: a.importer } };
     });

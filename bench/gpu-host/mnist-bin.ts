@@ -10,7 +10,8 @@ async function main(): Promise<void> {
   if (!out) throw new Error('usage: mnist-bin.ts <out.bin>');
   const node = (await import('@surf/example-mlp/data/mnist-node')) as { loadMnist?: () => unknown };
   const bin = (await import('@surf/example-mlp/data/binary')) as { encodeSplit?: (s: unknown) => Uint8Array };
-  if (!node.loadMnist || !bin.encodeSplit) throw new Error('examples/mlp does not export loadMnist() and encodeSplit()');
+  if (!node.loadMnist || !bin.encodeSplit)
+    throw new Error('examples/mlp does not export loadMnist() and encodeSplit()');
   const bytes = bin.encodeSplit(node.loadMnist());
   writeFileSync(out, bytes);
   console.log(`mnist-bin: wrote ${out} (${(bytes.length / 2 ** 20).toFixed(1)} MiB)`);

@@ -8,7 +8,14 @@ import { dirname } from 'node:path';
 import { View, createBackend } from '@surf/core';
 import { MatmulImpl, matmulInto } from '@surf/core/testing';
 
-interface Case { name: string; m: number; k: number; n: number; transA?: boolean; transB?: boolean }
+interface Case {
+  name: string;
+  m: number;
+  k: number;
+  n: number;
+  transA?: boolean;
+  transB?: boolean;
+}
 
 const quick = process.argv.includes('--quick');
 const outIdx = process.argv.indexOf('--out');
@@ -45,7 +52,8 @@ function time(c: Case, impl: MatmulImpl): number {
   // Warm up (lets V8 tier the kernels up), then report the best of several short trials:
   // the box is shared, and the best trial is the one least disturbed by other processes.
   const warm = performance.now();
-  do run(); while (performance.now() - warm < 200);
+  do run();
+  while (performance.now() - warm < 200);
   let best = 0;
   const t1 = performance.now();
   run();
@@ -55,7 +63,11 @@ function time(c: Case, impl: MatmulImpl): number {
     let reps = 0;
     const t0 = performance.now();
     let t = t0;
-    while (t - t0 < 80 || reps < 1) { run(); reps++; t = performance.now(); }
+    while (t - t0 < 80 || reps < 1) {
+      run();
+      reps++;
+      t = performance.now();
+    }
     best = Math.max(best, (flop * reps) / ((t - t0) / 1000) / 1e9);
   }
   return best;
@@ -75,17 +87,36 @@ for (let r = 0; r < repeat; r++) {
     best[i].wasm = Math.max(best[i].wasm, time(c, 'wasm'));
   });
   await createBackend('cpu', { threads });
-  cases.forEach((c, i) => { best[i].wasmT = Math.max(best[i].wasmT, time(c, 'wasm')); });
+  cases.forEach((c, i) => {
+    best[i].wasmT = Math.max(best[i].wasmT, time(c, 'wasm'));
+  });
 }
 const rows = cases.map((c, i) => {
   const { js, wasm, wasmT } = best[i];
-  return { ...c, jsGflops: withJs ? +js.toFixed(2) : null, wasmGflops: +wasm.toFixed(2), wasmThreadsGflops: +wasmT.toFixed(2), threads, threadSpeedup: +(wasmT / wasm).toFixed(2) };
+  return {
+    ...c,
+    jsGflops: withJs ? +js.toFixed(2) : null,
+    wasmGflops: +wasm.toFixed(2),
+    wasmThreadsGflops: +wasmT.toFixed(2),
+    threads,
+    threadSpeedup: +(wasmT / wasm).toFixed(2),
+  };
 });
 
-const machine = { cpu: cpus()[0].model, cores: cpus().length, node: process.version, date: new Date().toISOString().slice(0, 10), repeat, loadavg: loadavg().map((v) => +v.toFixed(1)) };
-console.log(`CPU matmul GFLOP/s on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, ${machine.date}, load average ${machine.loadavg.join(' ')}`);
+const machine = {
+  cpu: cpus()[0].model,
+  cores: cpus().length,
+  node: process.version,
+  date: new Date().toISOString().slice(0, 10),
+  repeat,
+  loadavg: loadavg().map((v) => +v.toFixed(1)),
+};
+console.log(
+  `CPU matmul GFLOP/s on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, ${machine.date}, load average ${machine.loadavg.join(' ')}`,
+);
 console.log(`| shape | JS | WASM SIMD, 1 thread | WASM SIMD, ${threads} threads | threads speedup |`);
 console.log('|---|---:|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.name} | ${r.jsGflops ?? '-'} | ${r.wasmGflops} | ${r.wasmThreadsGflops} | ${r.threadSpeedup}x |`);
+for (const r of rows)
+  console.log(`| ${r.name} | ${r.jsGflops ?? '-'} | ${r.wasmGflops} | ${r.wasmThreadsGflops} | ${r.threadSpeedup}x |`);
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, JSON.stringify({ machine, results: rows }, null, 2));

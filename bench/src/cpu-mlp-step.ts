@@ -12,7 +12,11 @@ const thrIdx = process.argv.indexOf('--threads');
 const thrList = thrIdx > 0 ? process.argv[thrIdx + 1].split(',').map(Number) : [];
 const be = (await createBackend('cpu', thrList.length ? { threads: thrList[0] } : undefined)) as CpuBackend;
 if (process.argv.includes('--js-matmul')) setMatmulImpl('js');
-const B = 64, D = 784, H = 128, C = 10, lr = 0.1;
+const B = 64,
+  D = 784,
+  H = 128,
+  C = 10,
+  lr = 0.1;
 const stepsArg = process.argv.indexOf('--steps');
 const steps = stepsArg > 0 ? +process.argv[stepsArg + 1] : 300;
 
@@ -21,9 +25,17 @@ let W1 = NDArray.fromData(be, randn(D * H, 0.05), [D, H]);
 let b1 = NDArray.fromData(be, new Float32Array(H), [H]);
 let W2 = NDArray.fromData(be, randn(H * C, 0.1), [H, C]);
 let b2 = NDArray.fromData(be, new Float32Array(C), [C]);
-const x = NDArray.fromData(be, Float32Array.from({ length: B * D }, () => Math.random()), [B, D]);
+const x = NDArray.fromData(
+  be,
+  Float32Array.from({ length: B * D }, () => Math.random()),
+  [B, D],
+);
 const labels = Int32Array.from({ length: B }, () => Math.floor(Math.random() * C));
-const onehot = NDArray.fromData(be, Float32Array.from({ length: B * C }, (_, i) => (labels[Math.floor(i / C)] === i % C ? 1 : 0)), [B, C]);
+const onehot = NDArray.fromData(
+  be,
+  Float32Array.from({ length: B * C }, (_, i) => (labels[Math.floor(i / C)] === i % C ? 1 : 0)),
+  [B, C],
+);
 
 const times = new Map<string, number>();
 function t<T>(kind: string, f: () => T): T {
@@ -36,7 +48,9 @@ const T = (a: NDArray) => a.permute([1, 0]);
 
 function step(): number {
   const h1 = t('matmul', () => x.matmul(W1));
-  const [z1, a1] = t('elementwise', () => NDArray.elementwise([E.add(E.in(0), E.in(1)), E.max(E.add(E.in(0), E.in(1)), E.f(0))], [h1, b1]));
+  const [z1, a1] = t('elementwise', () =>
+    NDArray.elementwise([E.add(E.in(0), E.in(1)), E.max(E.add(E.in(0), E.in(1)), E.f(0))], [h1, b1]),
+  );
   const l0 = t('matmul', () => a1.matmul(W2));
   const logits = t('elementwise', () => l0.map(E.add(E.in(0), E.in(1)), b2));
   // log-softmax and cross-entropy
@@ -57,10 +71,41 @@ function step(): number {
   const db1 = t('reduce', () => dz1.sum(0));
   // SGD
   const upd = (p: NDArray, g: NDArray) => t('elementwise', () => p.map(E.sub(E.in(0), E.mul(E.f(lr), E.in(1))), g));
-  const nW1 = upd(W1, dW1), nb1 = upd(b1, db1), nW2 = upd(W2, dW2), nb2 = upd(b2, db2);
+  const nW1 = upd(W1, dW1),
+    nb1 = upd(b1, db1),
+    nW2 = upd(W2, dW2),
+    nb2 = upd(b2, db2);
   const loss = -(be.readSync(lossArr.storage) as Float32Array)[0] / B;
-  for (const a of [h1, z1, a1, l0, logits, mx, z, ez, se, logp, picked, lossArr, dlog, dW2, db2, da1, dz1, dW1, db1, W1, b1, W2, b2]) a.dispose();
-  W1 = nW1; b1 = nb1; W2 = nW2; b2 = nb2;
+  for (const a of [
+    h1,
+    z1,
+    a1,
+    l0,
+    logits,
+    mx,
+    z,
+    ez,
+    se,
+    logp,
+    picked,
+    lossArr,
+    dlog,
+    dW2,
+    db2,
+    da1,
+    dz1,
+    dW1,
+    db1,
+    W1,
+    b1,
+    W2,
+    b2,
+  ])
+    a.dispose();
+  W1 = nW1;
+  b1 = nb1;
+  W2 = nW2;
+  b2 = nb2;
   return loss;
 }
 
@@ -80,10 +125,16 @@ if (thrList.length > 1) {
     }
   }
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
-  console.log(`MLP 784-128-10 b64 SGD (core NDArray ops) on ${cpus()[0].model} x${cpus().length}, Node ${process.version}, load ${loadavg().map((v) => v.toFixed(1)).join(' ')}; ${rounds} alternating blocks of ${block} steps`);
+  console.log(
+    `MLP 784-128-10 b64 SGD (core NDArray ops) on ${cpus()[0].model} x${cpus().length}, Node ${process.version}, load ${loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')}; ${rounds} alternating blocks of ${block} steps`,
+  );
   for (const th of thrList) {
     const v = rates.get(th)!;
-    console.log(`  ${th} thread(s): median ${median(v).toFixed(1)} steps/s, best ${Math.max(...v).toFixed(1)}, worst ${Math.min(...v).toFixed(1)}`);
+    console.log(
+      `  ${th} thread(s): median ${median(v).toFixed(1)} steps/s, best ${Math.max(...v).toFixed(1)}, worst ${Math.min(...v).toFixed(1)}`,
+    );
   }
   process.exit(0);
 }
@@ -93,6 +144,9 @@ const t0 = performance.now();
 let last = first;
 for (let i = 0; i < steps; i++) last = step();
 const ms = performance.now() - t0;
-console.log(`MLP 784-128-10, batch 64, SGD, ${process.argv.includes('--js-matmul') ? 'JS' : 'auto (WASM SIMD)'} matmul, ${cpuThreads()} thread(s), on ${cpus()[0].model}, Node ${process.version}, load ${loadavg()[0].toFixed(1)}: ${(steps / (ms / 1000)).toFixed(1)} steps/s (${(ms / steps).toFixed(2)} ms/step); loss ${first.toFixed(3)} -> ${last.toFixed(3)}`);
+console.log(
+  `MLP 784-128-10, batch 64, SGD, ${process.argv.includes('--js-matmul') ? 'JS' : 'auto (WASM SIMD)'} matmul, ${cpuThreads()} thread(s), on ${cpus()[0].model}, Node ${process.version}, load ${loadavg()[0].toFixed(1)}: ${(steps / (ms / 1000)).toFixed(1)} steps/s (${(ms / steps).toFixed(2)} ms/step); loss ${first.toFixed(3)} -> ${last.toFixed(3)}`,
+);
 const total = [...times.values()].reduce((a, b) => a + b, 0);
-for (const [k, v] of [...times].sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(12)} ${(v / (steps + 1)).toFixed(3)} ms/step  ${((100 * v) / total).toFixed(0)}%`);
+for (const [k, v] of [...times].sort((a, b) => b[1] - a[1]))
+  console.log(`  ${k.padEnd(12)} ${(v / (steps + 1)).toFixed(3)} ms/step  ${((100 * v) / total).toFixed(0)}%`);

@@ -9,15 +9,23 @@ import { setCpuThreads, startCpuThreads } from '@surf/core';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const surf: any = nn;
-const arg = (name: string, dflt: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
 const rounds = +arg('--rounds', '9');
 const block = +arg('--block', '200');
-const configs = arg('--configs', '1;2;2,spin=200000;2,spin=2000000;2,chunks=2;2,chunks=6').split(';').map((c) => {
-  const [th, ...kv] = c.split(',');
-  const o: Record<string, number> = { threads: +th };
-  for (const p of kv) { const [k, v] = p.split('='); o[{ spin: 'spin', chunks: 'chunksPerThread', mm: 'minMatmulFlops', ew: 'minElementwise' }[k] ?? k] = +v; }
-  return { name: c, opts: o };
-});
+const configs = arg('--configs', '1;2;2,spin=200000;2,spin=2000000;2,chunks=2;2,chunks=6')
+  .split(';')
+  .map((c) => {
+    const [th, ...kv] = c.split(',');
+    const o: Record<string, number> = { threads: +th };
+    for (const p of kv) {
+      const [k, v] = p.split('=');
+      o[{ spin: 'spin', chunks: 'chunksPerThread', mm: 'minMatmulFlops', ew: 'minElementwise' }[k] ?? k] = +v;
+    }
+    return { name: c, opts: o };
+  });
 
 await surf.init({ backend: 'cpu' });
 surf.manualSeed(42);
@@ -25,12 +33,24 @@ const model = new surf.nn.Sequential(new surf.nn.Linear(784, 128), new surf.nn.R
 const opt = new surf.optim.SGD(model.parameters(), { lr: 0.05 });
 const batches = Array.from({ length: 8 }, () => ({
   x: surf.tensor(Float32Array.from({ length: 64 * 784 }, () => Math.random())).reshape([64, 784]),
-  y: surf.tensor(Int32Array.from({ length: 64 }, () => Math.floor(Math.random() * 10)), { dtype: 'int32' }),
+  y: surf.tensor(
+    Int32Array.from({ length: 64 }, () => Math.floor(Math.random() * 10)),
+    { dtype: 'int32' },
+  ),
 }));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const body = (x: any, y: any) => { opt.zeroGrad(); const l = surf.crossEntropy(model.forward(x), y); l.backward(); opt.step(); return l.detach(); };
+const body = (x: any, y: any) => {
+  opt.zeroGrad();
+  const l = surf.crossEntropy(model.forward(x), y);
+  l.backward();
+  opt.step();
+  return l.detach();
+};
 const jitted = surf.jit(body);
-const loops = { eager: (i: number) => surf.tidy(() => body(batches[i % 8].x, batches[i % 8].y)), jit: (i: number) => jitted(batches[i % 8].x, batches[i % 8].y) };
+const loops = {
+  eager: (i: number) => surf.tidy(() => body(batches[i % 8].x, batches[i % 8].y)),
+  jit: (i: number) => jitted(batches[i % 8].x, batches[i % 8].y),
+};
 
 const rates = new Map<string, number[]>();
 for (let r = 0; r < rounds; r++) {
@@ -41,7 +61,10 @@ for (let r = 0; r < rounds; r++) {
       for (let i = 0; i < 20; i++) step(i).dispose();
       const t0 = performance.now();
       let last = null;
-      for (let i = 0; i < block; i++) { last?.dispose(); last = step(i); }
+      for (let i = 0; i < block; i++) {
+        last?.dispose();
+        last = step(i);
+      }
       await last.item();
       last.dispose();
       const key = `${c.name} ${ln}`;
@@ -49,6 +72,15 @@ for (let r = 0; r < rounds; r++) {
     }
   }
 }
-console.log(`MLP 784-128-10 b64 SGD on the CPU backend: ${cpus()[0].model} x${cpus().length}, Node ${process.version}, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}; ${rounds} rounds of ${block} steps, median (min-max) steps/s`);
-for (const [k, v] of rates) { v.sort((a, b) => a - b); console.log(`${k.padEnd(34)} ${v[v.length >> 1].toFixed(0).padStart(6)}  (${v[0].toFixed(0)}-${v[v.length - 1].toFixed(0)})`); }
+console.log(
+  `MLP 784-128-10 b64 SGD on the CPU backend: ${cpus()[0].model} x${cpus().length}, Node ${process.version}, load ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}; ${rounds} rounds of ${block} steps, median (min-max) steps/s`,
+);
+for (const [k, v] of rates) {
+  v.sort((a, b) => a - b);
+  console.log(
+    `${k.padEnd(34)} ${v[v.length >> 1].toFixed(0).padStart(6)}  (${v[0].toFixed(0)}-${v[v.length - 1].toFixed(0)})`,
+  );
+}
 process.exit(0);

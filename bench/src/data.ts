@@ -60,7 +60,12 @@ export const SEED_C = 3;
 
 /** The entries of C checked (deterministic): 256 of them spread over the matrix, corners included. */
 export function matmulSamples(m: number, n: number): [number, number][] {
-  const out: [number, number][] = [[0, 0], [m - 1, n - 1], [0, n - 1], [m - 1, 0]];
+  const out: [number, number][] = [
+    [0, 0],
+    [m - 1, n - 1],
+    [0, n - 1],
+    [m - 1, 0],
+  ];
   for (let s = 0; out.length < Math.min(256, m * n); s++) {
     out.push([Math.floor(hashUnit(s, 101) * m), Math.floor(hashUnit(s, 102) * n)]);
   }
@@ -68,7 +73,12 @@ export function matmulSamples(m: number, n: number): [number, number][] {
 }
 
 /** float64 values of C at the sampled entries, from the stored (possibly transposed) inputs. */
-export function matmulReference(spec: MatmulSpec, a: Float32Array, b: Float32Array, samples: [number, number][]): Float64Array {
+export function matmulReference(
+  spec: MatmulSpec,
+  a: Float32Array,
+  b: Float32Array,
+  samples: [number, number][],
+): Float64Array {
   const { m, k, n, ta, tb } = spec;
   const out = new Float64Array(samples.length);
   samples.forEach(([i, j], s) => {
@@ -109,7 +119,14 @@ export function sumReference(x: Float32Array, rows: number, cols: number, axis: 
 }
 
 /** a*b+c where a is read transposed (stored [cols, rows]) when `permuted`. */
-export function fmaReference(a: Float32Array, b: Float32Array, c: Float32Array, rows: number, cols: number, permuted: boolean): Float64Array {
+export function fmaReference(
+  a: Float32Array,
+  b: Float32Array,
+  c: Float32Array,
+  rows: number,
+  cols: number,
+  permuted: boolean,
+): Float64Array {
   const out = new Float64Array(rows * cols);
   for (let r = 0; r < rows; r++) {
     for (let q = 0; q < cols; q++) {
@@ -155,7 +172,10 @@ export function trainData(features: number, classes: number, batch: number, batc
       for (let c = 0; c < classes; c++) {
         let acc = 0;
         for (let f = 0; f < features; f++) acc += xs[r * features + f] * teacher[f * classes + c];
-        if (acc > bestV) { bestV = acc; best = c; }
+        if (acc > bestV) {
+          bestV = acc;
+          best = c;
+        }
       }
       ys[r] = best;
       oh[r * classes + best] = 1;
@@ -210,7 +230,15 @@ export function attentionInputs(n: number): { q: Float32Array; k: Float32Array; 
  * Reference attention output (float64) for query rows `rows` ([b·heads + h, i] pairs flattened
  * as bh·L + i) of q, k, v stored [BH, L, E], causal or not.
  */
-export function attentionReference(q: Float32Array, k: Float32Array, v: Float32Array, L: number, E: number, causal: boolean, rows: number[]): Float64Array {
+export function attentionReference(
+  q: Float32Array,
+  k: Float32Array,
+  v: Float32Array,
+  L: number,
+  E: number,
+  causal: boolean,
+  rows: number[],
+): Float64Array {
   const out = new Float64Array(rows.length * E);
   const scale = 1 / Math.sqrt(E);
   const s = new Float64Array(L);
@@ -226,7 +254,7 @@ export function attentionReference(q: Float32Array, k: Float32Array, v: Float32A
       if (s[j] > max) max = s[j];
     }
     let den = 0;
-    for (let j = 0; j <= last; j++) den += (s[j] = Math.exp(s[j] - max));
+    for (let j = 0; j <= last; j++) den += s[j] = Math.exp(s[j] - max);
     for (let j = 0; j <= last; j++) {
       const p = s[j] / den;
       for (let e = 0; e < E; e++) out[n * E + e] += p * v[(bh * L + j) * E + e];
@@ -236,7 +264,16 @@ export function attentionReference(q: Float32Array, k: Float32Array, v: Float32A
 }
 
 /** Sampled outputs [n, o, y, x] of a stride-1 conv2d (no bias) in float64, x [N, C, S, S], w [O, C, k, k]. */
-export function conv2dReference(x: Float32Array, w: Float32Array, C: number, S: number, O: number, k: number, pad: number, samples: [number, number, number, number][]): Float64Array {
+export function conv2dReference(
+  x: Float32Array,
+  w: Float32Array,
+  C: number,
+  S: number,
+  O: number,
+  k: number,
+  pad: number,
+  samples: [number, number, number, number][],
+): Float64Array {
   return Float64Array.from(samples, ([n, o, oy, ox]) => {
     let acc = 0;
     for (let c = 0; c < C; c++) {
@@ -255,10 +292,17 @@ export function conv2dReference(x: Float32Array, w: Float32Array, C: number, S: 
 }
 
 /** Sampled outputs [n, c, y, x] of maxPool2d (window k, stride k) in float64. */
-export function maxPoolReference(x: Float32Array, C: number, S: number, k: number, samples: [number, number, number, number][]): Float64Array {
+export function maxPoolReference(
+  x: Float32Array,
+  C: number,
+  S: number,
+  k: number,
+  samples: [number, number, number, number][],
+): Float64Array {
   return Float64Array.from(samples, ([n, c, oy, ox]) => {
     let m = -Infinity;
-    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) m = Math.max(m, x[((n * C + c) * S + oy * k + i) * S + ox * k + j]);
+    for (let i = 0; i < k; i++)
+      for (let j = 0; j < k; j++) m = Math.max(m, x[((n * C + c) * S + oy * k + i) * S + ox * k + j]);
     return m;
   });
 }
@@ -267,27 +311,50 @@ export function maxPoolReference(x: Float32Array, C: number, S: number, k: numbe
  * A conv row's inputs, NCHW / OIHW: x and the output gradient g centred hashes, the weight
  * scaled by 1/√(C·k²) (bench.py makes the same). `out` is the output side, `outC` its channels.
  */
-export function convInputs(r: { op: string; batch: number; channels: number; size: number; outChannels: number; kernel: number }, out: number): { x: Float32Array; w: Float32Array; g: Float32Array; outC: number } {
+export function convInputs(
+  r: { op: string; batch: number; channels: number; size: number; outChannels: number; kernel: number },
+  out: number,
+): { x: Float32Array; w: Float32Array; g: Float32Array; outC: number } {
   const { batch: N, channels: C, size: S, outChannels: O, kernel: k } = r;
   const centred = (n: number, seed: number, scale = 1) => uniform(n, seed).map((u) => (u - 0.5) * scale);
   const outC = r.op === 'conv2d' ? O : C;
-  return { x: centred(N * C * S * S, SEED_A), w: centred(O * C * k * k, SEED_B, 1 / Math.sqrt(C * k * k)), g: centred(N * outC * out * out, 4), outC };
+  return {
+    x: centred(N * C * S * S, SEED_A),
+    w: centred(O * C * k * k, SEED_B, 1 / Math.sqrt(C * k * k)),
+    g: centred(N * outC * out * out, 4),
+    outC,
+  };
 }
 
 /** The sampled output positions [n, c, y, x] the conv rows check. */
 export function convSamples(N: number, outC: number, out: number): [number, number, number, number][] {
-  const s = Array.from({ length: 64 }, (_, i): [number, number, number, number] => [i % N, (i * 7) % outC, (i * 5) % out, (i * 11) % out]);
+  const s = Array.from({ length: 64 }, (_, i): [number, number, number, number] => [
+    i % N,
+    (i * 7) % outC,
+    (i * 5) % out,
+    (i * 11) % out,
+  ]);
   s.push([N - 1, outC - 1, out - 1, out - 1], [0, 0, 0, 0]);
   return s;
 }
 
 /** [N, C, H, W] -> [N, H, W, C] (TF.js's layout); with `oihw`, [O, I, kh, kw] -> [kh, kw, I, O]. */
-export function toChannelsLast(a: Float32Array, d0: number, d1: number, d2: number, d3: number, oihw = false): Float32Array {
+export function toChannelsLast(
+  a: Float32Array,
+  d0: number,
+  d1: number,
+  d2: number,
+  d3: number,
+  oihw = false,
+): Float32Array {
   const out = new Float32Array(a.length);
-  for (let i0 = 0; i0 < d0; i0++) for (let i1 = 0; i1 < d1; i1++) for (let i2 = 0; i2 < d2; i2++) for (let i3 = 0; i3 < d3; i3++) {
-    const v = a[((i0 * d1 + i1) * d2 + i2) * d3 + i3];
-    if (oihw) out[((i2 * d3 + i3) * d1 + i1) * d0 + i0] = v;
-    else out[((i0 * d2 + i2) * d3 + i3) * d1 + i1] = v;
-  }
+  for (let i0 = 0; i0 < d0; i0++)
+    for (let i1 = 0; i1 < d1; i1++)
+      for (let i2 = 0; i2 < d2; i2++)
+        for (let i3 = 0; i3 < d3; i3++) {
+          const v = a[((i0 * d1 + i1) * d2 + i2) * d3 + i3];
+          if (oihw) out[((i2 * d3 + i3) * d1 + i1) * d0 + i0] = v;
+          else out[((i0 * d2 + i2) * d3 + i3) * d1 + i1] = v;
+        }
   return out;
 }

@@ -73,7 +73,10 @@ export async function setupWebGPU(log: (s: string) => void): Promise<GpuEnv | { 
   // jax-js reads navigator.userAgent; Node 20 has no navigator at all.
   const nav = (globalThis as { navigator?: object }).navigator ?? {};
   Object.defineProperty(globalThis, 'navigator', {
-    value: Object.assign(Object.create(nav), { gpu, userAgent: (nav as { userAgent?: string }).userAgent ?? `Node.js/${process.version}` }),
+    value: Object.assign(Object.create(nav), {
+      gpu,
+      userAgent: (nav as { userAgent?: string }).userAgent ?? `Node.js/${process.version}`,
+    }),
     configurable: true,
     writable: true,
   });
@@ -87,7 +90,11 @@ export function adapterLabel(f: AdapterFacts): string {
 
 function nvidiaSmi(): string | null {
   try {
-    const out = execFileSync('nvidia-smi', ['--query-gpu=name,driver_version,memory.total', '--format=csv,noheader'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('nvidia-smi', ['--query-gpu=name,driver_version,memory.total', '--format=csv,noheader'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const lines = out.trim().split('\n').filter(Boolean);
     return lines.length ? lines.map((l) => l.trim()).join('; ') : null;
   } catch {
@@ -129,7 +136,14 @@ export function peerVersions(): Record<string, string> {
   }
   const out: Record<string, string> = {};
   const req = createRequire(join(process.cwd(), 'package.json'));
-  for (const p of ['@tensorflow/tfjs-core', '@tensorflow/tfjs-backend-webgpu', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-cpu', '@jax-js/jax', 'webgpu']) {
+  for (const p of [
+    '@tensorflow/tfjs-core',
+    '@tensorflow/tfjs-backend-webgpu',
+    '@tensorflow/tfjs-backend-wasm',
+    '@tensorflow/tfjs-backend-cpu',
+    '@jax-js/jax',
+    'webgpu',
+  ]) {
     try {
       const dir = findPackageDir(req, p);
       if (dir) out[p] = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;

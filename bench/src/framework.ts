@@ -3,10 +3,31 @@
  * one iteration at a time, waits for the device, and checks its own result against the host
  * reference. The timing loop (timing.ts) is shared, so every framework is timed the same way.
  */
-import { MatmulSpec, SEED_A, SEED_B, SEED_C, TrainData, fmaReference, matmulReference, matmulSamples, sumReference, trainData, uniform } from './data';
+import {
+  MatmulSpec,
+  SEED_A,
+  SEED_B,
+  SEED_C,
+  TrainData,
+  fmaReference,
+  matmulReference,
+  matmulSamples,
+  sumReference,
+  trainData,
+  uniform,
+} from './data';
 import { Row, inputBytes } from './rows';
 
-export type FrameworkId = 'surf-webgpu' | 'tfjs-webgpu' | 'jax-webgpu' | 'torch-cuda' | 'surf-cpu' | 'tfjs-cpu' | 'tfjs-wasm' | 'jax-wasm' | 'ort-cpu';
+export type FrameworkId =
+  | 'surf-webgpu'
+  | 'tfjs-webgpu'
+  | 'jax-webgpu'
+  | 'torch-cuda'
+  | 'surf-cpu'
+  | 'tfjs-cpu'
+  | 'tfjs-wasm'
+  | 'jax-wasm'
+  | 'ort-cpu';
 
 export interface Check {
   /** Relative error against the float64 host reference (kernel rows). */
@@ -55,7 +76,10 @@ export class NotAvailable extends Error {}
 export class RowInputs {
   private cache = new Map<string, unknown>();
 
-  constructor(readonly row: Row, readonly quick: boolean) {}
+  constructor(
+    readonly row: Row,
+    readonly quick: boolean,
+  ) {}
 
   private memo<T>(key: string, make: () => T): T {
     if (!this.cache.has(key)) this.cache.set(key, make());

@@ -6,7 +6,14 @@
  */
 import { formatEta, type Out } from '@surf/example-mlp/progress';
 
-export function renderJob(label: string, done: number, total: number, seconds: number, unit: string, width = 24): string {
+export function renderJob(
+  label: string,
+  done: number,
+  total: number,
+  seconds: number,
+  unit: string,
+  width = 24,
+): string {
   const frac = total > 0 ? Math.min(1, done / total) : 0;
   const filled = Math.round(frac * width);
   const rate = seconds > 0 ? done / seconds : 0;
@@ -20,7 +27,12 @@ export class JobProgress {
   private lastDraw = 0;
   private lastQuarter = 0;
 
-  constructor(private readonly label: string, private readonly total: number, private readonly unit: string, private readonly out: Out = process.stdout) {}
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+    private readonly unit: string,
+    private readonly out: Out = process.stdout,
+  ) {}
 
   update(done: number): void {
     const seconds = (performance.now() - this.t0) / 1000;

@@ -13,7 +13,8 @@ function repoRoot(): string {
   let dir = resolve(process.cwd());
   while (!existsSync(join(dir, 'bench', 'gpu-host', 'build.mjs'))) {
     const up = dirname(dir);
-    if (up === dir) throw new Error('npm run bench: run it inside the Surf checkout (bench/gpu-host/build.mjs not found)');
+    if (up === dir)
+      throw new Error('npm run bench: run it inside the Surf checkout (bench/gpu-host/build.mjs not found)');
     dir = up;
   }
   return dir;
@@ -21,7 +22,14 @@ function repoRoot(): string {
 
 const root = repoRoot();
 const outdir = join(root, '.out', 'bench');
-const built = spawnSync(process.execPath, [join(root, 'bench', 'gpu-host', 'build.mjs'), '--outdir', outdir, '--sourcemap', '--quiet'], { cwd: root, stdio: 'inherit' });
+const built = spawnSync(
+  process.execPath,
+  [join(root, 'bench', 'gpu-host', 'build.mjs'), '--outdir', outdir, '--sourcemap', '--quiet'],
+  { cwd: root, stdio: 'inherit' },
+);
 if (built.status !== 0) process.exit(built.status ?? 1);
-const run = spawnSync(process.execPath, ['--enable-source-maps', join(outdir, 'main.mjs'), ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+const run = spawnSync(process.execPath, ['--enable-source-maps', join(outdir, 'main.mjs'), ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(run.status ?? 1);

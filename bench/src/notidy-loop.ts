@@ -9,7 +9,19 @@
  * tidy / rawtidy: the same inside tidy(). `off` turns the collections at awaits off.
  */
 import { CpuBackend } from '@surf/core';
-import { Tensor, configureMemory, crossEntropy, manualSeed, memory, nn, optim, randint, randn, setBackend, tidy } from '@surf/nn';
+import {
+  Tensor,
+  configureMemory,
+  crossEntropy,
+  manualSeed,
+  memory,
+  nn,
+  optim,
+  randint,
+  randn,
+  setBackend,
+  tidy,
+} from '@surf/nn';
 
 const mode = process.argv[2] ?? 'raw';
 const steps = Number(process.argv[3] ?? 400);
@@ -22,7 +34,8 @@ const y = randint(0, 10, [64]);
 const model = new nn.Sequential(new nn.Linear(784, 128), new nn.ReLU(), new nn.Linear(128, 10));
 const [W1, b1, W2, b2] = model.parameters();
 const opt = new optim.SGD(model.parameters(), { lr: 0.01, momentum: 0.9 });
-const forward = (): Tensor => (mode.startsWith('raw') ? x.matmul(W1.T).add(b1).relu().matmul(W2.T).add(b2) : model.forward(x));
+const forward = (): Tensor =>
+  mode.startsWith('raw') ? x.matmul(W1.T).add(b1).relu().matmul(W2.T).add(b2) : model.forward(x);
 const step = (): Tensor => {
   opt.zeroGrad();
   const l = crossEntropy(forward(), y);
@@ -44,7 +57,12 @@ async function main(): Promise<void> {
   const c = process.cpuUsage(c0);
   const cpuMs = (c.user + c.system) / 1000 / steps;
   const m = memory();
-  console.log(`${mode}: ${cpuMs.toFixed(3)} CPU ms/step, ${(steps / ((performance.now() - t0) / 1000)).toFixed(1)} steps/s wall, peak ${(peak / 2 ** 20).toFixed(2)} MiB, ${m.collections} collections`);
+  console.log(
+    `${mode}: ${cpuMs.toFixed(3)} CPU ms/step, ${(steps / ((performance.now() - t0) / 1000)).toFixed(1)} steps/s wall, peak ${(peak / 2 ** 20).toFixed(2)} MiB, ${m.collections} collections`,
+  );
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1; });
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -86,7 +86,12 @@ export function table(results: RowResult[], device: 'gpu' | 'cpu', present: Set<
   const head = ['row', 'unit', LABELS[SURF_OF[device]], ...peers.flatMap((p) => [LABELS[p], `Surf/${LABELS[p]}`])];
   const body = rows.map((r) => {
     const rat = ratios(r);
-    return [r.row.label, r.row.unit, cell(r.results[SURF_OF[device]]), ...peers.flatMap((p) => [cell(r.results[p]), rat[p] !== undefined ? `${rat[p]!.toFixed(2)}x` : '-'])];
+    return [
+      r.row.label,
+      r.row.unit,
+      cell(r.results[SURF_OF[device]]),
+      ...peers.flatMap((p) => [cell(r.results[p]), rat[p] !== undefined ? `${rat[p]!.toFixed(2)}x` : '-']),
+    ];
   });
   const widths = head.map((h, i) => Math.max([...h].length, ...body.map((b) => [...b[i]].length)));
   const line = (cols: string[]) => '| ' + cols.map((c, i) => pad(c, widths[i], i >= 2)).join(' | ') + ' |';
@@ -104,7 +109,9 @@ export function notes(results: RowResult[]): string[] {
         const key = `${fw}: ${o.na}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        out.push(`n/a  ${LABELS[fw]} (${r.row.id}${sameReasonCount(results, fw, o.na) > 1 ? ' and others' : ''}): ${o.na}`);
+        out.push(
+          `n/a  ${LABELS[fw]} (${r.row.id}${sameReasonCount(results, fw, o.na) > 1 ? ' and others' : ''}): ${o.na}`,
+        );
       } else if (!o.check.ok) {
         out.push(`WRONG ${LABELS[fw]} ${r.row.id}: ${o.check.note ?? `relative error ${o.check.relErr}`}`);
       }

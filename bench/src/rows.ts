@@ -5,8 +5,19 @@
  */
 import type { MatmulSpec } from './data';
 
-export type Group = 'matmul' | 'reduce' | 'elementwise' | 'overhead' | 'attention' | 'conv' | 'train' | 'models' | 'cpu';
-export const GROUPS: readonly Group[] = ['matmul', 'reduce', 'elementwise', 'overhead', 'attention', 'conv', 'train', 'models', 'cpu'];
+export type Group =
+  'matmul' | 'reduce' | 'elementwise' | 'overhead' | 'attention' | 'conv' | 'train' | 'models' | 'cpu';
+export const GROUPS: readonly Group[] = [
+  'matmul',
+  'reduce',
+  'elementwise',
+  'overhead',
+  'attention',
+  'conv',
+  'train',
+  'models',
+  'cpu',
+];
 
 export type Unit = 'GFLOP/s' | 'GB/s' | 'µs/op' | 'steps/s' | 'tokens/s';
 
@@ -20,13 +31,30 @@ interface RowBase {
   device: 'gpu' | 'cpu';
 }
 
-export interface MatmulRow extends RowBase { kind: 'matmul'; spec: MatmulSpec }
+export interface MatmulRow extends RowBase {
+  kind: 'matmul';
+  spec: MatmulSpec;
+}
 /** Sum of a [rows, cols] matrix: everything (axis null), over the first axis (0) or the last (1). */
-export interface SumRow extends RowBase { kind: 'sum'; rows: number; cols: number; axis: 0 | 1 | null }
+export interface SumRow extends RowBase {
+  kind: 'sum';
+  rows: number;
+  cols: number;
+  axis: 0 | 1 | null;
+}
 /** out = a*b + c on [rows, cols]; `permuted`: a is a transposed view of a [cols, rows] buffer. */
-export interface FmaRow extends RowBase { kind: 'fma'; rows: number; cols: number; permuted: boolean }
+export interface FmaRow extends RowBase {
+  kind: 'fma';
+  rows: number;
+  cols: number;
+  permuted: boolean;
+}
 /** `ops` dependent elementwise adds on `size` elements, one sync at the end. */
-export interface OverheadRow extends RowBase { kind: 'overhead'; ops: number; size: number }
+export interface OverheadRow extends RowBase {
+  kind: 'overhead';
+  ops: number;
+  size: number;
+}
 export interface TrainRow extends RowBase {
   kind: 'train';
   /** Layer widths, e.g. [784, 128, 10]; ReLU between layers, cross-entropy on the logits. */
@@ -52,7 +80,15 @@ export type TrainLoop = 'tidy' | 'jit' | 'notidy';
  * scaledDotProductAttention (PyTorch: F.scaled_dot_product_attention), 'plain' the composite
  * softmax(QKᵀ·scale + causal mask)·V every framework can write.
  */
-export interface AttentionRow extends RowBase { kind: 'attention'; impl: 'fused' | 'plain'; batch: number; heads: number; len: number; dim: number; causal: boolean }
+export interface AttentionRow extends RowBase {
+  kind: 'attention';
+  impl: 'fused' | 'plain';
+  batch: number;
+  heads: number;
+  len: number;
+  dim: number;
+  causal: boolean;
+}
 
 /** The GPT example's training step (examples/gpt's default model; AdamW, clipping, warmup + cosine lr). */
 export interface GptRow extends RowBase {
@@ -94,16 +130,29 @@ export interface CnnRow extends RowBase {
   jit: boolean;
 }
 /** The MNIST example's own training loop (examples/mlp/src/train.ts), `steps` steps of its first epoch (125 = all of it at batch 64). */
-export interface ExampleRow extends RowBase { kind: 'example'; steps: number }
+export interface ExampleRow extends RowBase {
+  kind: 'example';
+  steps: number;
+}
 
 /**
  * Issue 13's kernel rows, forward + backward on x [batch, channels, size, size]: conv2d with
  * a [outChannels, channels, kernel, kernel] weight, stride 1, `padding`, no bias (data and
  * weight gradients); or maxPool2d with a kernel x kernel window, stride = kernel.
  */
-export interface ConvRow extends RowBase { kind: 'conv'; op: 'conv2d' | 'maxPool2d'; batch: number; channels: number; size: number; outChannels: number; kernel: number; padding: number }
+export interface ConvRow extends RowBase {
+  kind: 'conv';
+  op: 'conv2d' | 'maxPool2d';
+  batch: number;
+  channels: number;
+  size: number;
+  outChannels: number;
+  kernel: number;
+  padding: number;
+}
 
-export type Row = MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow | AttentionRow | GptRow | CnnRow | ConvRow;
+export type Row =
+  MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow | AttentionRow | GptRow | CnnRow | ConvRow;
 
 /** The output side of a conv row (stride 1 conv; stride = kernel pool). */
 export function convOutSize(r: ConvRow): number {
@@ -138,27 +187,42 @@ export function attentionFlops(r: AttentionRow): number {
 /** The work one iteration does, in the row's unit's numerator (FLOP, bytes) or 1. */
 export function workPerIter(row: Row): number {
   switch (row.kind) {
-    case 'matmul': return 2 * row.spec.m * row.spec.k * row.spec.n;
-    case 'sum': return 4 * row.rows * row.cols;
-    case 'fma': return 4 * 4 * row.rows * row.cols;
-    case 'overhead': return 1;
-    case 'train': return 1;
-    case 'example': return 1;
-    case 'attention': return attentionFlops(row);
-    case 'gpt': return row.config.batchSize * row.config.blockSize;
-    case 'cnn': return 1;
-    case 'conv': return convWork(row);
+    case 'matmul':
+      return 2 * row.spec.m * row.spec.k * row.spec.n;
+    case 'sum':
+      return 4 * row.rows * row.cols;
+    case 'fma':
+      return 4 * 4 * row.rows * row.cols;
+    case 'overhead':
+      return 1;
+    case 'train':
+      return 1;
+    case 'example':
+      return 1;
+    case 'attention':
+      return attentionFlops(row);
+    case 'gpt':
+      return row.config.batchSize * row.config.blockSize;
+    case 'cnn':
+      return 1;
+    case 'conv':
+      return convWork(row);
   }
 }
 
 /** Converts seconds per iteration to the row's unit (an overhead row's iteration is one op). */
 export function toUnit(row: Row, secondsPerIter: number): number {
   switch (row.unit) {
-    case 'GFLOP/s': return workPerIter(row) / secondsPerIter / 1e9;
-    case 'GB/s': return workPerIter(row) / secondsPerIter / 1e9;
-    case 'µs/op': return secondsPerIter * 1e6;
-    case 'steps/s': return 1 / secondsPerIter;
-    case 'tokens/s': return workPerIter(row) / secondsPerIter;
+    case 'GFLOP/s':
+      return workPerIter(row) / secondsPerIter / 1e9;
+    case 'GB/s':
+      return workPerIter(row) / secondsPerIter / 1e9;
+    case 'µs/op':
+      return secondsPerIter * 1e6;
+    case 'steps/s':
+      return 1 / secondsPerIter;
+    case 'tokens/s':
+      return workPerIter(row) / secondsPerIter;
   }
 }
 
@@ -169,35 +233,95 @@ export function higherIsBetter(unit: Unit): boolean {
 /** Bytes of device input one iteration reads (for choosing how many input sets to rotate). */
 export function inputBytes(row: Row): number {
   switch (row.kind) {
-    case 'matmul': return 4 * row.spec.k * (row.spec.m + row.spec.n);
-    case 'sum': return 4 * row.rows * row.cols;
-    case 'fma': return 12 * row.rows * row.cols;
-    default: return Infinity;
+    case 'matmul':
+      return 4 * row.spec.k * (row.spec.m + row.spec.n);
+    case 'sum':
+      return 4 * row.rows * row.cols;
+    case 'fma':
+      return 12 * row.rows * row.cols;
+    default:
+      return Infinity;
   }
 }
 
-function mm(m: number, k: number, n: number, ta = false, tb = false, device: 'gpu' | 'cpu' = 'gpu', note = ''): MatmulRow {
+function mm(
+  m: number,
+  k: number,
+  n: number,
+  ta = false,
+  tb = false,
+  device: 'gpu' | 'cpu' = 'gpu',
+  note = '',
+): MatmulRow {
   const square = m === k && k === n && !ta && !tb;
-  const label = square ? `matmul ${m}³` : `matmul ${m}x${k}x${n}${ta ? ' Aᵀ' : ''}${tb ? ' Bᵀ' : ''}${note ? ` (${note})` : ''}`;
+  const label = square
+    ? `matmul ${m}³`
+    : `matmul ${m}x${k}x${n}${ta ? ' Aᵀ' : ''}${tb ? ' Bᵀ' : ''}${note ? ` (${note})` : ''}`;
   const id = `${device === 'cpu' ? 'cpu/' : ''}matmul/${square ? m : `${m}x${k}x${n}${ta ? 'tA' : ''}${tb ? 'tB' : ''}`}`;
-  return { id, group: device === 'cpu' ? 'cpu' : 'matmul', label, unit: 'GFLOP/s', device, kind: 'matmul', spec: { m, k, n, ta, tb } };
+  return {
+    id,
+    group: device === 'cpu' ? 'cpu' : 'matmul',
+    label,
+    unit: 'GFLOP/s',
+    device,
+    kind: 'matmul',
+    spec: { m, k, n, ta, tb },
+  };
 }
 
 function sumRow(rows: number, cols: number, axis: 0 | 1 | null): SumRow {
   const n = rows * cols;
   const mega = n / 2 ** 20;
-  if (axis === null) return { id: `reduce/sum-${mega}M`, group: 'reduce', label: `sum all ${mega}M`, unit: 'GB/s', device: 'gpu', kind: 'sum', rows, cols, axis };
-  return { id: `reduce/sum-${rows}x${cols}-axis${axis}`, group: 'reduce', label: `sum [${rows}x${cols}] over ${axis === 1 ? 'last' : 'first'} axis`, unit: 'GB/s', device: 'gpu', kind: 'sum', rows, cols, axis };
+  if (axis === null)
+    return {
+      id: `reduce/sum-${mega}M`,
+      group: 'reduce',
+      label: `sum all ${mega}M`,
+      unit: 'GB/s',
+      device: 'gpu',
+      kind: 'sum',
+      rows,
+      cols,
+      axis,
+    };
+  return {
+    id: `reduce/sum-${rows}x${cols}-axis${axis}`,
+    group: 'reduce',
+    label: `sum [${rows}x${cols}] over ${axis === 1 ? 'last' : 'first'} axis`,
+    unit: 'GB/s',
+    device: 'gpu',
+    kind: 'sum',
+    rows,
+    cols,
+    axis,
+  };
 }
 
 function fmaRow(side: number, permuted: boolean): FmaRow {
   const mega = (side * side) / 2 ** 20;
-  return { id: `elementwise/fma-${mega}M${permuted ? '-permuted' : ''}`, group: 'elementwise', label: `a*b+c ${mega}M${permuted ? ' (a permuted view)' : ''}`, unit: 'GB/s', device: 'gpu', kind: 'fma', rows: side, cols: side, permuted };
+  return {
+    id: `elementwise/fma-${mega}M${permuted ? '-permuted' : ''}`,
+    group: 'elementwise',
+    label: `a*b+c ${mega}M${permuted ? ' (a permuted view)' : ''}`,
+    unit: 'GB/s',
+    device: 'gpu',
+    kind: 'fma',
+    rows: side,
+    cols: side,
+    permuted,
+  };
 }
 
 const LOOP_LABEL: Record<TrainLoop, string> = { tidy: '', jit: ', jit', notidy: ', no tidy, loss read every 10 steps' };
 
-function trainRow(layers: number[], batch: number, optimizer: 'sgd' | 'adam', readback: boolean, device: 'gpu' | 'cpu' = 'gpu', loop: TrainLoop = 'tidy'): TrainRow {
+function trainRow(
+  layers: number[],
+  batch: number,
+  optimizer: 'sgd' | 'adam',
+  readback: boolean,
+  device: 'gpu' | 'cpu' = 'gpu',
+  loop: TrainLoop = 'tidy',
+): TrainRow {
   const lr = optimizer === 'sgd' ? 0.1 : 1e-3;
   const name = `MLP ${layers.join('-')} b${batch} ${optimizer === 'sgd' ? 'SGD' : 'Adam'}`;
   const readEvery = loop === 'notidy' ? 10 : 0;
@@ -242,8 +366,19 @@ function attentionRow(impl: 'fused' | 'plain', batch: number, heads: number, len
  * cannot be loaded (suite.ts passes them in otherwise).
  */
 export const GPT_FALLBACK: GptBenchConfig = {
-  vocabSize: 85, blockSize: 128, nEmbd: 128, nHead: 4, nLayer: 4, batchSize: 32,
-  lr: 2e-3, warmup: 100, steps: 3000, weightDecay: 0.1, clip: 1, betas: [0.9, 0.99], source: 'bench/src/rows.ts GPT_FALLBACK',
+  vocabSize: 85,
+  blockSize: 128,
+  nEmbd: 128,
+  nHead: 4,
+  nLayer: 4,
+  batchSize: 32,
+  lr: 2e-3,
+  warmup: 100,
+  steps: 3000,
+  weightDecay: 0.1,
+  clip: 1,
+  betas: [0.9, 0.99],
+  source: 'bench/src/rows.ts GPT_FALLBACK',
 };
 
 function gptRow(config: GptBenchConfig, quick: boolean, jit: boolean): GptRow {
@@ -262,9 +397,20 @@ function gptRow(config: GptBenchConfig, quick: boolean, jit: boolean): GptRow {
   };
 }
 
-function convRow(op: 'conv2d' | 'maxPool2d', batch: number, channels: number, size: number, outChannels: number, kernel: number, padding: number): ConvRow {
+function convRow(
+  op: 'conv2d' | 'maxPool2d',
+  batch: number,
+  channels: number,
+  size: number,
+  outChannels: number,
+  kernel: number,
+  padding: number,
+): ConvRow {
   const shape = `[${batch}, ${channels}, ${size}, ${size}]`;
-  const what = op === 'conv2d' ? `conv2d fwd+bwd ${shape} ${kernel}x${kernel} pad ${padding} -> ${outChannels} channels` : `maxPool2d ${kernel}x${kernel} fwd+bwd ${shape}`;
+  const what =
+    op === 'conv2d'
+      ? `conv2d fwd+bwd ${shape} ${kernel}x${kernel} pad ${padding} -> ${outChannels} channels`
+      : `maxPool2d ${kernel}x${kernel} fwd+bwd ${shape}`;
   return {
     id: `conv/${op}-${batch}x${channels}x${size}x${size}-k${kernel}${op === 'conv2d' ? `-o${outChannels}` : ''}`,
     group: 'conv',
@@ -328,15 +474,34 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
   const fside = quick ? 1024 : 4096;
   rows.push(fmaRow(fside, false), fmaRow(fside, true));
 
-  rows.push({ id: 'overhead/add-chain', group: 'overhead', label: `dispatch: ${quick ? 200 : 1000} dependent adds on 1K elements`, unit: 'µs/op', device: 'gpu', kind: 'overhead', ops: quick ? 200 : 1000, size: 1024 });
+  rows.push({
+    id: 'overhead/add-chain',
+    group: 'overhead',
+    label: `dispatch: ${quick ? 200 : 1000} dependent adds on 1K elements`,
+    unit: 'µs/op',
+    device: 'gpu',
+    kind: 'overhead',
+    ops: quick ? 200 : 1000,
+    size: 1024,
+  });
 
   // Issue 14: fused attention against PyTorch's SDPA, and the composite every framework can write.
   const [ab, ah, al, ad] = quick ? [1, 2, 128, 32] : [16, 8, 1024, 64];
   rows.push(attentionRow('fused', ab, ah, al, ad), attentionRow('plain', ab, ah, al, ad));
 
   // Issue 13: a ResNet layer, a 5x5 conv and a max pool.
-  if (quick) rows.push(convRow('conv2d', 2, 8, 16, 8, 3, 1), convRow('conv2d', 2, 4, 12, 8, 5, 2), convRow('maxPool2d', 2, 8, 16, 8, 2, 0));
-  else rows.push(convRow('conv2d', 64, 64, 56, 64, 3, 1), convRow('conv2d', 128, 32, 28, 64, 5, 2), convRow('maxPool2d', 64, 64, 56, 64, 2, 0));
+  if (quick)
+    rows.push(
+      convRow('conv2d', 2, 8, 16, 8, 3, 1),
+      convRow('conv2d', 2, 4, 12, 8, 5, 2),
+      convRow('maxPool2d', 2, 8, 16, 8, 2, 0),
+    );
+  else
+    rows.push(
+      convRow('conv2d', 64, 64, 56, 64, 3, 1),
+      convRow('conv2d', 128, 32, 28, 64, 5, 2),
+      convRow('maxPool2d', 64, 64, 56, 64, 2, 0),
+    );
 
   // --quick shrinks the big MLP (SwiftShader takes seconds per step of the full one).
   const big = quick ? [784, 256, 256, 10] : [784, 512, 512, 10];
@@ -363,7 +528,15 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
   }
   // The CNN example's GPU default (channels 32, 64; batch 32), as it trains: under jit.
   if (!quick) rows.push(cnnRow(32, [32, 64], true));
-  rows.push({ id: 'train/mnist-example', group: 'train', label: 'MNIST example (examples/mlp) training loop', unit: 'steps/s', device: 'gpu', kind: 'example', steps: quick ? 20 : 125 });
+  rows.push({
+    id: 'train/mnist-example',
+    group: 'train',
+    label: 'MNIST example (examples/mlp) training loop',
+    unit: 'steps/s',
+    device: 'gpu',
+    kind: 'example',
+    steps: quick ? 20 : 125,
+  });
 
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu'));
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu', 'jit'));

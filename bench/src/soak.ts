@@ -25,14 +25,17 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 
-const fmt = (m: MemoryReport) => `${m.tensors} tensors, ${m.buffers} buffers, ${m.bytes} bytes (pool ${m.pooledBuffers ?? 0} buffers, ${m.pooledBytes ?? 0} bytes)`;
+const fmt = (m: MemoryReport) =>
+  `${m.tensors} tensors, ${m.buffers} buffers, ${m.bytes} bytes (pool ${m.pooledBuffers ?? 0} buffers, ${m.pooledBytes ?? 0} bytes)`;
 
 /** The command-line run: prints memory every 1,000 steps and a verdict; exit code 1 on growth. */
 export async function soakMain(): Promise<number> {
   const steps = Number(arg('steps', '10000'));
   const backend = arg('backend', 'auto') as 'auto' | 'webgpu' | 'cpu';
   const info = await init({ backend });
-  console.log(`soak: ${steps} steps of the MNIST-shaped MLP on ${info.backend} (${info.description})${info.fallbackReason ? `; ${info.fallbackReason}` : ''}`);
+  console.log(
+    `soak: ${steps} steps of the MNIST-shaped MLP on ${info.backend} (${info.description})${info.fallbackReason ? `; ${info.fallbackReason}` : ''}`,
+  );
   const bar = new JobProgress('soak', steps, 'steps');
   const noTidy = process.argv.includes('--no-tidy');
   const r = await runSoak({
@@ -45,10 +48,14 @@ export async function soakMain(): Promise<number> {
     },
   });
   bar.clear();
-  console.log(`loss ${r.firstLoss.toFixed(4)} -> ${r.lastLoss.toFixed(4)}; ${(r.steps / r.seconds).toFixed(1)} steps/s; max pooled ${r.maxPooledBytes} bytes`);
+  console.log(
+    `loss ${r.firstLoss.toFixed(4)} -> ${r.lastLoss.toFixed(4)}; ${(r.steps / r.seconds).toFixed(1)} steps/s; max pooled ${r.maxPooledBytes} bytes`,
+  );
   if (noTidy) {
     // eagermem: without tidy, bounded is the verdict (peaks per half), not flat
-    console.log(`peak bytes: first half ${r.peakFirstHalf}, second half ${r.peakSecondHalf}; ${r.collections} collections`);
+    console.log(
+      `peak bytes: first half ${r.peakFirstHalf}, second half ${r.peakSecondHalf}; ${r.collections} collections`,
+    );
     if (r.peakSecondHalf > r.peakFirstHalf) {
       console.log('FAIL: memory grew: the second half peaked higher than the first');
       return 1;
@@ -67,5 +74,13 @@ export async function soakMain(): Promise<number> {
 // Run as a script (node scripts/run-ts.mjs bench/src/soak.ts bundles it to .out/soak.mjs),
 // not when imported by the jest soak test or the bench suite.
 if (/[\\/]soak\.m?js$/.test(process.argv[1] ?? '')) {
-  soakMain().then((code) => { process.exitCode = code; }, (e) => { console.error(e); process.exitCode = 1; });
+  soakMain().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -56,30 +56,73 @@ const USAGE = `usage: npm run bench -- [options]
   --list                print the rows and exit`;
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { quick: false, json: 'bench/results/latest.json', only: null, backend: null, peers: new Set(['tfjs', 'jax', 'torch', 'ort']), list: false, help: false, torchTimeoutS: 300, rowTimeoutS: 120, deadlineS: 0 };
+  const o: Options = {
+    quick: false,
+    json: 'bench/results/latest.json',
+    only: null,
+    backend: null,
+    peers: new Set(['tfjs', 'jax', 'torch', 'ort']),
+    list: false,
+    help: false,
+    torchTimeoutS: 300,
+    rowTimeoutS: 120,
+    deadlineS: 0,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [k, v] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const val = () => v ?? argv[++i];
     switch (k) {
-      case '--quick': o.quick = true; break;
-      case '--json': o.json = val(); break;
-      case '--only': o.only = val().split(',').map((s) => s.trim()).filter(Boolean); break;
+      case '--quick':
+        o.quick = true;
+        break;
+      case '--json':
+        o.json = val();
+        break;
+      case '--only':
+        o.only = val()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        break;
       case '--backend': {
         const b = val();
         if (b !== 'webgpu' && b !== 'cpu') throw new Error(`--backend: expected webgpu or cpu, got ${b}`);
         o.backend = b;
         break;
       }
-      case '--peers': o.peers = new Set(val().split(',').map((s) => s.trim()).filter(Boolean)); break;
-      case '--no-peers': o.peers = new Set(); break;
-      case '--torch-timeout': o.torchTimeoutS = Number(val()); break;
-      case '--row-timeout': o.rowTimeoutS = Number(val()); break;
-      case '--deadline': o.deadlineS = Number(val()); break;
-      case '--cpu-threads': o.cpuThreads = Number(val()); break;
-      case '--list': o.list = true; break;
-      case '-h': case '--help': o.help = true; break;
-      default: throw new Error(`unknown option ${a}\n${USAGE}`);
+      case '--peers':
+        o.peers = new Set(
+          val()
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        );
+        break;
+      case '--no-peers':
+        o.peers = new Set();
+        break;
+      case '--torch-timeout':
+        o.torchTimeoutS = Number(val());
+        break;
+      case '--row-timeout':
+        o.rowTimeoutS = Number(val());
+        break;
+      case '--deadline':
+        o.deadlineS = Number(val());
+        break;
+      case '--cpu-threads':
+        o.cpuThreads = Number(val());
+        break;
+      case '--list':
+        o.list = true;
+        break;
+      case '-h':
+      case '--help':
+        o.help = true;
+        break;
+      default:
+        throw new Error(`unknown option ${a}\n${USAGE}`);
     }
   }
   return o;
@@ -103,18 +146,31 @@ const log = (s: string) => console.log(`# ${s}`);
  */
 async function gptConfig(): Promise<GptBenchConfig> {
   try {
-    const m = (await import('@surf/example-gpt/train')) as { DEFAULT_TRAIN?: Partial<Record<keyof GptBenchConfig, number>> };
+    const m = (await import('@surf/example-gpt/train')) as {
+      DEFAULT_TRAIN?: Partial<Record<keyof GptBenchConfig, number>>;
+    };
     const d = m.DEFAULT_TRAIN;
     if (!d) return GPT_FALLBACK;
-    const pick = (k: keyof GptBenchConfig) => (typeof d[k] === 'number' ? (d[k] as number) : (GPT_FALLBACK[k] as number));
+    const pick = (k: keyof GptBenchConfig) =>
+      typeof d[k] === 'number' ? (d[k] as number) : (GPT_FALLBACK[k] as number);
     return {
       ...GPT_FALLBACK,
-      blockSize: pick('blockSize'), nEmbd: pick('nEmbd'), nHead: pick('nHead'), nLayer: pick('nLayer'), batchSize: pick('batchSize'),
-      lr: pick('lr'), warmup: pick('warmup'), steps: pick('steps'), weightDecay: pick('weightDecay'), clip: pick('clip'),
+      blockSize: pick('blockSize'),
+      nEmbd: pick('nEmbd'),
+      nHead: pick('nHead'),
+      nLayer: pick('nLayer'),
+      batchSize: pick('batchSize'),
+      lr: pick('lr'),
+      warmup: pick('warmup'),
+      steps: pick('steps'),
+      weightDecay: pick('weightDecay'),
+      clip: pick('clip'),
       source: 'examples/gpt DEFAULT_TRAIN',
     };
   } catch (e) {
-    log(`GPT row: the example's defaults did not load (${(e as Error).message.split('\n')[0]}); using ${GPT_FALLBACK.source}`);
+    log(
+      `GPT row: the example's defaults did not load (${(e as Error).message.split('\n')[0]}); using ${GPT_FALLBACK.source}`,
+    );
     return GPT_FALLBACK;
   }
 }
@@ -125,7 +181,9 @@ const TIMED_OUT = Symbol('timed out');
 function withTimeout<T>(p: Promise<T>, seconds: number): Promise<T | typeof TIMED_OUT> {
   if (!(seconds > 0)) return p;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const t = new Promise<typeof TIMED_OUT>((resolve) => { timer = setTimeout(() => resolve(TIMED_OUT), seconds * 1000); });
+  const t = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), seconds * 1000);
+  });
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
@@ -148,7 +206,9 @@ async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolea
   try {
     runner = await fw.prepare(row, inputs);
   } catch (e) {
-    return { na: e instanceof NotAvailable ? e.message : `prepare failed: ${(e as Error).message?.split('\n')[0] ?? e}` };
+    return {
+      na: e instanceof NotAvailable ? e.message : `prepare failed: ${(e as Error).message?.split('\n')[0] ?? e}`,
+    };
   }
   try {
     if (runner.reported) {
@@ -161,7 +221,14 @@ async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolea
     const timing = { ...(quick ? QUICK_TIMING : FULL_TIMING), warmupMs: warmupMsOf(row, quick) };
     const t = await timeRunner(runner, timing);
     const check = await runner.check();
-    return { value: toUnit(row, t.secondsPerIter), secondsPerIter: t.secondsPerIter, iters: t.iters, repeats: t.repeats, samples: t.samples, check };
+    return {
+      value: toUnit(row, t.secondsPerIter),
+      secondsPerIter: t.secondsPerIter,
+      iters: t.iters,
+      repeats: t.repeats,
+      samples: t.samples,
+      check,
+    };
   } catch (e) {
     return { na: `failed: ${(e as Error).message?.split('\n')[0] ?? e}` };
   } finally {
@@ -177,7 +244,12 @@ async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolea
 function describeOutcome(fw: FrameworkId, row: Row, o: Outcome): string {
   if (!isMeasured(o)) return `${LABELS[fw]} n/a`;
   const c = o.check;
-  const chk = c.relErr !== undefined ? `err ${c.relErr.toExponential(1)}` : c.lossFirst !== undefined ? `loss ${c.lossFirst.toFixed(3)}->${c.lossLast?.toFixed(3)}` : '';
+  const chk =
+    c.relErr !== undefined
+      ? `err ${c.relErr.toExponential(1)}`
+      : c.lossFirst !== undefined
+        ? `loss ${c.lossFirst.toFixed(3)}->${c.lossLast?.toFixed(3)}`
+        : '';
   return `${LABELS[fw]} ${fmtNum(o.value)} ${row.unit}${chk ? ` (${chk})` : ''}${c.ok ? '' : ' WRONG'}`;
 }
 
@@ -193,7 +265,9 @@ async function main(): Promise<void> {
     return;
   }
   const machine = machineFacts();
-  log(`Surf bench ${o.quick ? '--quick' : '(full)'}: ${rows.length} rows; ${machine.cpu} x${machine.cores}, ${machine.hostname}, Node ${machine.node}${machine.gpu ? `, GPU ${machine.gpu}` : ''}`);
+  log(
+    `Surf bench ${o.quick ? '--quick' : '(full)'}: ${rows.length} rows; ${machine.cpu} x${machine.cores}, ${machine.hostname}, Node ${machine.node}${machine.gpu ? `, GPU ${machine.gpu}` : ''}`,
+  );
 
   const wantGpu = rows.some((r) => r.device === 'gpu');
   const wantCpu = rows.some((r) => r.device === 'cpu');
@@ -233,7 +307,14 @@ async function main(): Promise<void> {
       log(`PyTorch not run: ${why}`);
       torchEnv = { skipped: why };
     } else {
-      const t = runTorch(gpuRows, o.quick ? QUICK_TIMING : FULL_TIMING, o.quick, log, o.torchTimeoutS, Object.fromEntries(gpuRows.map((r) => [r.id, warmupMsOf(r, o.quick)])));
+      const t = runTorch(
+        gpuRows,
+        o.quick ? QUICK_TIMING : FULL_TIMING,
+        o.quick,
+        log,
+        o.torchTimeoutS,
+        Object.fromEntries(gpuRows.map((r) => [r.id, warmupMsOf(r, o.quick)])),
+      );
       if ('error' in t) {
         log(`PyTorch failed: ${t.error}`);
         torchEnv = { error: t.error };
@@ -250,7 +331,11 @@ async function main(): Promise<void> {
 
   const hung = new Map<FrameworkId, string>();
   // progress: one unit per (row, framework) measurement
-  const bar = new JobProgress('bench', results.reduce((a, rr) => a + frameworks.filter((f) => f.device === rr.row.device).length, 0), 'runs');
+  const bar = new JobProgress(
+    'bench',
+    results.reduce((a, rr) => a + frameworks.filter((f) => f.device === rr.row.device).length, 0),
+    'runs',
+  );
   let runs = 0;
   for (const rr of results) {
     const row = rr.row;
@@ -280,7 +365,9 @@ async function main(): Promise<void> {
         rr.results[fw.id] = out;
       }
     }
-    const parts = (Object.entries(rr.results) as [FrameworkId, Outcome][]).filter(([fw]) => fw !== 'torch-cuda' || isMeasured(rr.results[fw])).map(([fw, out]) => describeOutcome(fw, row, out));
+    const parts = (Object.entries(rr.results) as [FrameworkId, Outcome][])
+      .filter(([fw]) => fw !== 'torch-cuda' || isMeasured(rr.results[fw]))
+      .map(([fw, out]) => describeOutcome(fw, row, out));
     bar.line(`# ${row.id}: ${parts.join(' | ')}  [${elapsed().toFixed(0)} s]`);
   }
   bar.clear();
@@ -290,7 +377,7 @@ async function main(): Promise<void> {
   const versions = peerVersions();
   const header = [
     `machine: ${machine.cpu} x${machine.cores}, ${machine.memoryGiB} GiB, ${machine.hostname}, ${machine.os}${machine.gpu ? `; nvidia-smi: ${machine.gpu}` : ''}`,
-    `adapter: ${adapter ? adapterLabel(adapter) : gpuError ?? '(no GPU rows)'}`,
+    `adapter: ${adapter ? adapterLabel(adapter) : (gpuError ?? '(no GPU rows)')}`,
     `node ${machine.node}; TF.js ${versions['@tensorflow/tfjs-core'] ?? '?'}; jax-js ${versions['@jax-js/jax'] ?? '?'}; webgpu (Dawn) ${versions.webgpu ?? '?'}${torchEnv && 'torch' in torchEnv ? `; torch ${torchEnv.torch} (${torchEnv.device})` : ''}; ${machine.date}; ${o.quick ? 'quick' : 'full'} mode`,
     'Surf/X: how many times faster Surf is than X (> 1: Surf faster; for µs/op the inverse ratio).',
   ];
@@ -298,7 +385,10 @@ async function main(): Promise<void> {
   const cpuTable = table(results, 'cpu', present);
   console.log('');
   for (const h of header) console.log(h);
-  if (gpuTable) console.log(`\nGPU rows (${adapter ? adapterLabel(adapter) : 'no adapter'}${present.has('torch-cuda') ? '; PyTorch on CUDA' : ''}):\n\n${gpuTable}`);
+  if (gpuTable)
+    console.log(
+      `\nGPU rows (${adapter ? adapterLabel(adapter) : 'no adapter'}${present.has('torch-cuda') ? '; PyTorch on CUDA' : ''}):\n\n${gpuTable}`,
+    );
   if (cpuTable) console.log(`\nCPU rows (${machine.cpu} x${machine.cores}):\n\n${cpuTable}`);
   const n = notes(results);
   if (n.length) console.log(`\n${n.join('\n')}`);
@@ -317,7 +407,15 @@ async function main(): Promise<void> {
     frameworks: Object.fromEntries(frameworks.map((f) => [f.id, f.describe()])),
     rows: results.map(rowJson),
     targets: checkTargets(results),
-    summary: results.map((r) => ({ id: r.row.id, unit: r.row.unit, surf: (() => { const s = r.results[r.row.device === 'gpu' ? 'surf-webgpu' : 'surf-cpu']; return isMeasured(s) ? s.value : null; })(), ratios: ratios(r) })),
+    summary: results.map((r) => ({
+      id: r.row.id,
+      unit: r.row.unit,
+      surf: (() => {
+        const s = r.results[r.row.device === 'gpu' ? 'surf-webgpu' : 'surf-cpu'];
+        return isMeasured(s) ? s.value : null;
+      })(),
+      ratios: ratios(r),
+    })),
     seconds: elapsed(),
   };
   const path = resolve(o.json);

@@ -5,7 +5,17 @@
  * export yet (conv2d before issue 13 lands, ...) makes the row n/a with the reason.
  */
 import type { Backend } from '@surf/core';
-import { attentionInputs, attentionReference, conv2dReference, convInputs, convSamples, maxPoolReference, relErr, tokenData, trainData } from './data';
+import {
+  attentionInputs,
+  attentionReference,
+  conv2dReference,
+  convInputs,
+  convSamples,
+  maxPoolReference,
+  relErr,
+  tokenData,
+  trainData,
+} from './data';
 import { Check, NotAvailable, Runner, kernelCheck, trainCheck } from './framework';
 import { convOutSize, readsLoss } from './rows';
 import type { AttentionRow, CnnRow, ConvRow, GptRow } from './rows';
@@ -17,12 +27,19 @@ type Surf = Record<string, any>;
 type T = any;
 
 function need(surf: Surf, what: string[], issue: string): void {
-  const lacking = what.filter((path) => path.split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), surf) === undefined);
+  const lacking = what.filter(
+    (path) => path.split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), surf) === undefined,
+  );
   if (lacking.length) throw new NotAvailable(`@surf/nn does not export ${lacking.join(', ')} yet (${issue})`);
 }
 
 /** A leaf tensor of `shape` from host data (requiresGrad when asked), and what to dispose with it. */
-function upload(surf: Surf, data: Float32Array | Int32Array, shape: number[], opts: { requiresGrad?: boolean; dtype?: string } = {}): { t: T; own: T[] } {
+function upload(
+  surf: Surf,
+  data: Float32Array | Int32Array,
+  shape: number[],
+  opts: { requiresGrad?: boolean; dtype?: string } = {},
+): { t: T; own: T[] } {
   const flat = surf.tensor(data, opts.dtype ? { dtype: opts.dtype } : {});
   const shaped = flat.reshape(shape);
   if (!opts.requiresGrad) return { t: shaped, own: [flat, shaped] };
@@ -30,16 +47,29 @@ function upload(surf: Surf, data: Float32Array | Int32Array, shape: number[], op
   return { t: leaf, own: [flat, shaped, leaf] };
 }
 
-export async function modelRunner(row: AttentionRow | GptRow | CnnRow | ConvRow, surf: Surf, be: Backend, quick: boolean, log: (s: string) => void): Promise<Runner> {
+export async function modelRunner(
+  row: AttentionRow | GptRow | CnnRow | ConvRow,
+  surf: Surf,
+  be: Backend,
+  quick: boolean,
+  log: (s: string) => void,
+): Promise<Runner> {
   switch (row.kind) {
-    case 'conv': return convRunner(row, surf, be);
-    case 'attention': return attentionRunner(row, surf, be);
-    case 'gpt': return gptRunner(row, surf, be, quick);
-    case 'cnn': return cnnRunner(row, surf, be, log);
+    case 'conv':
+      return convRunner(row, surf, be);
+    case 'attention':
+      return attentionRunner(row, surf, be);
+    case 'gpt':
+      return gptRunner(row, surf, be, quick);
+    case 'cnn':
+      return cnnRunner(row, surf, be, log);
   }
 }
 
-const sync = (be: Backend) => async () => { be.flush(); await be.sync(); };
+const sync = (be: Backend) => async () => {
+  be.flush();
+  await be.sync();
+};
 
 /** A training step body captured with surf.jit, as the examples train (issue 12). */
 function jitted(surf: Surf, body: (x: T, y: T) => T): (x: T, y: T) => T {
@@ -53,8 +83,15 @@ function attentionRunner(row: AttentionRow, surf: Surf, be: Backend): Runner {
   const shape = [B, H, L, E];
   const host = attentionInputs(B * H * L * E);
   const own: T[] = [];
-  const leaf = (d: Float32Array, grad: boolean) => { const u = upload(surf, d, shape, { requiresGrad: grad }); own.push(...u.own); return u.t; };
-  const q = leaf(host.q, true), k = leaf(host.k, true), v = leaf(host.v, true), g = leaf(host.g, false);
+  const leaf = (d: Float32Array, grad: boolean) => {
+    const u = upload(surf, d, shape, { requiresGrad: grad });
+    own.push(...u.own);
+    return u.t;
+  };
+  const q = leaf(host.q, true),
+    k = leaf(host.k, true),
+    v = leaf(host.v, true),
+    g = leaf(host.g, false);
   let keep: T = null;
   if (row.impl === 'plain') {
     const m = Uint8Array.from({ length: L * L }, (_, i) => (i % L <= Math.floor(i / L) ? 1 : 0));
@@ -63,13 +100,21 @@ function attentionRunner(row: AttentionRow, surf: Surf, be: Backend): Runner {
     keep = u.t;
   }
   const scale = 1 / Math.sqrt(E);
-  const forward = (): T => (row.impl === 'fused'
-    ? surf.scaledDotProductAttention(q, k, v, { causal: row.causal })
-    : surf.where(keep, q.matmul(k.transpose(-2, -1)).mul(scale), -Infinity).softmax(-1).matmul(v));
-  const clearGrads = () => { for (const t of [q, k, v]) t.grad = null; };
+  const forward = (): T =>
+    row.impl === 'fused'
+      ? surf.scaledDotProductAttention(q, k, v, { causal: row.causal })
+      : surf
+          .where(keep, q.matmul(k.transpose(-2, -1)).mul(scale), -Infinity)
+          .softmax(-1)
+          .matmul(v);
+  const clearGrads = () => {
+    for (const t of [q, k, v]) t.grad = null;
+  };
   return {
     step: () => {
-      surf.tidy(() => { forward().backward(g); });
+      surf.tidy(() => {
+        forward().backward(g);
+      });
       clearGrads();
     },
     sync: sync(be),
@@ -81,9 +126,13 @@ function attentionRunner(row: AttentionRow, surf: Surf, be: Backend): Runner {
       const flatOut = (await out.data()) as ArrayLike<number>;
       out.dispose();
       const got = new Float64Array(rows.length * E);
-      rows.forEach((r, n) => { for (let e = 0; e < E; e++) got[n * E + e] = flatOut[r * E + e]; });
+      rows.forEach((r, n) => {
+        for (let e = 0; e < E; e++) got[n * E + e] = flatOut[r * E + e];
+      });
       const c = kernelCheck(relErr(got, want));
-      surf.tidy(() => { forward().backward(g); });
+      surf.tidy(() => {
+        forward().backward(g);
+      });
       const norms: number[] = [];
       for (const t of [q, k, v]) {
         const s = t.grad.abs().sum();
@@ -91,10 +140,14 @@ function attentionRunner(row: AttentionRow, surf: Surf, be: Backend): Runner {
         s.dispose();
       }
       clearGrads();
-      if (!norms.every((n) => Number.isFinite(n) && n > 0)) return { ...c, ok: false, note: `gradients not finite and nonzero: |dq|,|dk|,|dv| sums ${norms.join(', ')}` };
+      if (!norms.every((n) => Number.isFinite(n) && n > 0))
+        return { ...c, ok: false, note: `gradients not finite and nonzero: |dq|,|dk|,|dv| sums ${norms.join(', ')}` };
       return c;
     },
-    dispose: () => { clearGrads(); for (const t of own) t.dispose(); },
+    dispose: () => {
+      clearGrads();
+      for (const t of own) t.dispose();
+    },
   };
 }
 
@@ -128,16 +181,31 @@ async function gptRunner(row: GptRow, surf: Surf, be: Backend, quick: boolean): 
   const Gpt = await loadGpt();
   const c = row.config;
   surf.manualSeed(1);
-  const model = new Gpt({ vocabSize: c.vocabSize, blockSize: c.blockSize, nEmbd: c.nEmbd, nHead: c.nHead, nLayer: c.nLayer, dropout: 0 });
+  const model = new Gpt({
+    vocabSize: c.vocabSize,
+    blockSize: c.blockSize,
+    nEmbd: c.nEmbd,
+    nHead: c.nHead,
+    nLayer: c.nLayer,
+    dropout: 0,
+  });
   const params: T[] = model.parameters();
-  const opt = new surf.optim.AdamW([
-    { params: params.filter((p) => p.ndim >= 2), weightDecay: c.weightDecay },
-    { params: params.filter((p) => p.ndim < 2), weightDecay: 0 },
-  ], { lr: c.lr, betas: c.betas });
+  const opt = new surf.optim.AdamW(
+    [
+      { params: params.filter((p) => p.ndim >= 2), weightDecay: c.weightDecay },
+      { params: params.filter((p) => p.ndim < 2), weightDecay: 0 },
+    ],
+    { lr: c.lr, betas: c.betas },
+  );
   const data = tokenData(c.vocabSize, c.batchSize, c.blockSize, quick ? 2 : 8);
   const own: T[] = [];
-  const ids = (d: Int32Array) => { const u = upload(surf, d, [c.batchSize, c.blockSize], { dtype: 'int32' }); own.push(...u.own); return u.t; };
-  const xs = data.x.map(ids), ys = data.y.map(ids);
+  const ids = (d: Int32Array) => {
+    const u = upload(surf, d, [c.batchSize, c.blockSize], { dtype: 'int32' });
+    own.push(...u.own);
+    return u.t;
+  };
+  const xs = data.x.map(ids),
+    ys = data.y.map(ids);
   const evalLoss = async () => {
     const l = surf.noGrad(() => surf.tidy(() => model.loss(xs[0], ys[0])));
     const v = await l.item();
@@ -188,7 +256,9 @@ async function cnnModel(surf: Surf, channels: number[], log: (s: string) => void
     if (m.buildCnn) return m.buildCnn(channels);
     log('CNN row: @surf/example-cnn/model exports no buildCnn; building its architecture here');
   } catch (e) {
-    log(`CNN row: the example's model did not load (${(e as Error).message.split('\n')[0]}); building its architecture here`);
+    log(
+      `CNN row: the example's model did not load (${(e as Error).message.split('\n')[0]}); building its architecture here`,
+    );
   }
   return buildCnn(surf, channels);
 }
@@ -200,7 +270,12 @@ function buildCnn(surf: Surf, channels: number[]): T {
   let inC = 1;
   let side = 28;
   for (const ch of channels) {
-    layers.push(new nn.Conv2d(inC, ch, 3, { padding: 1, bias: false }), new nn.BatchNorm2d(ch), new nn.ReLU(), new nn.MaxPool2d(2));
+    layers.push(
+      new nn.Conv2d(inC, ch, 3, { padding: 1, bias: false }),
+      new nn.BatchNorm2d(ch),
+      new nn.ReLU(),
+      new nn.MaxPool2d(2),
+    );
     inC = ch;
     side = Math.floor(side / 2);
   }
@@ -216,8 +291,16 @@ async function cnnRunner(row: CnnRow, surf: Surf, be: Backend, log: (s: string) 
   // The MLP rows' synthetic digits (784 features = 28x28, teacher labels), as images.
   const data = trainData(784, 10, row.batch, 8);
   const own: T[] = [];
-  const xs = data.x.map((x) => { const u = upload(surf, x, [row.batch, 1, 28, 28]); own.push(...u.own); return u.t; });
-  const ys = data.y.map((y) => { const u = upload(surf, y, [row.batch], { dtype: 'int32' }); own.push(...u.own); return u.t; });
+  const xs = data.x.map((x) => {
+    const u = upload(surf, x, [row.batch, 1, 28, 28]);
+    own.push(...u.own);
+    return u.t;
+  });
+  const ys = data.y.map((y) => {
+    const u = upload(surf, y, [row.batch], { dtype: 'int32' });
+    own.push(...u.own);
+    return u.t;
+  });
   const body = (x: T, y: T): T => {
     opt.zeroGrad();
     const l = surf.crossEntropy(model.forward(x), y);
@@ -235,7 +318,9 @@ async function cnnRunner(row: CnnRow, surf: Surf, be: Backend, log: (s: string) 
     return v;
   };
   return {
-    step: (i) => { step(i % xs.length).dispose(); },
+    step: (i) => {
+      step(i % xs.length).dispose();
+    },
     sync: sync(be),
     check: async () => {
       const b0 = await evalLoss();
@@ -261,27 +346,41 @@ function convRunner(row: ConvRow, surf: Surf, be: Backend): Runner {
   const o = convOutSize(row);
   const { x: hx, w: hw, g: hg, outC } = convInputs(row, o);
   const own: T[] = [];
-  const leaf = (d: Float32Array, shape: number[], grad: boolean) => { const u = upload(surf, d, shape, { requiresGrad: grad }); own.push(...u.own); return u.t; };
+  const leaf = (d: Float32Array, shape: number[], grad: boolean) => {
+    const u = upload(surf, d, shape, { requiresGrad: grad });
+    own.push(...u.own);
+    return u.t;
+  };
   const x = leaf(hx, [N, C, S, S], true);
   const w = row.op === 'conv2d' ? leaf(hw, [O, C, k, k], true) : null;
   const g = leaf(hg, [N, outC, o, o], false);
   const forward = (): T => (row.op === 'conv2d' ? surf.conv2d(x, w, null, { padding }) : surf.maxPool2d(x, k));
-  const clearGrads = () => { x.grad = null; if (w) w.grad = null; };
+  const clearGrads = () => {
+    x.grad = null;
+    if (w) w.grad = null;
+  };
   return {
     step: () => {
-      surf.tidy(() => { forward().backward(g); });
+      surf.tidy(() => {
+        forward().backward(g);
+      });
       clearGrads();
     },
     sync: sync(be),
     check: async (): Promise<Check> => {
       const samples = convSamples(N, outC, o);
-      const want = row.op === 'conv2d' ? conv2dReference(hx, hw, C, S, O, k, padding, samples) : maxPoolReference(hx, C, S, k, samples);
+      const want =
+        row.op === 'conv2d'
+          ? conv2dReference(hx, hw, C, S, O, k, padding, samples)
+          : maxPoolReference(hx, C, S, k, samples);
       const out = surf.noGrad(() => forward());
       const all = (await out.data()) as ArrayLike<number>;
       out.dispose();
       const got = samples.map(([n, c, y, xx]) => all[((n * outC + c) * o + y) * o + xx]);
       const c = kernelCheck(relErr(got, want));
-      surf.tidy(() => { forward().backward(g); });
+      surf.tidy(() => {
+        forward().backward(g);
+      });
       const sums: number[] = [];
       for (const t of w ? [x, w] : [x]) {
         const s = t.grad.abs().sum();
@@ -289,9 +388,13 @@ function convRunner(row: ConvRow, surf: Surf, be: Backend): Runner {
         s.dispose();
       }
       clearGrads();
-      if (!sums.every((v) => Number.isFinite(v) && v > 0)) return { ...c, ok: false, note: `gradients not finite and nonzero: ${sums.join(', ')}` };
+      if (!sums.every((v) => Number.isFinite(v) && v > 0))
+        return { ...c, ok: false, note: `gradients not finite and nonzero: ${sums.join(', ')}` };
       return c;
     },
-    dispose: () => { clearGrads(); for (const t of own) t.dispose(); },
+    dispose: () => {
+      clearGrads();
+      for (const t of own) t.dispose();
+    },
   };
 }

@@ -85,7 +85,10 @@ async function loadNn(): Promise<Loaded<SurfNn>> {
     if (lacking.length) return { ok: false, why: `@surf/nn does not export ${lacking.join(', ')}` };
     if (!m.setBackend) {
       try {
-        const ag = (await import('@surf/autograd')) as { setBackend?: SurfNn['setBackend']; getBackend?: SurfNn['getBackend'] };
+        const ag = (await import('@surf/autograd')) as {
+          setBackend?: SurfNn['setBackend'];
+          getBackend?: SurfNn['getBackend'];
+        };
         return { ok: true, mod: { ...(m as SurfNn), setBackend: ag.setBackend, getBackend: ag.getBackend } };
       } catch {
         /* init() then */
@@ -144,14 +147,23 @@ export class SurfFramework implements Framework {
   private nnMod: Loaded<SurfNn> | null = null;
 
   /** `cpuThreads`: the CPU backend's thread count (its default when undefined). */
-  constructor(readonly kind: 'webgpu' | 'cpu', private log: (s: string) => void, private readonly cpuThreads?: number) {
+  constructor(
+    readonly kind: 'webgpu' | 'cpu',
+    private log: (s: string) => void,
+    private readonly cpuThreads?: number,
+  ) {
     this.id = kind === 'webgpu' ? 'surf-webgpu' : 'surf-cpu';
     this.label = kind === 'webgpu' ? 'Surf webgpu' : 'Surf cpu';
     this.device = kind === 'webgpu' ? 'gpu' : 'cpu';
   }
 
   describe(): Record<string, unknown> {
-    return { backend: this.kind, description: this.backend?.description ?? null, ...(this.kind === 'cpu' ? { threads: cpuThreadCount() } : {}), ...(this.backendWhy ? { error: this.backendWhy } : {}) };
+    return {
+      backend: this.kind,
+      description: this.backend?.description ?? null,
+      ...(this.kind === 'cpu' ? { threads: cpuThreadCount() } : {}),
+      ...(this.backendWhy ? { error: this.backendWhy } : {}),
+    };
   }
 
   /** The backend every Surf row of this framework runs on (created once). */
@@ -159,7 +171,10 @@ export class SurfFramework implements Framework {
     if (!this.backend && !this.backendWhy) {
       if (this.kind === 'cpu') {
         // The factory waits until the worker threads run.
-        this.backend = await createBackend('cpu', this.cpuThreads === undefined ? undefined : { threads: this.cpuThreads });
+        this.backend = await createBackend(
+          'cpu',
+          this.cpuThreads === undefined ? undefined : { threads: this.cpuThreads },
+        );
       } else {
         const w = await loadWebgpu();
         try {
@@ -181,7 +196,8 @@ export class SurfFramework implements Framework {
     const surf = this.nnMod.mod;
     const backend = await this.getBackend();
     if (surf.setBackend) surf.setBackend(backend);
-    else if (!surf.getBackend || surf.getBackend() !== backend) throw new NotAvailable('@surf/nn exports no setBackend() to put its tensors on the bench backend');
+    else if (!surf.getBackend || surf.getBackend() !== backend)
+      throw new NotAvailable('@surf/nn exports no setBackend() to put its tensors on the bench backend');
     return surf;
   }
 
@@ -192,11 +208,20 @@ export class SurfFramework implements Framework {
       await this.nn();
       // The model rows need the whole @surf/nn surface (modules, optimizers, ops): loaded as is.
       // @ts-ignore -- resolved when the package exists; nn() above has checked that it loads
-      return modelRunner(row, (await import('@surf/nn')) as unknown as Record<string, unknown>, await this.getBackend(), inputs.quick, this.log);
+      return modelRunner(
+        row,
+        (await import('@surf/nn')) as unknown as Record<string, unknown>,
+        await this.getBackend(),
+        inputs.quick,
+        this.log,
+      );
     }
     const be = await this.getBackend();
     const up = (data: Float32Array, shape: number[]) => NDArray.fromData(be, data, shape);
-    const sync = async () => { be.flush(); await be.sync(); };
+    const sync = async () => {
+      be.flush();
+      await be.sync();
+    };
     switch (row.kind) {
       case 'matmul': {
         const { spec, a, b, samples, want } = inputs.matmul();
@@ -207,7 +232,12 @@ export class SurfFramework implements Framework {
           const bv = spec.tb ? B.permute([1, 0]) : B;
           return { own: [A, B, av, bv], args: [av, bv] };
         });
-        return this.kernelRunner(sets, (s) => s[0].matmul(s[1]), sync, async (out) => kernelCheck(relErr(pick(out, spec.n, samples), want)));
+        return this.kernelRunner(
+          sets,
+          (s) => s[0].matmul(s[1]),
+          sync,
+          async (out) => kernelCheck(relErr(pick(out, spec.n, samples), want)),
+        );
       }
       case 'sum': {
         const { x, want } = inputs.sum();
@@ -228,7 +258,12 @@ export class SurfFramework implements Framework {
           return { own: [A, av, B, C], args: [av, B, C] };
         });
         const expr = E.add(E.mul(E.in(0), E.in(1)), E.in(2));
-        return this.kernelRunner(sets, (s) => NDArray.elementwise([expr], s)[0], sync, async (out) => kernelCheck(relErr(out, want)));
+        return this.kernelRunner(
+          sets,
+          (s) => NDArray.elementwise([expr], s)[0],
+          sync,
+          async (out) => kernelCheck(relErr(out, want)),
+        );
       }
       case 'overhead': {
         let x = NDArray.full(be, [row.size], 0);
@@ -248,13 +283,21 @@ export class SurfFramework implements Framework {
             const got = await x.data();
             return kernelCheck(relErr([got[0], got[row.size - 1]], [done, done]));
           },
-          dispose: () => { x.dispose(); y.dispose(); },
+          dispose: () => {
+            x.dispose();
+            y.dispose();
+          },
         };
       }
     }
   }
 
-  private kernelRunner(sets: { own: NDArray[]; args: NDArray[] }[], op: (args: NDArray[]) => NDArray, sync: () => Promise<void>, check: (out: Float32Array) => Promise<ReturnType<typeof kernelCheck>>): Runner {
+  private kernelRunner(
+    sets: { own: NDArray[]; args: NDArray[] }[],
+    op: (args: NDArray[]) => NDArray,
+    sync: () => Promise<void>,
+    check: (out: Float32Array) => Promise<ReturnType<typeof kernelCheck>>,
+  ): Runner {
     let last: NDArray | null = null;
     return {
       step: (i) => {
@@ -279,7 +322,8 @@ export class SurfFramework implements Framework {
   private async trainRunner(row: TrainRow, inputs: RowInputs): Promise<Runner> {
     const surf = await this.nn();
     const be = await this.getBackend();
-    if (row.loop === 'jit' && typeof surf.jit !== 'function') throw new NotAvailable('@surf/nn does not export jit yet (issue 12)');
+    if (row.loop === 'jit' && typeof surf.jit !== 'function')
+      throw new NotAvailable('@surf/nn does not export jit yet (issue 12)');
     const data = inputs.train();
     surf.manualSeed(42);
     const layers: SModule[] = [];
@@ -288,7 +332,10 @@ export class SurfFramework implements Framework {
       if (l + 2 < row.layers.length) layers.push(new surf.nn.ReLU());
     }
     const model = new surf.nn.Sequential(...layers);
-    const opt = row.optimizer === 'sgd' ? new surf.optim.SGD(model.parameters(), { lr: row.lr }) : new surf.optim.Adam(model.parameters(), { lr: row.lr });
+    const opt =
+      row.optimizer === 'sgd'
+        ? new surf.optim.SGD(model.parameters(), { lr: row.lr })
+        : new surf.optim.Adam(model.parameters(), { lr: row.lr });
     const upload = (d: Float32Array | Int32Array, shape: number[], dtype: string): STensor => {
       const t = surf.tensor(d, { dtype });
       if (t.shape.length === shape.length && t.shape.every((n, i) => n === shape[i])) return t;
@@ -316,7 +363,12 @@ export class SurfFramework implements Framework {
     // nothing disposed by hand), so what frees memory is whatever Surf does on its own (the
     // row's check notes the growth).
     const captured = row.loop === 'jit' ? surf.jit!(body) : null;
-    const step = (b: number): STensor => (captured ? captured(xs[b], ys[b]) : row.loop === 'notidy' ? body(xs[b], ys[b], false) : surf.tidy(() => body(xs[b], ys[b])));
+    const step = (b: number): STensor =>
+      captured
+        ? captured(xs[b], ys[b])
+        : row.loop === 'notidy'
+          ? body(xs[b], ys[b], false)
+          : surf.tidy(() => body(xs[b], ys[b]));
     const bytesAtStart = be.memory().bytes;
     const checkLoop = async () => {
       const b0 = await evalLoss();
@@ -324,7 +376,10 @@ export class SurfFramework implements Framework {
       const c = trainCheck(b0, await evalLoss());
       if (row.loop !== 'notidy') return c;
       const grown = (be.memory().bytes - bytesAtStart) / 2 ** 20;
-      return { ...c, note: [c.note, `live memory grew by ${grown.toFixed(1)} MiB over the row`].filter(Boolean).join('; ') };
+      return {
+        ...c,
+        note: [c.note, `live memory grew by ${grown.toFixed(1)} MiB over the row`].filter(Boolean).join('; '),
+      };
     };
     return {
       step: (i) => {
@@ -335,14 +390,18 @@ export class SurfFramework implements Framework {
         }
         if (row.loop !== 'notidy') loss.dispose();
       },
-      sync: async () => { be.flush(); await be.sync(); },
+      sync: async () => {
+        be.flush();
+        await be.sync();
+      },
       // One more step on batch 0 must lower batch 0's loss.
       check: checkLoop,
       dispose: () => {
         for (const t of [...xs, ...ys]) t.dispose();
         opt.dispose?.();
         const params = model.parameters() as Iterable<{ dispose?: () => void }> | undefined;
-        if (params && typeof (params as Iterable<unknown>)[Symbol.iterator] === 'function') for (const p of params) p.dispose?.();
+        if (params && typeof (params as Iterable<unknown>)[Symbol.iterator] === 'function')
+          for (const p of params) p.dispose?.();
       },
     };
   }
@@ -362,7 +421,12 @@ export class SurfFramework implements Framework {
     const run = async () => {
       const marks: { step: number; t: number; loss: number }[] = [];
       const r = await ex.mod.ex.train({
-        data, epochs: 1, batchSize: 64, logEvery: 10, evalEvery: 0, maxStepsPerEpoch: row.steps,
+        data,
+        epochs: 1,
+        batchSize: 64,
+        logEvery: 10,
+        evalEvery: 0,
+        maxStepsPerEpoch: row.steps,
         onLoss: (p) => marks.push({ step: p.globalStep, t: performance.now(), loss: p.loss }),
       });
       const warm = marks.find((m) => m.step >= 10) ?? marks[0];

@@ -29,7 +29,10 @@ export function torchScript(): string | null {
 
 /** Null when PyTorch with CUDA is there; otherwise why not. */
 export function torchUnavailable(): string | null {
-  const r = spawnSync(python(), ['-c', 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)'], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(python(), ['-c', 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)'], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   if (r.error) return `${python()} not runnable: ${r.error.message}`;
   if (r.status === 3) return 'torch.cuda.is_available() is False';
   if (r.status !== 0) return `no torch in ${python()}: ${(r.stderr || '').trim().split('\n').pop()}`;
@@ -38,7 +41,14 @@ export function torchUnavailable(): string | null {
 }
 
 /** `warmupMs`: per row id, the warm-up time the JavaScript frameworks get (suite.ts warmupMsOf). */
-export function runTorch(rows: Row[], timing: TimingOptions, quick: boolean, log: (s: string) => void, timeoutS: number, warmupMs: Record<string, number> = {}): TorchRun | { error: string } {
+export function runTorch(
+  rows: Row[],
+  timing: TimingOptions,
+  quick: boolean,
+  log: (s: string) => void,
+  timeoutS: number,
+  warmupMs: Record<string, number> = {},
+): TorchRun | { error: string } {
   const script = torchScript();
   if (!script) return { error: 'bench/torch/bench.py not found' };
   const dir = mkdtempSync(join(os.tmpdir(), 'surf-bench-'));
@@ -47,7 +57,10 @@ export function runTorch(rows: Row[], timing: TimingOptions, quick: boolean, log
     const out = join(dir, 'torch.json');
     writeFileSync(spec, JSON.stringify({ quick, timing, rows, warmupMs }));
     log(`running PyTorch: ${python()} ${script} (${rows.length} rows)`);
-    const r = spawnSync(python(), [script, '--spec', spec, '--out', out], { stdio: ['ignore', 'inherit', 'inherit'], timeout: timeoutS * 1000 });
+    const r = spawnSync(python(), [script, '--spec', spec, '--out', out], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      timeout: timeoutS * 1000,
+    });
     if (r.error) return { error: `bench.py: ${r.error.message}` };
     if (!existsSync(out)) return { error: `bench.py exited with ${r.status ?? r.signal} and wrote no results` };
     return JSON.parse(readFileSync(out, 'utf8')) as TorchRun;

@@ -11,10 +11,20 @@
  * On a software adapter (SwiftShader) it still runs, slowly, but 'auto' ignores software
  * adapters (they keep their small rolled config), so the result there is informational.
  */
-import { MATMUL_CANDIDATES, TUNE_PROBLEMS, createWebGPUBackend, tuneKey, tuneMatmul, writeTuneCache } from '@surf/webgpu';
+import {
+  MATMUL_CANDIDATES,
+  TUNE_PROBLEMS,
+  createWebGPUBackend,
+  tuneKey,
+  tuneMatmul,
+  writeTuneCache,
+} from '@surf/webgpu';
 import { JobProgress } from './job-progress';
 
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
 const short = (c: (typeof MATMUL_CANDIDATES)[number]) =>
   `${c.tileM}x${c.tileN}x${c.tileK} ${c.threadM}x${c.threadN}${c.padA ? ` pad${c.padA}` : ''}${c.interleave ? ' il' : ''}`;
 
@@ -24,7 +34,9 @@ async function main(): Promise<void> {
   console.log(`adapter: ${b.description}${b.software ? ' (software: matmul "auto" will not use this table)' : ''}`);
   console.log(`candidates: ${MATMUL_CANDIDATES.map(short).join(' | ')}`);
   const t0 = performance.now();
-  const problems = arg('--problems')?.split(',').map((n): [number, number, number] => [+n, +n, +n]);
+  const problems = arg('--problems')
+    ?.split(',')
+    .map((n): [number, number, number] => [+n, +n, +n]);
   const bar = new JobProgress('tune', (problems ?? TUNE_PROBLEMS).length, 'problems');
   let done = 0;
   const t = await tuneMatmul(b, {
@@ -32,7 +44,9 @@ async function main(): Promise<void> {
     problems,
     log: (e) => {
       const tf = (ms: number) => ((2 * e.m * e.n * e.k) / ms / 1e9).toFixed(2);
-      bar.line(`${e.m}x${e.n}x${e.k}: best ${short(e.cfg)} ${tf(e.ms)} TFLOP/s; all: ${e.times.map((x) => (Number.isNaN(x) ? '-' : tf(x))).join(' ')}`);
+      bar.line(
+        `${e.m}x${e.n}x${e.k}: best ${short(e.cfg)} ${tf(e.ms)} TFLOP/s; all: ${e.times.map((x) => (Number.isNaN(x) ? '-' : tf(x))).join(' ')}`,
+      );
       bar.update(++done);
     },
   });
@@ -42,4 +56,7 @@ async function main(): Promise<void> {
   b.destroy();
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1; });
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -16,10 +16,21 @@ async function report(flags: string[]): Promise<unknown> {
   if (!adapter) return { flags, adapter: null };
   const info = adapter.info as unknown as Record<string, unknown>;
   const infoOut: Record<string, unknown> = {};
-  for (const k of ['vendor', 'architecture', 'device', 'description', 'subgroupMinSize', 'subgroupMaxSize', 'isFallbackAdapter']) infoOut[k] = info[k];
+  for (const k of [
+    'vendor',
+    'architecture',
+    'device',
+    'description',
+    'subgroupMinSize',
+    'subgroupMaxSize',
+    'isFallbackAdapter',
+  ])
+    infoOut[k] = info[k];
   // The configs' fields live on the prototype: JSON.stringify of one prints {}.
   const configs = (info.subgroupMatrixConfigs ?? []) as Record<string, unknown>[];
-  infoOut.subgroupMatrixConfigs = configs.map((c) => Object.fromEntries(['componentType', 'resultComponentType', 'M', 'N', 'K'].map((k) => [k, c[k]])));
+  infoOut.subgroupMatrixConfigs = configs.map((c) =>
+    Object.fromEntries(['componentType', 'resultComponentType', 'M', 'N', 'K'].map((k) => [k, c[k]])),
+  );
   const limits: Record<string, number> = {};
   for (const k in adapter.limits) limits[k] = (adapter.limits as unknown as Record<string, number>)[k];
   const features = [...adapter.features].sort();

@@ -9,7 +9,10 @@ import { writeFileSync } from 'fs';
 import { NDArray, attentionBackwardNd, attentionNd, randomArray } from '@surf/core';
 import { WebGPUBackend, WebGPUBackendOptions, createWebGPUBackend } from '@surf/webgpu';
 
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
 const rounds = Number(arg('--rounds') ?? 7);
 const batchMs = Number(arg('--batch-ms') ?? 30);
 const set = arg('--set') ?? 'final';
@@ -39,50 +42,92 @@ const SETS: Record<string, Variant[]> = {
 };
 const variants = SETS[set];
 
-interface Shape { label: string; B: number; H: number; L: number; S: number; causal: boolean }
+interface Shape {
+  label: string;
+  B: number;
+  H: number;
+  L: number;
+  S: number;
+  causal: boolean;
+}
 // --small: a smoke test of the lab itself on a software adapter.
 const small = process.argv.includes('--small');
-const shapes: Shape[] = small ? [
-  { label: '2x2x96x64 causal', B: 2, H: 2, L: 96, S: 96, causal: true },
-  { label: '1x2x64x64 causal', B: 1, H: 2, L: 64, S: 64, causal: true },
-  { label: '1x2x80x64 full', B: 1, H: 2, L: 80, S: 80, causal: false },
-] : [
-  { label: '16x8x1024x64 causal', B: 16, H: 8, L: 1024, S: 1024, causal: true },
-  { label: '16x8x256x64 causal', B: 16, H: 8, L: 256, S: 256, causal: true },
-  { label: '4x8x1024x64 full', B: 4, H: 8, L: 1024, S: 1024, causal: false },
-];
+const shapes: Shape[] = small
+  ? [
+      { label: '2x2x96x64 causal', B: 2, H: 2, L: 96, S: 96, causal: true },
+      { label: '1x2x64x64 causal', B: 1, H: 2, L: 64, S: 64, causal: true },
+      { label: '1x2x80x64 full', B: 1, H: 2, L: 80, S: 80, causal: false },
+    ]
+  : [
+      { label: '16x8x1024x64 causal', B: 16, H: 8, L: 1024, S: 1024, causal: true },
+      { label: '16x8x256x64 causal', B: 16, H: 8, L: 256, S: 256, causal: true },
+      { label: '4x8x1024x64 full', B: 4, H: 8, L: 1024, S: 1024, causal: false },
+    ];
 const E = 64;
 const flops = (s: Shape) => 3.5 * 4 * s.B * s.H * s.L * s.S * E * (s.causal ? 0.5 : 1);
 
 let seed = 100;
 function inputs(b: WebGPUBackend, s: Shape) {
-  const h = { q: randomArray('normal', s.B * s.H * s.L * E, seed++), k: randomArray('normal', s.B * s.H * s.S * E, seed++), v: randomArray('normal', s.B * s.H * s.S * E, seed++), g: randomArray('normal', s.B * s.H * s.L * E, seed++) };
+  const h = {
+    q: randomArray('normal', s.B * s.H * s.L * E, seed++),
+    k: randomArray('normal', s.B * s.H * s.S * E, seed++),
+    v: randomArray('normal', s.B * s.H * s.S * E, seed++),
+    g: randomArray('normal', s.B * s.H * s.L * E, seed++),
+  };
   const nd = (x: Float32Array, n: number) => NDArray.fromData(b, x, [s.B, s.H, n, E]);
   return { h, q: nd(h.q, s.L), k: nd(h.k, s.S), v: nd(h.v, s.S), g: nd(h.g, s.L) };
 }
 
 /** float64 attention and its gradients on one head (index hd of B·H). */
-function reference(h: { q: Float32Array; k: Float32Array; v: Float32Array; g: Float32Array }, s: Shape, hd: number, scale: number) {
+function reference(
+  h: { q: Float32Array; k: Float32Array; v: Float32Array; g: Float32Array },
+  s: Shape,
+  hd: number,
+  scale: number,
+) {
   const { L, S } = s;
-  const Q = (i: number, e: number) => h.q[(hd * L + i) * E + e], K = (j: number, e: number) => h.k[(hd * S + j) * E + e];
-  const V = (j: number, e: number) => h.v[(hd * S + j) * E + e], G = (i: number, e: number) => h.g[(hd * L + i) * E + e];
-  const out = new Float64Array(L * E), lse = new Float64Array(L), dq = new Float64Array(L * E), dk = new Float64Array(S * E), dv = new Float64Array(S * E);
+  const Q = (i: number, e: number) => h.q[(hd * L + i) * E + e],
+    K = (j: number, e: number) => h.k[(hd * S + j) * E + e];
+  const V = (j: number, e: number) => h.v[(hd * S + j) * E + e],
+    G = (i: number, e: number) => h.g[(hd * L + i) * E + e];
+  const out = new Float64Array(L * E),
+    lse = new Float64Array(L),
+    dq = new Float64Array(L * E),
+    dk = new Float64Array(S * E),
+    dv = new Float64Array(S * E);
   const P = new Float64Array(S);
   for (let i = 0; i < L; i++) {
     const n = s.causal ? Math.min(S, i + 1) : S;
     let m = -Infinity;
-    for (let j = 0; j < n; j++) { let d = 0; for (let e = 0; e < E; e++) d += Q(i, e) * K(j, e); P[j] = d * scale; m = Math.max(m, P[j]); }
+    for (let j = 0; j < n; j++) {
+      let d = 0;
+      for (let e = 0; e < E; e++) d += Q(i, e) * K(j, e);
+      P[j] = d * scale;
+      m = Math.max(m, P[j]);
+    }
     let l = 0;
-    for (let j = 0; j < n; j++) { P[j] = Math.exp(P[j] - m); l += P[j]; }
+    for (let j = 0; j < n; j++) {
+      P[j] = Math.exp(P[j] - m);
+      l += P[j];
+    }
     lse[i] = m + Math.log(l);
-    for (let j = 0; j < n; j++) { P[j] /= l; for (let e = 0; e < E; e++) out[i * E + e] += P[j] * V(j, e); }
+    for (let j = 0; j < n; j++) {
+      P[j] /= l;
+      for (let e = 0; e < E; e++) out[i * E + e] += P[j] * V(j, e);
+    }
     let D = 0;
     for (let e = 0; e < E; e++) D += G(i, e) * out[i * E + e];
     for (let j = 0; j < n; j++) {
       let dp = 0;
-      for (let e = 0; e < E; e++) { dp += G(i, e) * V(j, e); dv[j * E + e] += P[j] * G(i, e); }
+      for (let e = 0; e < E; e++) {
+        dp += G(i, e) * V(j, e);
+        dv[j * E + e] += P[j] * G(i, e);
+      }
       const ds = P[j] * (dp - D) * scale;
-      for (let e = 0; e < E; e++) { dq[i * E + e] += ds * K(j, e); dk[j * E + e] += ds * Q(i, e); }
+      for (let e = 0; e < E; e++) {
+        dq[i * E + e] += ds * K(j, e);
+        dk[j * E + e] += ds * Q(i, e);
+      }
     }
   }
   return { out, lse, dq, dk, dv };
@@ -90,11 +135,13 @@ function reference(h: { q: Float32Array; k: Float32Array; v: Float32Array; g: Fl
 
 /** max |a - b| / max |b|, and NaN when a has a non-finite value. */
 function relErr(a: ArrayLike<number>, b: ArrayLike<number>, off = 0): number {
-  let num = 0, den = 0;
+  let num = 0,
+    den = 0;
   for (let i = 0; i < b.length; i++) {
     const x = a[off + i];
     if (!Number.isFinite(x)) return NaN;
-    num = Math.max(num, Math.abs(x - b[i])); den = Math.max(den, Math.abs(b[i]));
+    num = Math.max(num, Math.abs(x - b[i]));
+    den = Math.max(den, Math.abs(b[i]));
   }
   return num / den;
 }
@@ -111,19 +158,32 @@ async function run(b: WebGPUBackend, s: Shape, x: ReturnType<typeof inputs>) {
   poison(b, s);
   const f = attentionNd(x.q, x.k, x.v, opts);
   const g = attentionBackwardNd(x.q, x.k, x.v, f.out, f.lse, x.g, opts);
-  const r = { out: await f.out.data(), lse: await f.lse.data(), dq: await g.dq.data(), dk: await g.dk.data(), dv: await g.dv.data() };
+  const r = {
+    out: await f.out.data(),
+    lse: await f.lse.data(),
+    dq: await g.dq.data(),
+    dk: await g.dk.data(),
+    dv: await g.dv.data(),
+  };
   [f.out, f.lse, g.dq, g.dk, g.dv].forEach((t) => t.dispose());
   return r as Record<'out' | 'lse' | 'dq' | 'dk' | 'dv', Float32Array>;
 }
 
 async function main(): Promise<void> {
   const b = await createWebGPUBackend();
-  console.log(`adapter: ${b.description}; subgroups ${b.device.features.has('subgroups')}, min ${b.adapter?.info?.subgroupMinSize}; workgroup bytes ${b.limits.maxComputeWorkgroupStorageSize}`);
+  console.log(
+    `adapter: ${b.description}; subgroups ${b.device.features.has('subgroups')}, min ${b.adapter?.info?.subgroupMinSize}; workgroup bytes ${b.limits.maxComputeWorkgroupStorageSize}`,
+  );
   let failed = 0;
   const table: string[] = [];
   const json: unknown[] = [];
   // Checks: the main shape and an odd non-causal one (partial tiles both ways).
-  const checks: Shape[] = [shapes[0], small ? { label: '1x2x30x64 vs 33 full', B: 1, H: 2, L: 30, S: 33, causal: false } : { label: '3x5x300x64 vs 333 full', B: 3, H: 5, L: 300, S: 333, causal: false }];
+  const checks: Shape[] = [
+    shapes[0],
+    small
+      ? { label: '1x2x30x64 vs 33 full', B: 1, H: 2, L: 30, S: 33, causal: false }
+      : { label: '3x5x300x64 vs 333 full', B: 3, H: 5, L: 300, S: 333, causal: false },
+  ];
   for (const s of checks) {
     for (const [name, opt] of variants) {
       const x = inputs(b, s);
@@ -158,9 +218,29 @@ async function main(): Promise<void> {
     b.setAttention('rows');
     const f0 = attentionNd(x.q, x.k, x.v, opts);
     const modes: [string, () => void][] = [
-      ['fwd+bwd', () => { const f = attentionNd(x.q, x.k, x.v, opts); const g = attentionBackwardNd(x.q, x.k, x.v, f.out, f.lse, x.g, opts); [f.out, f.lse, g.dq, g.dk, g.dv].forEach((t) => t.dispose()); }],
-      ['fwd', () => { const f = attentionNd(x.q, x.k, x.v, opts); f.out.dispose(); f.lse.dispose(); }],
-      ['bwd', () => { const g = attentionBackwardNd(x.q, x.k, x.v, f0.out, f0.lse, x.g, opts); [g.dq, g.dk, g.dv].forEach((t) => t.dispose()); }],
+      [
+        'fwd+bwd',
+        () => {
+          const f = attentionNd(x.q, x.k, x.v, opts);
+          const g = attentionBackwardNd(x.q, x.k, x.v, f.out, f.lse, x.g, opts);
+          [f.out, f.lse, g.dq, g.dk, g.dv].forEach((t) => t.dispose());
+        },
+      ],
+      [
+        'fwd',
+        () => {
+          const f = attentionNd(x.q, x.k, x.v, opts);
+          f.out.dispose();
+          f.lse.dispose();
+        },
+      ],
+      [
+        'bwd',
+        () => {
+          const g = attentionBackwardNd(x.q, x.k, x.v, f0.out, f0.lse, x.g, opts);
+          [g.dq, g.dk, g.dv].forEach((t) => t.dispose());
+        },
+      ],
     ];
     const cells = variants.flatMap((_, vi) => modes.map((_m, mi) => [vi, mi] as const));
     const reps = new Map<string, number>();
@@ -176,7 +256,10 @@ async function main(): Promise<void> {
       }
       reps.set(`${vi},${mi}`, r);
     }
-    for (const t0 = performance.now(); performance.now() - t0 < 1000;) { modes[0][1](); await b.sync(); }
+    for (const t0 = performance.now(); performance.now() - t0 < 1000;) {
+      modes[0][1]();
+      await b.sync();
+    }
     const ms = new Map<string, number[]>();
     for (let r = 0; r < rounds; r++) {
       for (let c = 0; c < cells.length; c++) {
@@ -193,9 +276,19 @@ async function main(): Promise<void> {
     [x.q, x.k, x.v, x.g, f0.out, f0.lse].forEach((t) => t.dispose());
     table.push(`${s.label}: ms (median of ${rounds}; range), fwd+bwd GFLOP/s as the bench counts`);
     variants.forEach(([name], vi) => {
-      const med = modes.map((_m, mi) => { const a = [...ms.get(`${vi},${mi}`)!].sort((p, q) => p - q); return { med: a[a.length >> 1], lo: a[0], hi: a[a.length - 1] }; });
-      table.push(`  ${name.padEnd(34)} | both ${med[0].med.toFixed(3)} (${med[0].lo.toFixed(2)}-${med[0].hi.toFixed(2)}) ${Math.round(flops(s) / med[0].med / 1e6)} | fwd ${med[1].med.toFixed(3)} | bwd ${med[2].med.toFixed(3)}`);
-      json.push({ shape: s.label, variant: name, opt: variants[vi][1], ms: Object.fromEntries(modes.map(([m], mi) => [m, ms.get(`${vi},${mi}`)])) });
+      const med = modes.map((_m, mi) => {
+        const a = [...ms.get(`${vi},${mi}`)!].sort((p, q) => p - q);
+        return { med: a[a.length >> 1], lo: a[0], hi: a[a.length - 1] };
+      });
+      table.push(
+        `  ${name.padEnd(34)} | both ${med[0].med.toFixed(3)} (${med[0].lo.toFixed(2)}-${med[0].hi.toFixed(2)}) ${Math.round(flops(s) / med[0].med / 1e6)} | fwd ${med[1].med.toFixed(3)} | bwd ${med[2].med.toFixed(3)}`,
+      );
+      json.push({
+        shape: s.label,
+        variant: name,
+        opt: variants[vi][1],
+        ms: Object.fromEntries(modes.map(([m], mi) => [m, ms.get(`${vi},${mi}`)])),
+      });
     });
     console.log(table.slice(-variants.length - 1).join('\n'));
   }
@@ -205,4 +298,7 @@ async function main(): Promise<void> {
   b.destroy();
   process.exit(failed ? 1 : 0);
 }
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

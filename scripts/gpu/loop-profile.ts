@@ -21,7 +21,9 @@ type Loop = (typeof ALL_LOOPS)[number];
 const LOOPS = (process.env.LOOPS ? process.env.LOOPS.split(',') : ALL_LOOPS) as Loop[];
 const STEPS = Number(process.env.STEPS ?? 600);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
-const VARIANTS = JSON.parse(process.env.VARIANTS ?? '[{}]') as (Record<string, number> & { env?: Record<string, string> })[];
+const VARIANTS = JSON.parse(process.env.VARIANTS ?? '[{}]') as (Record<string, number> & {
+  env?: Record<string, string>;
+})[];
 
 // The map's own latency (every mapAsync, call to resolution), and the host time spent in
 // encoder.finish() and queue.submit() (where Dawn turns the recorded commands into Vulkan's).
@@ -35,10 +37,17 @@ function patch(): void {
     const orig = buf.mapAsync;
     buf.mapAsync = function (this: unknown, ...a: unknown[]) {
       const t0 = performance.now();
-      return (orig.apply(this, a) as Promise<void>).then((v) => { mapTimes.push(performance.now() - t0); return v; });
+      return (orig.apply(this, a) as Promise<void>).then((v) => {
+        mapTimes.push(performance.now() - t0);
+        return v;
+      });
     };
   }
-  const timed = (proto: Record<string, (...a: unknown[]) => unknown> | undefined, name: string, key: keyof typeof native) => {
+  const timed = (
+    proto: Record<string, (...a: unknown[]) => unknown> | undefined,
+    name: string,
+    key: keyof typeof native,
+  ) => {
     if (!proto) return;
     const orig = proto[name];
     proto[name] = function (this: unknown, ...a: unknown[]) {
@@ -57,15 +66,39 @@ function setup(c: MlpCase): { step: (b: number, loop: Loop) => Tensor; dispose: 
   const xs = Array.from({ length: 8 }, () => randn([c.batch, c.sizes[0]]));
   const ys = Array.from({ length: 8 }, () => randint(0, c.sizes[c.sizes.length - 1], [c.batch]));
   return {
-    step: (b, loop) => (loop === 'notidy-read10' ? body(xs[b % 8], ys[b % 8]) : tidy(() => body(xs[b % 8], ys[b % 8]).detach())),
-    dispose: () => { for (const t of [...xs, ...ys, ...model.parameters()]) t.dispose(); },
+    step: (b, loop) =>
+      loop === 'notidy-read10' ? body(xs[b % 8], ys[b % 8]) : tidy(() => body(xs[b % 8], ys[b % 8]).detach()),
+    dispose: () => {
+      for (const t of [...xs, ...ys, ...model.parameters()]) t.dispose();
+    },
   };
 }
 
-interface Row { case: string; loop: Loop; variant: string; round: number; stepsPerS: number; wallUs: number; hostUs: number; waitUs: number; mapUs: number; finishUs: number; submitUs: number; submitInWaitUs: number; bindGroups: number; dispatches: number; submits: number; buffers: number }
+interface Row {
+  case: string;
+  loop: Loop;
+  variant: string;
+  round: number;
+  stepsPerS: number;
+  wallUs: number;
+  hostUs: number;
+  waitUs: number;
+  mapUs: number;
+  finishUs: number;
+  submitUs: number;
+  submitInWaitUs: number;
+  bindGroups: number;
+  dispatches: number;
+  submits: number;
+  buffers: number;
+}
 
 /** One variant: its label, its backend, and what it sets in process.env while it runs. */
-interface Variant { label: string; be: WebGPUBackend; env: Record<string, string> }
+interface Variant {
+  label: string;
+  be: WebGPUBackend;
+  env: Record<string, string>;
+}
 
 async function measure({ label, be, env }: Variant, c: MlpCase, loop: Loop, round: number): Promise<Row> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
@@ -112,12 +145,21 @@ async function measureIn(be: WebGPUBackend, c: MlpCase, loop: Loop, variant: str
   const s1 = be.stats();
   const maps = [...mapTimes].sort((a, b) => a - b);
   const row: Row = {
-    case: c.name, loop, variant, round,
-    stepsPerS: (STEPS * 1000) / wall, wallUs: (wall * 1000) / STEPS, hostUs: (acc.host * 1000) / STEPS, waitUs: (acc.wait * 1000) / STEPS,
+    case: c.name,
+    loop,
+    variant,
+    round,
+    stepsPerS: (STEPS * 1000) / wall,
+    wallUs: (wall * 1000) / STEPS,
+    hostUs: (acc.host * 1000) / STEPS,
+    waitUs: (acc.wait * 1000) / STEPS,
     mapUs: maps.length ? maps[maps.length >> 1] * 1000 : 0,
-    finishUs: ((native.finishMs - n0.finishMs) * 1000) / STEPS, submitUs: ((native.submitMs - n0.submitMs) * 1000) / STEPS,
+    finishUs: ((native.finishMs - n0.finishMs) * 1000) / STEPS,
+    submitUs: ((native.submitMs - n0.submitMs) * 1000) / STEPS,
     submitInWaitUs: (acc.submitInWait * 1000) / STEPS,
-    bindGroups: (s1.bindGroupsCreated - s0.bindGroupsCreated) / STEPS, dispatches: (s1.dispatches - s0.dispatches) / STEPS, submits: (s1.submits - s0.submits) / STEPS,
+    bindGroups: (s1.bindGroupsCreated - s0.bindGroupsCreated) / STEPS,
+    dispatches: (s1.dispatches - s0.dispatches) / STEPS,
+    submits: (s1.submits - s0.submits) / STEPS,
     buffers: (be.memory().buffers - b0) / STEPS,
   };
   s.dispose();
@@ -132,16 +174,27 @@ async function measureIn(be: WebGPUBackend, c: MlpCase, loop: Loop, variant: str
 async function micro(device: GPUDevice): Promise<string[]> {
   const a = device.createBuffer({ size: 1 << 20, usage: 0x80 | 0x04 | 0x08 });
   const st = device.createBuffer({ size: 256, usage: 0x01 | 0x08 });
-  const module = device.createShaderModule({ code: '@group(0) @binding(0) var<storage, read_write> o: array<f32>; @compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3u) { o[g.x] = o[g.x] * 0.5 + 1.0; }' });
+  const module = device.createShaderModule({
+    code: '@group(0) @binding(0) var<storage, read_write> o: array<f32>; @compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3u) { o[g.x] = o[g.x] * 0.5 + 1.0; }',
+  });
   const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-  const bg = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: a } }] });
-  const spin = (us: number) => { const t = performance.now() + us / 1000; while (performance.now() < t); };
+  const bg = device.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: [{ binding: 0, resource: { buffer: a } }],
+  });
+  const spin = (us: number) => {
+    const t = performance.now() + us / 1000;
+    while (performance.now() < t);
+  };
   const one = (n: number): { rec: number; sub: number } => {
     const t0 = performance.now();
     const enc = device.createCommandEncoder();
     const pass = enc.beginComputePass();
     pass.setPipeline(pipeline);
-    for (let i = 0; i < n; i++) { pass.setBindGroup(0, bg); pass.dispatchWorkgroups(16); }
+    for (let i = 0; i < n; i++) {
+      pass.setBindGroup(0, bg);
+      pass.dispatchWorkgroups(16);
+    }
     pass.end();
     const t1 = performance.now();
     device.queue.submit([enc.finish()]);
@@ -153,7 +206,10 @@ async function micro(device: GPUDevice): Promise<string[]> {
     const cases: Record<string, () => Promise<void> | void> = {
       'back to back': () => undefined,
       'after the queue drained': () => device.queue.onSubmittedWorkDone(),
-      'drained, then 300 µs of host work': async () => { await device.queue.onSubmittedWorkDone(); spin(300); },
+      'drained, then 300 µs of host work': async () => {
+        await device.queue.onSubmittedWorkDone();
+        spin(300);
+      },
       'after a readback (copy, submit, map, unmap)': async () => {
         const enc = device.createCommandEncoder();
         enc.copyBufferToBuffer(a, 0, st, 0, 256);
@@ -168,7 +224,10 @@ async function micro(device: GPUDevice): Promise<string[]> {
       for (let i = 0; i < 330; i++) {
         await before();
         const r = one(n);
-        if (i >= 30) { rec.push(r.rec); sub.push(r.sub); }
+        if (i >= 30) {
+          rec.push(r.rec);
+          sub.push(r.sub);
+        }
       }
       await device.queue.onSubmittedWorkDone();
       out.push(`| ${n} dispatch${n > 1 ? 'es' : ''}, ${name} | ${med(rec).toFixed(1)} | ${med(sub).toFixed(1)} |`);
@@ -189,7 +248,12 @@ async function main(): Promise<void> {
   }
   const jsonAt = process.argv.indexOf('--json');
   const variants: Variant[] = [];
-  for (const { env, ...opts } of VARIANTS) variants.push({ label: JSON.stringify({ ...opts, ...(env ? { env } : {}) }), be: await createWebGPUBackend(opts), env: env ?? {} });
+  for (const { env, ...opts } of VARIANTS)
+    variants.push({
+      label: JSON.stringify({ ...opts, ...(env ? { env } : {}) }),
+      be: await createWebGPUBackend(opts),
+      env: env ?? {},
+    });
   patch();
   const rows: Row[] = [];
   const cases = MLP_CASES.slice(0, Number(process.env.CASES ?? MLP_CASES.length));
@@ -198,14 +262,26 @@ async function main(): Promise<void> {
   }
   const f = (v: number, d = 1) => v.toFixed(d);
   const first = variants[0].be;
-  console.log([
-    `adapter: ${first.description}; ${STEPS} steps per figure, ${ROUNDS} rounds`,
-    '| step | loop | options | round | steps/s | wall µs | host µs | wait µs | map µs (median) | finish+submit µs (in wait) | bind groups | dispatches | submits | buffers |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((x) => `| ${x.case} | ${x.loop} | ${x.variant} | ${x.round} | ${f(x.stepsPerS, 0)} | ${f(x.wallUs)} | ${f(x.hostUs)} | ${f(x.waitUs)} | ${f(x.mapUs)} | ${f(x.finishUs + x.submitUs)} (${f(x.submitInWaitUs)}) | ${f(x.bindGroups, 2)} | ${f(x.dispatches)} | ${f(x.submits, 2)} | ${f(x.buffers, 2)} |`),
-  ].join('\n'));
-  if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ adapter: first.description, steps: STEPS, rows }, null, 1));
+  console.log(
+    [
+      `adapter: ${first.description}; ${STEPS} steps per figure, ${ROUNDS} rounds`,
+      '| step | loop | options | round | steps/s | wall µs | host µs | wait µs | map µs (median) | finish+submit µs (in wait) | bind groups | dispatches | submits | buffers |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map(
+        (x) =>
+          `| ${x.case} | ${x.loop} | ${x.variant} | ${x.round} | ${f(x.stepsPerS, 0)} | ${f(x.wallUs)} | ${f(x.hostUs)} | ${f(x.waitUs)} | ${f(x.mapUs)} | ${f(x.finishUs + x.submitUs)} (${f(x.submitInWaitUs)}) | ${f(x.bindGroups, 2)} | ${f(x.dispatches)} | ${f(x.submits, 2)} | ${f(x.buffers, 2)} |`,
+      ),
+    ].join('\n'),
+  );
+  if (jsonAt > 0)
+    writeFileSync(
+      process.argv[jsonAt + 1],
+      JSON.stringify({ adapter: first.description, steps: STEPS, rows }, null, 1),
+    );
   for (const v of variants) v.be.destroy();
 }
 
-void main().catch((e) => { console.error(e); process.exit(1); });
+void main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

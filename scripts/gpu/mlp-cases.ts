@@ -2,7 +2,12 @@
 // (step-profile.ts, loop-profile.ts).
 import { Tensor, crossEntropy, manualSeed, nn, optim } from '@surf/nn';
 
-export interface MlpCase { name: string; sizes: number[]; batch: number; opt: 'sgd' | 'adam' }
+export interface MlpCase {
+  name: string;
+  sizes: number[];
+  batch: number;
+  opt: 'sgd' | 'adam';
+}
 
 export const MLP_CASES: MlpCase[] = [
   { name: 'MLP 784-128-10 b64 SGD', sizes: [784, 128, 10], batch: 64, opt: 'sgd' },
@@ -18,7 +23,8 @@ export function mlpStep(c: MlpCase): { model: nn.Sequential; body: (x: Tensor, y
     if (i + 2 < c.sizes.length) layers.push(new nn.ReLU());
   }
   const model = new nn.Sequential(...layers);
-  const opt = c.opt === 'sgd' ? new optim.SGD(model.parameters(), { lr: 0.1 }) : new optim.Adam(model.parameters(), { lr: 1e-3 });
+  const opt =
+    c.opt === 'sgd' ? new optim.SGD(model.parameters(), { lr: 0.1 }) : new optim.Adam(model.parameters(), { lr: 1e-3 });
   const body = (x: Tensor, y: Tensor): Tensor => {
     opt.zeroGrad();
     const loss = crossEntropy(model.forward(x), y);

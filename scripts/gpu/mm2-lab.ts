@@ -9,14 +9,27 @@ import { writeFileSync } from 'fs';
 import { NDArray, randomArray } from '@surf/core';
 import { MatmulConfig, WebGPUBackend, bucketedMatmulConfig, createWebGPUBackend } from '@surf/webgpu';
 
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
 const only = new Set((arg('--only') ?? '1024,2048,4096,mlp').split(','));
 const rounds = Number(arg('--rounds') ?? 7);
 const batchMs = Number(arg('--batch-ms') ?? 25);
 const rotate = process.argv.includes('--rotate');
 
 // The two aligned buckets of tune/choose.ts and the MLP's bucket, then the new knobs on them.
-const HUGE: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true };
+const HUGE: MatmulConfig = {
+  tileM: 128,
+  tileN: 128,
+  tileK: 16,
+  threadM: 8,
+  threadN: 8,
+  vec4: true,
+  interleave: true,
+  rows: true,
+  doubleBuffer: true,
+};
 const LARGE: MatmulConfig = { ...HUGE, tileN: 64, threadN: 4 };
 const MID: MatmulConfig = { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true };
 type Variant = [string, MatmulConfig | null];
@@ -40,40 +53,70 @@ const FINAL: Variant[] = [
   ['128x128x16 w8 z -il', { ...HUGE, warpCols: 8, swizzleA: true, interleave: false }],
   ['128x128x16 w4 z', { ...HUGE, warpCols: 4, swizzleA: true }],
 ];
-const SQUARE: Variant[] = set === 'final' ? FINAL : set === '1' ? [...knobs('128x128x16', HUGE), ['128x128x8 w8 z', { ...HUGE, tileK: 8, warpCols: 8, swizzleA: true }]] : [
-  ['128x128x16', HUGE],
-  ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }],
-  ['128x128x16 w4 z', { ...HUGE, warpCols: 4, swizzleA: true }],
-  ['128x128x16 w8 z -il', { ...HUGE, warpCols: 8, swizzleA: true, interleave: false }],
-  ['128x128x16 w4 z -il', { ...HUGE, warpCols: 4, swizzleA: true, interleave: false }],
-  ['128x256x8 8x16 w8 z', { ...HUGE, tileN: 256, tileK: 8, threadN: 16, warpCols: 8, swizzleA: true }],
-  ['256x128x8 16x8 w4 z', { ...HUGE, tileM: 256, tileK: 8, threadM: 16, warpCols: 4, swizzleA: true }],
-  ['256x128x8 16x8 w8 z', { ...HUGE, tileM: 256, tileK: 8, threadM: 16, warpCols: 8, swizzleA: true }],
-  // Smaller register tiles: more threads resident, more workgroup reads per multiply-add.
-  ['128x128x16 8x4 w4 z', { ...HUGE, threadN: 4, warpCols: 4, swizzleA: true }],
-  ['128x64x16 8x4 w4 z', { ...LARGE, warpCols: 4, swizzleA: true }],
-];
-const midSet: Variant[] = set === 'final' ? [['old 32x32x32', MID], ['new default', null]] : knobs('32x32x32', MID);
+const SQUARE: Variant[] =
+  set === 'final'
+    ? FINAL
+    : set === '1'
+      ? [...knobs('128x128x16', HUGE), ['128x128x8 w8 z', { ...HUGE, tileK: 8, warpCols: 8, swizzleA: true }]]
+      : [
+          ['128x128x16', HUGE],
+          ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }],
+          ['128x128x16 w4 z', { ...HUGE, warpCols: 4, swizzleA: true }],
+          ['128x128x16 w8 z -il', { ...HUGE, warpCols: 8, swizzleA: true, interleave: false }],
+          ['128x128x16 w4 z -il', { ...HUGE, warpCols: 4, swizzleA: true, interleave: false }],
+          ['128x256x8 8x16 w8 z', { ...HUGE, tileN: 256, tileK: 8, threadN: 16, warpCols: 8, swizzleA: true }],
+          ['256x128x8 16x8 w4 z', { ...HUGE, tileM: 256, tileK: 8, threadM: 16, warpCols: 4, swizzleA: true }],
+          ['256x128x8 16x8 w8 z', { ...HUGE, tileM: 256, tileK: 8, threadM: 16, warpCols: 8, swizzleA: true }],
+          // Smaller register tiles: more threads resident, more workgroup reads per multiply-add.
+          ['128x128x16 8x4 w4 z', { ...HUGE, threadN: 4, warpCols: 4, swizzleA: true }],
+          ['128x64x16 8x4 w4 z', { ...LARGE, warpCols: 4, swizzleA: true }],
+        ];
+const midSet: Variant[] =
+  set === 'final'
+    ? [
+        ['old 32x32x32', MID],
+        ['new default', null],
+      ]
+    : knobs('32x32x32', MID);
 /** [label, m, k, n, A transposed, B transposed, variants] */
 type Shape = [string, number, number, number, boolean, boolean, Variant[]];
 const shapes: Shape[] = [
   // A smoke test for a software adapter (one workgroup of the 128x128 tiles).
-  ...(only.has('128') ? [['128³', 128, 128, 128, false, false, SQUARE]] as Shape[] : []),
-  ...(only.has('1024') ? [['1024³', 1024, 1024, 1024, false, false, set === 'final'
-    ? [['old 128x64x16', LARGE], ['new default', null], ['128x64x16 w4 z', { ...LARGE, warpCols: 4, swizzleA: true }]]
-    : [...knobs('128x64x16', LARGE), ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }]]]] as Shape[] : []),
+  ...(only.has('128') ? ([['128³', 128, 128, 128, false, false, SQUARE]] as Shape[]) : []),
+  ...(only.has('1024')
+    ? ([
+        [
+          '1024³',
+          1024,
+          1024,
+          1024,
+          false,
+          false,
+          set === 'final'
+            ? [
+                ['old 128x64x16', LARGE],
+                ['new default', null],
+                ['128x64x16 w4 z', { ...LARGE, warpCols: 4, swizzleA: true }],
+              ]
+            : [...knobs('128x64x16', LARGE), ['128x128x16 w8 z', { ...HUGE, warpCols: 8, swizzleA: true }]],
+        ],
+      ] as Shape[])
+    : []),
   ...[2048, 4096].filter((s) => only.has(String(s))).map((s): Shape => [`${s}³`, s, s, s, false, false, SQUARE]),
-  ...(only.has('mlp') ? ([
-    ['256³', 256, 256, 256, false, false, midSet.slice(0, 4)],
-    ['512³', 512, 512, 512, false, false, midSet.slice(0, 4)],
-    ['256x784x512', 256, 784, 512, false, false, midSet],
-    ['784x256x512 Aᵀ', 784, 256, 512, true, false, midSet],
-    ['256x512x784 Bᵀ', 256, 512, 784, false, true, midSet],
-  ] as Shape[]) : []),
+  ...(only.has('mlp')
+    ? ([
+        ['256³', 256, 256, 256, false, false, midSet.slice(0, 4)],
+        ['512³', 512, 512, 512, false, false, midSet.slice(0, 4)],
+        ['256x784x512', 256, 784, 512, false, false, midSet],
+        ['784x256x512 Aᵀ', 784, 256, 512, true, false, midSet],
+        ['256x512x784 Bᵀ', 256, 512, 784, false, true, midSet],
+      ] as Shape[])
+    : []),
 ];
 
 function operands(b: WebGPUBackend, m: number, k: number, n: number, at: boolean, bt: boolean, seed: number) {
-  const ha = randomArray('uniform', m * k, seed, -1, 1), hb = randomArray('uniform', k * n, seed + 1, -1, 1);
+  const ha = randomArray('uniform', m * k, seed, -1, 1),
+    hb = randomArray('uniform', k * n, seed + 1, -1, 1);
   // Stored transposed when at/bt (then permuted back to the logical [m,k] / [k,n] views).
   const store = (h: Float32Array, r: number, c: number, t: boolean) => {
     if (!t) return NDArray.fromData(b, h, [r, c]);
@@ -89,12 +132,16 @@ async function check(b: WebGPUBackend, m: number, k: number, n: number, at: bool
   const { ha, hb, x, y } = operands(b, m, k, n, at, bt, seed);
   const z = x.matmul(y);
   const out = (await z.data()) as Float32Array;
-  let num = 0, den = 0, bad = 0;
+  let num = 0,
+    den = 0,
+    bad = 0;
   for (let i = 0; i < 256; i++) {
-    const r = (i * 7919) % m, c = (i * 104729) % n;
+    const r = (i * 7919) % m,
+      c = (i * 104729) % n;
     let s = 0;
     for (let j = 0; j < k; j++) s += ha[r * k + j] * hb[j * n + c];
-    num += (out[r * n + c] - s) ** 2; den += s * s;
+    num += (out[r * n + c] - s) ** 2;
+    den += s * s;
   }
   for (const v of out) if (!Number.isFinite(v)) bad++;
   for (const t of [x, y, z]) t.dispose();
@@ -122,7 +169,10 @@ async function main(): Promise<void> {
     const copies = rotate ? Math.max(1, Math.min(16, Math.ceil((128 << 20) / (4 * (m * k + k * n))))) : 1;
     const sets = Array.from({ length: copies }, (_, c) => operands(b, m, k, n, at, bt, 7 + 2 * c));
     let next = 0;
-    const op = () => { const { x, y } = sets[next++ % copies]; x.matmul(y).dispose(); };
+    const op = () => {
+      const { x, y } = sets[next++ % copies];
+      x.matmul(y).dispose();
+    };
     const reps: number[] = [];
     for (const [, cfg] of variants) {
       b.setMatmulConfig(chosen(cfg));
@@ -138,7 +188,10 @@ async function main(): Promise<void> {
     }
     // Keep the GPU busy 200 ms before the rounds (clocks up), then interleave: each round runs
     // every variant once, starting at a different one.
-    for (const t0 = performance.now(); performance.now() - t0 < 200;) { op(); await b.sync(); }
+    for (const t0 = performance.now(); performance.now() - t0 < 200;) {
+      op();
+      await b.sync();
+    }
     const ms: number[][] = variants.map(() => []);
     for (let r = 0; r < rounds; r++) {
       for (let j = 0; j < variants.length; j++) {
@@ -150,12 +203,17 @@ async function main(): Promise<void> {
         ms[v].push((performance.now() - t0) / reps[v]);
       }
     }
-    for (const { x, y } of sets) { x.dispose(); y.dispose(); }
+    for (const { x, y } of sets) {
+      x.dispose();
+      y.dispose();
+    }
     variants.forEach(([name], v) => {
       const s = [...ms[v]].sort((p, q) => p - q);
       const tf = (t: number) => (2 * m * n * k) / t / 1e9;
       const med = s[s.length >> 1];
-      table.push(`${label.padEnd(16)} | ${name.padEnd(18)} | ${tf(med).toFixed(2).padStart(6)} TFLOP/s | range ${tf(s[s.length - 1]).toFixed(1)}-${tf(s[0]).toFixed(1)} | ${med.toFixed(4)} ms`);
+      table.push(
+        `${label.padEnd(16)} | ${name.padEnd(18)} | ${tf(med).toFixed(2).padStart(6)} TFLOP/s | range ${tf(s[s.length - 1]).toFixed(1)}-${tf(s[0]).toFixed(1)} | ${med.toFixed(4)} ms`,
+      );
       json.push({ shape: label, variant: name, cfg: variants[v][1], msMedian: med, ms: ms[v], tflops: tf(med) });
     });
     table.push('');
@@ -167,4 +225,7 @@ async function main(): Promise<void> {
   b.destroy();
   process.exit(failed ? 1 : 0);
 }
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

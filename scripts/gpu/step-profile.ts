@@ -23,7 +23,17 @@ function makeStep(c: MlpCase, mode: 'eager' | 'jit'): { step: (x: Tensor, y: Ten
   return { step, x: randn([c.batch, c.sizes[0]]), y: randint(0, c.sizes[c.sizes.length - 1], [c.batch]) };
 }
 
-interface Row { case: string; mode: string; recordMs: number[]; hostMs: number; wallMs: number; gpuMs: number; dispatches: number; submits: number; bindGroups: number }
+interface Row {
+  case: string;
+  mode: string;
+  recordMs: number[];
+  hostMs: number;
+  wallMs: number;
+  gpuMs: number;
+  dispatches: number;
+  submits: number;
+  bindGroups: number;
+}
 
 async function measure(c: MlpCase, mode: 'eager' | 'jit', plain: WebGPUBackend, timed: WebGPUBackend): Promise<Row> {
   setBackend(plain);
@@ -59,8 +69,15 @@ async function measure(c: MlpCase, mode: 'eager' | 'jit', plain: WebGPUBackend, 
   await timed.sync();
   const gpu = (timed.stats().gpuTimeMs! - t0) / STEPS;
   return {
-    case: c.name, mode, recordMs, hostMs: host / STEPS, wallMs: wall, gpuMs: gpu,
-    dispatches: (s1.dispatches - s0.dispatches) / STEPS, submits: (s1.submits - s0.submits) / STEPS, bindGroups: (s1.bindGroupsCreated - s0.bindGroupsCreated) / STEPS,
+    case: c.name,
+    mode,
+    recordMs,
+    hostMs: host / STEPS,
+    wallMs: wall,
+    gpuMs: gpu,
+    dispatches: (s1.dispatches - s0.dispatches) / STEPS,
+    submits: (s1.submits - s0.submits) / STEPS,
+    bindGroups: (s1.bindGroupsCreated - s0.bindGroupsCreated) / STEPS,
   };
 }
 
@@ -71,9 +88,17 @@ async function nativeCosts(device: GPUDevice): Promise<Record<string, number>> {
   const a = buf(4096, 0x80 | 0x04 | 0x08);
   const b = buf(4096, 0x80 | 0x04 | 0x08);
   const u = buf(256 * 4, 0x40 | 0x08);
-  const module = device.createShaderModule({ code: '@group(0) @binding(0) var<uniform> p: vec4u; @group(0) @binding(1) var<storage, read_write> o: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) { if (g.x < 4u) { o[g.x] = p.x; } }' });
+  const module = device.createShaderModule({
+    code: '@group(0) @binding(0) var<uniform> p: vec4u; @group(0) @binding(1) var<storage, read_write> o: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) { if (g.x < 4u) { o[g.x] = p.x; } }',
+  });
   const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-  const bg = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: u, size: 16 } }, { binding: 1, resource: { buffer: a } }] });
+  const bg = device.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: [
+      { binding: 0, resource: { buffer: u, size: 16 } },
+      { binding: 1, resource: { buffer: a } },
+    ],
+  });
   const words = new Uint32Array(64);
   const time = async (body: () => void): Promise<number> => {
     const r: number[] = [];
@@ -118,7 +143,14 @@ async function nativeCosts(device: GPUDevice): Promise<Record<string, number>> {
     }
   });
   out.createBindGroup = await time(() => {
-    for (let i = 0; i < n; i++) device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: u, size: 16 } }, { binding: 1, resource: { buffer: i & 1 ? a : b } }] });
+    for (let i = 0; i < n; i++)
+      device.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: [
+          { binding: 0, resource: { buffer: u, size: 16 } },
+          { binding: 1, resource: { buffer: i & 1 ? a : b } },
+        ],
+      });
   });
   for (const x of [a, b, u]) x.destroy();
   return out;
@@ -130,20 +162,36 @@ async function main(): Promise<void> {
   const timed = await createWebGPUBackend({ timestamps: true });
   const rows: Row[] = [];
   // CASES=n keeps the first n cases (CASES=0: only the native call costs; SwiftShader checks).
-  for (const c of MLP_CASES.slice(0, Number(process.env.CASES ?? MLP_CASES.length))) for (const mode of ['eager', 'jit'] as const) rows.push(await measure(c, mode, plain, timed));
+  for (const c of MLP_CASES.slice(0, Number(process.env.CASES ?? MLP_CASES.length)))
+    for (const mode of ['eager', 'jit'] as const) rows.push(await measure(c, mode, plain, timed));
   const f = (v: number, d = 3) => v.toFixed(d);
   const lines = [
     `adapter: ${plain.description}; ${STEPS} steps per figure`,
     '| step | mode | first calls (ms, synced) | host ms/step | wall ms/step | GPU ms/step | steps/s | dispatches | submits | bind groups created |',
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.case} | ${r.mode} | ${r.recordMs.map((v) => f(v, 1)).join(', ')} | ${f(r.hostMs)} | ${f(r.wallMs)} | ${f(r.gpuMs)} | ${(1000 / r.wallMs).toFixed(0)} | ${f(r.dispatches, 1)} | ${f(r.submits, 2)} | ${f(r.bindGroups, 2)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.case} | ${r.mode} | ${r.recordMs.map((v) => f(v, 1)).join(', ')} | ${f(r.hostMs)} | ${f(r.wallMs)} | ${f(r.gpuMs)} | ${(1000 / r.wallMs).toFixed(0)} | ${f(r.dispatches, 1)} | ${f(r.submits, 2)} | ${f(r.bindGroups, 2)} |`,
+    ),
   ];
   const native = await nativeCosts(plain.device);
-  lines.push('', '| native call (host µs each, median of 5 x 2000) | µs |', '|---|---:|', ...Object.entries(native).map(([k, v]) => `| ${k} | ${f(v, 2)} |`));
+  lines.push(
+    '',
+    '| native call (host µs each, median of 5 x 2000) | µs |',
+    '|---|---:|',
+    ...Object.entries(native).map(([k, v]) => `| ${k} | ${f(v, 2)} |`),
+  );
   console.log(lines.join('\n'));
-  if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1], JSON.stringify({ adapter: plain.description, steps: STEPS, rows, native }, null, 1));
+  if (jsonAt > 0)
+    writeFileSync(
+      process.argv[jsonAt + 1],
+      JSON.stringify({ adapter: plain.description, steps: STEPS, rows, native }, null, 1),
+    );
   plain.destroy();
   timed.destroy();
 }
 
-void main().catch((e) => { console.error(e); process.exit(1); });
+void main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

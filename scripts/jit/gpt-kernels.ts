@@ -22,12 +22,22 @@ async function main(): Promise<void> {
   setBackend(be);
   const seen = captureDispatches(be);
   manualSeed(1);
-  const model = new Gpt({ vocabSize: C.vocabSize, blockSize: C.blockSize, nEmbd: C.nEmbd, nHead: C.nHead, nLayer: C.nLayer, dropout: 0 });
+  const model = new Gpt({
+    vocabSize: C.vocabSize,
+    blockSize: C.blockSize,
+    nEmbd: C.nEmbd,
+    nHead: C.nHead,
+    nLayer: C.nLayer,
+    dropout: 0,
+  });
   const params = model.parameters();
-  const opt = new optim.AdamW([
-    { params: params.filter((p) => p.ndim >= 2), weightDecay: 0.1 },
-    { params: params.filter((p) => p.ndim < 2), weightDecay: 0 },
-  ], { lr: 1e-3 });
+  const opt = new optim.AdamW(
+    [
+      { params: params.filter((p) => p.ndim >= 2), weightDecay: 0.1 },
+      { params: params.filter((p) => p.ndim < 2), weightDecay: 0 },
+    ],
+    { lr: 1e-3 },
+  );
   const step = jit((x: Tensor, y: Tensor) => {
     opt.zeroGrad();
     const l = model.loss(x, y);
@@ -43,12 +53,18 @@ async function main(): Promise<void> {
   const s0 = be.stats();
   let host = 0;
   const t0 = performance.now();
-  for (let i = 0; i < STEPS; i++) { const h = performance.now(); step(x, y).dispose(); host += performance.now() - h; }
+  for (let i = 0; i < STEPS; i++) {
+    const h = performance.now();
+    step(x, y).dispose();
+    host += performance.now() - h;
+  }
   await be.sync();
   const wall = (performance.now() - t0) / STEPS;
   const perStep = (be.stats().dispatches - s0.dispatches) / STEPS;
   const one = seen.slice(0, seen.length / 2);
-  console.log(`gpt step: ${perStep} dispatches, wall ${wall.toFixed(3)} ms, host ${(host / STEPS).toFixed(3)} ms per step; ${Math.round((C.batchSize * C.blockSize) / wall * 1000).toLocaleString()} tokens/s`);
+  console.log(
+    `gpt step: ${perStep} dispatches, wall ${wall.toFixed(3)} ms, host ${(host / STEPS).toFixed(3)} ms per step; ${Math.round(((C.batchSize * C.blockSize) / wall) * 1000).toLocaleString()} tokens/s`,
+  );
   if (process.argv.includes('--list')) {
     // Every dispatch in replay order, by kernel name (no timing).
     one.forEach((s, i) => console.log(`${String(i).padStart(4)} groups=${s.groups} ${s.k.name.slice(0, 160)}`));
@@ -63,12 +79,25 @@ async function main(): Promise<void> {
     fam.set(f, { us: e.us + times[i], n: e.n + 1 });
   });
   const sum = times.slice(0, one.length).reduce((a, b) => a + b, 0);
-  console.log(`GPU: sum of the kernels alone ${(sum / 1000).toFixed(3)} ms; the list back to back ${(times[one.length] / 1000).toFixed(3)} ms`);
+  console.log(
+    `GPU: sum of the kernels alone ${(sum / 1000).toFixed(3)} ms; the list back to back ${(times[one.length] / 1000).toFixed(3)} ms`,
+  );
   console.log('by family (µs, dispatches):');
-  for (const [f, e] of [...fam].sort((a, b) => b[1].us - a[1].us)) console.log(`  ${f.padEnd(34)} ${e.us.toFixed(1).padStart(8)}  ${e.n}`);
+  for (const [f, e] of [...fam].sort((a, b) => b[1].us - a[1].us))
+    console.log(`  ${f.padEnd(34)} ${e.us.toFixed(1).padStart(8)}  ${e.n}`);
   console.log('the 25 costliest dispatches:');
-  one.map((s, i) => ({ s, t: times[i], i })).sort((a, b) => b.t - a.t).slice(0, 25)
-    .forEach(({ s, t, i }) => console.log(`  #${String(i).padStart(3)} ${t.toFixed(2).padStart(8)} µs  groups=${s.groups}  ${s.k.name.slice(0, 120)}`));
+  one
+    .map((s, i) => ({ s, t: times[i], i }))
+    .sort((a, b) => b.t - a.t)
+    .slice(0, 25)
+    .forEach(({ s, t, i }) =>
+      console.log(
+        `  #${String(i).padStart(3)} ${t.toFixed(2).padStart(8)} µs  groups=${s.groups}  ${s.k.name.slice(0, 120)}`,
+      ),
+    );
   be.destroy();
 }
-void main().catch((e) => { console.error(e); process.exit(1); });
+void main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

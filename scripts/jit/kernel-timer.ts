@@ -5,17 +5,36 @@
 // submit's, median of 5; then the whole list the same way.
 import type { WebGPUBackend } from '@surf/webgpu';
 
-export interface CapturedKernel { name: string; pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; paramBytes: number }
-export interface Captured { k: CapturedKernel; bufs: { buffer: GPUBuffer }[]; params: Uint32Array<ArrayBuffer>; groups: number }
+export interface CapturedKernel {
+  name: string;
+  pipeline: GPUComputePipeline;
+  layout: GPUBindGroupLayout;
+  paramBytes: number;
+}
+export interface Captured {
+  k: CapturedKernel;
+  bufs: { buffer: GPUBuffer }[];
+  params: Uint32Array<ArrayBuffer>;
+  groups: number;
+}
 
 /** Records every dispatch the backend issues while a jit program is being captured. */
 export function captureDispatches(be: WebGPUBackend): Captured[] {
   // The runtime is private: watch its dispatches while the program is captured (compile time).
-  const rt = (be as unknown as { rt: { capture: unknown; words: { u32: Uint32Array<ArrayBuffer> }; dispatch: (k: CapturedKernel, bufs: { buffer: GPUBuffer }[], w: number, g: number) => void } }).rt;
+  const rt = (
+    be as unknown as {
+      rt: {
+        capture: unknown;
+        words: { u32: Uint32Array<ArrayBuffer> };
+        dispatch: (k: CapturedKernel, bufs: { buffer: GPUBuffer }[], w: number, g: number) => void;
+      };
+    }
+  ).rt;
   const seen: Captured[] = [];
   const orig = rt.dispatch.bind(rt);
   rt.dispatch = (k, bufs, w, g) => {
-    if (rt.capture) seen.push({ k, bufs: bufs.slice(), params: rt.words.u32.slice(w, w + k.paramBytes / 4), groups: g });
+    if (rt.capture)
+      seen.push({ k, bufs: bufs.slice(), params: rt.words.u32.slice(w, w + k.paramBytes / 4), groups: g });
     orig(k, bufs, w, g);
   };
   return seen;
@@ -57,8 +76,8 @@ export async function timeEach(device: GPUDevice, list: Captured[], reps: number
   try {
     const empty = await median([], 0);
     const out: number[] = [];
-    for (const b of bound) out.push((await median([b], reps) - empty) / reps);
-    out.push((await median(bound, reps) - empty) / reps);
+    for (const b of bound) out.push(((await median([b], reps)) - empty) / reps);
+    out.push(((await median(bound, reps)) - empty) / reps);
     return out;
   } finally {
     clearInterval(alive);

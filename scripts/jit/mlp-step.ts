@@ -12,7 +12,10 @@ async function main(): Promise<void> {
     for (const mode of ['eager', 'jit'] as const) {
       manualSeed(0);
       const model = new nn.Sequential(new nn.Linear(IN, H), new nn.ReLU(), new nn.Linear(H, 10));
-      const opt = kind === 'sgd' ? new optim.SGD(model.parameters(), { lr: 0.01, momentum: 0.9 }) : new optim.Adam(model.parameters());
+      const opt =
+        kind === 'sgd'
+          ? new optim.SGD(model.parameters(), { lr: 0.01, momentum: 0.9 })
+          : new optim.Adam(model.parameters());
       const x = randn([B, IN]);
       const y = randint(0, 10, [B]);
       const body = (xb: Tensor, yb: Tensor): Tensor => {
@@ -24,7 +27,7 @@ async function main(): Promise<void> {
       };
       const step = mode === 'jit' ? jit(body) : (xb: Tensor, yb: Tensor) => tidy(() => body(xb, yb));
       for (let i = 0; i < 10; i++) step(x, y).dispose();
-      await (step(x, y)).item();
+      await step(x, y).item();
       const t0 = performance.now();
       let last: Tensor | null = null;
       for (let i = 0; i < steps; i++) {

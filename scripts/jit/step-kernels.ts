@@ -26,7 +26,10 @@ async function main(): Promise<void> {
   const seen = captureDispatches(be);
   manualSeed(0);
   const model = new nn.Sequential(new nn.Linear(IN, H), new nn.ReLU(), new nn.Linear(H, 10));
-  const opt = kind === 'adam' ? new optim.Adam(model.parameters(), { lr: 1e-3 }) : new optim.SGD(model.parameters(), { lr: 0.1, momentum: kind === 'sgdm' ? 0.9 : 0 });
+  const opt =
+    kind === 'adam'
+      ? new optim.Adam(model.parameters(), { lr: 1e-3 })
+      : new optim.SGD(model.parameters(), { lr: 0.1, momentum: kind === 'sgdm' ? 0.9 : 0 });
   const step = jit((x: Tensor, y: Tensor) => {
     opt.zeroGrad();
     const loss = crossEntropy(model.forward(x), y);
@@ -46,9 +49,22 @@ async function main(): Promise<void> {
   const one = seen.slice(0, seen.length / 2);
   console.log(`${kind} ${IN}-${H}-10 b${B}: ${perStep} dispatches per replayed step`);
   const times = process.argv.includes('--time') ? await timeEach(be.device, one, REPS) : null;
-  one.forEach((s, i) => console.log(`${String(i + 1).padStart(2)}. ${times ? `${times[i].toFixed(2).padStart(6)} µs  ` : ''}${s.k.name.slice(0, 110)}  groups=${s.groups} bufs=${s.bufs.length}`));
-  if (times) console.log(`sum of the kernels alone: ${times.slice(0, one.length).reduce((a, b) => a + b, 0).toFixed(1)} µs; the whole list back to back: ${times[one.length].toFixed(1)} µs per step`);
+  one.forEach((s, i) =>
+    console.log(
+      `${String(i + 1).padStart(2)}. ${times ? `${times[i].toFixed(2).padStart(6)} µs  ` : ''}${s.k.name.slice(0, 110)}  groups=${s.groups} bufs=${s.bufs.length}`,
+    ),
+  );
+  if (times)
+    console.log(
+      `sum of the kernels alone: ${times
+        .slice(0, one.length)
+        .reduce((a, b) => a + b, 0)
+        .toFixed(1)} µs; the whole list back to back: ${times[one.length].toFixed(1)} µs per step`,
+    );
   be.destroy();
 }
 
-void main().catch((e) => { console.error(e); process.exit(1); });
+void main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -32,7 +32,12 @@ function workspacePackages() {
     if (!existsSync(f)) continue;
     const pkg = JSON.parse(readFileSync(f, 'utf8'));
     const exp = pkg.exports;
-    const keys = exp === undefined ? null : typeof exp === 'string' || !Object.keys(exp).some((k) => k.startsWith('.')) ? ['.'] : Object.keys(exp);
+    const keys =
+      exp === undefined
+        ? null
+        : typeof exp === 'string' || !Object.keys(exp).some((k) => k.startsWith('.'))
+          ? ['.']
+          : Object.keys(exp);
     out.set(pkg.name, { dir: d, exports: keys });
   }
   return out;
@@ -59,13 +64,15 @@ export function unitOf(absPath) {
   const rel = relative(root, absPath).split(sep).join('/');
   if (rel.startsWith('..')) return null;
   const p = rel.split('/');
-  if (p[0] === 'packages' && p.length >= 3) return `packages/${p[1]}/${p[2] === 'src' || p[2] === 'test' ? p[2] : '(root)'}`;
+  if (p[0] === 'packages' && p.length >= 3)
+    return `packages/${p[1]}/${p[2] === 'src' || p[2] === 'test' ? p[2] : '(root)'}`;
   if (p[0] === 'examples' && p.length >= 2) return `examples/${p[1]}`;
   if (p.length >= 2) return p[0];
   return '(root)';
 }
 
-const isTestUnit = (u) => /^packages\/[^/]+\/test$/.test(u) || u.startsWith('examples/') || u === 'bench' || u === 'scripts';
+const isTestUnit = (u) =>
+  /^packages\/[^/]+\/test$/.test(u) || u.startsWith('examples/') || u === 'bench' || u === 'scripts';
 
 function relativeProblem(fromUnit, toUnit) {
   if (fromUnit === toUnit || toUnit === null) return null;
@@ -81,14 +88,16 @@ export default {
   meta: {
     type: 'problem',
     docs: { description: 'Enforce the layering of the Surf workspace (see scripts/lint/boundaries.mjs).' },
-    schema: [{
-      type: 'object',
-      properties: {
-        layers: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
-        testOnly: { type: 'array', items: { type: 'string' } },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          layers: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+          testOnly: { type: 'array', items: { type: 'string' } },
+        },
+        additionalProperties: false,
       },
-      additionalProperties: false,
-    }],
+    ],
   },
   create(context) {
     const { layers = {}, testOnly = [] } = context.options[0] ?? {};
@@ -103,7 +112,11 @@ export default {
       if (spec.startsWith('.')) {
         const target = resolve(dirname(resolve(file)), spec);
         const why = relativeProblem(fromUnit, unitOf(target));
-        if (why) context.report({ node, message: `import '${spec}' ${why}; import the owning package's public entry (@surf/...) instead` });
+        if (why)
+          context.report({
+            node,
+            message: `import '${spec}' ${why}; import the owning package's public entry (@surf/...) instead`,
+          });
         return;
       }
       const m = spec.match(/^(@surf\/[^/]+)(\/.*)?$/);
@@ -116,17 +129,29 @@ export default {
       }
       const key = sub ? `.${sub}` : '.';
       if (pkg.exports && !pkg.exports.some((e) => exportMatches(e, key))) {
-        context.report({ node, message: `import '${spec}': ${name} does not export '${key}' (its exports: ${pkg.exports.join(', ')}); deep imports are not allowed` });
+        context.report({
+          node,
+          message: `import '${spec}': ${name} does not export '${key}' (its exports: ${pkg.exports.join(', ')}); deep imports are not allowed`,
+        });
         return;
       }
       if (srcOf) {
         const allowed = layers[srcOf[1]];
         if (!allowed) {
-          context.report({ node, message: `packages/${srcOf[1]} has no layer in eslint.config.js (surf/boundaries 'layers'); add it there` });
+          context.report({
+            node,
+            message: `packages/${srcOf[1]} has no layer in eslint.config.js (surf/boundaries 'layers'); add it there`,
+          });
         } else if (testOnly.includes(spec)) {
-          context.report({ node, message: `import '${spec}': a test-only entry cannot be used by packages/${srcOf[1]}/src` });
+          context.report({
+            node,
+            message: `import '${spec}': a test-only entry cannot be used by packages/${srcOf[1]}/src`,
+          });
         } else if (!allowed.includes(name)) {
-          context.report({ node, message: `import '${spec}': packages/${srcOf[1]}/src may import only ${allowed.length ? allowed.join(', ') : 'no @surf package'} (layering: see eslint.config.js)` });
+          context.report({
+            node,
+            message: `import '${spec}': packages/${srcOf[1]}/src may import only ${allowed.length ? allowed.join(', ') : 'no @surf package'} (layering: see eslint.config.js)`,
+          });
         }
       }
     }
@@ -142,8 +167,12 @@ export default {
       CallExpression: (n) => {
         const c = n.callee;
         const isRequire = c.type === 'Identifier' && c.name === 'require';
-        const isJestMock = c.type === 'MemberExpression' && c.object.type === 'Identifier' && c.object.name === 'jest'
-          && c.property.type === 'Identifier' && ['mock', 'doMock', 'requireActual', 'unmock'].includes(c.property.name);
+        const isJestMock =
+          c.type === 'MemberExpression' &&
+          c.object.type === 'Identifier' &&
+          c.object.name === 'jest' &&
+          c.property.type === 'Identifier' &&
+          ['mock', 'doMock', 'requireActual', 'unmock'].includes(c.property.name);
         if ((isRequire || isJestMock) && n.arguments.length > 0) check(n, lit(n.arguments[0]));
       },
     };

@@ -50,16 +50,35 @@ function thirdPartyOf(dirs) {
 }
 let thirdParty;
 
-const run = (cmd, argv, cwd, env = {}) => execFileSync(cmd, argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-const npm = (argv, cwd) => run(process.platform === 'win32' ? 'npm.cmd' : 'npm', argv, cwd, { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' });
-function fail(msg) { throw new Error(`packaging check: ${msg}`); }
+const run = (cmd, argv, cwd, env = {}) =>
+  execFileSync(cmd, argv, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+const npm = (argv, cwd) =>
+  run(process.platform === 'win32' ? 'npm.cmd' : 'npm', argv, cwd, {
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  });
+function fail(msg) {
+  throw new Error(`packaging check: ${msg}`);
+}
 // Each step says how long it took since the last (wall seconds), to see where the check's time goes.
 let last = Date.now();
-const step = (s) => { console.log(`packaging: ${s} (${((Date.now() - last) / 1000).toFixed(1)} s)`); last = Date.now(); };
+const step = (s) => {
+  console.log(`packaging: ${s} (${((Date.now() - last) / 1000).toFixed(1)} s)`);
+  last = Date.now();
+};
 
 const work = mkdtempSync(join(tmpdir(), 'surf-pack-'));
 try {
-  if (!args.includes('--no-build')) { step('building packages/*/dist'); run(process.execPath, ['scripts/build.mjs'], root); }
+  if (!args.includes('--no-build')) {
+    step('building packages/*/dist');
+    run(process.execPath, ['scripts/build.mjs'], root);
+  }
 
   // 1. Tarballs.
   const tarballs = {};
@@ -69,7 +88,7 @@ try {
     for (const want of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']) {
       if (!files.includes(want)) fail(`${name}'s tarball lacks ${want}`);
     }
-    const stray = files.filter((f) => /^(src|test)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'));
+    const stray = files.filter((f) => /^(src|test)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')));
     if (stray.length) fail(`${name}'s tarball carries sources: ${stray.slice(0, 5).join(', ')}`);
     tarballs[dir] = join(work, info.filename);
     step(`${info.filename}: ${files.length} files, ${(info.size / 1024).toFixed(0)} KiB packed`);
@@ -87,27 +106,51 @@ try {
       addDeps(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies);
     }
   };
-  for (const dir of Object.keys(PACKAGES)) addDeps(JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8')).dependencies);
+  for (const dir of Object.keys(PACKAGES))
+    addDeps(JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8')).dependencies);
 
   // 2. Each package alone, with its Surf dependencies' tarballs only.
   let full = '';
   for (const [dir, { name, needs }] of Object.entries(PACKAGES)) {
     const app = join(work, `app-${dir}`);
     mkdirSync(app);
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: `try-${dir}`, private: true, type: 'module' }, null, 2));
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: `try-${dir}`, private: true, type: 'module' }, null, 2),
+    );
     try {
-      npm(['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', ...[...needs, dir].map((d) => tarballs[d]), ...thirdPartyOf([...needs, dir])], app);
+      npm(
+        [
+          'install',
+          '--offline',
+          '--no-audit',
+          '--no-fund',
+          '--ignore-scripts',
+          ...[...needs, dir].map((d) => tarballs[d]),
+          ...thirdPartyOf([...needs, dir]),
+        ],
+        app,
+      );
     } catch (e) {
-      fail(`${name} does not install offline from its tarball and its Surf dependencies' (${needs.map((d) => PACKAGES[d].name).join(', ') || 'none'}):\n${e.stderr ?? e.message}`);
+      fail(
+        `${name} does not install offline from its tarball and its Surf dependencies' (${needs.map((d) => PACKAGES[d].name).join(', ') || 'none'}):\n${e.stderr ?? e.message}`,
+      );
     }
-    if (existsSync(join(app, 'node_modules/webgpu'))) fail(`installing ${name} pulled in Dawn ('webgpu'); it must stay an optional peer`);
+    if (existsSync(join(app, 'node_modules/webgpu')))
+      fail(`installing ${name} pulled in Dawn ('webgpu'); it must stay an optional peer`);
     step(`${name} installs on its own (+ ${needs.length} Surf tarball${needs.length === 1 ? '' : 's'}), without Dawn`);
     if (dir === 'nn') full = app;
   }
 
   // 3. Types under both resolutions, strict, libraries checked too.
   cpSync(join(root, 'scripts/packaging/app'), join(full, 'src'), { recursive: true });
-  const strict = { strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, skipLibCheck: false, target: 'es2022' };
+  const strict = {
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    skipLibCheck: false,
+    target: 'es2022',
+  };
   const configs = {
     nodenext: { ...strict, module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out' },
     bundler: { ...strict, module: 'esnext', moduleResolution: 'bundler', noEmit: true },
@@ -128,25 +171,48 @@ try {
   if (losses.length !== 3 || !(losses[2] < losses[0])) fail(`the app did not train as expected:\n${out}`);
   step(`the app runs in Node: ${out.trim().split('\n').join(' | ')}`);
   // Without Dawn, asking for WebGPU in Node names the package to install; 'auto' falls back to the CPU.
-  const noDawn = run(process.execPath, ['--input-type=module', '-e', `import * as surf from '@surf/nn';
+  const noDawn = run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import * as surf from '@surf/nn';
     try { await surf.init({ backend: 'webgpu' }); console.log('no error'); } catch (e) { console.log(e.message); }
-    console.log('auto: ' + (await surf.init()).backend);`], full);
-  if (!/install it with 'npm install webgpu'/.test(noDawn) || !/auto: cpu/.test(noDawn)) fail(`without the webgpu package, init() should name it and 'auto' fall back to the CPU:\n${noDawn}`);
+    console.log('auto: ' + (await surf.init()).backend);`,
+    ],
+    full,
+  );
+  if (!/install it with 'npm install webgpu'/.test(noDawn) || !/auto: cpu/.test(noDawn))
+    fail(`without the webgpu package, init() should name it and 'auto' fall back to the CPU:\n${noDawn}`);
   step("without Dawn: init({ backend: 'webgpu' }) says to 'npm install webgpu', 'auto' uses the CPU");
 
   // 5. A browser bundle.
   const b = await build({
-    entryPoints: [join(full, 'src/browser.ts')], absWorkingDir: full, bundle: true, minify: true, write: false,
-    platform: 'browser', format: 'esm', target: 'es2022', logLevel: 'silent', metafile: true,
+    entryPoints: [join(full, 'src/browser.ts')],
+    absWorkingDir: full,
+    bundle: true,
+    minify: true,
+    write: false,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    logLevel: 'silent',
+    metafile: true,
   });
   const js = b.outputFiles[0].text;
-  const nodeBuiltins = Object.values(b.metafile.inputs).flatMap((i) => i.imports.filter((im) => im.path !== '<runtime>' && (im.external || /^node:/.test(im.path))).map((im) => im.path));
-  if (nodeBuiltins.length) fail(`the browser bundle imports Node built-ins or externals: ${[...new Set(nodeBuiltins)].join(', ')}`);
-  if (/\brequire\(["'](fs|path|os|module|child_process)["']\)/.test(js)) fail('the browser bundle requires a Node built-in');
+  const nodeBuiltins = Object.values(b.metafile.inputs).flatMap((i) =>
+    i.imports.filter((im) => im.path !== '<runtime>' && (im.external || /^node:/.test(im.path))).map((im) => im.path),
+  );
+  if (nodeBuiltins.length)
+    fail(`the browser bundle imports Node built-ins or externals: ${[...new Set(nodeBuiltins)].join(', ')}`);
+  if (/\brequire\(["'](fs|path|os|module|child_process)["']\)/.test(js))
+    fail('the browser bundle requires a Node built-in');
   // @surf/nn registers the WebGPU backend by importing @surf/webgpu: a wrong `sideEffects` drops it.
-  if (!js.includes('requestAdapter')) fail("the browser bundle lost the WebGPU backend (check the packages' sideEffects)");
+  if (!js.includes('requestAdapter'))
+    fail("the browser bundle lost the WebGPU backend (check the packages' sideEffects)");
   const kb = Buffer.byteLength(js) / 1024;
-  if (kb > BROWSER_BUDGET_KB) fail(`the browser bundle is ${kb.toFixed(0)} KB, over the ${BROWSER_BUDGET_KB} KB budget`);
+  if (kb > BROWSER_BUDGET_KB)
+    fail(`the browser bundle is ${kb.toFixed(0)} KB, over the ${BROWSER_BUDGET_KB} KB budget`);
   step(`browser bundle: ${kb.toFixed(0)} KB minified (budget ${BROWSER_BUDGET_KB} KB), no Node built-ins`);
   console.log('packaging: ok');
 } finally {

@@ -10,14 +10,24 @@ import { writeFileSync } from 'node:fs';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const surf: any = nnAll;
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
 const threadList = (arg('--threads') ?? '1,2,4').split(',').map(Number);
 const mflops = (arg('--mflops') ?? '4,16,64,256').split(',').map(Number);
 const models = (arg('--models') ?? 'sgd,adam').split(',');
 
 await surf.init({ backend: 'cpu' });
 
-interface Row { model: string; threads: number; mflops: number; msPerStep: number[]; loss: number; matchesT1: boolean | null }
+interface Row {
+  model: string;
+  threads: number;
+  mflops: number;
+  msPerStep: number[];
+  loss: number;
+  matchesT1: boolean | null;
+}
 
 function makeStep(kind: string) {
   surf.manualSeed(42);
@@ -29,18 +39,25 @@ function makeStep(kind: string) {
     if (l + 2 < dims.length) layers.push(new surf.nn.ReLU());
   }
   const model = new surf.nn.Sequential(...layers);
-  const opt = kind === 'adam' ? new surf.optim.Adam(model.parameters(), { lr: 1e-3 }) : new surf.optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.9 });
+  const opt =
+    kind === 'adam'
+      ? new surf.optim.Adam(model.parameters(), { lr: 1e-3 })
+      : new surf.optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.9 });
   let seed = 1;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const x = surf.tensor(Float32Array.from({ length: B * 784 }, rnd)).reshape([B, 784]);
-  const y = surf.tensor(Int32Array.from({ length: B }, () => Math.floor(rnd() * 10)), { dtype: 'int32' });
-  return () => surf.tidy(() => {
-    opt.zeroGrad();
-    const l = surf.crossEntropy(model.forward(x), y);
-    l.backward();
-    opt.step();
-    return l.detach();
-  });
+  const y = surf.tensor(
+    Int32Array.from({ length: B }, () => Math.floor(rnd() * 10)),
+    { dtype: 'int32' },
+  );
+  return () =>
+    surf.tidy(() => {
+      opt.zeroGrad();
+      const l = surf.crossEntropy(model.forward(x), y);
+      l.backward();
+      opt.step();
+      return l.detach();
+    });
 }
 
 async function measure(kind: string, threads: number, mf: number): Promise<Row> {
@@ -54,7 +71,10 @@ async function measure(kind: string, threads: number, mf: number): Promise<Row> 
   let last: { dispose(): void; item(): Promise<number> } | null = null;
   for (let rep = 0; rep < 3; rep++) {
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) { last?.dispose(); last = step(); }
+    for (let i = 0; i < n; i++) {
+      last?.dispose();
+      last = step();
+    }
     const v = await last!.item();
     ms.push((performance.now() - t0) / n);
     void v;
@@ -85,7 +105,10 @@ for (const kind of models) {
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`cores ${(await import('node:os')).availableParallelism()}`);
 console.log('model threads minMFLOP  ms/step(median of 3)  steps/s  same-loss-as-t1');
-for (const r of rows) console.log(`${r.model.padEnd(5)} ${String(r.threads).padStart(7)} ${String(r.mflops).padStart(8)}  ${med(r.msPerStep).toFixed(3).padStart(10)}  ${(1000 / med(r.msPerStep)).toFixed(0).padStart(8)}  ${r.matchesT1 ?? 'ref'}`);
+for (const r of rows)
+  console.log(
+    `${r.model.padEnd(5)} ${String(r.threads).padStart(7)} ${String(r.mflops).padStart(8)}  ${med(r.msPerStep).toFixed(3).padStart(10)}  ${(1000 / med(r.msPerStep)).toFixed(0).padStart(8)}  ${r.matchesT1 ?? 'ref'}`,
+  );
 const out = arg('--json');
 if (out) writeFileSync(out, JSON.stringify(rows, null, 1));
 process.exit(0);

@@ -25,18 +25,30 @@ async function loadJax(device: 'webgpu' | 'wasm'): Promise<{ jax: Jax; ok: boole
     // jax-js reads navigator.userAgent when it loads; Node 20 has no navigator (a GPU run's
     // setupWebGPU made one holding Dawn's gpu).
     const g = globalThis as { navigator?: { userAgent?: string } };
-    if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: { userAgent: `Node.js/${process.version}` }, configurable: true, writable: true });
+    if (!g.navigator)
+      Object.defineProperty(globalThis, 'navigator', {
+        value: { userAgent: `Node.js/${process.version}` },
+        configurable: true,
+        writable: true,
+      });
     return import('@jax-js/jax');
   })();
   const jax = await jaxModule;
-  if (!started.has(device)) started.set(device, jax.init(device).then((d) => (d as string[]).includes(device)));
+  if (!started.has(device))
+    started.set(
+      device,
+      jax.init(device).then((d) => (d as string[]).includes(device)),
+    );
   return { jax, ok: await started.get(device)! };
 }
 
 /** Outputs waiting to be submitted and finished; at most `limit` are held. */
 class InFlight {
   private items: { arr: JArray; done: Promise<unknown> }[] = [];
-  constructor(private jax: Jax, private limit: number) {}
+  constructor(
+    private jax: Jax,
+    private limit: number,
+  ) {}
 
   /** Submits `arr`'s pending work now; returns a promise only when the oldest must be drained. */
   push(arr: JArray): void | Promise<void> {
@@ -95,9 +107,15 @@ export class JaxFramework implements Framework {
     switch (row.kind) {
       case 'matmul': {
         const { spec, a, b, samples, want } = inputs.matmul();
-        const sets = Array.from({ length: inputs.rotations }, () => [put(a, spec.ta ? [spec.k, spec.m] : [spec.m, spec.k]), put(b, spec.tb ? [spec.n, spec.k] : [spec.k, spec.n])]);
-        const op = (s: JArray[]) => np.matmul(spec.ta ? np.transpose(s[0].ref) : s[0].ref, spec.tb ? np.transpose(s[1].ref) : s[1].ref);
-        return this.kernelRunner(jax, sets, op, 4 * spec.m * spec.n, async (out) => kernelCheck(relErr(pick(out, spec.n, samples), want)));
+        const sets = Array.from({ length: inputs.rotations }, () => [
+          put(a, spec.ta ? [spec.k, spec.m] : [spec.m, spec.k]),
+          put(b, spec.tb ? [spec.n, spec.k] : [spec.k, spec.n]),
+        ]);
+        const op = (s: JArray[]) =>
+          np.matmul(spec.ta ? np.transpose(s[0].ref) : s[0].ref, spec.tb ? np.transpose(s[1].ref) : s[1].ref);
+        return this.kernelRunner(jax, sets, op, 4 * spec.m * spec.n, async (out) =>
+          kernelCheck(relErr(pick(out, spec.n, samples), want)),
+        );
       }
       case 'sum': {
         const { x, want } = inputs.sum();
@@ -107,10 +125,21 @@ export class JaxFramework implements Framework {
       }
       case 'fma': {
         const { a, b, c, want } = inputs.fma();
-        const sets = Array.from({ length: inputs.rotations }, () => [put(a, row.permuted ? [row.cols, row.rows] : [row.rows, row.cols]), put(b, [row.rows, row.cols]), put(c, [row.rows, row.cols])]);
+        const sets = Array.from({ length: inputs.rotations }, () => [
+          put(a, row.permuted ? [row.cols, row.rows] : [row.rows, row.cols]),
+          put(b, [row.rows, row.cols]),
+          put(c, [row.rows, row.cols]),
+        ]);
         const f = jax.jit((x: JArray, y: JArray, z: JArray) => (row.permuted ? np.transpose(x) : x).mul(y).add(z));
         const op = (s: JArray[]) => f(s[0].ref, s[1].ref, s[2].ref);
-        return this.kernelRunner(jax, sets, op, 4 * row.rows * row.cols, async (out) => kernelCheck(relErr(out, want)), () => f.dispose());
+        return this.kernelRunner(
+          jax,
+          sets,
+          op,
+          4 * row.rows * row.cols,
+          async (out) => kernelCheck(relErr(out, want)),
+          () => f.dispose(),
+        );
       }
       case 'overhead': {
         let x = np.zeros([row.size], { device });
@@ -122,12 +151,17 @@ export class JaxFramework implements Framework {
             x = x.add(y.ref);
             done++;
           },
-          sync: async () => { await x.blockUntilReady(); },
+          sync: async () => {
+            await x.blockUntilReady();
+          },
           check: async () => {
             const got = await x.ref.data();
             return kernelCheck(relErr([got[0], got[row.size - 1]], [done, done]));
           },
-          dispose: () => { x.dispose(); y.dispose(); },
+          dispose: () => {
+            x.dispose();
+            y.dispose();
+          },
         };
       }
       case 'train':
@@ -144,7 +178,14 @@ export class JaxFramework implements Framework {
     }
   }
 
-  private kernelRunner(jax: Jax, sets: JArray[][], op: (s: JArray[]) => JArray, outBytes: number, check: (out: Float32Array) => Promise<Check>, cleanup?: () => void): Runner {
+  private kernelRunner(
+    jax: Jax,
+    sets: JArray[][],
+    op: (s: JArray[]) => JArray,
+    outBytes: number,
+    check: (out: Float32Array) => Promise<Check>,
+    cleanup?: () => void,
+  ): Runner {
     // Keep up to 1 GiB (and 64 outputs) in flight.
     const flight = new InFlight(jax, Math.max(2, Math.min(64, Math.floor(2 ** 30 / Math.max(outBytes, 1)))));
     return {
@@ -214,9 +255,14 @@ export class JaxFramework implements Framework {
           if (readsLoss(row, i)) return readLoss(loss).then(() => undefined);
           loss.dispose();
         },
-        sync: async () => { await jax.blockUntilReady(p); },
+        sync: async () => {
+          await jax.blockUntilReady(p);
+        },
         check: async () => checkStep(runner),
-        dispose: () => { jax.tree.dispose(p); step.dispose(); },
+        dispose: () => {
+          jax.tree.dispose(p);
+          step.dispose();
+        },
       };
     } else {
       const b1 = 0.9;
@@ -226,14 +272,29 @@ export class JaxFramework implements Framework {
       let v = jax.tree.map((w: JArray) => np.zerosLike(w.ref), jax.tree.ref(p)) as unknown as Params;
       let t = 0;
       // The bias-corrected step size comes in as a scalar array, so jit traces once.
-      const step = jax.jit((q: Params, mm: Params, vv: Params, x: JArray, y: JArray, lrT: JArray): [Params, Params, Params, JArray] => {
-        const [loss, g] = jax.valueAndGrad(lossFn)(jax.tree.ref(q), x, y) as unknown as [JArray, Params];
-        const nm = jax.tree.map((a: JArray, gw: JArray) => a.mul(b1).add(gw.ref.mul(1 - b1)), mm, jax.tree.ref(g)) as unknown as Params;
-        const nv = jax.tree.map((a: JArray, gw: JArray) => a.mul(b2).add(gw.ref.mul(gw).mul(1 - b2)), vv, g) as unknown as Params;
-        const nq = jax.tree.map((w: JArray, a: JArray, s: JArray) => w.sub(a.mul(lrT.ref).div(np.sqrt(s).add(eps))), q, jax.tree.ref(nm), jax.tree.ref(nv)) as unknown as Params;
-        lrT.dispose();
-        return [nq, nm, nv, loss];
-      });
+      const step = jax.jit(
+        (q: Params, mm: Params, vv: Params, x: JArray, y: JArray, lrT: JArray): [Params, Params, Params, JArray] => {
+          const [loss, g] = jax.valueAndGrad(lossFn)(jax.tree.ref(q), x, y) as unknown as [JArray, Params];
+          const nm = jax.tree.map(
+            (a: JArray, gw: JArray) => a.mul(b1).add(gw.ref.mul(1 - b1)),
+            mm,
+            jax.tree.ref(g),
+          ) as unknown as Params;
+          const nv = jax.tree.map(
+            (a: JArray, gw: JArray) => a.mul(b2).add(gw.ref.mul(gw).mul(1 - b2)),
+            vv,
+            g,
+          ) as unknown as Params;
+          const nq = jax.tree.map(
+            (w: JArray, a: JArray, s: JArray) => w.sub(a.mul(lrT.ref).div(np.sqrt(s).add(eps))),
+            q,
+            jax.tree.ref(nm),
+            jax.tree.ref(nv),
+          ) as unknown as Params;
+          lrT.dispose();
+          return [nq, nm, nv, loss];
+        },
+      );
       runner = {
         step: (i) => {
           const b = i % xs.length;
@@ -247,9 +308,16 @@ export class JaxFramework implements Framework {
           if (readsLoss(row, i)) return readLoss(loss).then(() => undefined);
           loss.dispose();
         },
-        sync: async () => { await jax.blockUntilReady(p); },
+        sync: async () => {
+          await jax.blockUntilReady(p);
+        },
         check: async () => checkStep(runner),
-        dispose: () => { jax.tree.dispose(p); jax.tree.dispose(m); jax.tree.dispose(v); step.dispose(); },
+        dispose: () => {
+          jax.tree.dispose(p);
+          jax.tree.dispose(m);
+          jax.tree.dispose(v);
+          step.dispose();
+        },
       };
     }
     const inner = runner.dispose.bind(runner);

@@ -43,7 +43,13 @@ function attribute(a: Attr): Bytes {
 
 function node(n: Node, i: number): Bytes {
   // NodeProto: input 1, output 2, name 3, op_type 4, attribute 5.
-  return [...n.inputs.flatMap((s) => str(1, s)), ...n.outputs.flatMap((s) => str(2, s)), ...str(3, `n${i}`), ...str(4, n.op), ...(n.attrs ?? []).flatMap((a) => bytes(5, attribute(a)))];
+  return [
+    ...n.inputs.flatMap((s) => str(1, s)),
+    ...n.outputs.flatMap((s) => str(2, s)),
+    ...str(3, `n${i}`),
+    ...str(4, n.op),
+    ...(n.attrs ?? []).flatMap((a) => bytes(5, attribute(a))),
+  ];
 }
 
 function valueInfo(name: string, shape: number[], elemType = FLOAT): Bytes {
@@ -61,7 +67,10 @@ export interface Const {
 }
 
 function tensor(c: Const): Bytes {
-  const raw = c.type === FLOAT ? new Uint8Array(Float32Array.from(c.values).buffer) : new Uint8Array(BigInt64Array.from(c.values.map((v) => BigInt(v))).buffer);
+  const raw =
+    c.type === FLOAT
+      ? new Uint8Array(Float32Array.from(c.values).buffer)
+      : new Uint8Array(BigInt64Array.from(c.values.map((v) => BigInt(v))).buffer);
   return [...c.dims.flatMap((d) => int(1, d)), ...int(2, c.type), ...str(8, c.name), ...bytes(9, raw)];
 }
 

@@ -12,8 +12,14 @@ import { Framework, NotAvailable, RowInputs, Runner, kernelCheck, trainCheck } f
 import type { Row, TrainRow } from '../rows';
 import { FLOAT, Graph, INT64, Node, modelBytes } from './onnx-proto';
 
-interface OrtTensor { data: Float32Array; dims: readonly number[] }
-interface OrtSession { run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>; release?(): Promise<void> }
+interface OrtTensor {
+  data: Float32Array;
+  dims: readonly number[];
+}
+interface OrtSession {
+  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
+  release?(): Promise<void>;
+}
 interface Ort {
   Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => OrtTensor;
   InferenceSession: { create(model: Uint8Array, opts: Record<string, unknown>): Promise<OrtSession> };
@@ -38,7 +44,10 @@ function loadOrt(): Ort | string {
 export function mlpStepGraph(layers: number[], batch: number, lr: number): Graph {
   const n = layers.length - 1;
   const nodes: Node[] = [];
-  const add = (op: string, inputs: string[], output: string, attrs?: Node['attrs']) => { nodes.push({ op, inputs, outputs: [output], attrs }); return output; };
+  const add = (op: string, inputs: string[], output: string, attrs?: Node['attrs']) => {
+    nodes.push({ op, inputs, outputs: [output], attrs });
+    return output;
+  };
   const acts = ['x'];
   const zs: string[] = [];
   for (let l = 0; l < n; l++) {
@@ -52,18 +61,32 @@ export function mlpStepGraph(layers: number[], batch: number, lr: number): Graph
   let g = add('Mul', [add('Sub', [add('Exp', [lsm], 'p'), 'y'], 'p_y'), 'inv_b'], 'g_out');
   for (let l = n - 1; l >= 0; l--) {
     // w - lr · aᵀg in one Gemm; b - lr · Σ_rows g.
-    add('Gemm', [acts[l], g, `w${l}`], `w${l}_new`, [{ name: 'alpha', f: -lr }, { name: 'beta', f: 1 }, { name: 'transA', i: 1 }]);
-    add('Sub', [`b${l}`, add('Mul', [add('ReduceSum', [g, 'axis0'], `db${l}`, [{ name: 'keepdims', i: 0 }]), 'lr'], `lrdb${l}`)], `b${l}_new`);
+    add('Gemm', [acts[l], g, `w${l}`], `w${l}_new`, [
+      { name: 'alpha', f: -lr },
+      { name: 'beta', f: 1 },
+      { name: 'transA', i: 1 },
+    ]);
+    add(
+      'Sub',
+      [`b${l}`, add('Mul', [add('ReduceSum', [g, 'axis0'], `db${l}`, [{ name: 'keepdims', i: 0 }]), 'lr'], `lrdb${l}`)],
+      `b${l}_new`,
+    );
     if (l > 0) {
       const dh = add('Gemm', [g, `w${l}`], `dh${l}`, [{ name: 'transB', i: 1 }]);
       g = add('Where', [add('Greater', [zs[l - 1], 'zero'], `pos${l}`), dh, 'zero'], `g${l - 1}`);
     }
   }
-  const inputs = [{ name: 'x', shape: [batch, layers[0]] }, { name: 'y', shape: [batch, layers[n]] }];
+  const inputs = [
+    { name: 'x', shape: [batch, layers[0]] },
+    { name: 'y', shape: [batch, layers[n]] },
+  ];
   const outputs = [{ name: 'loss', shape: [] as number[] }];
   for (let l = 0; l < n; l++) {
     inputs.push({ name: `w${l}`, shape: [layers[l], layers[l + 1]] }, { name: `b${l}`, shape: [layers[l + 1]] });
-    outputs.push({ name: `w${l}_new`, shape: [layers[l], layers[l + 1]] }, { name: `b${l}_new`, shape: [layers[l + 1]] });
+    outputs.push(
+      { name: `w${l}_new`, shape: [layers[l], layers[l + 1]] },
+      { name: `b${l}_new`, shape: [layers[l + 1]] },
+    );
   }
   const consts = [
     { name: 'neg_inv_b', dims: [], type: FLOAT, values: [-1 / batch] },
@@ -83,7 +106,11 @@ export class OrtFramework implements Framework {
   describe(): Record<string, unknown> {
     const ort = loadOrt();
     if (typeof ort === 'string') return { error: ort };
-    return { executionProvider: 'cpu', version: ort.env.versions?.node ?? ort.env.versions?.common ?? null, intraOpThreads: 'default (one per core)' };
+    return {
+      executionProvider: 'cpu',
+      version: ort.env.versions?.node ?? ort.env.versions?.common ?? null,
+      intraOpThreads: 'default (one per core)',
+    };
   }
 
   private session(ort: Ort, g: Graph): Promise<OrtSession> {
@@ -99,16 +126,36 @@ export class OrtFramework implements Framework {
     const shA = spec.ta ? [spec.k, spec.m] : [spec.m, spec.k];
     const shB = spec.tb ? [spec.n, spec.k] : [spec.k, spec.n];
     const s = await this.session(ort, {
-      nodes: [{ op: 'Gemm', inputs: ['a', 'b'], outputs: ['c'], attrs: [{ name: 'transA', i: spec.ta ? 1 : 0 }, { name: 'transB', i: spec.tb ? 1 : 0 }] }],
-      inputs: [{ name: 'a', shape: shA }, { name: 'b', shape: shB }],
+      nodes: [
+        {
+          op: 'Gemm',
+          inputs: ['a', 'b'],
+          outputs: ['c'],
+          attrs: [
+            { name: 'transA', i: spec.ta ? 1 : 0 },
+            { name: 'transB', i: spec.tb ? 1 : 0 },
+          ],
+        },
+      ],
+      inputs: [
+        { name: 'a', shape: shA },
+        { name: 'b', shape: shB },
+      ],
       outputs: [{ name: 'c', shape: [spec.m, spec.n] }],
     });
-    const sets = Array.from({ length: inputs.rotations }, () => ({ a: new ort.Tensor('float32', a.slice(), shA), b: new ort.Tensor('float32', b.slice(), shB) }));
+    const sets = Array.from({ length: inputs.rotations }, () => ({
+      a: new ort.Tensor('float32', a.slice(), shA),
+      b: new ort.Tensor('float32', b.slice(), shB),
+    }));
     return {
-      step: async (i) => { await s.run(sets[i % sets.length]); },
+      step: async (i) => {
+        await s.run(sets[i % sets.length]);
+      },
       sync: async () => {},
       check: async () => kernelCheck(relErr(pick((await s.run(sets[0])).c.data, spec.n, samples), want)),
-      dispose: async () => { await s.release?.(); },
+      dispose: async () => {
+        await s.release?.();
+      },
     };
   }
 
@@ -122,12 +169,23 @@ export class OrtFramework implements Framework {
     const ys = data.yOneHot.map((y) => new ort.Tensor('float32', y, [data.batch, data.classes]));
     // PyTorch's default Linear init: U(-1/√fan_in, 1/√fan_in), from a fixed LCG.
     let seed = 42;
-    const u = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return seed / 2 ** 32; };
+    const u = () => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed / 2 ** 32;
+    };
     const params: Record<string, OrtTensor> = {};
     for (let l = 0; l + 1 < row.layers.length; l++) {
       const bound = 1 / Math.sqrt(row.layers[l]);
-      params[`w${l}`] = new ort.Tensor('float32', Float32Array.from({ length: row.layers[l] * row.layers[l + 1] }, () => (2 * u() - 1) * bound), [row.layers[l], row.layers[l + 1]]);
-      params[`b${l}`] = new ort.Tensor('float32', Float32Array.from({ length: row.layers[l + 1] }, () => (2 * u() - 1) * bound), [row.layers[l + 1]]);
+      params[`w${l}`] = new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: row.layers[l] * row.layers[l + 1] }, () => (2 * u() - 1) * bound),
+        [row.layers[l], row.layers[l + 1]],
+      );
+      params[`b${l}`] = new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: row.layers[l + 1] }, () => (2 * u() - 1) * bound),
+        [row.layers[l + 1]],
+      );
     }
     const names = Object.keys(params);
     const step = async (b: number): Promise<number> => {
@@ -136,11 +194,15 @@ export class OrtFramework implements Framework {
       return out.loss.data[0];
     };
     return {
-      step: async (i) => { await step(i % xs.length); },
+      step: async (i) => {
+        await step(i % xs.length);
+      },
       sync: async () => {},
       // The step graph reports the loss before its update: one step on batch 0, then batch 0's loss.
       check: async () => trainCheck(await step(0), await step(0)),
-      dispose: async () => { await s.release?.(); },
+      dispose: async () => {
+        await s.release?.();
+      },
     };
   }
 }

@@ -65,7 +65,10 @@ export class TfjsFramework implements Framework {
   private ready: Promise<void> | null = null;
   private failure: string | null = null;
 
-  constructor(readonly backend: 'webgpu' | 'cpu' | 'wasm', private log: (s: string) => void) {
+  constructor(
+    readonly backend: 'webgpu' | 'cpu' | 'wasm',
+    private log: (s: string) => void,
+  ) {
     this.id = `tfjs-${backend}`;
     this.label = `TF.js ${backend}`;
     this.device = backend === 'webgpu' ? 'gpu' : 'cpu';
@@ -116,7 +119,10 @@ export class TfjsFramework implements Framework {
         const { spec, a, b, samples, want } = inputs.matmul();
         const shA: [number, number] = spec.ta ? [spec.k, spec.m] : [spec.m, spec.k];
         const shB: [number, number] = spec.tb ? [spec.n, spec.k] : [spec.k, spec.n];
-        const sets = Array.from({ length: inputs.rotations }, () => [tf.tensor2d(a, shA), tf.tensor2d(b, shB)] as const);
+        const sets = Array.from(
+          { length: inputs.rotations },
+          () => [tf.tensor2d(a, shA), tf.tensor2d(b, shB)] as const,
+        );
         const op = (s: readonly [Tensor, Tensor]) => tf.matMul(s[0], s[1], spec.ta, spec.tb);
         return this.kernelRunner(tf, sets, op, async (out) => kernelCheck(relErr(pick(out, spec.n, samples), want)));
       }
@@ -128,8 +134,17 @@ export class TfjsFramework implements Framework {
       }
       case 'fma': {
         const { a, b, c, want } = inputs.fma();
-        const sets = Array.from({ length: inputs.rotations }, () => [tf.tensor2d(a, row.permuted ? [row.cols, row.rows] : [row.rows, row.cols]), tf.tensor2d(b, [row.rows, row.cols]), tf.tensor2d(c, [row.rows, row.cols])] as const);
-        const op = (s: readonly [Tensor, Tensor, Tensor]) => tf.tidy(() => tf.add(tf.mul(row.permuted ? tf.transpose(s[0]) : s[0], s[1]), s[2]));
+        const sets = Array.from(
+          { length: inputs.rotations },
+          () =>
+            [
+              tf.tensor2d(a, row.permuted ? [row.cols, row.rows] : [row.rows, row.cols]),
+              tf.tensor2d(b, [row.rows, row.cols]),
+              tf.tensor2d(c, [row.rows, row.cols]),
+            ] as const,
+        );
+        const op = (s: readonly [Tensor, Tensor, Tensor]) =>
+          tf.tidy(() => tf.add(tf.mul(row.permuted ? tf.transpose(s[0]) : s[0], s[1]), s[2]));
         return this.kernelRunner(tf, sets, op, async (out) => kernelCheck(relErr(out, want)));
       }
       case 'overhead': {
@@ -144,12 +159,17 @@ export class TfjsFramework implements Framework {
             x = nx;
             done++;
           },
-          sync: async () => { await x.data(); },
+          sync: async () => {
+            await x.data();
+          },
           check: async () => {
             const got = await x.data();
             return kernelCheck(relErr([got[0], got[row.size - 1]], [done, done]));
           },
-          dispose: () => { x.dispose(); y.dispose(); },
+          dispose: () => {
+            x.dispose();
+            y.dispose();
+          },
         };
       }
       case 'train':
@@ -179,7 +199,15 @@ export class TfjsFramework implements Framework {
     const w = tf.tensor4d(toChannelsLast(h.w, O, C, k, k, true), [k, k, C, O]);
     const g = tf.tensor4d(toChannelsLast(h.g, N, h.outC, o, o), [N, o, o, h.outC]);
     const conv = row.op === 'conv2d';
-    const forward = (a: Tensor, b: Tensor) => (conv ? tf.conv2d(a as import('@tensorflow/tfjs-core').Tensor4D, b as import('@tensorflow/tfjs-core').Tensor4D, 1, padding) : tf.maxPool(a as import('@tensorflow/tfjs-core').Tensor4D, k, k, 'valid'));
+    const forward = (a: Tensor, b: Tensor) =>
+      conv
+        ? tf.conv2d(
+            a as import('@tensorflow/tfjs-core').Tensor4D,
+            b as import('@tensorflow/tfjs-core').Tensor4D,
+            1,
+            padding,
+          )
+        : tf.maxPool(a as import('@tensorflow/tfjs-core').Tensor4D, k, k, 'valid');
     const grads = tf.grads((a: Tensor, b: Tensor) => forward(a, b));
     const poolGrads = tf.grads((a: Tensor) => forward(a, w));
     let last: Tensor[] = [];
@@ -202,7 +230,9 @@ export class TfjsFramework implements Framework {
         const all = (await out.data()) as Float32Array;
         out.dispose();
         const samples = convSamples(N, h.outC, o);
-        const want = conv ? conv2dReference(h.x, h.w, C, S, O, k, padding, samples) : maxPoolReference(h.x, C, S, k, samples);
+        const want = conv
+          ? conv2dReference(h.x, h.w, C, S, O, k, padding, samples)
+          : maxPoolReference(h.x, C, S, k, samples);
         const got = samples.map(([n, c, y, xx]) => all[((n * o + y) * o + xx) * h.outC + c]);
         return kernelCheck(relErr(got, want));
       },
@@ -212,7 +242,12 @@ export class TfjsFramework implements Framework {
     };
   }
 
-  private kernelRunner<S extends readonly Tensor[]>(tf: TF, sets: S[], op: (s: S) => Tensor, check: (out: Float32Array) => Promise<Check>): Runner {
+  private kernelRunner<S extends readonly Tensor[]>(
+    tf: TF,
+    sets: S[],
+    op: (s: S) => Tensor,
+    check: (out: Float32Array) => Promise<Check>,
+  ): Runner {
     let last: Tensor | null = null;
     return {
       step: (i) => {
@@ -261,7 +296,8 @@ export class TfjsFramework implements Framework {
       });
       return h;
     };
-    const lossOf = (i: number) => tf.losses.softmaxCrossEntropy(ys[i], forward(xs[i])) as import('@tensorflow/tfjs-core').Scalar;
+    const lossOf = (i: number) =>
+      tf.losses.softmaxCrossEntropy(ys[i], forward(xs[i])) as import('@tensorflow/tfjs-core').Scalar;
     const opt = row.optimizer === 'sgd' ? tf.train.sgd(row.lr) : tf.train.adam(row.lr);
     const evalLoss = async () => {
       const l = tf.tidy(() => lossOf(0));
@@ -292,7 +328,10 @@ export class TfjsFramework implements Framework {
       },
       dispose: () => {
         opt.dispose();
-        for (const p of params) { p.w.dispose(); p.b.dispose(); }
+        for (const p of params) {
+          p.w.dispose();
+          p.b.dispose();
+        }
         for (const t of [...xs, ...ys]) t.dispose();
       },
     };

@@ -25,34 +25,88 @@ const HELP = `usage: npm run cnn -- [options]
   --no-jit          run the eager step (default: the step captured and replayed with surf.jit)
   --out FILE        where to save the model (default examples/cnn/out/model.safetensors)`;
 
-interface Args { epochs?: number; batchSize?: number; lr?: number; channels?: number[]; shift?: number; dropout?: number; steps?: number; seed?: number; jit: boolean; backend: 'auto' | 'webgpu' | 'cpu'; out: string; help: boolean }
+interface Args {
+  epochs?: number;
+  batchSize?: number;
+  lr?: number;
+  channels?: number[];
+  shift?: number;
+  dropout?: number;
+  steps?: number;
+  seed?: number;
+  jit: boolean;
+  backend: 'auto' | 'webgpu' | 'cpu';
+  out: string;
+  help: boolean;
+}
 
 function parse(argv: string[]): Args {
   const a: Args = { jit: true, backend: 'auto', out: 'examples/cnn/out/model.safetensors', help: false };
   const num = (flag: string, v: string | undefined, int = true): number => {
     const n = Number(v);
-    if (v === undefined || !Number.isFinite(n) || n < 0 || (int && !Number.isInteger(n))) throw new Error(`${flag} needs a ${int ? 'non-negative integer' : 'number'}; got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+    if (v === undefined || !Number.isFinite(n) || n < 0 || (int && !Number.isInteger(n)))
+      throw new Error(
+        `${flag} needs a ${int ? 'non-negative integer' : 'number'}; got ${v === undefined ? 'nothing' : JSON.stringify(v)}`,
+      );
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i];
     const v = argv[i + 1];
     switch (f) {
-      case '--help': case '-h': a.help = true; break;
-      case '--no-jit': a.jit = false; break;
-      case '--epochs': a.epochs = num(f, v); i++; break;
-      case '--batch-size': a.batchSize = num(f, v); i++; break;
-      case '--lr': a.lr = num(f, v, false); i++; break;
-      case '--shift': a.shift = num(f, v); i++; break;
-      case '--dropout': a.dropout = num(f, v, false); if (a.dropout >= 1) throw new Error(`--dropout must be below 1; got ${v}`); i++; break;
-      case '--steps': a.steps = num(f, v); i++; break;
-      case '--seed': a.seed = num(f, v); i++; break;
-      case '--channels': a.channels = (v ?? '').split(',').map((s) => num(f, s)); i++; break;
+      case '--help':
+      case '-h':
+        a.help = true;
+        break;
+      case '--no-jit':
+        a.jit = false;
+        break;
+      case '--epochs':
+        a.epochs = num(f, v);
+        i++;
+        break;
+      case '--batch-size':
+        a.batchSize = num(f, v);
+        i++;
+        break;
+      case '--lr':
+        a.lr = num(f, v, false);
+        i++;
+        break;
+      case '--shift':
+        a.shift = num(f, v);
+        i++;
+        break;
+      case '--dropout':
+        a.dropout = num(f, v, false);
+        if (a.dropout >= 1) throw new Error(`--dropout must be below 1; got ${v}`);
+        i++;
+        break;
+      case '--steps':
+        a.steps = num(f, v);
+        i++;
+        break;
+      case '--seed':
+        a.seed = num(f, v);
+        i++;
+        break;
+      case '--channels':
+        a.channels = (v ?? '').split(',').map((s) => num(f, s));
+        i++;
+        break;
       case '--backend':
-        if (v !== 'auto' && v !== 'webgpu' && v !== 'cpu') throw new Error(`--backend must be auto, webgpu or cpu; got ${JSON.stringify(v)}`);
-        a.backend = v; i++; break;
-      case '--out': if (!v) throw new Error('--out needs a file name'); a.out = v; i++; break;
-      default: throw new Error(`unknown option ${JSON.stringify(f)} (--help lists them)`);
+        if (v !== 'auto' && v !== 'webgpu' && v !== 'cpu')
+          throw new Error(`--backend must be auto, webgpu or cpu; got ${JSON.stringify(v)}`);
+        a.backend = v;
+        i++;
+        break;
+      case '--out':
+        if (!v) throw new Error('--out needs a file name');
+        a.out = v;
+        i++;
+        break;
+      default:
+        throw new Error(`unknown option ${JSON.stringify(f)} (--help lists them)`);
     }
   }
   return a;
@@ -82,11 +136,16 @@ async function main(): Promise<void> {
     console.error(`cnn: ${(e as Error).message}`);
     process.exit(2);
   }
-  if (a.help) { console.log(HELP); return; }
+  if (a.help) {
+    console.log(HELP);
+    return;
+  }
   const backend = await setupBackend(a.backend);
   const channels = a.channels ?? (backend.name === 'cpu' ? [...CPU_PLAN.channels] : CNN_DEFAULTS.channels);
   const epochs = a.epochs ?? (backend.name === 'cpu' ? CPU_PLAN.epochs : CNN_DEFAULTS.epochs);
-  console.log(`Surf MNIST CNN: ${channels.map((c) => `conv3x3(${c})-BN-ReLU-maxpool2`).join(' -> ')} -> linear(10); Adam lr ${a.lr ?? CNN_DEFAULTS.lr} (cosine), batch ${a.batchSize ?? CNN_DEFAULTS.batchSize}, ${epochs} epochs, shifts up to ${a.shift ?? CNN_DEFAULTS.shift} px, ${a.jit ? 'step captured with jit' : 'eager step'}`);
+  console.log(
+    `Surf MNIST CNN: ${channels.map((c) => `conv3x3(${c})-BN-ReLU-maxpool2`).join(' -> ')} -> linear(10); Adam lr ${a.lr ?? CNN_DEFAULTS.lr} (cosine), batch ${a.batchSize ?? CNN_DEFAULTS.batchSize}, ${epochs} epochs, shifts up to ${a.shift ?? CNN_DEFAULTS.shift} px, ${a.jit ? 'step captured with jit' : 'eager step'}`,
+  );
   console.log(`backend: ${backend.line}`);
   console.log(planLine(backend.name, a.epochs !== undefined || a.channels !== undefined || a.batchSize !== undefined));
   const data = loadMnist();
@@ -94,17 +153,35 @@ async function main(): Promise<void> {
   const bar = new ProgressBar(process.stdout);
   const t0 = performance.now();
   const r = await trainCnn({
-    data, channels, epochs, batchSize: a.batchSize, lr: a.lr, shift: a.shift, dropout: a.dropout, seed: a.seed, maxStepsPerEpoch: a.steps, jit: a.jit,
-    onLoss: (p) => bar.update({ epoch: p.epoch, epochs, step: p.step, steps: p.steps, stepsPerSec: p.stepsPerSec, loss: p.loss }),
+    data,
+    channels,
+    epochs,
+    batchSize: a.batchSize,
+    lr: a.lr,
+    shift: a.shift,
+    dropout: a.dropout,
+    seed: a.seed,
+    maxStepsPerEpoch: a.steps,
+    jit: a.jit,
+    onLoss: (p) =>
+      bar.update({ epoch: p.epoch, epochs, step: p.step, steps: p.steps, stepsPerSec: p.stepsPerSec, loss: p.loss }),
     onEpoch: (e) => {
-      bar.line(`epoch ${e.epoch}/${epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${(e.testAccuracy * 100).toFixed(2)}%  ${e.seconds.toFixed(1)} s  (${e.stepsPerSec.toFixed(1)} steps/s)`);
+      bar.line(
+        `epoch ${e.epoch}/${epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${(e.testAccuracy * 100).toFixed(2)}%  ${e.seconds.toFixed(1)} s  (${e.stepsPerSec.toFixed(1)} steps/s)`,
+      );
       if (e.epoch === 1 && epochs > 1) bar.line(`  about ${fmtMinutes(e.seconds * (epochs - 1))} to go at this speed`);
     },
   });
-  console.log(`final test accuracy ${(r.testAccuracy * 100).toFixed(2)}% after ${r.steps} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s (${r.model.numParameters()} parameters)`);
+  console.log(
+    `final test accuracy ${(r.testAccuracy * 100).toFixed(2)}% after ${r.steps} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s (${r.model.numParameters()} parameters)`,
+  );
   const out = resolve(a.out);
   mkdirSync(dirname(out), { recursive: true });
-  const bytes = await surf.save(r.model.stateDict(), { model: 'mnist-cnn', channels: channels.join(','), testAccuracy: String(r.testAccuracy) });
+  const bytes = await surf.save(r.model.stateDict(), {
+    model: 'mnist-cnn',
+    channels: channels.join(','),
+    testAccuracy: String(r.testAccuracy),
+  });
   writeFileSync(out, bytes);
   console.log(`saved the model to ${a.out} (safetensors)`);
 }

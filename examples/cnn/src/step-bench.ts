@@ -16,13 +16,14 @@ async function main(): Promise<void> {
   const opt = new surf.optim.Adam(model.parameters(), { lr: 1e-3 });
   const x = surf.keep(surf.rand([batch, 1, 28, 28]));
   const y = surf.keep(surf.tensor(Int32Array.from({ length: batch }, (_, i) => i % 10)));
-  const step = () => surf.tidy(() => {
-    opt.zeroGrad();
-    const l = surf.crossEntropy(model.forward(x), y);
-    l.backward();
-    opt.step();
-    return l.detach();
-  });
+  const step = () =>
+    surf.tidy(() => {
+      opt.zeroGrad();
+      const l = surf.crossEntropy(model.forward(x), y);
+      l.backward();
+      opt.step();
+      return l.detach();
+    });
   for (let i = 0; i < 3; i++) await step().item();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -30,7 +31,15 @@ async function main(): Promise<void> {
   for (let i = 0; i < steps; i++) loss = await step().item();
   const c = process.cpuUsage(c0);
   const cpuMs = (c.user + c.system) / 1000 / steps;
-  console.log(`channels ${channels.join(',')}, batch ${batch}: ${cpuMs.toFixed(1)} ms CPU/step (${(1000 / cpuMs).toFixed(1)} steps/s of CPU), wall ${((performance.now() - t0) / steps).toFixed(1)} ms/step, loss ${loss.toFixed(4)}`);
+  console.log(
+    `channels ${channels.join(',')}, batch ${batch}: ${cpuMs.toFixed(1)} ms CPU/step (${(1000 / cpuMs).toFixed(1)} steps/s of CPU), wall ${((performance.now() - t0) / steps).toFixed(1)} ms/step, loss ${loss.toFixed(4)}`,
+  );
 }
 
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -16,9 +16,20 @@ export interface GptArgs {
 export class ArgError extends Error {}
 
 const NUM: Record<string, keyof TrainConfig> = {
-  '--steps': 'steps', '--batch': 'batchSize', '--block': 'blockSize', '--embd': 'nEmbd', '--heads': 'nHead', '--layers': 'nLayer',
-  '--dropout': 'dropout', '--lr': 'lr', '--warmup': 'warmup', '--weight-decay': 'weightDecay', '--clip': 'clip',
-  '--eval-every': 'evalEvery', '--eval-batches': 'evalBatches', '--seed': 'seed',
+  '--steps': 'steps',
+  '--batch': 'batchSize',
+  '--block': 'blockSize',
+  '--embd': 'nEmbd',
+  '--heads': 'nHead',
+  '--layers': 'nLayer',
+  '--dropout': 'dropout',
+  '--lr': 'lr',
+  '--warmup': 'warmup',
+  '--weight-decay': 'weightDecay',
+  '--clip': 'clip',
+  '--eval-every': 'evalEvery',
+  '--eval-batches': 'evalBatches',
+  '--seed': 'seed',
 };
 
 export function helpText(): string {
@@ -29,7 +40,16 @@ options: ${Object.keys(NUM).join(' N, ')} N, --backend auto|cpu|webgpu, --out FI
 }
 
 export function parseArgs(argv: readonly string[]): GptArgs {
-  const a: GptArgs = { train: { ...DEFAULT_TRAIN }, backend: 'auto', out: 'examples/gpt/out/gpt.safetensors', prompt: 'The ', length: 400, temperature: 0.8, topK: 20, help: false };
+  const a: GptArgs = {
+    train: { ...DEFAULT_TRAIN },
+    backend: 'auto',
+    out: 'examples/gpt/out/gpt.safetensors',
+    prompt: 'The ',
+    length: 400,
+    temperature: 0.8,
+    topK: 20,
+    help: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const val = () => {
@@ -47,7 +67,8 @@ export function parseArgs(argv: readonly string[]): GptArgs {
     else if (NUM[k]) (a.train[NUM[k]] as number) = num();
     else if (k === '--backend') {
       const b = val();
-      if (b !== 'auto' && b !== 'cpu' && b !== 'webgpu') throw new ArgError(`--backend must be auto, cpu or webgpu; got ${b}`);
+      if (b !== 'auto' && b !== 'cpu' && b !== 'webgpu')
+        throw new ArgError(`--backend must be auto, cpu or webgpu; got ${b}`);
       a.backend = b;
     } else if (k === '--out') a.out = val();
     else if (k === '--sample') a.sample = val();
@@ -58,7 +79,16 @@ export function parseArgs(argv: readonly string[]): GptArgs {
     else throw new ArgError(`unknown option ${k} (see --help)`);
   }
   const t = a.train;
-  for (const key of ['steps', 'batchSize', 'blockSize', 'nEmbd', 'nHead', 'nLayer', 'evalEvery', 'evalBatches'] as const) {
+  for (const key of [
+    'steps',
+    'batchSize',
+    'blockSize',
+    'nEmbd',
+    'nHead',
+    'nLayer',
+    'evalEvery',
+    'evalBatches',
+  ] as const) {
     if (!Number.isInteger(t[key]) || t[key] < 1) throw new ArgError(`${key} must be a positive integer; got ${t[key]}`);
   }
   if (t.nEmbd % t.nHead !== 0) throw new ArgError(`--embd ${t.nEmbd} must be divisible by --heads ${t.nHead}`);

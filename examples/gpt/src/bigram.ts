@@ -21,7 +21,8 @@ export function bigramLoss(c: Float64Array, V: number, alpha: number, ids: Int32
   for (let a = 0; a < V; a++) for (let b = 0; b < V; b++) rowSum[a] += c[a * V + b];
   let nll = 0;
   for (let i = 1; i < ids.length; i++) {
-    const a = ids[i - 1], b = ids[i];
+    const a = ids[i - 1],
+      b = ids[i];
     nll -= Math.log((c[a * V + b] + alpha) / (rowSum[a] + alpha * V));
   }
   return nll / Math.max(1, ids.length - 1);

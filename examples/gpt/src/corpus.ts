@@ -41,7 +41,8 @@ export function encode(vocab: readonly string[], text: string): Int32Array {
   const ids = new Int32Array(text.length);
   for (let i = 0; i < text.length; i++) {
     const id = index.get(text[i]);
-    if (id === undefined) throw new Error(`encode: character ${JSON.stringify(text[i])} is not in the model's vocabulary`);
+    if (id === undefined)
+      throw new Error(`encode: character ${JSON.stringify(text[i])} is not in the model's vocabulary`);
     ids[i] = id;
   }
   return ids;
@@ -57,10 +58,19 @@ export function decode(vocab: readonly string[], ids: ArrayLike<number>): string
  * Samples as (name, text); every `valEvery`-th sample (by name order) is held out for
  * validation, so both halves span all genres. The vocabulary is every character seen.
  */
-export function splitSamples(samples: readonly { name: string; text: string }[], valEvery = 10): CharData & { trainText: string; valText: string } {
+export function splitSamples(
+  samples: readonly { name: string; text: string }[],
+  valEvery = 10,
+): CharData & { trainText: string; valText: string } {
   const sorted = [...samples].sort((a, b) => (a.name < b.name ? -1 : 1));
-  const trainText = sorted.filter((_, i) => i % valEvery !== valEvery - 1).map((s) => s.text).join('\n');
-  const valText = sorted.filter((_, i) => i % valEvery === valEvery - 1).map((s) => s.text).join('\n');
+  const trainText = sorted
+    .filter((_, i) => i % valEvery !== valEvery - 1)
+    .map((s) => s.text)
+    .join('\n');
+  const valText = sorted
+    .filter((_, i) => i % valEvery === valEvery - 1)
+    .map((s) => s.text)
+    .join('\n');
   const vocab = [...new Set(trainText + valText)].sort();
   return { vocab, train: encode(vocab, trainText), val: encode(vocab, valText), trainText, valText };
 }

@@ -34,7 +34,9 @@ class Block extends surf.Module {
   }
 
   forward(x: surf.Tensor): surf.Tensor {
-    const h = x.add(this.drop.forward(this.attn.forward(this.ln1.forward(x), undefined, undefined, { isCausal: true })));
+    const h = x.add(
+      this.drop.forward(this.attn.forward(this.ln1.forward(x), undefined, undefined, { isCausal: true })),
+    );
     return h.add(this.drop.forward(this.proj.forward(this.act.forward(this.fc.forward(this.ln2.forward(h))))));
   }
 }
@@ -69,7 +71,8 @@ export class Gpt extends surf.Module {
   /** int32 ids [B, T] (T <= blockSize) -> logits [B, T, vocab]. */
   forward(idx: surf.Tensor): surf.Tensor {
     const [, T] = idx.shape;
-    if (T > this.config.blockSize) throw new surf.ShapeError(`Gpt: got ${T} positions; the model's context is ${this.config.blockSize}`);
+    if (T > this.config.blockSize)
+      throw new surf.ShapeError(`Gpt: got ${T} positions; the model's context is ${this.config.blockSize}`);
     let x = this.tokEmb.forward(idx).add(this.posEmb.forward(surf.arange(T)));
     for (const b of this.blocks) x = b.forward(x);
     return this.head.forward(this.lnF.forward(x));

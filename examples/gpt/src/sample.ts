@@ -22,7 +22,9 @@ export function sampleFromLogits(logits: ArrayLike<number>, o: SampleOptions, ra
   if (!(t > 0)) throw new surf.ValueError(`sample: temperature must be > 0; got ${t}`);
   const V = logits.length;
   const k = Math.min(V, Math.max(1, Math.floor(o.topK ?? V)));
-  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a]).slice(0, k);
+  const order = Array.from({ length: V }, (_, i) => i)
+    .sort((a, b) => logits[b] - logits[a])
+    .slice(0, k);
   const m = logits[order[0]];
   const w = order.map((i) => Math.exp((logits[i] - m) / t));
   const z = w.reduce((a, b) => a + b, 0);
@@ -35,7 +37,12 @@ export function sampleFromLogits(logits: ArrayLike<number>, o: SampleOptions, ra
 }
 
 /** Continues `prompt` (ids) by n characters, feeding the last blockSize ids each step. */
-export async function generate(model: Gpt, prompt: readonly number[], n: number, o: SampleOptions & { seed?: number } = {}): Promise<number[]> {
+export async function generate(
+  model: Gpt,
+  prompt: readonly number[],
+  n: number,
+  o: SampleOptions & { seed?: number } = {},
+): Promise<number[]> {
   const ids = prompt.length ? prompt.slice() : [0];
   const rand = rng(o.seed ?? 0);
   const wasTraining = model.training;
@@ -43,10 +50,12 @@ export async function generate(model: Gpt, prompt: readonly number[], n: number,
   try {
     for (let s = 0; s < n; s++) {
       const ctx = ids.slice(-model.config.blockSize);
-      const last = surf.noGrad(() => surf.tidy(() => {
-        const logits = model.forward(surf.tensor(Int32Array.from(ctx)).reshape([1, ctx.length]));
-        return logits.narrow(1, ctx.length - 1, 1).reshape([-1]);
-      }));
+      const last = surf.noGrad(() =>
+        surf.tidy(() => {
+          const logits = model.forward(surf.tensor(Int32Array.from(ctx)).reshape([1, ctx.length]));
+          return logits.narrow(1, ctx.length - 1, 1).reshape([-1]);
+        }),
+      );
       const row = await last.data();
       last.dispose();
       ids.push(sampleFromLogits(row, o, rand));

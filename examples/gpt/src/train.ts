@@ -27,12 +27,32 @@ export interface TrainConfig {
 }
 
 export const DEFAULT_TRAIN: TrainConfig = {
-  steps: 3000, batchSize: 32, blockSize: 128, nEmbd: 128, nHead: 4, nLayer: 4, dropout: 0,
-  lr: 2e-3, warmup: 100, weightDecay: 0.1, clip: 1, evalEvery: 250, evalBatches: 8, seed: 1,
+  steps: 3000,
+  batchSize: 32,
+  blockSize: 128,
+  nEmbd: 128,
+  nHead: 4,
+  nLayer: 4,
+  dropout: 0,
+  lr: 2e-3,
+  warmup: 100,
+  weightDecay: 0.1,
+  clip: 1,
+  evalEvery: 250,
+  evalBatches: 8,
+  seed: 1,
 };
 
-export interface StepInfo { step: number; loss: number; lr: number; tokensPerSec: number }
-export interface EvalInfo { step: number; valLoss: number }
+export interface StepInfo {
+  step: number;
+  loss: number;
+  lr: number;
+  tokensPerSec: number;
+}
+export interface EvalInfo {
+  step: number;
+  valLoss: number;
+}
 
 export interface TrainHooks {
   /** Every `logEvery` steps: the step's loss (read back, so not every step). */
@@ -47,7 +67,8 @@ export interface TrainHooks {
 /** B windows of T+1 characters at offsets drawn by `rand`, as x = ids[o..o+T), y = ids[o+1..o+T]. */
 export function batchAt(ids: Int32Array, offsets: readonly number[], T: number): { x: surf.Tensor; y: surf.Tensor } {
   const B = offsets.length;
-  const x = new Int32Array(B * T), y = new Int32Array(B * T);
+  const x = new Int32Array(B * T),
+    y = new Int32Array(B * T);
   offsets.forEach((o, b) => {
     x.set(ids.subarray(o, o + T), b * T);
     y.set(ids.subarray(o + 1, o + T + 1), b * T);
@@ -69,7 +90,12 @@ export async function evaluate(model: Gpt, val: Int32Array, batches: number, bat
   try {
     for (let b = 0; b < batches; b++) {
       const offsets = Array.from({ length: batchSize }, (_, i) => Math.floor(((b * batchSize + i) * span) / n));
-      const l = surf.noGrad(() => surf.tidy(() => { const { x, y } = batchAt(val, offsets, T); return model.loss(x, y); }));
+      const l = surf.noGrad(() =>
+        surf.tidy(() => {
+          const { x, y } = batchAt(val, offsets, T);
+          return model.loss(x, y);
+        }),
+      );
       total += await l.item();
       l.dispose();
     }
@@ -80,7 +106,11 @@ export async function evaluate(model: Gpt, val: Int32Array, batches: number, bat
 }
 
 export interface TrainResult {
-  model: Gpt; valLoss: number; steps: number; firstLoss: number; evals: EvalInfo[];
+  model: Gpt;
+  valLoss: number;
+  steps: number;
+  firstLoss: number;
+  evals: EvalInfo[];
   /** The jitted step's record/replay counts (null for the eager step). */
   jit: surf.JitStats | null;
 }
@@ -92,13 +122,23 @@ export interface TrainResult {
  */
 export async function trainGpt(data: CharData, cfg: TrainConfig, hooks: TrainHooks = {}): Promise<TrainResult> {
   surf.manualSeed(cfg.seed);
-  const mc: GptConfig = { vocabSize: data.vocab.length, blockSize: cfg.blockSize, nEmbd: cfg.nEmbd, nHead: cfg.nHead, nLayer: cfg.nLayer, dropout: cfg.dropout };
+  const mc: GptConfig = {
+    vocabSize: data.vocab.length,
+    blockSize: cfg.blockSize,
+    nEmbd: cfg.nEmbd,
+    nHead: cfg.nHead,
+    nLayer: cfg.nLayer,
+    dropout: cfg.dropout,
+  };
   const model = new Gpt(mc);
   const params = model.parameters();
-  const opt = new surf.optim.AdamW([
-    { params: params.filter((p) => p.ndim >= 2), weightDecay: cfg.weightDecay },
-    { params: params.filter((p) => p.ndim < 2), weightDecay: 0 },
-  ], { lr: cfg.lr, betas: [0.9, 0.99] });
+  const opt = new surf.optim.AdamW(
+    [
+      { params: params.filter((p) => p.ndim >= 2), weightDecay: cfg.weightDecay },
+      { params: params.filter((p) => p.ndim < 2), weightDecay: 0 },
+    ],
+    { lr: cfg.lr, betas: [0.9, 0.99] },
+  );
   const warm = Math.max(1, Math.min(cfg.warmup, cfg.steps - 1));
   const cosine = new surf.optim.CosineAnnealingLR(opt, { tMax: Math.max(1, cfg.steps - warm), etaMin: cfg.lr / 10 });
   const sched = new surf.optim.LinearWarmup(opt, { warmupSteps: warm, after: cosine });
@@ -120,7 +160,8 @@ export async function trainGpt(data: CharData, cfg: TrainConfig, hooks: TrainHoo
   };
   const jitted = (cfg.jit ?? true) ? surf.jit(stepBody) : null;
   const trainStep = jitted ?? ((x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y)));
-  let t0 = performance.now(), tokens = 0;
+  let t0 = performance.now(),
+    tokens = 0;
   while (step < cfg.steps && !hooks.shouldStop?.()) {
     step++;
     const offsets = Array.from({ length: cfg.batchSize }, () => Math.floor(rand() * (data.train.length - T - 1)));

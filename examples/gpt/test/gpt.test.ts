@@ -13,18 +13,28 @@ import { DEFAULT_TRAIN, evaluate, trainGpt } from '../src/train';
 // short real training run on the CPU, save/load, and the model's forward on WebGPU against
 // the CPU's.
 const cpu = new CpuBackend();
-beforeAll(() => { surf.setBackend(cpu); });
+beforeAll(() => {
+  surf.setBackend(cpu);
+});
 
 test('Brown tags are stripped and tokens rejoined into prose', () => {
-  const tagged = "\n\n\tThe/at jury/nn said/vbd ``/`` no/at evidence/nn ''/'' ./.\n\n\n\tIt/pps 's/bez fine/jj ,/, (/( really/rb )/) !/.\n";
+  const tagged =
+    "\n\n\tThe/at jury/nn said/vbd ``/`` no/at evidence/nn ''/'' ./.\n\n\n\tIt/pps 's/bez fine/jj ,/, (/( really/rb )/) !/.\n";
   expect(detokenize(tagged)).toBe('The jury said "no evidence".\nIt\'s fine, (really)!');
   const brown = loadBrown(3);
   expect(brown.map((s) => s.name)).toEqual(['ca01', 'ca02', 'ca03']);
-  expect(brown[0].text.startsWith('The Fulton County Grand Jury said Friday an investigation of Atlanta\'s recent primary election produced "no evidence" that any irregularities took place.')).toBe(true);
+  expect(
+    brown[0].text.startsWith(
+      'The Fulton County Grand Jury said Friday an investigation of Atlanta\'s recent primary election produced "no evidence" that any irregularities took place.',
+    ),
+  ).toBe(true);
 });
 
 test('every 10th sample is validation text; encode/decode round-trip', () => {
-  const samples = Array.from({ length: 20 }, (_, i) => ({ name: `s${String(i).padStart(2, '0')}`, text: i % 10 === 9 ? 'zz' : 'ab' }));
+  const samples = Array.from({ length: 20 }, (_, i) => ({
+    name: `s${String(i).padStart(2, '0')}`,
+    text: i % 10 === 9 ? 'zz' : 'ab',
+  }));
   const d = splitSamples(samples);
   expect(d.vocab).toEqual(['\n', 'a', 'b', 'z']);
   expect(d.valText).toBe('zz\nzz');
@@ -59,7 +69,19 @@ test('sampling: top-k keeps the k best, temperature sharpens, frequencies follow
 
 test('a short training run learns, and the saved model reloads with the same outputs', async () => {
   const data = splitSamples(loadBrown(10));
-  const cfg = { ...DEFAULT_TRAIN, steps: 30, batchSize: 4, blockSize: 16, nEmbd: 16, nHead: 2, nLayer: 1, lr: 1e-2, warmup: 5, evalEvery: 1000, evalBatches: 2 };
+  const cfg = {
+    ...DEFAULT_TRAIN,
+    steps: 30,
+    batchSize: 4,
+    blockSize: 16,
+    nEmbd: 16,
+    nHead: 2,
+    nLayer: 1,
+    lr: 1e-2,
+    warmup: 5,
+    evalEvery: 1000,
+    evalBatches: 2,
+  };
   const r = await trainGpt(data, cfg);
   expect(r.firstLoss).toBeGreaterThan(Math.log(data.vocab.length) - 0.3);
   expect(r.valLoss).toBeLessThan(r.firstLoss - 0.8);
@@ -83,7 +105,10 @@ test('the GPT forward (embeddings, fused attention, MLP, loss) on WebGPU matches
       const m = new Gpt({ vocabSize: 11, blockSize: 8, nEmbd: 8, nHead: 2, nLayer: 1, dropout: 0 });
       const ids = surf.tensor(Int32Array.from({ length: 16 }, (_, i) => (i * 7) % 11)).reshape([2, 8]);
       const logits = surf.noGrad(() => m.forward(ids));
-      return { loss: await surf.noGrad(() => m.loss(ids.narrow(1, 0, 7), ids.narrow(1, 1, 7))).item(), g: Array.from(await logits.data()) };
+      return {
+        loss: await surf.noGrad(() => m.loss(ids.narrow(1, 0, 7), ids.narrow(1, 1, 7))).item(),
+        g: Array.from(await logits.data()),
+      };
     };
     const c = await run(cpu);
     const w = await run(gpu);

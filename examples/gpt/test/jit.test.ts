@@ -10,7 +10,19 @@ import { DEFAULT_TRAIN, TrainConfig, trainGpt } from '../src/train';
 // validation pass in eval mode between steps) against the same run's eager step.
 const cpu = new CpuBackend();
 const data = splitSamples(loadBrown(3));
-const cfg: TrainConfig = { ...DEFAULT_TRAIN, steps: 6, batchSize: 2, blockSize: 8, nEmbd: 8, nHead: 2, nLayer: 1, dropout: 0.1, warmup: 2, evalEvery: 3, evalBatches: 1 };
+const cfg: TrainConfig = {
+  ...DEFAULT_TRAIN,
+  steps: 6,
+  batchSize: 2,
+  blockSize: 8,
+  nEmbd: 8,
+  nHead: 2,
+  nLayer: 1,
+  dropout: 0.1,
+  warmup: 2,
+  evalEvery: 3,
+  evalBatches: 1,
+};
 
 async function run(backend: Backend, jit: boolean, dropout = cfg.dropout) {
   surf.setBackend(backend);
@@ -22,16 +34,19 @@ async function run(backend: Backend, jit: boolean, dropout = cfg.dropout) {
 
 // Dropout 0 trains through the fused attention contract op; dropout 0.1 through the composite
 // formula, whose masks come from the random stream.
-test.each([0, 0.1])('jit: the GPT training step (dropout %p) records, replays and equals the eager step bit for bit on the CPU', async (dropout) => {
-  const want = await run(cpu, false, dropout);
-  const got = await run(cpu, true, dropout);
-  expect(want.stats).toBeNull();
-  // AdamW's first step makes its moments: calls 2 and 3 line up, 4-6 replay.
-  expect(got.stats).toEqual({ recorded: 3, replayed: 3, signatures: 1 });
-  expect(got.losses).toEqual(want.losses);
-  expect(got.valLosses).toEqual(want.valLosses);
-  expect(got.params).toEqual(want.params);
-});
+test.each([0, 0.1])(
+  'jit: the GPT training step (dropout %p) records, replays and equals the eager step bit for bit on the CPU',
+  async (dropout) => {
+    const want = await run(cpu, false, dropout);
+    const got = await run(cpu, true, dropout);
+    expect(want.stats).toBeNull();
+    // AdamW's first step makes its moments: calls 2 and 3 line up, 4-6 replay.
+    expect(got.stats).toEqual({ recorded: 3, replayed: 3, signatures: 1 });
+    expect(got.losses).toEqual(want.losses);
+    expect(got.valLosses).toEqual(want.valLosses);
+    expect(got.params).toEqual(want.params);
+  },
+);
 
 test('jit: the GPT training step on WebGPU (fused attention) equals its eager step (1e-5)', async () => {
   const gpu = await gpuOrSkip();
@@ -40,7 +55,9 @@ test('jit: the GPT training step on WebGPU (fused attention) equals its eager st
     const want = await run(gpu, false, 0);
     const got = await run(gpu, true, 0);
     expect(got.stats).toEqual({ recorded: 3, replayed: 3, signatures: 1 });
-    const near = (a: number, b: number, what: string) => { if (!(Math.abs(a - b) <= 1e-5 * (1 + Math.abs(b)))) throw new Error(`${what}: jit ${a}, eager ${b}`); };
+    const near = (a: number, b: number, what: string) => {
+      if (!(Math.abs(a - b) <= 1e-5 * (1 + Math.abs(b)))) throw new Error(`${what}: jit ${a}, eager ${b}`);
+    };
     got.losses.forEach((v, i) => near(v, want.losses[i], `loss ${i}`));
     got.valLosses.forEach((v, i) => near(v, want.valLosses[i], `validation loss ${i}`));
     got.params.forEach((p, i) => p.forEach((v, j) => near(v, want.params[i][j], `param ${i}[${j}]`)));

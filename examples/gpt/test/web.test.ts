@@ -7,7 +7,13 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../../../test-support/browser';
 // tiny model must plot falling training loss and validation points, show the bigram baseline
 // and write a sample. Without Chromium or a WebGPU adapter it is skipped, unless CI is set.
 
-interface State { status: string; backend: string; series: { train: { step: number; value: number }[]; val: { step: number; value: number }[]; bigram: number | null }; samples: string[]; error: string | null }
+interface State {
+  status: string;
+  backend: string;
+  series: { train: { step: number; value: number }[]; val: { step: number; value: number }[]; bigram: number | null };
+  samples: string[];
+  error: string | null;
+}
 
 let server: RunningServer;
 let browser: Browser | null = null;
@@ -35,7 +41,9 @@ test('the page trains a tiny GPT on WebGPU, plots losses against the bigram line
   const page: Page = await browser!.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}?samples=20&steps=30&layers=1&embd=16&heads=2&block=16&batch=8&lr=0.01&evalEvery=15&evalBatches=2&sampleLength=40&autostart`);
+  await page.goto(
+    `${server.url}?samples=20&steps=30&layers=1&embd=16&heads=2&block=16&batch=8&lr=0.01&evalEvery=15&evalBatches=2&sampleLength=40&autostart`,
+  );
   await page.waitForFunction(() => ['done', 'error'].includes(window.__gpt?.status), undefined, { timeout: 240_000 });
   const s = (await page.evaluate(() => window.__gpt)) as State;
   expect(s.error).toBeNull();

@@ -66,27 +66,58 @@ function positiveInt(flag: string) {
 
 function oneOf<T extends string>(flag: string, choices: readonly T[]) {
   return (v: string): T => {
-    if (!(choices as readonly string[]).includes(v)) throw new ArgError(`--${flag} must be one of ${choices.join(', ')}, got "${v}"`);
+    if (!(choices as readonly string[]).includes(v))
+      throw new ArgError(`--${flag} must be one of ${choices.join(', ')}, got "${v}"`);
     return v as T;
   };
 }
 
 const FLAGS: Flag[] = [
-  { name: 'hidden', key: 'hidden', value: 'N[,N...]', help: 'hidden layer sizes, comma-separated', parse: (v) => v.split(',').map(positiveInt('hidden')) },
-  { name: 'epochs', key: 'epochs', value: 'N', help: 'passes over the 8,000 training digits', parse: positiveInt('epochs') },
+  {
+    name: 'hidden',
+    key: 'hidden',
+    value: 'N[,N...]',
+    help: 'hidden layer sizes, comma-separated',
+    parse: (v) => v.split(',').map(positiveInt('hidden')),
+  },
+  {
+    name: 'epochs',
+    key: 'epochs',
+    value: 'N',
+    help: 'passes over the 8,000 training digits',
+    parse: positiveInt('epochs'),
+  },
   { name: 'batch-size', key: 'batchSize', value: 'N', help: 'digits per step', parse: positiveInt('batch-size') },
   {
-    name: 'lr', key: 'lr', value: 'X', help: `learning rate (default ${DEFAULT_LR.adam} for adam, ${DEFAULT_LR.sgd} for sgd)`,
+    name: 'lr',
+    key: 'lr',
+    value: 'X',
+    help: `learning rate (default ${DEFAULT_LR.adam} for adam, ${DEFAULT_LR.sgd} for sgd)`,
     parse: (v) => {
       const x = Number(v);
       if (!(x > 0 && Number.isFinite(x))) throw new ArgError(`--lr must be a positive number, got "${v}"`);
       return x;
     },
   },
-  { name: 'optimizer', key: 'optimizer', value: 'adam|sgd', help: 'optimizer', parse: oneOf('optimizer', ['adam', 'sgd'] as const) },
-  { name: 'schedule', key: 'schedule', value: 'cosine|constant', help: 'learning rate: cosine decay to 0 over the run, or constant', parse: oneOf('schedule', ['cosine', 'constant'] as const) },
   {
-    name: 'shift', key: 'shift', value: 'N', help: 'shift training digits by up to N pixels (0 = no augmentation)',
+    name: 'optimizer',
+    key: 'optimizer',
+    value: 'adam|sgd',
+    help: 'optimizer',
+    parse: oneOf('optimizer', ['adam', 'sgd'] as const),
+  },
+  {
+    name: 'schedule',
+    key: 'schedule',
+    value: 'cosine|constant',
+    help: 'learning rate: cosine decay to 0 over the run, or constant',
+    parse: oneOf('schedule', ['cosine', 'constant'] as const),
+  },
+  {
+    name: 'shift',
+    key: 'shift',
+    value: 'N',
+    help: 'shift training digits by up to N pixels (0 = no augmentation)',
     parse: (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 0 || n > 4) throw new ArgError(`--shift must be an integer in 0..4, got "${v}"`);
@@ -94,18 +125,44 @@ const FLAGS: Flag[] = [
     },
   },
   {
-    name: 'seed', key: 'seed', value: 'N', help: 'seed for weights and batch order',
+    name: 'seed',
+    key: 'seed',
+    value: 'N',
+    help: 'seed for weights and batch order',
     parse: (v) => {
       const n = Number(v);
       if (!Number.isInteger(n)) throw new ArgError(`--seed must be an integer, got "${v}"`);
       return n;
     },
   },
-  { name: 'backend', key: 'backend', value: 'auto|webgpu|cpu', help: 'auto = WebGPU when an adapter exists, else CPU', parse: oneOf('backend', ['auto', 'webgpu', 'cpu'] as const) },
-  { name: 'log-every', key: 'logEvery', value: 'N', help: 'read the loss back every N steps (each read waits for the device)', parse: positiveInt('log-every') },
-  { name: 'steps', key: 'steps', value: 'N', help: 'stop each epoch after N steps (a quick try)', parse: positiveInt('steps') },
+  {
+    name: 'backend',
+    key: 'backend',
+    value: 'auto|webgpu|cpu',
+    help: 'auto = WebGPU when an adapter exists, else CPU',
+    parse: oneOf('backend', ['auto', 'webgpu', 'cpu'] as const),
+  },
+  {
+    name: 'log-every',
+    key: 'logEvery',
+    value: 'N',
+    help: 'read the loss back every N steps (each read waits for the device)',
+    parse: positiveInt('log-every'),
+  },
+  {
+    name: 'steps',
+    key: 'steps',
+    value: 'N',
+    help: 'stop each epoch after N steps (a quick try)',
+    parse: positiveInt('steps'),
+  },
   { name: 'out', key: 'out', value: 'PATH', help: 'where to save the trained model (safetensors)' },
-  { name: 'predict', key: 'predict', value: 'PATH', help: 'load a saved model and report its test accuracy instead of training' },
+  {
+    name: 'predict',
+    key: 'predict',
+    value: 'PATH',
+    help: 'load a saved model and report its test accuracy instead of training',
+  },
 ];
 
 export class ArgError extends Error {

@@ -11,7 +11,11 @@ import { mulberry32 } from './data/rng';
 export class RandomShift {
   private readonly rand: () => number;
 
-  constructor(readonly max: number, seed: number, readonly groups = 4) {
+  constructor(
+    readonly max: number,
+    seed: number,
+    readonly groups = 4,
+  ) {
     this.rand = mulberry32(seed ^ 0x5eed);
   }
 
@@ -20,7 +24,11 @@ export class RandomShift {
     const n = x.shape[0];
     const m = this.max;
     return surf.tidy(() => {
-      const padded = x.reshape([n, SIDE, SIDE]).pad([[0, 0], [m, m], [m, m]]);
+      const padded = x.reshape([n, SIDE, SIDE]).pad([
+        [0, 0],
+        [m, m],
+        [m, m],
+      ]);
       const parts: surf.Tensor[] = [];
       const per = Math.ceil(n / this.groups);
       for (let s = 0; s < n; s += per) {

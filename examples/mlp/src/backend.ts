@@ -17,8 +17,9 @@ export interface BackendInfo {
 export async function setupBackend(choice: BackendChoice): Promise<BackendInfo> {
   const r = await surf.init({ backend: choice });
   const gpu = r.description.replace(/^WebGPU:\s*/, '');
-  const line = r.backend === 'webgpu'
-    ? `WebGPU (${gpu}${r.software ? ', a software adapter' : ''})`
-    : `${r.description}${r.fallbackReason ? `\n         ${r.fallbackReason}` : ''}`;
+  const line =
+    r.backend === 'webgpu'
+      ? `WebGPU (${gpu}${r.software ? ', a software adapter' : ''})`
+      : `${r.description}${r.fallbackReason ? `\n         ${r.fallbackReason}` : ''}`;
   return { name: r.backend, description: r.description, fallbackReason: r.fallbackReason, line };
 }

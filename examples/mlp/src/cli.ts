@@ -14,11 +14,15 @@ const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 async function runTrain(o: CliOptions): Promise<void> {
   const bar = new ProgressBar(process.stdout);
   const arch = [784, ...o.hidden, 10].join('-');
-  console.log(`Surf MNIST MLP ${arch}, ${o.optimizer === 'adam' ? 'Adam' : 'SGD'} lr ${o.lr ?? DEFAULT_LR[o.optimizer]} (${o.schedule}), batch ${o.batchSize}, ${o.epochs} epochs, shifts up to ${o.shift} px, seed ${o.seed}`);
+  console.log(
+    `Surf MNIST MLP ${arch}, ${o.optimizer === 'adam' ? 'Adam' : 'SGD'} lr ${o.lr ?? DEFAULT_LR[o.optimizer]} (${o.schedule}), batch ${o.batchSize}, ${o.epochs} epochs, shifts up to ${o.shift} px, seed ${o.seed}`,
+  );
   const backend = await setupBackend(o.backend);
   console.log(`backend: ${backend.line}`);
   const data = loadMnist();
-  console.log(`data: ${data.train.count} training and ${data.test.count} test digits (the mnist package, pixels scaled to [0, 1])`);
+  console.log(
+    `data: ${data.train.count} training and ${data.test.count} test digits (the mnist package, pixels scaled to [0, 1])`,
+  );
   const t0 = performance.now();
   const result = await train({
     data,
@@ -33,8 +37,19 @@ async function runTrain(o: CliOptions): Promise<void> {
     logEvery: o.logEvery,
     maxStepsPerEpoch: o.steps,
     jit: o.jit,
-    onLoss: (p) => bar.update({ epoch: p.epoch, epochs: o.epochs, step: p.step, steps: p.stepsInEpoch, stepsPerSec: p.stepsPerSec, loss: p.loss }),
-    onEpoch: (e) => bar.line(`epoch ${String(e.epoch).padStart(String(o.epochs).length)}/${o.epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${pct(e.testAccuracy)}  ${e.seconds.toFixed(1)} s  (${e.stepsPerSec.toFixed(1)} steps/s)`),
+    onLoss: (p) =>
+      bar.update({
+        epoch: p.epoch,
+        epochs: o.epochs,
+        step: p.step,
+        steps: p.stepsInEpoch,
+        stepsPerSec: p.stepsPerSec,
+        loss: p.loss,
+      }),
+    onEpoch: (e) =>
+      bar.line(
+        `epoch ${String(e.epoch).padStart(String(o.epochs).length)}/${o.epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${pct(e.testAccuracy)}  ${e.seconds.toFixed(1)} s  (${e.stepsPerSec.toFixed(1)} steps/s)`,
+      ),
   });
   const total = (performance.now() - t0) / 1000;
   console.log(`final test accuracy ${pct(result.testAccuracy)} after ${result.steps} steps in ${total.toFixed(1)} s`);
@@ -51,7 +66,9 @@ async function runPredict(o: CliOptions, path: string): Promise<void> {
   console.log(`backend: ${backend.line}`);
   const r = await predictFile(path, loadMnist());
   console.log(`model ${path}: ${r.architecture}`);
-  console.log(`test accuracy ${pct(r.testAccuracy)} on ${r.count} test digits${r.savedAccuracy !== undefined ? ` (${pct(r.savedAccuracy)} when saved)` : ''}`);
+  console.log(
+    `test accuracy ${pct(r.testAccuracy)} on ${r.count} test digits${r.savedAccuracy !== undefined ? ` (${pct(r.savedAccuracy)} when saved)` : ''}`,
+  );
 }
 
 async function main(): Promise<void> {

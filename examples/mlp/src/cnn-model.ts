@@ -13,7 +13,9 @@ export const DEFAULT_CHANNELS = [16, 32];
 
 /** [N, 784] rows -> [N, 1, 28, 28] images: lets the CNN take the MLP's data, accuracy and classify code unchanged. */
 export class ToImages extends surf.Module {
-  forward(x: surf.Tensor): surf.Tensor { return x.reshape([x.shape[0], 1, SIDE, SIDE]); }
+  forward(x: surf.Tensor): surf.Tensor {
+    return x.reshape([x.shape[0], 1, SIDE, SIDE]);
+  }
 }
 
 export interface CnnOptions {
@@ -25,14 +27,21 @@ export interface CnnOptions {
 
 export function buildCnn(channels: readonly number[] = DEFAULT_CHANNELS, opts: CnnOptions = {}): surf.nn.Sequential {
   if (channels.length < 1 || channels.length > 4 || !channels.every((c) => Number.isInteger(c) && c > 0)) {
-    throw new surf.ValueError(`buildCnn: channels ${JSON.stringify(channels)}; expected 1 to 4 positive integers (28 px halves at each block)`);
+    throw new surf.ValueError(
+      `buildCnn: channels ${JSON.stringify(channels)}; expected 1 to 4 positive integers (28 px halves at each block)`,
+    );
   }
   const layers: surf.nn.Module[] = opts.rows ? [new ToImages()] : [];
   let inC = 1;
   let side = SIDE;
   for (const c of channels) {
     // No conv bias: the BatchNorm after it subtracts any constant (PyTorch's usual bias=False).
-    layers.push(new nn.Conv2d(inC, c, 3, { padding: 1, bias: false }), new nn.BatchNorm2d(c), new nn.ReLU(), new nn.MaxPool2d(2));
+    layers.push(
+      new nn.Conv2d(inC, c, 3, { padding: 1, bias: false }),
+      new nn.BatchNorm2d(c),
+      new nn.ReLU(),
+      new nn.MaxPool2d(2),
+    );
     inC = c;
     side = Math.floor(side / 2);
   }

@@ -11,7 +11,10 @@ export function repoRoot(): string {
   for (;;) {
     if (existsSync(join(dir, 'examples', 'mlp', 'src', 'web', 'main.ts'))) return dir;
     const up = dirname(dir);
-    if (up === dir) throw new Error(`cannot find the Surf repository (examples/mlp) above ${process.cwd()}; run from inside the repository`);
+    if (up === dir)
+      throw new Error(
+        `cannot find the Surf repository (examples/mlp) above ${process.cwd()}; run from inside the repository`,
+      );
     dir = up;
   }
 }

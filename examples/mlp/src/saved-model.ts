@@ -7,8 +7,14 @@ import { buildMlp } from './model';
  * '2.weight', ... as PyTorch names them, so torch can load it), with the test accuracy at save
  * time in the metadata so --predict can show both numbers.
  */
-export async function saveModel(model: surf.nn.Sequential, meta: { hidden: number[]; testAccuracy: number }): Promise<Uint8Array> {
-  return surf.save(model, { architecture: [PIXELS, ...meta.hidden, CLASSES].join('-'), testAccuracy: String(meta.testAccuracy) });
+export async function saveModel(
+  model: surf.nn.Sequential,
+  meta: { hidden: number[]; testAccuracy: number },
+): Promise<Uint8Array> {
+  return surf.save(model, {
+    architecture: [PIXELS, ...meta.hidden, CLASSES].join('-'),
+    testAccuracy: String(meta.testAccuracy),
+  });
 }
 
 export interface LoadedModel {
@@ -26,7 +32,8 @@ export function loadModel(bytes: Uint8Array): LoadedModel {
     for (let i = 0; ; i += 2) {
       const w = dict[`${i}.weight`];
       if (!w) throw new Error(`model file: no '${i}.weight'; expected an MLP saved by this example`);
-      if (w.ndim !== 2 || w.shape[1] !== width) throw new Error(`model file: '${i}.weight' has shape [${w.shape}]; expected [*, ${width}]`);
+      if (w.ndim !== 2 || w.shape[1] !== width)
+        throw new Error(`model file: '${i}.weight' has shape [${w.shape}]; expected [*, ${width}]`);
       width = w.shape[0];
       if (!dict[`${i + 2}.weight`]) break;
       hidden.push(width);

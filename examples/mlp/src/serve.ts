@@ -12,7 +12,8 @@ function parsePort(argv: string[]): number {
     const v = a === '--port' ? argv[++i] : a.startsWith('--port=') ? a.slice(7) : undefined;
     if (v === undefined) throw new Error(`unknown argument "${a}" (see --help)`);
     port = Number(v);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer in 0..65535, got "${v}"`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new Error(`--port must be an integer in 0..65535, got "${v}"`);
   }
   return port;
 }

@@ -108,15 +108,22 @@ export async function accuracy(model: surf.nn.Module, x: surf.Tensor, y: surf.Te
   const n = x.shape[0];
   const wasTraining = model.training;
   model.eval();
-  const correct = surf.noGrad(() => surf.tidy(() => {
-    let total: surf.Tensor | null = null;
-    for (let s = 0; s < n; s += chunk) {
-      const len = Math.min(chunk, n - s);
-      const hits = model.forward(x.narrow(0, s, len)).argmax(1).eq(y.narrow(0, s, len)).int().sum();
-      total = total ? total.add(hits) : hits;
-    }
-    return total as surf.Tensor;
-  }));
+  const correct = surf.noGrad(() =>
+    surf.tidy(() => {
+      let total: surf.Tensor | null = null;
+      for (let s = 0; s < n; s += chunk) {
+        const len = Math.min(chunk, n - s);
+        const hits = model
+          .forward(x.narrow(0, s, len))
+          .argmax(1)
+          .eq(y.narrow(0, s, len))
+          .int()
+          .sum();
+        total = total ? total.add(hits) : hits;
+      }
+      return total as surf.Tensor;
+    }),
+  );
   model.train(wasTraining);
   const c = await correct.item();
   correct.dispose();
@@ -139,13 +146,17 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
   surf.manualSeed(seed);
   const model = opts.build ? opts.build() : buildMlp(hidden);
   const augment = new RandomShift(opts.shift ?? DEFAULTS.shift, seed);
-  const optimizer = opts.optimizer === 'sgd'
-    ? new surf.optim.SGD(model.parameters(), { lr: opts.lr ?? DEFAULT_LR.sgd, momentum: 0.9 })
-    : new surf.optim.Adam(model.parameters(), { lr: opts.lr ?? DEFAULT_LR.adam });
+  const optimizer =
+    opts.optimizer === 'sgd'
+      ? new surf.optim.SGD(model.parameters(), { lr: opts.lr ?? DEFAULT_LR.sgd, momentum: 0.9 })
+      : new surf.optim.Adam(model.parameters(), { lr: opts.lr ?? DEFAULT_LR.adam });
   const dev = uploadData(opts.data);
   const loader = new surf.DataLoader([dev.trainX, dev.trainY], { batchSize, shuffle: true, seed, dropLast: true });
   const stepsPerEpoch = Math.min(loader.length, opts.maxStepsPerEpoch ?? Infinity);
-  const scheduler = (opts.schedule ?? DEFAULTS.schedule) === 'cosine' ? new surf.optim.CosineAnnealingLR(optimizer, { tMax: epochs * stepsPerEpoch }) : null;
+  const scheduler =
+    (opts.schedule ?? DEFAULTS.schedule) === 'cosine'
+      ? new surf.optim.CosineAnnealingLR(optimizer, { tMax: epochs * stepsPerEpoch })
+      : null;
 
   const stepBody = (x: surf.Tensor, y: surf.Tensor): surf.Tensor => {
     optimizer.zeroGrad();
@@ -154,7 +165,8 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
     optimizer.step();
     return l.detach();
   };
-  const trainStep = (opts.jit ?? true) ? surf.jit(stepBody) : (x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y));
+  const trainStep =
+    (opts.jit ?? true) ? surf.jit(stepBody) : (x: surf.Tensor, y: surf.Tensor) => surf.tidy(() => stepBody(x, y));
 
   opts.onStart?.(model);
   const results: EpochResult[] = [];
@@ -181,7 +193,14 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
         if (step % logEvery === 0 || step === 1 || step === stepsPerEpoch) {
           const v = await loss.item();
           if (globalStep === 1) firstLoss = v;
-          opts.onLoss?.({ epoch, step, stepsInEpoch: stepsPerEpoch, globalStep, loss: v, stepsPerSec: (step * 1000) / (performance.now() - t0) });
+          opts.onLoss?.({
+            epoch,
+            step,
+            stepsInEpoch: stepsPerEpoch,
+            globalStep,
+            loss: v,
+            stepsPerSec: (step * 1000) / (performance.now() - t0),
+          });
         }
         loss.dispose();
         if (evalEvery > 0 && globalStep % evalEvery === 0) {
@@ -205,5 +224,12 @@ export async function train(opts: TrainOptions): Promise<TrainResult> {
   } finally {
     dev.dispose();
   }
-  return { model, epochs: results, firstLoss, testAccuracy: results[results.length - 1]?.testAccuracy ?? NaN, steps: globalStep, stopped };
+  return {
+    model,
+    epochs: results,
+    firstLoss,
+    testAccuracy: results[results.length - 1]?.testAccuracy ?? NaN,
+    steps: globalStep,
+    stopped,
+  };
 }

@@ -10,8 +10,46 @@ describe('mlp flags', () => {
   });
 
   test('every flag is read, in both --k v and --k=v forms', () => {
-    const o = parseArgs(['--hidden', '256,64', '--epochs=3', '--batch-size', '32', '--lr', '0.01', '--optimizer=sgd', '--schedule', 'constant', '--shift', '0', '--seed', '-4', '--backend', 'cpu', '--log-every', '5', '--steps', '7', '--out', 'a.st', '--predict=b.st']);
-    expect(o).toMatchObject({ hidden: [256, 64], epochs: 3, batchSize: 32, lr: 0.01, optimizer: 'sgd', schedule: 'constant', shift: 0, seed: -4, backend: 'cpu', logEvery: 5, steps: 7, out: 'a.st', predict: 'b.st' });
+    const o = parseArgs([
+      '--hidden',
+      '256,64',
+      '--epochs=3',
+      '--batch-size',
+      '32',
+      '--lr',
+      '0.01',
+      '--optimizer=sgd',
+      '--schedule',
+      'constant',
+      '--shift',
+      '0',
+      '--seed',
+      '-4',
+      '--backend',
+      'cpu',
+      '--log-every',
+      '5',
+      '--steps',
+      '7',
+      '--out',
+      'a.st',
+      '--predict=b.st',
+    ]);
+    expect(o).toMatchObject({
+      hidden: [256, 64],
+      epochs: 3,
+      batchSize: 32,
+      lr: 0.01,
+      optimizer: 'sgd',
+      schedule: 'constant',
+      shift: 0,
+      seed: -4,
+      backend: 'cpu',
+      logEvery: 5,
+      steps: 7,
+      out: 'a.st',
+      predict: 'b.st',
+    });
     expect(parseArgs(['-h']).help).toBe(true);
   });
 
@@ -29,7 +67,23 @@ describe('mlp flags', () => {
 
   test('help lists every flag with its default', () => {
     const h = helpText();
-    for (const f of ['--hidden', '--epochs', '--batch-size', '--lr', '--optimizer', '--schedule', '--shift', '--seed', '--backend', '--log-every', '--steps', '--out', '--predict', '--help']) expect(h).toContain(f);
+    for (const f of [
+      '--hidden',
+      '--epochs',
+      '--batch-size',
+      '--lr',
+      '--optimizer',
+      '--schedule',
+      '--shift',
+      '--seed',
+      '--backend',
+      '--log-every',
+      '--steps',
+      '--out',
+      '--predict',
+      '--help',
+    ])
+      expect(h).toContain(f);
     expect(h).toContain('(default 128)');
     expect(h).toContain('(default adam)');
     expect(h).toContain('default 0.002 for adam');

@@ -4,10 +4,12 @@ import { RandomShift } from '../src/augment';
 // Reference: shifting a 28x28 image on the host, pixel by pixel, filling with zeros.
 function hostShift(img: Float32Array, dy: number, dx: number): Float32Array {
   const out = new Float32Array(784);
-  for (let y = 0; y < 28; y++) for (let x = 0; x < 28; x++) {
-    const sy = y - dy, sx = x - dx;
-    if (sy >= 0 && sy < 28 && sx >= 0 && sx < 28) out[y * 28 + x] = img[sy * 28 + sx];
-  }
+  for (let y = 0; y < 28; y++)
+    for (let x = 0; x < 28; x++) {
+      const sy = y - dy,
+        sx = x - dx;
+      if (sy >= 0 && sy < 28 && sx >= 0 && sx < 28) out[y * 28 + x] = img[sy * 28 + sx];
+    }
   return out;
 }
 
@@ -27,10 +29,11 @@ test('every row of a shifted batch is its digit moved by one of the allowed offs
       const row = got.subarray(r * 784, (r + 1) * 784);
       const src = host.subarray(r * 784, (r + 1) * 784);
       let match: string | undefined;
-      for (let dy = -2; dy <= 2 && !match; dy++) for (let dx = -2; dx <= 2 && !match; dx++) {
-        const ref = hostShift(src, dy, dx);
-        if (ref.every((v, i) => v === row[i])) match = `${dy},${dx}`;
-      }
+      for (let dy = -2; dy <= 2 && !match; dy++)
+        for (let dx = -2; dx <= 2 && !match; dx++) {
+          const ref = hostShift(src, dy, dx);
+          if (ref.every((v, i) => v === row[i])) match = `${dy},${dx}`;
+        }
       expect(match).toBeDefined();
       seen.add(match!);
     }

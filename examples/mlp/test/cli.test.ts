@@ -9,7 +9,11 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../../..');
 
 function mlp(...args: string[]): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['scripts/run-ts.mjs', 'examples/mlp/src/cli.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, ['scripts/run-ts.mjs', 'examples/mlp/src/cli.ts', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 

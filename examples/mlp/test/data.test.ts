@@ -21,15 +21,20 @@ describe('MNIST data', () => {
     expect(split.test.count).toBe(2000);
     expect(split.train.pixels.length).toBe(8000 * PIXELS);
     const f = toFloatPixels(split.test);
-    let min = Infinity, max = -Infinity;
-    for (const v of f) { min = Math.min(min, v); max = Math.max(max, v); }
+    let min = Infinity,
+      max = -Infinity;
+    for (const v of f) {
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+    }
     expect(min).toBe(0);
     expect(max).toBe(1);
   });
 
   test('every digit and label comes from the mnist package, hardly any in both sets', () => {
     const byImage = new Map<string, number>();
-    for (const d of mnist) for (let i = 0; i < d.length; i++) byImage.set(key(d.raw.slice(i * PIXELS, (i + 1) * PIXELS)), d.id);
+    for (const d of mnist)
+      for (let i = 0; i < d.length; i++) byImage.set(key(d.raw.slice(i * PIXELS, (i + 1) * PIXELS)), d.id);
     for (const set of [split.train, split.test]) {
       for (let i = 0; i < set.count; i += 37) {
         const k = key(Array.from(set.pixels.subarray(i * PIXELS, (i + 1) * PIXELS), (b) => b / 255));
@@ -37,7 +42,8 @@ describe('MNIST data', () => {
       }
     }
     const trainKeys = new Set<string>();
-    for (let i = 0; i < split.train.count; i++) trainKeys.add(split.train.pixels.subarray(i * PIXELS, (i + 1) * PIXELS).join(','));
+    for (let i = 0; i < split.train.count; i++)
+      trainKeys.add(split.train.pixels.subarray(i * PIXELS, (i + 1) * PIXELS).join(','));
     let shared = 0;
     for (let i = 0; i < split.test.count; i++) {
       const k = split.test.pixels.subarray(i * PIXELS, (i + 1) * PIXELS).join(',');

@@ -9,12 +9,26 @@ function box(w: number, h: number, x0: number, y0: number, bw: number, bh: numbe
 }
 
 function inkBounds(d: Float32Array) {
-  let x0 = SIDE, y0 = SIDE, x1 = -1, y1 = -1, m = 0, mx = 0, my = 0;
-  for (let y = 0; y < SIDE; y++) for (let x = 0; x < SIDE; x++) {
-    const v = d[y * SIDE + x];
-    if (v > 0) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
-    m += v; mx += v * x; my += v * y;
-  }
+  let x0 = SIDE,
+    y0 = SIDE,
+    x1 = -1,
+    y1 = -1,
+    m = 0,
+    mx = 0,
+    my = 0;
+  for (let y = 0; y < SIDE; y++)
+    for (let x = 0; x < SIDE; x++) {
+      const v = d[y * SIDE + x];
+      if (v > 0) {
+        x0 = Math.min(x0, x);
+        x1 = Math.max(x1, x);
+        y0 = Math.min(y0, y);
+        y1 = Math.max(y1, y);
+      }
+      m += v;
+      mx += v * x;
+      my += v * y;
+    }
   return { w: x1 - x0 + 1, h: y1 - y0 + 1, cx: mx / m, cy: my / m };
 }
 
@@ -45,10 +59,17 @@ describe('drawing to MNIST-style digit', () => {
     for (const i of [0, 1, 2, 3]) {
       const orig = digitAt(test, i);
       const big = new Float32Array(280 * 280);
-      for (let y = 0; y < 280; y++) for (let x = 0; x < 280; x++) big[y * 280 + x] = orig[Math.floor(y / 10) * SIDE + Math.floor(x / 10)];
+      for (let y = 0; y < 280; y++)
+        for (let x = 0; x < 280; x++) big[y * 280 + x] = orig[Math.floor(y / 10) * SIDE + Math.floor(x / 10)];
       const back = toMnistDigit(big, 280, 280);
-      let dot = 0, na = 0, nb = 0;
-      for (let k = 0; k < orig.length; k++) { dot += orig[k] * back[k]; na += orig[k] ** 2; nb += back[k] ** 2; }
+      let dot = 0,
+        na = 0,
+        nb = 0;
+      for (let k = 0; k < orig.length; k++) {
+        dot += orig[k] * back[k];
+        na += orig[k] ** 2;
+        nb += back[k] ** 2;
+      }
       // MNIST digits are already 20-pixel, mass-centred: the round trip nearly reproduces them.
       expect(dot / Math.sqrt(na * nb)).toBeGreaterThan(0.95);
     }

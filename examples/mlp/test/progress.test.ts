@@ -6,7 +6,9 @@ describe('progress bar', () => {
     // 50 steps left at 42.25 steps/s: 1.18 s.
     expect(s).toBe('epoch  2/10 █████░░░░░  50/100    42.3 steps/s  loss 0.1235  ETA 1s');
     expect(renderBar({ epoch: 1, epochs: 1, step: 0, steps: 4, stepsPerSec: 0, loss: undefined }, 4)).toContain('░░░░');
-    expect(renderBar({ epoch: 1, epochs: 1, step: 0, steps: 4, stepsPerSec: 0, loss: undefined }, 4)).toContain('ETA --');
+    expect(renderBar({ epoch: 1, epochs: 1, step: 0, steps: 4, stepsPerSec: 0, loss: undefined }, 4)).toContain(
+      'ETA --',
+    );
     expect(renderBar({ epoch: 1, epochs: 1, step: 4, steps: 4, stepsPerSec: 1, loss: 1 }, 4)).toContain('████');
     expect([formatEta(42.4), formatEta(185), formatEta(3725), formatEta(NaN)]).toEqual(['42s', '3m05s', '1h02m', '--']);
   });
@@ -21,7 +23,8 @@ describe('progress bar', () => {
 
     const piped: string[] = [];
     const quiet = new ProgressBar({ write: (s: string) => piped.push(s), isTTY: false });
-    for (let step = 1; step <= 8; step++) quiet.update({ epoch: 1, epochs: 2, step, steps: 8, stepsPerSec: 4, loss: 0.5 });
+    for (let step = 1; step <= 8; step++)
+      quiet.update({ epoch: 1, epochs: 2, step, steps: 8, stepsPerSec: 4, loss: 0.5 });
     quiet.line('epoch 1 done');
     expect(piped).toEqual([
       'epoch 1/2  step 2/8  4.0 steps/s  loss 0.5000  ETA 2s\n',

@@ -14,7 +14,10 @@ import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, testBrowser, testBrowserGpu
 // tests are skipped, unless CI is set, where they fail.
 const OUT = resolve(__dirname, '../../../test-output');
 
-interface Series { loss: { step: number; value: number }[]; accuracy: { step: number; value: number }[] }
+interface Series {
+  loss: { step: number; value: number }[];
+  accuracy: { step: number; value: number }[];
+}
 
 let server: RunningServer;
 let browser: Browser | null = null;
@@ -43,18 +46,27 @@ async function openPage(query: string, withoutWebGPU = false): Promise<{ page: P
     // Init scripts do not run in workers: the worker's script gets the same line in front.
     await page.context().route('**/worker.js', async (route) => {
       const res = await route.fetch();
-      await route.fulfill({ response: res, body: `Object.defineProperty(WorkerNavigator.prototype, 'gpu', { get: () => undefined });\n${await res.text()}` });
+      await route.fulfill({
+        response: res,
+        body: `Object.defineProperty(WorkerNavigator.prototype, 'gpu', { get: () => undefined });\n${await res.text()}`,
+      });
     });
   }
   await page.goto(`${server.url}${query}`);
-  await page.waitForFunction(() => ['ready', 'training', 'done', 'error'].includes(window.__mlp?.status), undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => ['ready', 'training', 'done', 'error'].includes(window.__mlp?.status), undefined, {
+    timeout: 60_000,
+  });
   expect(await page.evaluate(() => window.__mlp.error)).toBeNull();
   return { page, errors };
 }
 
 /** Where the page says training runs: the worker's own report of its global scope. */
 async function expectWorker(page: Page, gpu: boolean): Promise<void> {
-  expect(await page.evaluate(() => window.__mlp.worker)).toEqual({ scope: 'DedicatedWorkerGlobalScope', isDedicatedWorker: true, hasNavigatorGpu: gpu });
+  expect(await page.evaluate(() => window.__mlp.worker)).toEqual({
+    scope: 'DedicatedWorkerGlobalScope',
+    isDedicatedWorker: true,
+    hasNavigatorGpu: gpu,
+  });
 }
 
 /** Starts counting the main thread's animation frames (and the longest gap between two). */
@@ -72,7 +84,8 @@ async function countFrames(page: Page): Promise<void> {
   });
 }
 
-const frames = (page: Page) => page.evaluate(() => ({ ...(window as unknown as { __frames: { n: number; maxGap: number } }).__frames }));
+const frames = (page: Page) =>
+  page.evaluate(() => ({ ...(window as unknown as { __frames: { n: number; maxGap: number } }).__frames }));
 
 /** Draws a 28x28 digit on the pad the way a hand would: one mouse stroke per run of ink in each row. */
 async function drawDigit(page: Page, digit: Float32Array): Promise<void> {
@@ -94,69 +107,78 @@ async function drawDigit(page: Page, digit: Float32Array): Promise<void> {
 }
 
 test("the page's main-thread script carries no Surf: training can only run in its worker", async () => {
-  const [app, worker] = await Promise.all(['app.js', 'worker.js'].map(async (f) => (await fetch(`${server.url}${f}`)).text()));
+  const [app, worker] = await Promise.all(
+    ['app.js', 'worker.js'].map(async (f) => (await fetch(`${server.url}${f}`)).text()),
+  );
   // The worker starts from the page's script; Surf's backend and train loop are in the worker's alone.
   expect(app).toContain('/worker.js');
-  for (const [text, inside] of [[app, false], [worker, true]] as const) {
+  for (const [text, inside] of [
+    [app, false],
+    [worker, true],
+  ] as const) {
     expect(/requestAdapter/.test(text)).toBe(inside);
     expect(/softmaxCrossEntropy|crossEntropy: target/.test(text)).toBe(inside);
   }
 });
 
-testBrowserGpu('the page trains on WebGPU, plots falling loss and rising accuracy, and reads a drawn digit', async () => {
-  if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
-  // backend=webgpu: 'auto' would skip a software adapter (headless Chromium's SwiftShader).
-  const { page, errors } = await openPage('?epochs=2&steps=40&evalEvery=10&backend=webgpu');
-  const backend = await page.evaluate(() => window.__mlp.backend);
-  // Dawn found an adapter (else this test is skipped), so Chromium should too.
-  if (backend !== 'webgpu') throw new Error(`Chromium found no WebGPU adapter (${await page.evaluate(() => window.__mlp.backendLine)})`);
-  expect(await page.locator('#backend').textContent()).toMatch(/^WebGPU · \S.* \(in a worker\)$/);
-  // Surf runs in a dedicated worker with its own navigator.gpu.
-  await expectWorker(page, true);
+testBrowserGpu(
+  'the page trains on WebGPU, plots falling loss and rising accuracy, and reads a drawn digit',
+  async () => {
+    if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
+    // backend=webgpu: 'auto' would skip a software adapter (headless Chromium's SwiftShader).
+    const { page, errors } = await openPage('?epochs=2&steps=40&evalEvery=10&backend=webgpu');
+    const backend = await page.evaluate(() => window.__mlp.backend);
+    // Dawn found an adapter (else this test is skipped), so Chromium should too.
+    if (backend !== 'webgpu')
+      throw new Error(`Chromium found no WebGPU adapter (${await page.evaluate(() => window.__mlp.backendLine)})`);
+    expect(await page.locator('#backend').textContent()).toMatch(/^WebGPU · \S.* \(in a worker\)$/);
+    // Surf runs in a dedicated worker with its own navigator.gpu.
+    await expectWorker(page, true);
 
-  await countFrames(page);
-  const t0 = Date.now();
-  await page.click('#start');
-  await page.waitForFunction(() => window.__mlp.series.accuracy.length >= 3, undefined, { timeout: 240_000 });
-  await page.waitForFunction(() => ['done', 'error'].includes(window.__mlp.status), undefined, { timeout: 240_000 });
-  const trainMs = Date.now() - t0;
-  const f = await frames(page);
-  // The main thread kept drawing frames all through training (at 10+ per second on average,
-  // and never stalled for a training step's length), because no step ran on it.
-  expect(f.n).toBeGreaterThan((trainMs / 1000) * 10);
-  expect(f.maxGap).toBeLessThan(500);
-  const s = (await page.evaluate(() => window.__mlp.series)) as Series;
-  expect(await page.evaluate(() => window.__mlp.error)).toBeNull();
-  // 2 epochs of 40 steps, the loss read every 5 steps and the accuracy every 10.
-  expect(s.accuracy.map((p) => p.step)).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
-  expect(s.loss.length).toBeGreaterThanOrEqual(16);
-  expect(s.loss[0].value).toBeGreaterThan(1.9);
-  const lateLoss = (s.loss[s.loss.length - 1].value + s.loss[s.loss.length - 2].value) / 2;
-  expect(lateLoss).toBeLessThan(0.4 * s.loss[0].value);
-  const acc = s.accuracy.map((p) => p.value);
-  expect(acc[acc.length - 1]).toBeGreaterThan(acc[0] + 10);
-  expect(acc[acc.length - 1]).toBeGreaterThan(75);
-  // The chart's data attributes carry the same series the page plotted.
-  expect(JSON.parse((await page.locator('#chart').getAttribute('data-accuracy'))!)).toEqual(acc);
-  expect(await page.locator('#rate').textContent()).toMatch(/^\d+\.\d$/);
+    await countFrames(page);
+    const t0 = Date.now();
+    await page.click('#start');
+    await page.waitForFunction(() => window.__mlp.series.accuracy.length >= 3, undefined, { timeout: 240_000 });
+    await page.waitForFunction(() => ['done', 'error'].includes(window.__mlp.status), undefined, { timeout: 240_000 });
+    const trainMs = Date.now() - t0;
+    const f = await frames(page);
+    // The main thread kept drawing frames all through training (at 10+ per second on average,
+    // and never stalled for a training step's length), because no step ran on it.
+    expect(f.n).toBeGreaterThan((trainMs / 1000) * 10);
+    expect(f.maxGap).toBeLessThan(500);
+    const s = (await page.evaluate(() => window.__mlp.series)) as Series;
+    expect(await page.evaluate(() => window.__mlp.error)).toBeNull();
+    // 2 epochs of 40 steps, the loss read every 5 steps and the accuracy every 10.
+    expect(s.accuracy.map((p) => p.step)).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
+    expect(s.loss.length).toBeGreaterThanOrEqual(16);
+    expect(s.loss[0].value).toBeGreaterThan(1.9);
+    const lateLoss = (s.loss[s.loss.length - 1].value + s.loss[s.loss.length - 2].value) / 2;
+    expect(lateLoss).toBeLessThan(0.4 * s.loss[0].value);
+    const acc = s.accuracy.map((p) => p.value);
+    expect(acc[acc.length - 1]).toBeGreaterThan(acc[0] + 10);
+    expect(acc[acc.length - 1]).toBeGreaterThan(75);
+    // The chart's data attributes carry the same series the page plotted.
+    expect(JSON.parse((await page.locator('#chart').getAttribute('data-accuracy'))!)).toEqual(acc);
+    expect(await page.locator('#rate').textContent()).toMatch(/^\d+\.\d$/);
 
-  const test = loadMnist().test;
-  const index = Array.from(test.labels).indexOf(0);
-  await drawDigit(page, digitAt(test, index));
-  await page.waitForFunction(() => window.__mlp.prediction !== null, undefined, { timeout: 30_000 });
-  await page.waitForTimeout(300);
-  const pred = (await page.evaluate(() => window.__mlp.prediction))!;
-  expect(pred.probs).toHaveLength(10);
-  expect(pred.probs.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 4);
-  expect(await page.locator('#prediction').textContent()).toContain(`Prediction: ${pred.digit}`);
-  expect(await page.locator('.bar-row.best .bar-label').textContent()).toBe(String(pred.digit));
-  mkdirSync(OUT, { recursive: true });
-  await page.screenshot({ path: resolve(OUT, 'mlp-web.png') });
-  // The hand-drawn copy of the test set's first "0" is read as a 0.
-  expect(pred.digit).toBe(0);
-  expect(errors).toEqual([]);
-  await page.close();
-});
+    const test = loadMnist().test;
+    const index = Array.from(test.labels).indexOf(0);
+    await drawDigit(page, digitAt(test, index));
+    await page.waitForFunction(() => window.__mlp.prediction !== null, undefined, { timeout: 30_000 });
+    await page.waitForTimeout(300);
+    const pred = (await page.evaluate(() => window.__mlp.prediction))!;
+    expect(pred.probs).toHaveLength(10);
+    expect(pred.probs.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 4);
+    expect(await page.locator('#prediction').textContent()).toContain(`Prediction: ${pred.digit}`);
+    expect(await page.locator('.bar-row.best .bar-label').textContent()).toBe(String(pred.digit));
+    mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: resolve(OUT, 'mlp-web.png') });
+    // The hand-drawn copy of the test set's first "0" is read as a 0.
+    expect(pred.digit).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 testBrowser('without WebGPU the page says so and trains on the CPU backend; Stop stops', async () => {
   if (!browser) throw new Error(`no Chromium at ${CHROMIUM}`);
@@ -203,7 +225,10 @@ testBrowser('the page trains the CNN (here on the CPU) and draws its first-layer
   const s = (await page.evaluate(() => window.__mlp.series)) as Series;
   expect(s.accuracy.map((p) => p.step)).toEqual([16]);
   expect(s.accuracy[0].value).toBeGreaterThan(35);
-  const { filters, filtersFirst } = await page.evaluate(() => ({ filters: window.__mlp.filters, filtersFirst: window.__mlp.filtersFirst }));
+  const { filters, filtersFirst } = await page.evaluate(() => ({
+    filters: window.__mlp.filters,
+    filtersFirst: window.__mlp.filtersFirst,
+  }));
   // The initial weights were drawn at step 0 and the learned ones after the last step: 16 3x3 filters that moved.
   expect(filtersFirst!.step).toBe(0);
   expect(filters!.step).toBe(16);

@@ -1,4 +1,14 @@
-import { Backend, BackendError, BackendOptions, CpuBackend, ValueError, createBackend, listBackends, setCpuThreads, startCpuThreads } from '@surf/core';
+import {
+  Backend,
+  BackendError,
+  BackendOptions,
+  CpuBackend,
+  ValueError,
+  createBackend,
+  listBackends,
+  setCpuThreads,
+  startCpuThreads,
+} from '@surf/core';
 
 /**
  * Which backend new tensors are created on. There is one current backend per process, as in
@@ -72,7 +82,10 @@ export function defaultCpuBackend(): Backend {
  * otherwise left alive, so tensors made before init() can still be moved with `to()`.
  */
 export async function init(opts: InitOptions = {}): Promise<InitResult> {
-  if (opts === null || typeof opts !== 'object') throw new ValueError(`init: expected an options object { backend?, allowSoftware?, options?, threads? }; got ${JSON.stringify(opts)}`);
+  if (opts === null || typeof opts !== 'object')
+    throw new ValueError(
+      `init: expected an options object { backend?, allowSoftware?, options?, threads? }; got ${JSON.stringify(opts)}`,
+    );
   const choice = opts.backend ?? 'auto';
   if (choice !== 'auto' && choice !== 'webgpu' && choice !== 'cpu') {
     throw new ValueError(`init: unknown backend ${JSON.stringify(choice)}; expected 'auto', 'webgpu' or 'cpu'`);
@@ -103,7 +116,12 @@ export async function init(opts: InitOptions = {}): Promise<InitResult> {
   }
   if (current && current !== next && current.name !== 'cpu') current.destroy();
   current = next;
-  return { backend: next.name, description: next.description, ...(isSoftware(next) ? { software: true } : {}), ...(fallbackReason ? { fallbackReason } : {}) };
+  return {
+    backend: next.name,
+    description: next.description,
+    ...(isSoftware(next) ? { software: true } : {}),
+    ...(fallbackReason ? { fallbackReason } : {}),
+  };
 }
 
 /** The backend new tensors are created on (the CPU backend until init() says otherwise). */
@@ -118,7 +136,8 @@ export function getBackend(): Backend {
  * Returns the previous backend so it can be restored.
  */
 export function setBackend(backend: Backend): Backend {
-  if (!backend || typeof backend.elementwise !== 'function') throw new BackendError('setBackend: expected a Backend object');
+  if (!backend || typeof backend.elementwise !== 'function')
+    throw new BackendError('setBackend: expected a Backend object');
   const prev = getBackend();
   current = backend;
   return prev;

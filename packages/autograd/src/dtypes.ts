@@ -25,7 +25,9 @@ export function promoteTypes(...dts: DType[]): DType {
 
 export function checkScalar(op: string, v: unknown): Scalar {
   if (typeof v === 'number' || typeof v === 'boolean') return v;
-  throw new ValueError(`${op}: got ${v === null ? 'null' : typeof v} as an operand; expected a Tensor, a number or a boolean`);
+  throw new ValueError(
+    `${op}: got ${v === null ? 'null' : typeof v} as an operand; expected a Tensor, a number or a boolean`,
+  );
 }
 
 /** Arithmetic ops (neg, abs, relu, maximum, ...) take float32 or int32, never bool. */
@@ -35,5 +37,8 @@ export function requireNumeric(op: string, dtype: DType): DType {
 }
 
 export function requireFloat(op: string, dtype: DType): void {
-  if (dtype !== 'float32') throw new DTypeError(`${op}: got dtype ${dtype}; expected float32 (only floating-point tensors can require gradients)`);
+  if (dtype !== 'float32')
+    throw new DTypeError(
+      `${op}: got dtype ${dtype}; expected float32 (only floating-point tensors can require gradients)`,
+    );
 }

@@ -47,7 +47,10 @@ function topoSort(root: Tensor): Tensor[] {
     if (i < parents.length) {
       top[1]++;
       const p = parents[i];
-      if (p.requiresGrad && !seen.has(p)) { seen.add(p); stack.push([p, 0]); }
+      if (p.requiresGrad && !seen.has(p)) {
+        seen.add(p);
+        stack.push([p, 0]);
+      }
     } else {
       stack.pop();
       order.push(t);
@@ -70,15 +73,24 @@ export function freeNode(t: Tensor, cascade: boolean): void {
 }
 
 export function runBackward(root: Tensor, grad: NDArray | undefined, opts: BackwardOptions = {}): void {
-  if (!root.requiresGrad) throw new ValueError(`backward: the tensor of shape ${fmtShape(root.shape)} does not require grad (create leaves with requiresGrad: true, outside noGrad)`);
+  if (!root.requiresGrad)
+    throw new ValueError(
+      `backward: the tensor of shape ${fmtShape(root.shape)} does not require grad (create leaves with requiresGrad: true, outside noGrad)`,
+    );
   let g0: NDArray | null = null;
   // A root whose op can take the seed 1 implicitly (softmaxCrossEntropy) gets no seed array.
   const unitRoot = grad === undefined && root._node?.backwardOne ? root : null;
   if (grad === undefined) {
-    if (root.numel !== 1) throw new ShapeError(`backward: the tensor has shape ${fmtShape(root.shape)}; a gradient argument is needed unless it holds one element (a scalar loss)`);
+    if (root.numel !== 1)
+      throw new ShapeError(
+        `backward: the tensor has shape ${fmtShape(root.shape)}; a gradient argument is needed unless it holds one element (a scalar loss)`,
+      );
     if (!unitRoot) g0 = NDArray.full(root.ndarray.backend, root.shape, 1);
   } else {
-    if (!shapesEqual(grad.shape, root.shape)) throw new ShapeError(`backward: gradient has shape ${fmtShape(grad.shape)}; expected the tensor's shape ${fmtShape(root.shape)}`);
+    if (!shapesEqual(grad.shape, root.shape))
+      throw new ShapeError(
+        `backward: gradient has shape ${fmtShape(grad.shape)}; expected the tensor's shape ${fmtShape(root.shape)}`,
+      );
     g0 = grad.dtype === 'float32' ? alias(grad) : grad.cast('float32');
   }
   const order = topoSort(root);
@@ -104,9 +116,14 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
       const node = t._node;
       if (!node) {
         g?.dispose();
-        throw new DisposedError(`backward: the graph through a tensor of shape ${fmtShape(t.shape)} was already freed (by an earlier backward(), or by disposing it and everything computed from it); pass { retainGraph: true } to backward through it twice`);
+        throw new DisposedError(
+          `backward: the graph through a tensor of shape ${fmtShape(t.shape)} was already freed (by an earlier backward(), or by disposing it and everything computed from it); pass { retainGraph: true } to backward through it twice`,
+        );
       }
-      if (!g) { if (!opts.retainGraph) freeNode(t, false); continue; }
+      if (!g) {
+        if (!opts.retainGraph) freeNode(t, false);
+        continue;
+      }
       // fusion pass: parents whose own backward this node applies in its kernel (fusion/grad-epilogue.ts)
       const epis = node.backwardWith ? foldableParents(node, grads, skipped) : null;
       let gs: (NDArray | null)[];
@@ -116,9 +133,16 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
       } finally {
         g.dispose();
       }
-      distribute(epis ? node.parents.map((p, k) => (epis[k] ? p._node!.parents[epis[k]!.parent] : p)) : node.parents, gs, grads);
+      distribute(
+        epis ? node.parents.map((p, k) => (epis[k] ? p._node!.parents[epis[k]!.parent] : p)) : node.parents,
+        gs,
+        grads,
+      );
       if (!opts.retainGraph) freeNode(t, false);
-      if (epis && !opts.retainGraph) node.parents.forEach((p, k) => { if (epis[k]) freeNode(p, false); });
+      if (epis && !opts.retainGraph)
+        node.parents.forEach((p, k) => {
+          if (epis[k]) freeNode(p, false);
+        });
     }
   } finally {
     grads.forEach((g) => g.dispose());
@@ -130,7 +154,11 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
  * reading the parent (so the parent's whole gradient comes from here); those parents are
  * marked skipped: their backward runs inside this node's. Null when there is none.
  */
-function foldableParents(node: GradNode, grads: Map<Tensor, NDArray>, skipped: Set<Tensor>): (GradEpilogue | undefined)[] | null {
+function foldableParents(
+  node: GradNode,
+  grads: Map<Tensor, NDArray>,
+  skipped: Set<Tensor>,
+): (GradEpilogue | undefined)[] | null {
   const ps = node.parents;
   let epis: (GradEpilogue | undefined)[] | null = null;
   for (let k = 0; k < ps.length; k++) {
@@ -154,7 +182,10 @@ function distribute(parents: readonly Tensor[], gs: (NDArray | null)[], grads: M
     const p = parents[k];
     const gp = gs[k];
     if (!gp) continue;
-    if (!p.requiresGrad) { gp.dispose(); continue; }
+    if (!p.requiresGrad) {
+      gp.dispose();
+      continue;
+    }
     const r = unbroadcast(gp, p._dims);
     const prev = grads.get(p);
     grads.set(p, prev ? addInto(prev, r) : r);

@@ -61,7 +61,10 @@ function collect(data: TypedArray, shape: readonly number[], summarise: boolean)
   const out: number[] = [];
   const strides = shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
   const walk = (d: number, off: number) => {
-    if (d === shape.length) { out.push(data[off]); return; }
+    if (d === shape.length) {
+      out.push(data[off]);
+      return;
+    }
     for (const i of shown(shape[d], summarise)) if (i !== null) walk(d + 1, off + i * strides[d]);
   };
   walk(0, 0);
@@ -106,7 +109,12 @@ export function formatTensor(data: TypedArray, shape: readonly number[], dtype: 
 }
 
 /** What String(t) says for a tensor whose values are not on the host (a GPU tensor). */
-export function formatPlaceholder(shape: readonly number[], dtype: DType, device: string, info: FormatInfo = {}): string {
+export function formatPlaceholder(
+  shape: readonly number[],
+  dtype: DType,
+  device: string,
+  info: FormatInfo = {},
+): string {
   const notes = [`shape=${fmtShape(shape)}`, `dtype=${dtype}`, `device=${device}`];
   if (info.gradFn) notes.push(`gradFn=<${info.gradFn}>`);
   else if (info.requiresGrad) notes.push('requiresGrad=true');

@@ -16,7 +16,8 @@ export function noGrad<T>(fn: () => T): T {
   enabled = false;
   try {
     const r = fn();
-    if (r instanceof Promise) throw new ValueError('noGrad: fn returned a Promise; noGrad is synchronous (await outside it)');
+    if (r instanceof Promise)
+      throw new ValueError('noGrad: fn returned a Promise; noGrad is synchronous (await outside it)');
     return r;
   } finally {
     enabled = prev;

@@ -16,7 +16,20 @@ export { configureMemory, collectGarbage } from './gc/pressure';
 export type { MemoryOptions } from './gc/pressure';
 export { manualSeed, nextSeed } from './seed';
 export { promoteTypes } from './dtypes';
-export { tensor, zeros, ones, full, zerosLike, onesLike, arange, linspace, eye, rand, randn, randint } from './creation';
+export {
+  tensor,
+  zeros,
+  ones,
+  full,
+  zerosLike,
+  onesLike,
+  arange,
+  linspace,
+  eye,
+  rand,
+  randn,
+  randint,
+} from './creation';
 export type { TensorOptions } from './creation';
 export { where } from './ops/arith';
 export { cat, stack } from './ops/join';
@@ -33,7 +46,22 @@ export type { InputSpec, Layout, Values } from './gradcheck/inputs';
 export { scaledDotProductAttention } from './ops/attention';
 export type { ScaledDotProductAttentionOptions } from './ops/attention';
 // optable: functional forms of the raw elementwise ops (also Tensor methods)
-export { erf, log1p, expm1, floor, ceil, round, trunc, sign, remainder, bitwiseAnd, bitwiseOr, bitwiseXor, silu, gelu } from './ops/optable-ops';
+export {
+  erf,
+  log1p,
+  expm1,
+  floor,
+  ceil,
+  round,
+  trunc,
+  sign,
+  remainder,
+  bitwiseAnd,
+  bitwiseOr,
+  bitwiseXor,
+  silu,
+  gelu,
+} from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
 export type { IndexArg, SliceSpec } from './ops/index';
 export { gather } from './ops/gather';

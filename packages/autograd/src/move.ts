@@ -17,11 +17,16 @@ export function resolveBackend(op: string, target: BackendTarget): Backend {
   }
   if (target === 'webgpu') {
     const cur = getBackend();
-    if (cur.name !== 'webgpu') throw new ValueError(`${op}: 'webgpu' names the current backend, but that is '${cur.name}'; call await init({ backend: 'webgpu' }) first, or pass a backend object`);
+    if (cur.name !== 'webgpu')
+      throw new ValueError(
+        `${op}: 'webgpu' names the current backend, but that is '${cur.name}'; call await init({ backend: 'webgpu' }) first, or pass a backend object`,
+      );
     return cur;
   }
   if (target === null || typeof target !== 'object' || typeof (target as Backend).elementwise !== 'function') {
-    throw new ValueError(`${op}: expected a backend (getBackend(), 'cpu' or 'webgpu'); got ${target === null ? 'null' : typeof target === 'object' ? 'an object that is not a Backend' : JSON.stringify(target)}`);
+    throw new ValueError(
+      `${op}: expected a backend (getBackend(), 'cpu' or 'webgpu'); got ${target === null ? 'null' : typeof target === 'object' ? 'an object that is not a Backend' : JSON.stringify(target)}`,
+    );
   }
   return target;
 }
@@ -48,7 +53,9 @@ export function readSync(nd: NDArray, copy = true): TypedArray | null {
 export function moveArray(op: string, nd: NDArray, backend: Backend): NDArray {
   const data = readSync(nd);
   if (!data) {
-    throw new ValueError(`${op}: a tensor of shape ${fmtShape(nd.shape)} lives on '${nd.backend.name}'; reading it back is asynchronous, so use await toAsync(...) to move it to '${backend.name}'`);
+    throw new ValueError(
+      `${op}: a tensor of shape ${fmtShape(nd.shape)} lives on '${nd.backend.name}'; reading it back is asynchronous, so use await toAsync(...) to move it to '${backend.name}'`,
+    );
   }
   return NDArray.fromData(backend, data, nd.shape, nd.dtype);
 }
@@ -60,7 +67,9 @@ export async function moveArrayAsync(nd: NDArray, backend: Backend): Promise<NDA
 
 function checkMovable(op: string, t: Tensor): void {
   if (t.requiresGrad && !t.isLeaf) {
-    throw new ValueError(`${op}: the tensor of shape ${fmtShape(t.shape)} was made by an op and requires grad; moving is not recorded in the graph, so detach() it first (or move the leaves)`);
+    throw new ValueError(
+      `${op}: the tensor of shape ${fmtShape(t.shape)} was made by an op and requires grad; moving is not recorded in the graph, so detach() it first (or move the leaves)`,
+    );
   }
 }
 
@@ -80,13 +89,18 @@ export async function moveInPlaceAsync(op: string, t: Tensor, backend: Backend):
   if (nd.backend === backend) return;
   const moved = await moveArrayAsync(nd, backend);
   const g = t.grad;
-  const movedGrad = g && !g.isDisposed && g.ndarray.backend !== backend ? await moveArrayAsync(g.ndarray, backend) : null;
+  const movedGrad =
+    g && !g.isDisposed && g.ndarray.backend !== backend ? await moveArrayAsync(g.ndarray, backend) : null;
   t._replace(moved);
   if (movedGrad) g!._replace(movedGrad);
 }
 
 /** Tensor.to: this tensor when it already lives there, else a new leaf with the same requiresGrad. */
-export function toBackend(t: Tensor, target: BackendTarget, make: (nd: NDArray, requiresGrad: boolean) => Tensor): Tensor {
+export function toBackend(
+  t: Tensor,
+  target: BackendTarget,
+  make: (nd: NDArray, requiresGrad: boolean) => Tensor,
+): Tensor {
   const backend = resolveBackend('to', target);
   const nd = t.nd('to');
   if (nd.backend === backend) return t;
@@ -94,7 +108,11 @@ export function toBackend(t: Tensor, target: BackendTarget, make: (nd: NDArray, 
   return make(moveArray('to', nd, backend), t.requiresGrad);
 }
 
-export async function toBackendAsync(t: Tensor, target: BackendTarget, make: (nd: NDArray, requiresGrad: boolean) => Tensor): Promise<Tensor> {
+export async function toBackendAsync(
+  t: Tensor,
+  target: BackendTarget,
+  make: (nd: NDArray, requiresGrad: boolean) => Tensor,
+): Promise<Tensor> {
   const backend = resolveBackend('toAsync', target);
   const nd = t.nd('toAsync');
   if (nd.backend === backend) return t;

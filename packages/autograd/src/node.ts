@@ -56,7 +56,10 @@ export function needsGrad(...xs: unknown[]): boolean {
 function checkVersions(op: string, parents: readonly Tensor[], versions: readonly number[]): void {
   for (let i = 0; i < parents.length; i++) {
     const p = parents[i];
-    if (p._version !== versions[i]) throw new ValueError(`backward: a tensor of shape ${fmtShape(p.shape)} that '${op}' used was modified in place afterwards (version ${versions[i]} -> ${p._version}); autograd needs the value '${op}' saw. Clone it before modifying it (x.clone().add_(...)), or modify it before using it`);
+    if (p._version !== versions[i])
+      throw new ValueError(
+        `backward: a tensor of shape ${fmtShape(p.shape)} that '${op}' used was modified in place afterwards (version ${versions[i]} -> ${p._version}); autograd needs the value '${op}' saw. Clone it before modifying it (x.clone().add_(...)), or modify it before using it`,
+      );
   }
 }
 
@@ -64,7 +67,14 @@ function checkVersions(op: string, parents: readonly Tensor[], versions: readonl
  * Wraps an op's result. When grad is enabled and a parent requires grad, the result records
  * a node; otherwise `saved` is released at once and the result is a plain tensor.
  */
-export function fromOp(op: string, out: NDArray | PendingResult, parents: readonly Tensor[], backward: GradNode['backward'], saved: { dispose(): void }[] = [], backwardOne?: GradNode['backwardOne']): Tensor {
+export function fromOp(
+  op: string,
+  out: NDArray | PendingResult,
+  parents: readonly Tensor[],
+  backward: GradNode['backward'],
+  saved: { dispose(): void }[] = [],
+  backwardOne?: GradNode['backwardOne'],
+): Tensor {
   if (!needsGrad(...parents)) {
     saved.forEach((s) => s.dispose());
     return new Tensor(out);
@@ -73,7 +83,9 @@ export function fromOp(op: string, out: NDArray | PendingResult, parents: readon
   // A parent modified in place after this op used it no longer holds the value (nor the
   // history) this op saw: the engine runs this check before the rule (as PyTorch refuses to).
   const versions = parents.map((p) => p._version);
-  const t = new Tensor(out, { node: backwardOne ? { op, parents, backward, saved, backwardOne } : { op, parents, backward, saved } });
+  const t = new Tensor(out, {
+    node: backwardOne ? { op, parents, backward, saved, backwardOne } : { op, parents, backward, saved },
+  });
   t._node!.checkVersions = () => checkVersions(op, parents, versions);
   // ---- end ops ----
   return t;

@@ -15,14 +15,24 @@ export interface Tracked {
 const scopes: Set<Tracked>[] = [];
 let live = 0;
 
-export interface Token { counted: boolean; registered: boolean }
+export interface Token {
+  counted: boolean;
+  registered: boolean;
+}
 
 // Counts tensors that were never disposed but got collected, so memory() stays honest.
 // Registration waits for the end of the job: most tensors are disposed before it.
 const collected = new DeferredRegistry<Tracked, Token>(
-  (token) => { if (token.counted) { token.counted = false; live--; } },
+  (token) => {
+    if (token.counted) {
+      token.counted = false;
+      live--;
+    }
+  },
   (_, token) => token.counted,
-  (_, token) => { token.registered = true; },
+  (_, token) => {
+    token.registered = true;
+  },
 );
 
 /** Called by every new Tensor; returns the token its dispose() must pass to untrack(). */
@@ -36,7 +46,10 @@ export function track(t: Tracked, inScope: boolean): Token {
 }
 
 export function untrack(t: Tracked, token: Token): void {
-  if (token.counted) { token.counted = false; live--; }
+  if (token.counted) {
+    token.counted = false;
+    live--;
+  }
   if (token.registered) collected.unregister(t);
   for (let i = scopes.length - 1; i >= 0; i--) if (scopes[i].delete(t)) break;
 }
@@ -52,7 +65,11 @@ function collect(v: unknown, out: Set<unknown>, seen: Set<unknown>): void {
   seen.add(v);
   out.add(v);
   if (Array.isArray(v)) v.forEach((x) => collect(x, out, seen));
-  else if (v instanceof Map) v.forEach((x, k) => { collect(k, out, seen); collect(x, out, seen); });
+  else if (v instanceof Map)
+    v.forEach((x, k) => {
+      collect(k, out, seen);
+      collect(x, out, seen);
+    });
   else if (Object.getPrototypeOf(v) === Object.prototype) Object.values(v).forEach((x) => collect(x, out, seen));
 }
 

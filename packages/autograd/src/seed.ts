@@ -9,7 +9,8 @@ let seed: string = '0';
 let counter = 0;
 
 export function manualSeed(n: number | string): void {
-  if (typeof n !== 'string' && !Number.isFinite(n)) throw new ValueError(`manualSeed: seed ${n} is not a finite number or a string`);
+  if (typeof n !== 'string' && !Number.isFinite(n))
+    throw new ValueError(`manualSeed: seed ${n} is not a finite number or a string`);
   seed = String(n);
   counter = 0;
 }

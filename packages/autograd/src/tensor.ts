@@ -1,4 +1,14 @@
-import { DType, DTypeError, DisposedError, NDArray, ShapeError, TypedArray, ValueError, fmtShape, shapesEqual } from '@surf/core';
+import {
+  DType,
+  DTypeError,
+  DisposedError,
+  NDArray,
+  ShapeError,
+  TypedArray,
+  ValueError,
+  fmtShape,
+  shapesEqual,
+} from '@surf/core';
 import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
@@ -42,7 +52,8 @@ export type NestedArray = number | boolean | readonly NestedArray[];
 
 function shapeArgs(op: string, args: readonly (number | readonly number[])[]): number[] {
   const dims = args.length === 1 && Array.isArray(args[0]) ? (args[0] as readonly number[]) : (args as number[]);
-  if (!dims.every((d) => typeof d === 'number')) throw new ShapeError(`${op}: invalid shape ${JSON.stringify(args)}; expected numbers or one array of numbers`);
+  if (!dims.every((d) => typeof d === 'number'))
+    throw new ShapeError(`${op}: invalid shape ${JSON.stringify(args)}; expected numbers or one array of numbers`);
   return dims.slice();
 }
 
@@ -80,7 +91,9 @@ export class Tensor {
   // ---- fusion pass: a matmul result not computed yet (fusion/pending.ts) ----
   private _pending: PendingResult | null = null;
   /** @internal The pending matmul behind this tensor, while its value has not been read. */
-  get _lazy(): PendingResult | null { return this._pending; }
+  get _lazy(): PendingResult | null {
+    return this._pending;
+  }
   /** @internal Computes a pending value now (first read, or the end of the synchronous run). */
   _materialize(): void {
     const p = this._pending;
@@ -92,7 +105,10 @@ export class Tensor {
   // ---- end fusion pass ----
 
   /** @internal Use tensor(), Tensor.fromNDArray() or an op. */
-  constructor(data: NDArray | PendingResult, opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {}) {
+  constructor(
+    data: NDArray | PendingResult,
+    opts: { requiresGrad?: boolean; node?: GradNode; untracked?: boolean } = {},
+  ) {
     const nd = data instanceof PendingResult ? null : data;
     this._nd = nd;
     if (data instanceof PendingResult) {
@@ -131,7 +147,10 @@ export class Tensor {
   /** @internal The NDArray, or a DisposedError that names the op. */
   nd(op: string): NDArray {
     if (this._pending) this._materialize();
-    if (!this._nd) throw new DisposedError(`${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after dispose()`);
+    if (!this._nd)
+      throw new DisposedError(
+        `${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after dispose()`,
+      );
     return this._nd;
   }
 
@@ -139,32 +158,56 @@ export class Tensor {
   private _dtypeSeen: DType = 'float32';
 
   /** @internal The shape without a copy (hot paths that only read it). */
-  get _dims(): readonly number[] { return this._nd ? this._nd.shape : this._pending ? this._pending.shape : this._shapeSeen; }
-  get shape(): number[] { return (this._nd ? this._nd.shape : this._pending ? this._pending.shape : this._shapeSeen).slice(); }
-  get ndim(): number { return this.shape.length; }
-  get numel(): number { return this.shape.reduce((a, b) => a * b, 1); }
-  get dtype(): DType { return this._nd ? this._nd.dtype : this._pending ? 'float32' : this._dtypeSeen; }
-  get isDisposed(): boolean { return this._nd === null && this._pending === null; }
+  get _dims(): readonly number[] {
+    return this._nd ? this._nd.shape : this._pending ? this._pending.shape : this._shapeSeen;
+  }
+  get shape(): number[] {
+    return (this._nd ? this._nd.shape : this._pending ? this._pending.shape : this._shapeSeen).slice();
+  }
+  get ndim(): number {
+    return this.shape.length;
+  }
+  get numel(): number {
+    return this.shape.reduce((a, b) => a * b, 1);
+  }
+  get dtype(): DType {
+    return this._nd ? this._nd.dtype : this._pending ? 'float32' : this._dtypeSeen;
+  }
+  get isDisposed(): boolean {
+    return this._nd === null && this._pending === null;
+  }
   /** True for tensors not made by a recorded op (inputs, parameters); only leaves keep .grad. */
-  get isLeaf(): boolean { return this._leaf; }
+  get isLeaf(): boolean {
+    return this._leaf;
+  }
 
-  get requiresGrad(): boolean { return this._requiresGrad; }
-  set requiresGrad(v: boolean) { this.requiresGrad_(v); }
+  get requiresGrad(): boolean {
+    return this._requiresGrad;
+  }
+  set requiresGrad(v: boolean) {
+    this.requiresGrad_(v);
+  }
 
   /** Marks a leaf as a parameter to differentiate with respect to (PyTorch's requires_grad_). */
   requiresGrad_(v = true): this {
-    if (!this._leaf) throw new ValueError(`requiresGrad_: only leaf tensors can change requiresGrad (this one was made by '${this._node?.op ?? 'an op'}'; use detach() first)`);
+    if (!this._leaf)
+      throw new ValueError(
+        `requiresGrad_: only leaf tensors can change requiresGrad (this one was made by '${this._node?.op ?? 'an op'}'; use detach() first)`,
+      );
     if (v) requireFloat('requiresGrad_', this.dtype);
     this._requiresGrad = v;
     return this;
   }
 
   /** The accumulated gradient of a leaf after backward(); null before. */
-  get grad(): Tensor | null { return this._grad; }
+  get grad(): Tensor | null {
+    return this._grad;
+  }
   /** Setting null (zeroing the grad) disposes the previous gradient tensor. */
   set grad(g: Tensor | null) {
     if (g !== null && !(g instanceof Tensor)) throw new ValueError('grad: expected a Tensor or null');
-    if (g && !shapesEqual(g.shape, this.shape)) throw new ShapeError(`grad: got shape ${fmtShape(g.shape)}; expected ${fmtShape(this.shape)}`);
+    if (g && !shapesEqual(g.shape, this.shape))
+      throw new ShapeError(`grad: got shape ${fmtShape(g.shape)}; expected ${fmtShape(this.shape)}`);
     if (this._grad && this._grad !== g) this._grad.dispose();
     this._grad = g;
   }
@@ -220,8 +263,14 @@ export class Tensor {
     const src = other instanceof Tensor ? other.nd('assign') : other;
     if (!(src instanceof NDArray)) throw new ValueError('assign: expected a Tensor or an NDArray');
     const me = this.nd('assign');
-    if (!shapesEqual(src.shape, me.shape)) throw new ShapeError(`assign: got shape ${fmtShape(src.shape)}; expected this tensor's shape ${fmtShape(me.shape)}`);
-    if (src.backend !== me.backend) throw new ValueError(`assign: the new data lives on backend ${src.backend.name}; this tensor on ${me.backend.name}`);
+    if (!shapesEqual(src.shape, me.shape))
+      throw new ShapeError(
+        `assign: got shape ${fmtShape(src.shape)}; expected this tensor's shape ${fmtShape(me.shape)}`,
+      );
+    if (src.backend !== me.backend)
+      throw new ValueError(
+        `assign: the new data lives on backend ${src.backend.name}; this tensor on ${me.backend.name}`,
+      );
     this._replace(src.dtype === me.dtype ? alias(src) : src.cast(me.dtype));
     return this;
   }
@@ -249,10 +298,14 @@ export class Tensor {
   }
 
   /** A tensor sharing this data but cut from the graph (requiresGrad false). */
-  detach(): Tensor { return new Tensor(alias(this.nd('detach'))); }
+  detach(): Tensor {
+    return new Tensor(alias(this.nd('detach')));
+  }
 
   /** A copy of the data (its own contiguous buffer), differentiable. */
-  clone(): Tensor { return S.clone(this); }
+  clone(): Tensor {
+    return S.clone(this);
+  }
 
   // ---- readback ----
 
@@ -273,7 +326,10 @@ export class Tensor {
   /** The single element of a one-element tensor. */
   async item(): Promise<number> {
     const nd = this.nd('item');
-    if (nd.size !== 1) throw new ShapeError(`item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`);
+    if (nd.size !== 1)
+      throw new ShapeError(
+        `item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`,
+      );
     const d = await readAndCollect(nd.backend, nd.data()); // eagermem
     return d[0];
   }
@@ -281,7 +337,9 @@ export class Tensor {
   // ---- nnapi: backends (move.ts) ----
 
   /** The name of the backend this tensor lives on ('cpu' or 'webgpu'). */
-  get device(): string { return this.nd('device').backend.name; }
+  get device(): string {
+    return this.nd('device').backend.name;
+  }
 
   /**
    * This tensor on another backend (PyTorch's .to(device)): itself when already there, else a
@@ -343,7 +401,14 @@ export class Tensor {
     const nd = this._nd;
     const host = nd.size <= JSON_MAX_ELEMENTS ? readSync(nd, false) : null;
     if (host) return { dtype: nd.dtype, shape: nd.shape.slice(), data: nest(host, nd.shape, nd.dtype === 'bool') };
-    return { dtype: nd.dtype, shape: nd.shape.slice(), note: nd.size > JSON_MAX_ELEMENTS ? `values omitted (${nd.size} elements); use await t.toArray()` : `values on the ${nd.backend.name} device; use await t.toArray()` };
+    return {
+      dtype: nd.dtype,
+      shape: nd.shape.slice(),
+      note:
+        nd.size > JSON_MAX_ELEMENTS
+          ? `values omitted (${nd.size} elements); use await t.toArray()`
+          : `values on the ${nd.backend.name} device; use await t.toArray()`,
+    };
   }
 
   // ---- end nnapi: printing ----
@@ -361,113 +426,262 @@ export class Tensor {
 
   // ---- elementwise (numbers broadcast; see dtypes.ts for promotion) ----
 
-  add(o: Operand): Tensor { return A.add(this, o); }
-  sub(o: Operand): Tensor { return A.sub(this, o); }
-  mul(o: Operand): Tensor { return A.mul(this, o); }
+  add(o: Operand): Tensor {
+    return A.add(this, o);
+  }
+  sub(o: Operand): Tensor {
+    return A.sub(this, o);
+  }
+  mul(o: Operand): Tensor {
+    return A.mul(this, o);
+  }
   /** True division: int32 operands give float32. */
-  div(o: Operand): Tensor { return A.div(this, o); }
-  pow(o: Operand): Tensor { return A.pow(this, o); }
-  maximum(o: Operand): Tensor { return A.maximum(this, o); }
-  minimum(o: Operand): Tensor { return A.minimum(this, o); }
-  clamp(min?: Operand | null, max?: Operand | null): Tensor { return A.clamp(this, min ?? undefined, max ?? undefined); }
-  eq(o: Operand): Tensor { return A.eq(this, o); }
-  ne(o: Operand): Tensor { return A.ne(this, o); }
-  lt(o: Operand): Tensor { return A.lt(this, o); }
-  le(o: Operand): Tensor { return A.le(this, o); }
-  gt(o: Operand): Tensor { return A.gt(this, o); }
-  ge(o: Operand): Tensor { return A.ge(this, o); }
+  div(o: Operand): Tensor {
+    return A.div(this, o);
+  }
+  pow(o: Operand): Tensor {
+    return A.pow(this, o);
+  }
+  maximum(o: Operand): Tensor {
+    return A.maximum(this, o);
+  }
+  minimum(o: Operand): Tensor {
+    return A.minimum(this, o);
+  }
+  clamp(min?: Operand | null, max?: Operand | null): Tensor {
+    return A.clamp(this, min ?? undefined, max ?? undefined);
+  }
+  eq(o: Operand): Tensor {
+    return A.eq(this, o);
+  }
+  ne(o: Operand): Tensor {
+    return A.ne(this, o);
+  }
+  lt(o: Operand): Tensor {
+    return A.lt(this, o);
+  }
+  le(o: Operand): Tensor {
+    return A.le(this, o);
+  }
+  gt(o: Operand): Tensor {
+    return A.gt(this, o);
+  }
+  ge(o: Operand): Tensor {
+    return A.ge(this, o);
+  }
   /** c ? a : b elementwise; c is a bool tensor. */
-  static where(c: Tensor, a: Operand, b: Operand): Tensor { return A.where(c, a, b); }
+  static where(c: Tensor, a: Operand, b: Operand): Tensor {
+    return A.where(c, a, b);
+  }
   /** Converts to another dtype (float→int truncates toward zero); differentiable float→float only. */
-  cast(dtype: DType): Tensor { return A.cast(this, dtype); }
-  float(): Tensor { return A.cast(this, 'float32'); }
-  int(): Tensor { return A.cast(this, 'int32'); }
+  cast(dtype: DType): Tensor {
+    return A.cast(this, dtype);
+  }
+  float(): Tensor {
+    return A.cast(this, 'float32');
+  }
+  int(): Tensor {
+    return A.cast(this, 'int32');
+  }
 
-  neg(): Tensor { return U.neg(this); }
-  exp(): Tensor { return U.exp(this); }
-  log(): Tensor { return U.log(this); }
-  sqrt(): Tensor { return U.sqrt(this); }
-  rsqrt(): Tensor { return U.rsqrt(this); }
-  abs(): Tensor { return U.abs(this); }
-  sin(): Tensor { return U.sin(this); }
-  cos(): Tensor { return U.cos(this); }
-  tanh(): Tensor { return U.tanh(this); }
-  sigmoid(): Tensor { return U.sigmoid(this); }
-  relu(): Tensor { return U.relu(this); }
-  leakyRelu(negativeSlope = 0.01): Tensor { return U.leakyRelu(this, negativeSlope); }
+  neg(): Tensor {
+    return U.neg(this);
+  }
+  exp(): Tensor {
+    return U.exp(this);
+  }
+  log(): Tensor {
+    return U.log(this);
+  }
+  sqrt(): Tensor {
+    return U.sqrt(this);
+  }
+  rsqrt(): Tensor {
+    return U.rsqrt(this);
+  }
+  abs(): Tensor {
+    return U.abs(this);
+  }
+  sin(): Tensor {
+    return U.sin(this);
+  }
+  cos(): Tensor {
+    return U.cos(this);
+  }
+  tanh(): Tensor {
+    return U.tanh(this);
+  }
+  sigmoid(): Tensor {
+    return U.sigmoid(this);
+  }
+  relu(): Tensor {
+    return U.relu(this);
+  }
+  leakyRelu(negativeSlope = 0.01): Tensor {
+    return U.leakyRelu(this, negativeSlope);
+  }
   /** 'none': ½x(1 + erf(x/√2)) with the raw erf (PyTorch's formula); 'tanh': the tanh approximation. */
-  gelu(approximate: 'none' | 'tanh' = 'none'): Tensor { return U.gelu(this, approximate); }
-  softplus(beta = 1): Tensor { return U.softplus(this, beta); }
+  gelu(approximate: 'none' | 'tanh' = 'none'): Tensor {
+    return U.gelu(this, approximate);
+  }
+  softplus(beta = 1): Tensor {
+    return U.softplus(this, beta);
+  }
 
   // ---- optable: raw elementwise ops of the op table (core ops/table.ts) ----
-  erf(): Tensor { return OT.erf(this); }
-  log1p(): Tensor { return OT.log1p(this); }
-  expm1(): Tensor { return OT.expm1(this); }
-  floor(): Tensor { return OT.floor(this); }
-  ceil(): Tensor { return OT.ceil(this); }
+  erf(): Tensor {
+    return OT.erf(this);
+  }
+  log1p(): Tensor {
+    return OT.log1p(this);
+  }
+  expm1(): Tensor {
+    return OT.expm1(this);
+  }
+  floor(): Tensor {
+    return OT.floor(this);
+  }
+  ceil(): Tensor {
+    return OT.ceil(this);
+  }
   /** Half to even (as PyTorch); `decimals` rounds to that many decimal places. */
-  round(decimals = 0): Tensor { return OT.round(this, decimals); }
-  trunc(): Tensor { return OT.trunc(this); }
+  round(decimals = 0): Tensor {
+    return OT.round(this, decimals);
+  }
+  trunc(): Tensor {
+    return OT.trunc(this);
+  }
   /** -1, 0 or 1; sign(NaN) = 0 as PyTorch. */
-  sign(): Tensor { return OT.sign(this); }
+  sign(): Tensor {
+    return OT.sign(this);
+  }
   /** Python's % (torch.remainder): the result takes the divisor's sign. */
-  remainder(o: Operand): Tensor { return OT.remainder(this, o); }
-  bitwiseAnd(o: Operand): Tensor { return OT.bitwiseAnd(this, o); }
-  bitwiseOr(o: Operand): Tensor { return OT.bitwiseOr(this, o); }
-  bitwiseXor(o: Operand): Tensor { return OT.bitwiseXor(this, o); }
+  remainder(o: Operand): Tensor {
+    return OT.remainder(this, o);
+  }
+  bitwiseAnd(o: Operand): Tensor {
+    return OT.bitwiseAnd(this, o);
+  }
+  bitwiseOr(o: Operand): Tensor {
+    return OT.bitwiseOr(this, o);
+  }
+  bitwiseXor(o: Operand): Tensor {
+    return OT.bitwiseXor(this, o);
+  }
   /** x·σ(x) (swish). */
-  silu(): Tensor { return OT.silu(this); }
+  silu(): Tensor {
+    return OT.silu(this);
+  }
   // ---- end optable ----
 
   // ---- reductions: dim is a number, a list, or absent for all dims ----
 
-  sum(dim?: Dims, keepdim = false): Tensor { return R.sum(this, dim, keepdim); }
-  mean(dim?: Dims, keepdim = false): Tensor { return R.mean(this, dim, keepdim); }
+  sum(dim?: Dims, keepdim = false): Tensor {
+    return R.sum(this, dim, keepdim);
+  }
+  mean(dim?: Dims, keepdim = false): Tensor {
+    return R.mean(this, dim, keepdim);
+  }
   /** Max values (not PyTorch's (values, indices) pair: use argmax). Ties share the gradient equally. */
-  max(dim?: Dims, keepdim = false): Tensor { return R.max(this, dim, keepdim); }
-  min(dim?: Dims, keepdim = false): Tensor { return R.min(this, dim, keepdim); }
+  max(dim?: Dims, keepdim = false): Tensor {
+    return R.max(this, dim, keepdim);
+  }
+  min(dim?: Dims, keepdim = false): Tensor {
+    return R.min(this, dim, keepdim);
+  }
   /** Index (int32) of the first maximum along dim, or into the flattened tensor when dim is absent. */
-  argmax(dim?: number, keepdim = false): Tensor { return R.argmax(this, dim, keepdim); }
-  argmin(dim?: number, keepdim = false): Tensor { return R.argmin(this, dim, keepdim); }
+  argmax(dim?: number, keepdim = false): Tensor {
+    return R.argmax(this, dim, keepdim);
+  }
+  argmin(dim?: number, keepdim = false): Tensor {
+    return R.argmin(this, dim, keepdim);
+  }
   /** Variance with Bessel's correction by default (correction = 1), as torch.var. */
-  var(dim?: Dims, keepdim = false, correction = 1): Tensor { return R.variance(this, dim, keepdim, correction); }
-  std(dim?: Dims, keepdim = false, correction = 1): Tensor { return R.std(this, dim, keepdim, correction); }
-  logsumexp(dim?: Dims, keepdim = false): Tensor { return logsumexp(this, dim, keepdim); }
-  softmax(dim: number): Tensor { return softmax(this, dim); }
-  logSoftmax(dim: number): Tensor { return logSoftmax(this, dim); }
+  var(dim?: Dims, keepdim = false, correction = 1): Tensor {
+    return R.variance(this, dim, keepdim, correction);
+  }
+  std(dim?: Dims, keepdim = false, correction = 1): Tensor {
+    return R.std(this, dim, keepdim, correction);
+  }
+  logsumexp(dim?: Dims, keepdim = false): Tensor {
+    return logsumexp(this, dim, keepdim);
+  }
+  softmax(dim: number): Tensor {
+    return softmax(this, dim);
+  }
+  logSoftmax(dim: number): Tensor {
+    return logSoftmax(this, dim);
+  }
 
   // ---- shape (views: no copy unless strides cannot express the result) ----
 
   reshape(...shape: number[]): Tensor;
   reshape(shape: readonly number[]): Tensor;
-  reshape(...args: (number | readonly number[])[]): Tensor { return S.reshape(this, shapeArgs('reshape', args)); }
+  reshape(...args: (number | readonly number[])[]): Tensor {
+    return S.reshape(this, shapeArgs('reshape', args));
+  }
   view(...shape: number[]): Tensor;
   view(shape: readonly number[]): Tensor;
-  view(...args: (number | readonly number[])[]): Tensor { return S.reshape(this, shapeArgs('view', args), 'view'); }
+  view(...args: (number | readonly number[])[]): Tensor {
+    return S.reshape(this, shapeArgs('view', args), 'view');
+  }
   permute(...dims: number[]): Tensor;
   permute(dims: readonly number[]): Tensor;
-  permute(...args: (number | readonly number[])[]): Tensor { return S.permute(this, shapeArgs('permute', args)); }
-  transpose(dim0: number, dim1: number): Tensor { return S.transpose(this, dim0, dim1); }
+  permute(...args: (number | readonly number[])[]): Tensor {
+    return S.permute(this, shapeArgs('permute', args));
+  }
+  transpose(dim0: number, dim1: number): Tensor {
+    return S.transpose(this, dim0, dim1);
+  }
   /** All dims reversed (the matrix transpose for 2-d). */
-  get T(): Tensor { return S.permute(this, this.shape.map((_, i) => this.ndim - 1 - i)); }
+  get T(): Tensor {
+    return S.permute(
+      this,
+      this.shape.map((_, i) => this.ndim - 1 - i),
+    );
+  }
   /** Broadcasts size-1 dims (and new leading dims) to `shape`; -1 keeps a dim. */
   expand(...shape: number[]): Tensor;
   expand(shape: readonly number[]): Tensor;
-  expand(...args: (number | readonly number[])[]): Tensor { return S.expand(this, shapeArgs('expand', args)); }
-  broadcastTo(shape: readonly number[]): Tensor { return S.expand(this, shape.slice(), 'broadcastTo'); }
+  expand(...args: (number | readonly number[])[]): Tensor {
+    return S.expand(this, shapeArgs('expand', args));
+  }
+  broadcastTo(shape: readonly number[]): Tensor {
+    return S.expand(this, shape.slice(), 'broadcastTo');
+  }
   /** Zero padding: one [before, after] pair per dim, first dim first. */
-  pad(widths: readonly (readonly [number, number])[]): Tensor { return S.pad(this, widths); }
-  narrow(dim: number, start: number, length: number): Tensor { return S.narrow(this, dim, start, length); }
-  flip(dims: Dims): Tensor { return S.flip(this, dims); }
-  squeeze(dim?: Dims): Tensor { return S.squeeze(this, dim); }
-  unsqueeze(dim: number): Tensor { return S.unsqueeze(this, dim); }
-  flatten(startDim = 0, endDim = -1): Tensor { return S.flatten(this, startDim, endDim); }
-  contiguous(): Tensor { return S.contiguous(this); }
-  static cat(tensors: readonly Tensor[], dim = 0): Tensor { return J.cat(tensors, dim); }
-  static stack(tensors: readonly Tensor[], dim = 0): Tensor { return J.stack(tensors, dim); }
+  pad(widths: readonly (readonly [number, number])[]): Tensor {
+    return S.pad(this, widths);
+  }
+  narrow(dim: number, start: number, length: number): Tensor {
+    return S.narrow(this, dim, start, length);
+  }
+  flip(dims: Dims): Tensor {
+    return S.flip(this, dims);
+  }
+  squeeze(dim?: Dims): Tensor {
+    return S.squeeze(this, dim);
+  }
+  unsqueeze(dim: number): Tensor {
+    return S.unsqueeze(this, dim);
+  }
+  flatten(startDim = 0, endDim = -1): Tensor {
+    return S.flatten(this, startDim, endDim);
+  }
+  contiguous(): Tensor {
+    return S.contiguous(this);
+  }
+  static cat(tensors: readonly Tensor[], dim = 0): Tensor {
+    return J.cat(tensors, dim);
+  }
+  static stack(tensors: readonly Tensor[], dim = 0): Tensor {
+    return J.stack(tensors, dim);
+  }
 
   /** Slices of dim `dim` picked by a 1-d int32 index (a tensor or a list): batching, embeddings. */
-  indexSelect(dim: number, index: Tensor | readonly number[]): Tensor { return indexSelect(this, dim, index); }
+  indexSelect(dim: number, index: Tensor | readonly number[]): Tensor {
+    return indexSelect(this, dim, index);
+  }
 
   // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
 
@@ -475,39 +689,77 @@ export class Tensor {
    * PyTorch's t[...]: numbers, slices ('1:5:2' or {start, stop, step}), null (new dim), '...',
    * int32 tensors / number[] (integer-array indexing). See ops/index.ts and docs/api.md.
    */
-  index(...args: IndexArg[]): Tensor { return indexOp(this, args); }
+  index(...args: IndexArg[]): Tensor {
+    return indexOp(this, args);
+  }
   /** t[..., start:end:step, ...] on one dim (negative bounds count from the end; step > 0). */
-  slice(dim: number, start?: number | null, end?: number | null, step = 1): Tensor { return sliceOp(this, dim, start, end, step); }
+  slice(dim: number, start?: number | null, end?: number | null, step = 1): Tensor {
+    return sliceOp(this, dim, start, end, step);
+  }
   /** torch.gather: out[i][j] = x[i][index[i][j]] for dim 1; index is int32 with x's number of dims. */
-  gather(dim: number, index: Tensor): Tensor { return gatherOp(this, dim, index); }
+  gather(dim: number, index: Tensor): Tensor {
+    return gatherOp(this, dim, index);
+  }
   /** torch.scatter (out of place): a copy with src (a tensor or a number) written at index along dim. */
-  scatter(dim: number, index: Tensor, src: Tensor | number): Tensor { return scatterOp(this, dim, index, src); }
+  scatter(dim: number, index: Tensor, src: Tensor | number): Tensor {
+    return scatterOp(this, dim, index, src);
+  }
   /** torch.scatter_add (out of place): a copy with src added at index along dim (duplicates add up). */
-  scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor { return scatterAddOp(this, dim, index, src); }
+  scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor {
+    return scatterAddOp(this, dim, index, src);
+  }
   /** value where the bool mask (broadcast to this shape) is true; keeps this dtype. */
-  maskedFill(mask: Tensor, value: number | boolean | Tensor): Tensor { return maskedFillOp(this, mask, value); }
+  maskedFill(mask: Tensor, value: number | boolean | Tensor): Tensor {
+    return maskedFillOp(this, mask, value);
+  }
   /** Stable sort along dim (default last; NaN largest): { values, indices (int32) }. */
-  sort(dim = -1, opts: { descending?: boolean } = {}): SortResult { return sortOp(this, dim, opts); }
-  argsort(dim = -1, opts: { descending?: boolean } = {}): Tensor { return argsortOp(this, dim, opts); }
+  sort(dim = -1, opts: { descending?: boolean } = {}): SortResult {
+    return sortOp(this, dim, opts);
+  }
+  argsort(dim = -1, opts: { descending?: boolean } = {}): Tensor {
+    return argsortOp(this, dim, opts);
+  }
   /** The k largest (largest: false: smallest) along dim, sorted: { values, indices }. */
-  topk(k: number, dim = -1, opts: { largest?: boolean } = {}): SortResult { return topkOp(this, k, dim, opts); }
-  cumsum(dim: number): Tensor { return cumsumOp(this, dim); }
+  topk(k: number, dim = -1, opts: { largest?: boolean } = {}): SortResult {
+    return topkOp(this, k, dim, opts);
+  }
+  cumsum(dim: number): Tensor {
+    return cumsumOp(this, dim);
+  }
   /** Product over one dim, or of all elements when dim is absent. */
-  prod(dim?: number, keepdim = false): Tensor { return prodOp(this, dim, keepdim); }
+  prod(dim?: number, keepdim = false): Tensor {
+    return prodOp(this, dim, keepdim);
+  }
   /** Vector p-norm over dims (all by default): p a number, Infinity, -Infinity or 'fro'. */
-  norm(p: NormOrder = 2, dim?: Dims, keepdim = false): Tensor { return normOp(this, p, dim, keepdim); }
+  norm(p: NormOrder = 2, dim?: Dims, keepdim = false): Tensor {
+    return normOp(this, p, dim, keepdim);
+  }
   /** True where any element (over dims, all by default) is non-zero; a bool tensor. */
-  any(dim?: Dims, keepdim = false): Tensor { return anyOp(this, dim, keepdim); }
-  all(dim?: Dims, keepdim = false): Tensor { return allOp(this, dim, keepdim); }
+  any(dim?: Dims, keepdim = false): Tensor {
+    return anyOp(this, dim, keepdim);
+  }
+  all(dim?: Dims, keepdim = false): Tensor {
+    return allOp(this, dim, keepdim);
+  }
   /** Tiles the tensor sizes[d] times along each dim (torch.Tensor.repeat). */
   repeat(...sizes: number[]): Tensor;
   repeat(sizes: readonly number[]): Tensor;
-  repeat(...args: (number | readonly number[])[]): Tensor { return repeatOp(this, shapeArgs('repeat', args)); }
+  repeat(...args: (number | readonly number[])[]): Tensor {
+    return repeatOp(this, shapeArgs('repeat', args));
+  }
   /** Views of `size` along dim (the last may be shorter), or of the listed sizes. */
-  split(size: number | readonly number[], dim = 0): Tensor[] { return splitOp(this, size, dim); }
-  chunk(chunks: number, dim = 0): Tensor[] { return chunkOp(this, chunks, dim); }
-  triu(diagonal = 0): Tensor { return triuOp(this, diagonal); }
-  tril(diagonal = 0): Tensor { return trilOp(this, diagonal); }
+  split(size: number | readonly number[], dim = 0): Tensor[] {
+    return splitOp(this, size, dim);
+  }
+  chunk(chunks: number, dim = 0): Tensor[] {
+    return chunkOp(this, chunks, dim);
+  }
+  triu(diagonal = 0): Tensor {
+    return triuOp(this, diagonal);
+  }
+  tril(diagonal = 0): Tensor {
+    return trilOp(this, diagonal);
+  }
 
   /**
    * @internal Bumped by every in-place op; a recorded op whose parent's version changed
@@ -515,15 +767,31 @@ export class Tensor {
    */
   _version = 0;
 
-  add_(o: Operand): this { return Inplace.binary(this, 'add_', o); }
-  sub_(o: Operand): this { return Inplace.binary(this, 'sub_', o); }
-  mul_(o: Operand): this { return Inplace.binary(this, 'mul_', o); }
-  div_(o: Operand): this { return Inplace.binary(this, 'div_', o); }
-  clamp_(min?: Operand | null, max?: Operand | null): this { return Inplace.clampInPlace(this, min, max); }
-  fill_(value: number | boolean): this { return Inplace.fill(this, value); }
-  zero_(): this { return Inplace.fill(this, 0); }
+  add_(o: Operand): this {
+    return Inplace.binary(this, 'add_', o);
+  }
+  sub_(o: Operand): this {
+    return Inplace.binary(this, 'sub_', o);
+  }
+  mul_(o: Operand): this {
+    return Inplace.binary(this, 'mul_', o);
+  }
+  div_(o: Operand): this {
+    return Inplace.binary(this, 'div_', o);
+  }
+  clamp_(min?: Operand | null, max?: Operand | null): this {
+    return Inplace.clampInPlace(this, min, max);
+  }
+  fill_(value: number | boolean): this {
+    return Inplace.fill(this, value);
+  }
+  zero_(): this {
+    return Inplace.fill(this, 0);
+  }
   /** Copies src (broadcast to this shape, cast to this dtype) into this tensor. */
-  copy_(src: Tensor): this { return Inplace.copy(this, src); }
+  copy_(src: Tensor): this {
+    return Inplace.copy(this, src);
+  }
 
   /**
    * @internal The in-place machinery: `f(old)` computes the new value from a stand-in tensor
@@ -535,7 +803,9 @@ export class Tensor {
     const nd = this.nd(op);
     const grad = isGradEnabled();
     if (this._leaf && this._requiresGrad && grad) {
-      throw new ValueError(`${op}: a leaf tensor that requires grad cannot be modified in place while grad is enabled (autograd needs its value); do it inside noGrad(), or use the out-of-place op`);
+      throw new ValueError(
+        `${op}: a leaf tensor that requires grad cannot be modified in place while grad is enabled (autograd needs its value); do it inside noGrad(), or use the out-of-place op`,
+      );
     }
     const node = this._node;
     const old = new Tensor(alias(nd), node ? { node, untracked: true } : { untracked: true });
@@ -552,15 +822,23 @@ export class Tensor {
     }
     this._node = null;
     const rn = r.nd(op);
-    const bad = !shapesEqual(rn.shape, nd.shape) ? `shape ${fmtShape(rn.shape)} (expected this tensor's ${fmtShape(nd.shape)}; the other operand must broadcast to it)`
-      : rn.dtype !== nd.dtype ? `dtype ${rn.dtype} (expected this tensor's ${nd.dtype}; PyTorch refuses the same cast)`
-        : this._leaf && r._node ? 'a result that needs autograd history, which a tensor created without requiresGrad cannot hold (use the out-of-place op)' : null;
+    const bad = !shapesEqual(rn.shape, nd.shape)
+      ? `shape ${fmtShape(rn.shape)} (expected this tensor's ${fmtShape(nd.shape)}; the other operand must broadcast to it)`
+      : rn.dtype !== nd.dtype
+        ? `dtype ${rn.dtype} (expected this tensor's ${nd.dtype}; PyTorch refuses the same cast)`
+        : this._leaf && r._node
+          ? 'a result that needs autograd history, which a tensor created without requiresGrad cannot hold (use the out-of-place op)'
+          : null;
     if (bad) {
       r.dispose();
       this._node = old._node;
-      if (old._node) { old._node = null; }
+      if (old._node) {
+        old._node = null;
+      }
       old.dispose();
-      throw new (bad.startsWith('dtype') ? DTypeError : bad.startsWith('shape') ? ShapeError : ValueError)(`${op}: the result has ${bad}`);
+      throw new (bad.startsWith('dtype') ? DTypeError : bad.startsWith('shape') ? ShapeError : ValueError)(
+        `${op}: the result has ${bad}`,
+      );
     }
     // Take r's data and node without disposing them.
     this._nd = rn.view.isPlain && rn.storage.size === rn.size ? rn : rn.contiguous();
@@ -580,9 +858,13 @@ export class Tensor {
   // ---- linear algebra ----
 
   /** torch.matmul: batched with broadcast batch dims; a 1-d operand is a vector. */
-  matmul(o: Tensor): Tensor { return matmul(this, o); }
+  matmul(o: Tensor): Tensor {
+    return matmul(this, o);
+  }
   /** Inner product of two 1-d tensors. */
-  dot(o: Tensor): Tensor { return dot(this, o); }
+  dot(o: Tensor): Tensor {
+    return dot(this, o);
+  }
 }
 
 export function checkTensor(op: string, t: unknown, what = 'an operand'): Tensor {

@@ -4,7 +4,9 @@ import { scaledDotProductAttention as sdpa, tensor, zeros } from '@surf/autograd
 // Argument errors of scaledDotProductAttention name the op, the shapes and what was expected;
 // values and gradients are checked in the gradcheck suite and the shared op cases.
 describe('scaledDotProductAttention errors', () => {
-  const q = zeros([2, 3, 4]), k = zeros([2, 5, 4]), v = zeros([2, 5, 6]);
+  const q = zeros([2, 3, 4]),
+    k = zeros([2, 5, 4]),
+    v = zeros([2, 5, 6]);
 
   test('head dims and lengths must agree', () => {
     expect(() => sdpa(q, zeros([2, 5, 3]), v)).toThrow(ShapeError);
@@ -15,7 +17,9 @@ describe('scaledDotProductAttention errors', () => {
   });
 
   test('masks: dtype, shape, not with causal', () => {
-    expect(() => sdpa(q, k, v, { attnMask: zeros([3, 4]) })).toThrow(/attention mask: shapes \[3,4\] and \[2,3,5\] cannot broadcast/);
+    expect(() => sdpa(q, k, v, { attnMask: zeros([3, 4]) })).toThrow(
+      /attention mask: shapes \[3,4\] and \[2,3,5\] cannot broadcast/,
+    );
     expect(() => sdpa(q, k, v, { attnMask: zeros([3, 5]).int() })).toThrow(DTypeError);
     expect(() => sdpa(q, k, v, { attnMask: zeros([3, 5]), causal: true })).toThrow(/both attnMask and causal/);
   });
@@ -29,9 +33,31 @@ describe('scaledDotProductAttention errors', () => {
 
   test('a fully hidden row is 0, not NaN; dropoutP 1 zeroes the output', async () => {
     const f = { dtype: 'float32' as const };
-    const out = sdpa(tensor([[1, 2]], f), tensor([[1, 0], [0, 1]], f), tensor([[3], [4]], f), { attnMask: tensor([[false, false]]) });
+    const out = sdpa(
+      tensor([[1, 2]], f),
+      tensor(
+        [
+          [1, 0],
+          [0, 1],
+        ],
+        f,
+      ),
+      tensor([[3], [4]], f),
+      { attnMask: tensor([[false, false]]) },
+    );
     expect(Array.from(await out.data())).toEqual([0]);
-    const d = sdpa(tensor([[1, 2]], f), tensor([[1, 0], [0, 1]], f), tensor([[3], [4]], f), { dropoutP: 1 });
+    const d = sdpa(
+      tensor([[1, 2]], f),
+      tensor(
+        [
+          [1, 0],
+          [0, 1],
+        ],
+        f,
+      ),
+      tensor([[3], [4]], f),
+      { dropoutP: 1 },
+    );
     expect(Array.from(await d.data())).toEqual([0]);
   });
 });

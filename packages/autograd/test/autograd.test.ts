@@ -28,11 +28,20 @@ describe('backward', () => {
   });
 
   test('broadcasting is undone by summing', async () => {
-    const a = tensor([[1, 2, 3], [4, 5, 6]], { requiresGrad: true });
+    const a = tensor(
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+      { requiresGrad: true },
+    );
     const b = tensor([10, 20, 30], { requiresGrad: true });
     const c = tensor([[2], [3]], { requiresGrad: true });
     a.mul(b).add(c).sum().backward();
-    expect(await grad(a)).toEqual([[10, 20, 30], [10, 20, 30]]);
+    expect(await grad(a)).toEqual([
+      [10, 20, 30],
+      [10, 20, 30],
+    ]);
     expect(await grad(b)).toEqual([5, 7, 9]);
     expect(await grad(c)).toEqual([[3], [3]]); // each broadcast over 3 columns
   });
@@ -43,7 +52,9 @@ describe('backward', () => {
     expect(() => y.backward()).toThrow(ShapeError);
     y.backward(tensor([1, 10]));
     expect(await grad(x)).toEqual([2, 40]);
-    expect(() => x.mul(2).backward(tensor([1, 2, 3]))).toThrow(/backward: gradient has shape \[3\]; expected the tensor's shape \[2\]/);
+    expect(() => x.mul(2).backward(tensor([1, 2, 3]))).toThrow(
+      /backward: gradient has shape \[3\]; expected the tensor's shape \[2\]/,
+    );
   });
 
   test('only leaves keep .grad; intermediate gradients are freed', async () => {
@@ -61,12 +72,18 @@ describe('backward', () => {
     y.backward(undefined, { retainGraph: true });
     y.backward();
     const s = 1 / (1 + Math.exp(-1));
-    expect((await grad(x) as number[])[0]).toBeCloseTo(2 * s * (1 - s), 6);
+    expect(((await grad(x)) as number[])[0]).toBeCloseTo(2 * s * (1 - s), 6);
     expect(() => y.backward()).toThrow(DisposedError);
   });
 
   test('max gradient is split among ties, also for 3-way ties', async () => {
-    const x = tensor([[4, 4, 4, 1], [0, 2, 1, 2]], { requiresGrad: true });
+    const x = tensor(
+      [
+        [4, 4, 4, 1],
+        [0, 2, 1, 2],
+      ],
+      { requiresGrad: true },
+    );
     x.max(1).sum().backward();
     const g = (await grad(x)) as number[][];
     expect(g[0].map((v) => +v.toFixed(6))).toEqual([0.333333, 0.333333, 0.333333, 0]);
@@ -75,7 +92,9 @@ describe('backward', () => {
     y.min().backward();
     expect(await grad(y)).toEqual([0.5, 0.5]);
     const z = tensor([2, 5], { requiresGrad: true });
-    z.maximum(tensor([2, 1])).sum().backward();
+    z.maximum(tensor([2, 1]))
+      .sum()
+      .backward();
     expect(await grad(z)).toEqual([0.5, 1]);
   });
 
@@ -90,8 +109,8 @@ describe('backward', () => {
     const e = tensor([2, 3], { requiresGrad: true });
     b.pow(e).sum().backward();
     expect(await grad(b)).toEqual([0, 12]);
-    expect((await grad(e) as number[])[0]).toBe(0); // d/de 0^e at base 0: 0 (PyTorch's convention)
-    expect((await grad(e) as number[])[1]).toBeCloseTo(8 * Math.log(2), 5);
+    expect(((await grad(e)) as number[])[0]).toBe(0); // d/de 0^e at base 0: 0 (PyTorch's convention)
+    expect(((await grad(e)) as number[])[1]).toBeCloseTo(8 * Math.log(2), 5);
   });
 
   test('sqrt and log at 0 give infinite gradients, not NaN', async () => {
@@ -104,18 +123,49 @@ describe('backward', () => {
   });
 
   test('indexSelect backward scatter-adds repeated rows', async () => {
-    const w = tensor([[1, 2], [3, 4], [5, 6]], { requiresGrad: true });
-    w.indexSelect(0, tensor([2, 0, 2])).mul(tensor([[1, 1], [10, 10], [100, 100]])).sum().backward();
-    expect(await grad(w)).toEqual([[10, 10], [0, 0], [101, 101]]);
+    const w = tensor(
+      [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      { requiresGrad: true },
+    );
+    w.indexSelect(0, tensor([2, 0, 2]))
+      .mul(
+        tensor([
+          [1, 1],
+          [10, 10],
+          [100, 100],
+        ]),
+      )
+      .sum()
+      .backward();
+    expect(await grad(w)).toEqual([
+      [10, 10],
+      [0, 0],
+      [101, 101],
+    ]);
   });
 
   test('cat and shape ops route gradients back to each input', async () => {
     const a = tensor([[1, 2]], { requiresGrad: true });
-    const b = tensor([[3, 4], [5, 6]], { requiresGrad: true });
+    const b = tensor(
+      [
+        [3, 4],
+        [5, 6],
+      ],
+      { requiresGrad: true },
+    );
     const c = Tensor.cat([a, b.T], 0); // [[1,2],[3,5],[4,6]]
-    c.mul(tensor([[1], [2], [3]])).sum().backward();
+    c.mul(tensor([[1], [2], [3]]))
+      .sum()
+      .backward();
     expect(await grad(a)).toEqual([[1, 1]]);
-    expect(await grad(b)).toEqual([[2, 3], [2, 3]]);
+    expect(await grad(b)).toEqual([
+      [2, 3],
+      [2, 3],
+    ]);
   });
 
   test('backward errors', () => {
@@ -156,7 +206,22 @@ describe('interop for @surf/nn', () => {
     const p = tensor([1, 2], { requiresGrad: true });
     p.mul(p).sum().backward();
     // An optimizer step: a fused update on NDArrays, written back without a graph.
-    const upd = NDArray.elementwise([{ kind: 'binary', op: 'sub', a: { kind: 'input', index: 0 }, b: { kind: 'binary', op: 'mul', a: { kind: 'const', value: 0.5, dtype: 'float32' }, b: { kind: 'input', index: 1 } } }], [p.ndarray, p.grad!.ndarray])[0];
+    const upd = NDArray.elementwise(
+      [
+        {
+          kind: 'binary',
+          op: 'sub',
+          a: { kind: 'input', index: 0 },
+          b: {
+            kind: 'binary',
+            op: 'mul',
+            a: { kind: 'const', value: 0.5, dtype: 'float32' },
+            b: { kind: 'input', index: 1 },
+          },
+        },
+      ],
+      [p.ndarray, p.grad!.ndarray],
+    )[0];
     p.assign(upd);
     upd.dispose();
     expect(await p.toArray()).toEqual([0, 0]);

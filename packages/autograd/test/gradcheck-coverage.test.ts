@@ -7,6 +7,9 @@ import { gradcheckCoverage } from '../src/gradcheck/coverage';
 // read from the code, so a new op fails here until it gets a case (or a stated reason).
 test('the gradcheck suite covers every differentiable op of the API', () => {
   const r = gradcheckCoverage(autograd as unknown as Record<string, unknown>, gradcheckSuite());
-  expect({ missingCases: r.missing, staleExclusions: r.stale, differentiableButExcluded: r.contradicted })
-    .toEqual({ missingCases: [], staleExclusions: [], differentiableButExcluded: [] });
+  expect({ missingCases: r.missing, staleExclusions: r.stale, differentiableButExcluded: r.contradicted }).toEqual({
+    missingCases: [],
+    staleExclusions: [],
+    differentiableButExcluded: [],
+  });
 });

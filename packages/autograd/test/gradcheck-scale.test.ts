@@ -9,18 +9,25 @@ import { describeEach, gpuAvailable, gpuBackend } from './gpu';
 
 let gpu: Backend | null = null;
 const cpu = new CpuBackend();
-beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
+beforeAll(async () => {
+  if (gpuAvailable) gpu = await gpuBackend();
+});
 afterAll(() => gpu?.destroy());
 
 async function on<T>(b: Backend, fn: () => Promise<T>): Promise<T> {
   const prev = setBackend(b);
-  try { return await fn(); } finally { setBackend(prev); }
+  try {
+    return await fn();
+  } finally {
+    setBackend(prev);
+  }
 }
 
 const cube = (a: Tensor) => a.mul(a).mul(a);
 // Same values as cube (the extra terms cancel exactly), but the detached factor drops
 // 0.05·x² from the gradient: 1.7 % too small.
-const wrongCube = (a: Tensor) => cube(a).add(a.mul(a.detach()).mul(a).mul(0.05)).sub(a.detach().mul(a.detach()).mul(a).mul(0.05));
+const wrongCube = (a: Tensor) =>
+  cube(a).add(a.mul(a.detach()).mul(a).mul(0.05)).sub(a.detach().mul(a.detach()).mul(a).mul(0.05));
 
 describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
   const get = () => (kind === 'cpu' ? cpu : gpu!);
@@ -49,5 +56,7 @@ describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
 });
 
 test('options must be an object', async () => {
-  await expect(gradcheck((a) => a, [tensor([1.5], { requiresGrad: true })], 1e-3 as never)).rejects.toThrow(/gradcheck: the options argument must be an object/);
+  await expect(gradcheck((a) => a, [tensor([1.5], { requiresGrad: true })], 1e-3 as never)).rejects.toThrow(
+    /gradcheck: the options argument must be an object/,
+  );
 });

@@ -20,7 +20,11 @@ describeEach(['cpu', 'webgpu'] as const, 'gradcheck suite on %s', (kind) => {
   // Coverage (every differentiable op has a case) is read from the code: gradcheck-coverage.test.ts.
 
   test.each(names)('%s', async (name) => {
-    const [r] = await runGradcheckSuite({ backend, reference: kind === 'cpu' ? undefined : reference, cases: cases.filter((c) => c.name === name) });
+    const [r] = await runGradcheckSuite({
+      backend,
+      reference: kind === 'cpu' ? undefined : reference,
+      cases: cases.filter((c) => c.name === name),
+    });
     expect(r.detail).toMatch(/^ok/);
     expect(r.ok).toBe(true);
     expect(r.checked).toBeGreaterThan(0);

@@ -15,7 +15,13 @@ describe('gradcheck', () => {
 
   test('fails on a wrong gradient and names the worst element', async () => {
     // detach() hides one path of x·x from autodiff: the analytic gradient is x, the true one 2x.
-    const x = tensor([[0.5, -2], [3, 1]], { requiresGrad: true });
+    const x = tensor(
+      [
+        [0.5, -2],
+        [3, 1],
+      ],
+      { requiresGrad: true },
+    );
     const r = await gradcheck((a) => a.detach().mul(a), [x]);
     expect(r.ok).toBe(false);
     expect(r.worst!.input).toBe(0);
@@ -23,7 +29,7 @@ describe('gradcheck', () => {
     expect(r.summary).toMatch(/FAILED/);
   });
 
-  test('leaves the inputs\' existing .grad untouched', async () => {
+  test("leaves the inputs' existing .grad untouched", async () => {
     const x = tensor([1, 2], { requiresGrad: true });
     x.mul(3).sum().backward();
     await gradcheck((a) => a.exp(), [x]);

@@ -32,7 +32,12 @@ describe('tidy', () => {
 
   test('disposes on throw and rejects async fns', () => {
     let t: Tensor | null = null;
-    expect(() => tidy(() => { t = zeros([1]); throw new Error('boom'); })).toThrow('boom');
+    expect(() =>
+      tidy(() => {
+        t = zeros([1]);
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
     expect(t!.isDisposed).toBe(true);
     expect(() => tidy(() => Promise.resolve(zeros([1])))).toThrow(/tidy is synchronous/);
   });
@@ -43,16 +48,17 @@ async function trainingLoopIsFlat(): Promise<void> {
   const b = zeros([3], { requiresGrad: true });
   const x = randn([5, 4]);
   const target = randn([5, 3]);
-  const step = () => tidy(() => {
-    const loss = x.matmul(w).add(b).tanh().sub(target).pow(2).mean();
-    loss.backward();
-    noGrad(() => {
-      w.assign(w.sub(w.grad!.mul(0.1)));
-      b.assign(b.sub(b.grad!.mul(0.1)));
+  const step = () =>
+    tidy(() => {
+      const loss = x.matmul(w).add(b).tanh().sub(target).pow(2).mean();
+      loss.backward();
+      noGrad(() => {
+        w.assign(w.sub(w.grad!.mul(0.1)));
+        b.assign(b.sub(b.grad!.mul(0.1)));
+      });
+      w.grad = null;
+      b.grad = null;
     });
-    w.grad = null;
-    b.grad = null;
-  });
   step();
   const before = memory();
   for (let i = 0; i < 5; i++) step();

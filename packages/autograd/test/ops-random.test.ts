@@ -26,7 +26,9 @@ describe('multinomial', () => {
   test('without replacement: distinct draws, zero weights never drawn, first draw follows the weights', async () => {
     manualSeed(2);
     const rows = 2000;
-    const w = tensor([[0.5, 0.3, 0.2, 0]]).expand(rows, 4).contiguous();
+    const w = tensor([[0.5, 0.3, 0.2, 0]])
+      .expand(rows, 4)
+      .contiguous();
     const s = multinomial(w, 3);
     const d = await s.data();
     const first = [0, 0, 0, 0];
@@ -54,7 +56,9 @@ describe('multinomial', () => {
 
 describeGpu('CPU and WebGPU agree', () => {
   let gpu: Backend;
-  beforeAll(async () => { gpu = await gpuBackend(); });
+  beforeAll(async () => {
+    gpu = await gpuBackend();
+  });
   afterAll(() => gpu?.destroy());
 
   test('multinomial draws and topk of the same data', async () => {
@@ -62,7 +66,10 @@ describeGpu('CPU and WebGPU agree', () => {
       const prev = setBackend(b);
       try {
         manualSeed(3);
-        const p = tensor([[0.1, 0.4, 0.2, 0.3, 0], [1, 1, 1, 1, 1]]);
+        const p = tensor([
+          [0.1, 0.4, 0.2, 0.3, 0],
+          [1, 1, 1, 1, 1],
+        ]);
         const a = multinomial(p, 50, { replacement: true });
         const w = multinomial(p.index(0), 4);
         const t = tensor([3, -1, 7, 7, 0.5, -2, 9, 7]).topk(5);

@@ -1,11 +1,34 @@
 import { DTypeError, DisposedError, ShapeError, ValueError } from '@surf/core';
-import { Tensor, arange, cat, eye, full, getBackend, linspace, manualSeed, ones, rand, randint, randn, stack, tensor, where, zeros } from '@surf/autograd';
+import {
+  Tensor,
+  arange,
+  cat,
+  eye,
+  full,
+  getBackend,
+  linspace,
+  manualSeed,
+  ones,
+  rand,
+  randint,
+  randn,
+  stack,
+  tensor,
+  where,
+  zeros,
+} from '@surf/autograd';
 
 describe('creation and readback', () => {
   test('tensor infers shape and dtype like PyTorch', async () => {
-    const a = tensor([[1, 2, 3], [4, 5, 6]]);
+    const a = tensor([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
     expect([a.shape, a.ndim, a.numel, a.dtype]).toEqual([[2, 3], 2, 6, 'int32']);
-    expect(await a.toArray()).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(await a.toArray()).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
     expect(tensor([1, 2.5]).dtype).toBe('float32');
     expect(tensor([true, false]).dtype).toBe('bool');
     expect(await tensor([true, false]).toArray()).toEqual([true, false]);
@@ -27,7 +50,10 @@ describe('creation and readback', () => {
   });
 
   test('zeros, ones, full, arange, linspace, eye', async () => {
-    expect(await zeros([2, 2]).toArray()).toEqual([[0, 0], [0, 0]]);
+    expect(await zeros([2, 2]).toArray()).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
     expect(await ones(3).toArray()).toEqual([1, 1, 1]);
     expect(full([2], 7).dtype).toBe('int32');
     expect(await full([2], 0.5).toArray()).toEqual([0.5, 0.5]);
@@ -36,7 +62,10 @@ describe('creation and readback', () => {
     expect(await arange(1, 2, 0.25).toArray()).toEqual([1, 1.25, 1.5, 1.75]);
     expect(await arange(5, 0, -2).toArray()).toEqual([5, 3, 1]);
     expect(await linspace(0, 1, 5).toArray()).toEqual([0, 0.25, 0.5, 0.75, 1]);
-    expect(await eye(2, 3).toArray()).toEqual([[1, 0, 0], [0, 1, 0]]);
+    expect(await eye(2, 3).toArray()).toEqual([
+      [1, 0, 0],
+      [0, 1, 0],
+    ]);
     expect(() => arange(0, 1, 0)).toThrow(ValueError);
   });
 
@@ -65,7 +94,8 @@ describe('creation and readback', () => {
 describe('elementwise ops and dtype promotion', () => {
   test('values of composite activations', async () => {
     const x = tensor([-100, -1, 0, 1, 100]);
-    const close = async (t: Tensor, want: number[]) => (Array.from(await t.data()) as number[]).forEach((v, i) => expect(v).toBeCloseTo(want[i], 5));
+    const close = async (t: Tensor, want: number[]) =>
+      (Array.from(await t.data()) as number[]).forEach((v, i) => expect(v).toBeCloseTo(want[i], 5));
     await close(x.sigmoid(), [0, 1 / (1 + Math.E), 0.5, 1 / (1 + Math.exp(-1)), 1]);
     await close(x.tanh(), [-1, Math.tanh(-1), 0, Math.tanh(1), 1]);
     await close(x.softplus(), [0, Math.log1p(Math.exp(-1)), Math.log(2), 1 + Math.log1p(Math.exp(-1)), 100]);
@@ -119,7 +149,13 @@ describe('elementwise ops and dtype promotion', () => {
 
 describe('reductions', () => {
   test('sum, mean, max, min, argmax, argmin, var, std, logsumexp', async () => {
-    const x = tensor([[1, 5, 3], [4, 2, 6]], { dtype: 'float32' });
+    const x = tensor(
+      [
+        [1, 5, 3],
+        [4, 2, 6],
+      ],
+      { dtype: 'float32' },
+    );
     expect(await x.sum().item()).toBe(21);
     expect(await x.sum(0).toArray()).toEqual([5, 7, 9]);
     expect(await x.sum([0, 1], true).toArray()).toEqual([[21]]);
@@ -138,11 +174,21 @@ describe('reductions', () => {
     expect(await tensor([1000, 1000]).logsumexp().item()).toBeCloseTo(1000 + Math.log(2), 3);
     expect(await tensor([-Infinity, -Infinity]).logsumexp().item()).toBe(-Infinity);
     expect(await tensor([true, true, false]).sum().item()).toBe(2);
-    expect(await tensor([[1, 2], [3, 4]]).mean().item()).toBe(2.5);
+    expect(
+      await tensor([
+        [1, 2],
+        [3, 4],
+      ])
+        .mean()
+        .item(),
+    ).toBe(2.5);
   });
 
   test('softmax and logSoftmax are stable for large logits', async () => {
-    const x = tensor([[1000, 1001, 1002], [-1000, -1001, -1002]]);
+    const x = tensor([
+      [1000, 1001, 1002],
+      [-1000, -1001, -1002],
+    ]);
     const e = [1, Math.E, Math.E ** 2];
     const z = e[0] + e[1] + e[2];
     const s = (await x.softmax(1).data()) as Float32Array;
@@ -156,32 +202,79 @@ describe('reductions', () => {
 describe('shape ops', () => {
   test('views and joins', async () => {
     const x = arange(6).reshape(2, 3);
-    expect(await x.T.toArray()).toEqual([[0, 3], [1, 4], [2, 5]]);
+    expect(await x.T.toArray()).toEqual([
+      [0, 3],
+      [1, 4],
+      [2, 5],
+    ]);
     expect(await x.permute(1, 0).reshape(-1).toArray()).toEqual([0, 3, 1, 4, 2, 5]);
-    expect(await x.flip(1).toArray()).toEqual([[2, 1, 0], [5, 4, 3]]);
-    expect(await x.narrow(1, 1, 2).toArray()).toEqual([[1, 2], [4, 5]]);
-    expect(await x.pad([[0, 1], [1, 0]]).toArray()).toEqual([[0, 0, 1, 2], [0, 3, 4, 5], [0, 0, 0, 0]]);
+    expect(await x.flip(1).toArray()).toEqual([
+      [2, 1, 0],
+      [5, 4, 3],
+    ]);
+    expect(await x.narrow(1, 1, 2).toArray()).toEqual([
+      [1, 2],
+      [4, 5],
+    ]);
+    expect(
+      await x
+        .pad([
+          [0, 1],
+          [1, 0],
+        ])
+        .toArray(),
+    ).toEqual([
+      [0, 0, 1, 2],
+      [0, 3, 4, 5],
+      [0, 0, 0, 0],
+    ]);
     expect(x.unsqueeze(1).shape).toEqual([2, 1, 3]);
     expect(x.unsqueeze(-1).shape).toEqual([2, 3, 1]);
     expect(zeros([1, 2, 1]).squeeze().shape).toEqual([2]);
     expect(zeros([1, 2, 1]).squeeze(0).shape).toEqual([2, 1]);
     expect(zeros([2, 3, 4]).flatten(1).shape).toEqual([2, 12]);
-    expect(await tensor([1, 2]).expand(2, -1).toArray()).toEqual([[1, 2], [1, 2]]);
-    expect(await cat([x, tensor([[9, 9, 9]])], 0).toArray()).toEqual([[0, 1, 2], [3, 4, 5], [9, 9, 9]]);
+    expect(await tensor([1, 2]).expand(2, -1).toArray()).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+    expect(await cat([x, tensor([[9, 9, 9]])], 0).toArray()).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+      [9, 9, 9],
+    ]);
     expect(await cat([tensor([true]), tensor([false])]).toArray()).toEqual([true, false]);
     expect(await cat([tensor([1]), tensor([0.5])]).toArray()).toEqual([1, 0.5]);
-    expect(await stack([tensor([1, 2]), tensor([3, 4])], 1).toArray()).toEqual([[1, 3], [2, 4]]);
-    expect(await x.indexSelect(0, tensor([1, 1, 0])).toArray()).toEqual([[3, 4, 5], [3, 4, 5], [0, 1, 2]]);
-    expect(await x.indexSelect(1, [2, 0]).toArray()).toEqual([[2, 0], [5, 3]]);
+    expect(await stack([tensor([1, 2]), tensor([3, 4])], 1).toArray()).toEqual([
+      [1, 3],
+      [2, 4],
+    ]);
+    expect(await x.indexSelect(0, tensor([1, 1, 0])).toArray()).toEqual([
+      [3, 4, 5],
+      [3, 4, 5],
+      [0, 1, 2],
+    ]);
+    expect(await x.indexSelect(1, [2, 0]).toArray()).toEqual([
+      [2, 0],
+      [5, 3],
+    ]);
     expect(() => x.indexSelect(0, [2])).toThrow(/indexSelect: index 2 is out of range for dim 0 of size 2/);
     expect(() => cat([x, zeros([2, 2])], 0)).toThrow(/cat: shapes \[2,3\], \[2,2\] differ outside dim 0/);
     expect(() => x.narrow(1, 2, 2)).toThrow(ShapeError);
   });
 
   test('matmul shapes follow torch.matmul', async () => {
-    const a = tensor([[1, 2], [3, 4]], { dtype: 'float32' });
+    const a = tensor(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      { dtype: 'float32' },
+    );
     const v = tensor([1, 1], { dtype: 'float32' });
-    expect(await a.matmul(a).toArray()).toEqual([[7, 10], [15, 22]]);
+    expect(await a.matmul(a).toArray()).toEqual([
+      [7, 10],
+      [15, 22],
+    ]);
     expect(await a.matmul(v).toArray()).toEqual([3, 7]);
     expect(await v.matmul(a).toArray()).toEqual([4, 6]);
     expect(await v.dot(v).item()).toBe(2);

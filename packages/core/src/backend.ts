@@ -147,7 +147,15 @@ export interface Backend {
    * forward result (out, lse as returned, read through the views given). Recomputes the
    * probabilities block by block; the mask gets no gradient. Results are contiguous.
    */
-  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads;
+  attentionBackward(
+    q: Strided,
+    k: Strided,
+    v: Strided,
+    out: Strided,
+    lse: Strided,
+    gOut: Strided,
+    opts: AttentionOptions,
+  ): AttentionGrads;
   // ---- end attention ----
   // ---- ops: scatter and sort ----
   /**
@@ -239,7 +247,11 @@ export interface Backend {
    * With `total`, a backend may return a fourth storage [1], Σ_i rows_i (a loss's mean or sum
    * in the same pass); the caller sums the rows itself when it is absent.
    */
-  crossEntropyRows?(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string }; total?: boolean }): Storage[];
+  crossEntropyRows?(
+    z: Strided,
+    y: Strided,
+    opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string }; total?: boolean },
+  ): Storage[];
 
   /** Submits queued work (GPU); a no-op on synchronous backends. */
   flush(): void;
@@ -279,7 +291,11 @@ export interface ReplayRecipe {
   readonly dataTemplates: readonly TypedArray[];
   /** State the step replaces, in order: each gets the matching `issue` result `adopt[i]`. */
   readonly adoptTargets: readonly Storage[];
-  issue(inputs: readonly Storage[], consts: readonly number[], data: readonly TypedArray[]): { outputs: Storage[]; adopt: Storage[] };
+  issue(
+    inputs: readonly Storage[],
+    consts: readonly number[],
+    data: readonly TypedArray[],
+  ): { outputs: Storage[]; adopt: Storage[] };
 }
 
 /** A compiled step (Backend.compileReplay). */
@@ -291,7 +307,12 @@ export interface ReplayProgram {
    * (the caller's) and, per adopt target that was freed meanwhile, a new storage with its value
    * (null where the target was live and was written in place, or where `rebindable[i]` is false).
    */
-  run(inputs: readonly Storage[], consts: readonly number[], data: readonly TypedArray[], rebindable: readonly boolean[]): { outputs: Storage[]; rebound: (Storage | null)[] };
+  run(
+    inputs: readonly Storage[],
+    consts: readonly number[],
+    data: readonly TypedArray[],
+    rebindable: readonly boolean[],
+  ): { outputs: Storage[]; rebound: (Storage | null)[] };
   /** Frees what the program owns. */
   dispose(): void;
 }

@@ -28,7 +28,14 @@ export interface ConvParams {
 }
 
 /** Size of one output spatial dim; may be < 1 when the kernel does not fit (checked by callers). */
-export function convOutSize(inSize: number, k: number, stride: number, pad: readonly [number, number], dilation: number, lhsDilation: number): number {
+export function convOutSize(
+  inSize: number,
+  k: number,
+  stride: number,
+  pad: readonly [number, number],
+  dilation: number,
+  lhsDilation: number,
+): number {
   const din = inSize === 0 ? 0 : (inSize - 1) * lhsDilation + 1;
   return Math.floor((din + pad[0] + pad[1] - dilation * (k - 1) - 1) / stride) + 1;
 }
@@ -39,31 +46,61 @@ const posInt = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0
  * Checks the operands and parameters of a conv, as every backend does before touching memory,
  * and returns the output shape [N, O, ...out].
  */
-export function checkConvArgs(x: { view: { shape: readonly number[] }; storage: { dtype: DType } }, w: { view: { shape: readonly number[] }; storage: { dtype: DType } }, p: ConvParams, op = 'conv'): number[] {
-  const xs = x.view.shape, ws = w.view.shape;
-  if (x.storage.dtype !== 'float32' || w.storage.dtype !== 'float32') throw new DTypeError(`${op}: got dtypes ${x.storage.dtype} (input) and ${w.storage.dtype} (weight); expected float32`);
+export function checkConvArgs(
+  x: { view: { shape: readonly number[] }; storage: { dtype: DType } },
+  w: { view: { shape: readonly number[] }; storage: { dtype: DType } },
+  p: ConvParams,
+  op = 'conv',
+): number[] {
+  const xs = x.view.shape,
+    ws = w.view.shape;
+  if (x.storage.dtype !== 'float32' || w.storage.dtype !== 'float32')
+    throw new DTypeError(
+      `${op}: got dtypes ${x.storage.dtype} (input) and ${w.storage.dtype} (weight); expected float32`,
+    );
   const sd = xs.length - 2;
-  if (sd < 1 || sd > 2) throw new ShapeError(`${op}: input has shape ${fmtShape(xs)}; expected [N, C, L] or [N, C, H, W] (1 or 2 spatial dims)`);
-  if (ws.length !== xs.length) throw new ShapeError(`${op}: weight has shape ${fmtShape(ws)} for input ${fmtShape(xs)}; expected a ${xs.length}-d weight [O, C/groups, ${sd === 1 ? 'k' : 'kH, kW'}]`);
-  for (const [name, v] of [['stride', p.stride], ['dilation', p.dilation], ['lhsDilation', p.lhsDilation]] as const) {
-    if (!Array.isArray(v) || v.length !== sd || !v.every(posInt)) throw new ValueError(`${op}: ${name} ${JSON.stringify(v)}; expected ${sd} positive integer(s)`);
+  if (sd < 1 || sd > 2)
+    throw new ShapeError(
+      `${op}: input has shape ${fmtShape(xs)}; expected [N, C, L] or [N, C, H, W] (1 or 2 spatial dims)`,
+    );
+  if (ws.length !== xs.length)
+    throw new ShapeError(
+      `${op}: weight has shape ${fmtShape(ws)} for input ${fmtShape(xs)}; expected a ${xs.length}-d weight [O, C/groups, ${sd === 1 ? 'k' : 'kH, kW'}]`,
+    );
+  for (const [name, v] of [
+    ['stride', p.stride],
+    ['dilation', p.dilation],
+    ['lhsDilation', p.lhsDilation],
+  ] as const) {
+    if (!Array.isArray(v) || v.length !== sd || !v.every(posInt))
+      throw new ValueError(`${op}: ${name} ${JSON.stringify(v)}; expected ${sd} positive integer(s)`);
   }
-  if (!Array.isArray(p.padding) || p.padding.length !== sd || !p.padding.every((q) => Array.isArray(q) && q.length === 2 && q.every(Number.isInteger))) {
+  if (
+    !Array.isArray(p.padding) ||
+    p.padding.length !== sd ||
+    !p.padding.every((q) => Array.isArray(q) && q.length === 2 && q.every(Number.isInteger))
+  ) {
     throw new ValueError(`${op}: padding ${JSON.stringify(p.padding)}; expected ${sd} [low, high] integer pair(s)`);
   }
   const g = p.groups;
   if (!posInt(g)) throw new ValueError(`${op}: groups ${JSON.stringify(g)}; expected a positive integer`);
   const [n, c] = xs;
   const [o, cg] = ws;
-  if (c % g !== 0 || o % g !== 0) throw new ShapeError(`${op}: input channels ${c} and output channels ${o} must both divide by groups ${g}`);
-  if (cg * g !== c) throw new ShapeError(`${op}: weight ${fmtShape(ws)} has ${cg} input channels per group; expected C/groups = ${c}/${g} = ${c / g} for input ${fmtShape(xs)}`);
+  if (c % g !== 0 || o % g !== 0)
+    throw new ShapeError(`${op}: input channels ${c} and output channels ${o} must both divide by groups ${g}`);
+  if (cg * g !== c)
+    throw new ShapeError(
+      `${op}: weight ${fmtShape(ws)} has ${cg} input channels per group; expected C/groups = ${c}/${g} = ${c / g} for input ${fmtShape(xs)}`,
+    );
   const out = [n, o];
   for (let d = 0; d < sd; d++) {
     const k = ws[2 + d];
     if (k < 1) throw new ShapeError(`${op}: weight ${fmtShape(ws)} has an empty kernel; expected kernel sizes >= 1`);
     const os = convOutSize(xs[2 + d], k, p.stride[d], p.padding[d], p.dilation[d], p.lhsDilation[d]);
     if (os < 1 && xs[2 + d] > 0) {
-      throw new ShapeError(`${op}: kernel ${fmtShape(ws.slice(2))} (dilation ${fmtShape(p.dilation)}) is larger than the padded input ${fmtShape(xs.slice(2))} (padding ${JSON.stringify(p.padding)}) in spatial dim ${d}`);
+      throw new ShapeError(
+        `${op}: kernel ${fmtShape(ws.slice(2))} (dilation ${fmtShape(p.dilation)}) is larger than the padded input ${fmtShape(xs.slice(2))} (padding ${JSON.stringify(p.padding)}) in spatial dim ${d}`,
+      );
     }
     out.push(Math.max(0, os));
   }
@@ -74,7 +111,10 @@ export function checkConvArgs(x: { view: { shape: readonly number[] }; storage: 
 export function checkConvEpilogue(outShape: readonly number[], ep: MatmulEpilogue | undefined): void {
   if (!ep) return;
   ep.inputs.forEach((x, i) => {
-    if (!shapesEqual(x.view.shape, outShape)) throw new ShapeError(`conv epilogue: input ${i + 1} has shape ${fmtShape(x.view.shape)}; expected the output shape ${fmtShape(outShape)}`);
+    if (!shapesEqual(x.view.shape, outShape))
+      throw new ShapeError(
+        `conv epilogue: input ${i + 1} has shape ${fmtShape(x.view.shape)}; expected the output shape ${fmtShape(outShape)}`,
+      );
   });
   const dt = exprDType(ep.expr, ['float32', ...ep.inputs.map((x) => x.storage.dtype)], 'conv epilogue');
   if (dt !== 'float32') throw new DTypeError(`conv epilogue: expression gives ${dt}; expected float32`);
@@ -84,8 +124,17 @@ export function checkConvEpilogue(outShape: readonly number[], ep: MatmulEpilogu
  * NDArray-level conv: checks arguments, makes masked operands contiguous (backends see no
  * masks), broadcasts epilogue inputs to the output shape, and calls the backend.
  */
-export function convNd(x: NDArray, w: NDArray, p: ConvParams, epilogue?: { expr: Expr; inputs: readonly NDArray[] }, op = 'conv'): NDArray {
-  if (x.backend !== w.backend) throw new BackendError(`${op}: input and weight live on different backends (${x.backend.name} and ${w.backend.name})`);
+export function convNd(
+  x: NDArray,
+  w: NDArray,
+  p: ConvParams,
+  epilogue?: { expr: Expr; inputs: readonly NDArray[] },
+  op = 'conv',
+): NDArray {
+  if (x.backend !== w.backend)
+    throw new BackendError(
+      `${op}: input and weight live on different backends (${x.backend.name} and ${w.backend.name})`,
+    );
   const outShape = checkConvArgs(x, w, p, op);
   const temps: NDArray[] = [];
   const plain = (a: NDArray): NDArray => {
@@ -94,7 +143,8 @@ export function convNd(x: NDArray, w: NDArray, p: ConvParams, epilogue?: { expr:
     temps.push(c);
     return c;
   };
-  const xs = plain(x), ws = plain(w);
+  const xs = plain(x),
+    ws = plain(w);
   let ep: MatmulEpilogue | undefined;
   if (epilogue) {
     ep = {
@@ -102,7 +152,10 @@ export function convNd(x: NDArray, w: NDArray, p: ConvParams, epilogue?: { expr:
       inputs: epilogue.inputs.map((e) => {
         if (e.backend !== x.backend) throw new BackendError('conv epilogue: input lives on another backend');
         const shape = broadcastShapes('conv epilogue', outShape, e.shape);
-        if (!shapesEqual(shape, outShape)) throw new ShapeError(`conv epilogue: input of shape ${fmtShape(e.shape)} does not broadcast to the output ${fmtShape(outShape)}`);
+        if (!shapesEqual(shape, outShape))
+          throw new ShapeError(
+            `conv epilogue: input of shape ${fmtShape(e.shape)} does not broadcast to the output ${fmtShape(outShape)}`,
+          );
         const u = plain(e);
         return { storage: u.storage, view: u.view.expand(outShape) };
       }),
@@ -115,5 +168,3 @@ export function convNd(x: NDArray, w: NDArray, p: ConvParams, epilogue?: { expr:
     temps.forEach((t) => t.dispose());
   }
 }
-
-

@@ -17,7 +17,12 @@ export class DeferredRegistry<T extends object, H> {
    * `alive(obj, held)`: false once obj was disposed (then it is not registered); `registered`
    * marks obj as registered, so its disposal knows to unregister it.
    */
-  constructor(cleanup: (held: H) => void, private readonly alive: (obj: T, held: H) => boolean, private readonly registered: (obj: T, held: H) => void, private readonly max = 4096) {
+  constructor(
+    cleanup: (held: H) => void,
+    private readonly alive: (obj: T, held: H) => boolean,
+    private readonly registered: (obj: T, held: H) => void,
+    private readonly max = 4096,
+  ) {
     this.registry = new FinalizationRegistry(cleanup);
     instances.push(this);
   }
@@ -39,7 +44,8 @@ export class DeferredRegistry<T extends object, H> {
 
   flush(): void {
     this.scheduled = false;
-    const objs = this.objs, helds = this.helds;
+    const objs = this.objs,
+      helds = this.helds;
     if (objs.length === 0) return;
     this.objs = [];
     this.helds = [];

@@ -10,9 +10,12 @@ export type TypedArray = Float32Array | Int32Array | Uint8Array;
 /** The typed array a dtype reads back as: bool is a Uint8Array of 0/1. */
 export function arrayFor(dtype: DType, size: number): TypedArray {
   switch (dtype) {
-    case 'float32': return new Float32Array(size);
-    case 'int32': return new Int32Array(size);
-    case 'bool': return new Uint8Array(size);
+    case 'float32':
+      return new Float32Array(size);
+    case 'int32':
+      return new Int32Array(size);
+    case 'bool':
+      return new Uint8Array(size);
   }
 }
 
@@ -20,7 +23,9 @@ export function dtypeOfArray(a: TypedArray): DType {
   if (a instanceof Float32Array) return 'float32';
   if (a instanceof Int32Array) return 'int32';
   if (a instanceof Uint8Array) return 'bool';
-  throw new DTypeError(`dtypeOfArray: unsupported typed array ${(a as object).constructor?.name}; expected Float32Array, Int32Array or Uint8Array`);
+  throw new DTypeError(
+    `dtypeOfArray: unsupported typed array ${(a as object).constructor?.name}; expected Float32Array, Int32Array or Uint8Array`,
+  );
 }
 
 export function assertDType(op: string, d: unknown): DType {

@@ -20,8 +20,17 @@ export function checkEpilogueArgs(backend: Backend, epilogue: MatmulEpilogue, sh
 }
 
 /** Applies the epilogue to a finished product (contiguous, `shape`) as one elementwise pass; frees the product. */
-export function unfusedEpilogue(backend: Backend, product: Storage, epilogue: MatmulEpilogue, shape: readonly number[]): Storage {
-  const [r] = backend.elementwise([epilogue.expr], [{ storage: product, view: View.contiguous(shape) }, ...epilogue.inputs], shape);
+export function unfusedEpilogue(
+  backend: Backend,
+  product: Storage,
+  epilogue: MatmulEpilogue,
+  shape: readonly number[],
+): Storage {
+  const [r] = backend.elementwise(
+    [epilogue.expr],
+    [{ storage: product, view: View.contiguous(shape) }, ...epilogue.inputs],
+    shape,
+  );
   backend.dispose(product);
   return r;
 }

@@ -17,7 +17,12 @@ function checkOperand(op: string, dt: DType, rule: keyof typeof RULE_WORDS): voi
   const ok = acceptedDTypes(rule);
   if (!ok.includes(dt)) throw new DTypeError(`${op}: got dtype ${dt}; expected ${RULE_WORDS[rule]} (cast first)`);
 }
-const RULE_WORDS = { float: 'float32', numeric: 'float32 or int32', integral: 'int32 or bool', any: 'float32, int32 or bool' } as const;
+const RULE_WORDS = {
+  float: 'float32',
+  numeric: 'float32 or int32',
+  integral: 'int32 or bool',
+  any: 'float32, int32 or bool',
+} as const;
 
 /**
  * The dtype an expression produces, checking every node's operand dtypes on the way. A tree
@@ -49,15 +54,20 @@ function dtypeSig(inputs: readonly DType[]): number {
 
 function checkTree(e: Expr, inputs: readonly DType[], op: string): DType {
   // Expressions come from user code too: a malformed node must not compile to NaN.
-  if (e === null || typeof e !== 'object') throw new ValueError(`${op}: expression node ${String(e)} is not an object; expected an Expr (build it with E)`);
+  if (e === null || typeof e !== 'object')
+    throw new ValueError(`${op}: expression node ${String(e)} is not an object; expected an Expr (build it with E)`);
   switch (e.kind) {
     case 'input':
-      if (!(Number.isInteger(e.index) && e.index >= 0 && e.index < inputs.length)) throw new DTypeError(`${op}: expression reads input ${e.index} but only ${inputs.length} inputs were given`);
+      if (!(Number.isInteger(e.index) && e.index >= 0 && e.index < inputs.length))
+        throw new DTypeError(`${op}: expression reads input ${e.index} but only ${inputs.length} inputs were given`);
       return inputs[e.index];
     case 'const':
-      if (typeof e.value !== 'number') throw new ValueError(`${op}: const value ${JSON.stringify(e.value)}; expected a number`);
+      if (typeof e.value !== 'number')
+        throw new ValueError(`${op}: const value ${JSON.stringify(e.value)}; expected a number`);
       return assertDType(`${op}: const`, e.dtype);
-    case 'cast': checkTree(e.a, inputs, op); return assertDType(`${op}: cast`, e.dtype);
+    case 'cast':
+      checkTree(e.a, inputs, op);
+      return assertDType(`${op}: cast`, e.dtype);
     case 'unary': {
       const row = Object.hasOwn(UNARY_TABLE, e.op) ? UNARY_TABLE[e.op] : undefined;
       if (!row) throw new ValueError(`${op}: unknown unary op '${e.op}'; expected one of ${UNARY_OPS.join(', ')}`);
@@ -70,7 +80,8 @@ function checkTree(e: Expr, inputs: readonly DType[], op: string): DType {
       if (!row) throw new ValueError(`${op}: unknown binary op '${e.op}'; expected one of ${BINARY_OPS.join(', ')}`);
       const a = checkTree(e.a, inputs, op);
       const b = checkTree(e.b, inputs, op);
-      if (a !== b) throw new DTypeError(`${e.op}: operand dtypes differ: ${a} and ${b}; expected the same dtype (cast one)`);
+      if (a !== b)
+        throw new DTypeError(`${e.op}: operand dtypes differ: ${a} and ${b}; expected the same dtype (cast one)`);
       checkOperand(e.op, a, row.dtypes);
       return row.result === 'bool' ? 'bool' : a;
     }
@@ -83,7 +94,9 @@ function checkTree(e: Expr, inputs: readonly DType[], op: string): DType {
       return a;
     }
     default:
-      throw new ValueError(`${op}: unknown expression node ${JSON.stringify(e)}; expected kind input, const, unary, binary, where or cast`);
+      throw new ValueError(
+        `${op}: unknown expression node ${JSON.stringify(e)}; expected kind input, const, unary, binary, where or cast`,
+      );
   }
 }
 
@@ -94,23 +107,43 @@ function checkTree(e: Expr, inputs: readonly DType[], op: string): DType {
  */
 export function exprKey(e: Expr, consts: { value: number; dtype: DType }[] = []): string {
   switch (e.kind) {
-    case 'input': return `i${e.index}`;
-    case 'const': consts.push({ value: e.value, dtype: e.dtype }); return `c${e.dtype[0]}${consts.length - 1}`;
-    case 'cast': return `cast_${e.dtype}(${exprKey(e.a, consts)})`;
-    case 'unary': return `${e.op}(${exprKey(e.a, consts)})`;
-    case 'binary': return `${e.op}(${exprKey(e.a, consts)},${exprKey(e.b, consts)})`;
-    case 'where': return `where(${exprKey(e.c, consts)},${exprKey(e.a, consts)},${exprKey(e.b, consts)})`;
+    case 'input':
+      return `i${e.index}`;
+    case 'const':
+      consts.push({ value: e.value, dtype: e.dtype });
+      return `c${e.dtype[0]}${consts.length - 1}`;
+    case 'cast':
+      return `cast_${e.dtype}(${exprKey(e.a, consts)})`;
+    case 'unary':
+      return `${e.op}(${exprKey(e.a, consts)})`;
+    case 'binary':
+      return `${e.op}(${exprKey(e.a, consts)},${exprKey(e.b, consts)})`;
+    case 'where':
+      return `where(${exprKey(e.c, consts)},${exprKey(e.a, consts)},${exprKey(e.b, consts)})`;
   }
 }
 
 /** Which inputs an expression reads. */
 export function exprInputs(e: Expr, out = new Set<number>()): Set<number> {
   switch (e.kind) {
-    case 'input': out.add(e.index); break;
-    case 'const': break;
-    case 'cast': case 'unary': exprInputs(e.a, out); break;
-    case 'binary': exprInputs(e.a, out); exprInputs(e.b, out); break;
-    case 'where': exprInputs(e.c, out); exprInputs(e.a, out); exprInputs(e.b, out); break;
+    case 'input':
+      out.add(e.index);
+      break;
+    case 'const':
+      break;
+    case 'cast':
+    case 'unary':
+      exprInputs(e.a, out);
+      break;
+    case 'binary':
+      exprInputs(e.a, out);
+      exprInputs(e.b, out);
+      break;
+    case 'where':
+      exprInputs(e.c, out);
+      exprInputs(e.a, out);
+      exprInputs(e.b, out);
+      break;
   }
   return out;
 }
@@ -118,12 +151,18 @@ export function exprInputs(e: Expr, out = new Set<number>()): Set<number> {
 /** Rebuilds `e` with input i read as input m(i) (autograd binds only the inputs a kernel reads). */
 export function remapInputs(e: Expr, m: (index: number) => number): Expr {
   switch (e.kind) {
-    case 'input': return E.in(m(e.index));
-    case 'const': return e;
-    case 'cast': return E.cast(remapInputs(e.a, m), e.dtype);
-    case 'unary': return E.un(e.op, remapInputs(e.a, m));
-    case 'binary': return E.bin(e.op, remapInputs(e.a, m), remapInputs(e.b, m));
-    case 'where': return E.where(remapInputs(e.c, m), remapInputs(e.a, m), remapInputs(e.b, m));
+    case 'input':
+      return E.in(m(e.index));
+    case 'const':
+      return e;
+    case 'cast':
+      return E.cast(remapInputs(e.a, m), e.dtype);
+    case 'unary':
+      return E.un(e.op, remapInputs(e.a, m));
+    case 'binary':
+      return E.bin(e.op, remapInputs(e.a, m), remapInputs(e.b, m));
+    case 'where':
+      return E.where(remapInputs(e.c, m), remapInputs(e.a, m), remapInputs(e.b, m));
   }
 }
 

@@ -10,7 +10,10 @@ import { DeferredRegistry } from './deferred-registry';
 class StorageRef {
   private refs = 1;
   constructor(readonly storage: Storage) {}
-  retain(): this { this.refs++; return this; }
+  retain(): this {
+    this.refs++;
+    return this;
+  }
   release(): void {
     if (--this.refs === 0) this.storage.backend.dispose(this.storage);
   }
@@ -21,10 +24,15 @@ class StorageRef {
 function mixedBackends(op: string, arrays: readonly NDArray[]): BackendError {
   const seen = [...new Set(arrays.map((x) => x.backend))];
   const twins = seen.some((b, i) => seen.findIndex((c) => c.name === b.name) !== i);
-  const where = arrays.map((x, i) => `operand ${i} ${fmtShape(x.shape)} on ${x.backend.name}${twins ? ` #${seen.indexOf(x.backend) + 1}` : ''}`);
+  const where = arrays.map(
+    (x, i) =>
+      `operand ${i} ${fmtShape(x.shape)} on ${x.backend.name}${twins ? ` #${seen.indexOf(x.backend) + 1}` : ''}`,
+  );
   return new BackendError(
     `${op}: operands live on different backends (${where.join(', ')})` +
-      (twins ? '; backends of the same kind are different objects when one replaced the other (init() or setBackend())' : '') +
+      (twins
+        ? '; backends of the same kind are different objects when one replaced the other (init() or setBackend())'
+        : '') +
       '; move them to one with tensor.to(getBackend()) or module.to(getBackend()) (toAsync to read back from a GPU)',
   );
 }
@@ -34,7 +42,9 @@ function mixedBackends(op: string, arrays: readonly NDArray[]): BackendError {
 const collected = new DeferredRegistry<NDArray, StorageRef>(
   (ref) => ref.release(),
   (a) => (a as unknown as { ref: StorageRef | null }).ref !== null,
-  (a) => { (a as unknown as { registered: boolean }).registered = true; },
+  (a) => {
+    (a as unknown as { registered: boolean }).registered = true;
+  },
 );
 
 /**
@@ -47,24 +57,37 @@ export class NDArray {
   private ref: StorageRef | null;
   private registered = false;
 
-  private constructor(ref: StorageRef, readonly view: View, readonly dtype: DType) {
+  private constructor(
+    ref: StorageRef,
+    readonly view: View,
+    readonly dtype: DType,
+  ) {
     this.ref = ref;
     collected.register(this, ref);
   }
 
   /** Takes ownership of a fresh storage. */
   static fromStorage(storage: Storage, shape: Shape): NDArray {
-    if (storage.size !== numel(shape)) throw new ShapeError(`fromStorage: storage of ${storage.size} elements does not fit shape ${fmtShape(shape)}`);
+    if (storage.size !== numel(shape))
+      throw new ShapeError(`fromStorage: storage of ${storage.size} elements does not fit shape ${fmtShape(shape)}`);
     return new NDArray(new StorageRef(storage), View.contiguous(shape), storage.dtype);
   }
 
   static fromData(backend: Backend, data: TypedArray | readonly number[], shape: Shape, dtype?: DType): NDArray {
     const sh = assertShape('fromData', shape);
-    const dt = dtype ? assertDType('fromData', dtype) : Array.isArray(data) ? 'float32' : dtypeOfArray(data as TypedArray);
-    if (data.length !== numel(sh)) throw new ShapeError(`fromData: ${data.length} values do not fill shape ${fmtShape(sh)} (${numel(sh)} elements)`);
+    const dt = dtype
+      ? assertDType('fromData', dtype)
+      : Array.isArray(data)
+        ? 'float32'
+        : dtypeOfArray(data as TypedArray);
+    if (data.length !== numel(sh))
+      throw new ShapeError(`fromData: ${data.length} values do not fill shape ${fmtShape(sh)} (${numel(sh)} elements)`);
     if (Array.isArray(data)) {
       const bad = data.findIndex((v) => typeof v !== 'number' && typeof v !== 'boolean');
-      if (bad >= 0) throw new ValueError(`fromData: value ${JSON.stringify(data[bad])} at index ${bad}; expected numbers (or booleans)`);
+      if (bad >= 0)
+        throw new ValueError(
+          `fromData: value ${JSON.stringify(data[bad])} at index ${bad}; expected numbers (or booleans)`,
+        );
     }
     let arr: TypedArray;
     if (!Array.isArray(data) && dtypeOfArray(data as TypedArray) === dt) arr = data as TypedArray;
@@ -84,18 +107,30 @@ export class NDArray {
     return NDArray.fromStorage(s, sh);
   }
 
-  get backend(): Backend { return this.storage.backend; }
-  get shape(): readonly number[] { return this.view.shape; }
-  get ndim(): number { return this.view.ndim; }
-  get size(): number { return this.view.size; }
-  get disposed(): boolean { return this.ref === null; }
+  get backend(): Backend {
+    return this.storage.backend;
+  }
+  get shape(): readonly number[] {
+    return this.view.shape;
+  }
+  get ndim(): number {
+    return this.view.ndim;
+  }
+  get size(): number {
+    return this.view.size;
+  }
+  get disposed(): boolean {
+    return this.ref === null;
+  }
 
   get storage(): Storage {
     if (!this.ref) throw new DisposedError(`NDArray of shape ${fmtShape(this.view.shape)} was used after dispose()`);
     return this.ref.storage;
   }
 
-  get strided(): Strided { return { storage: this.storage, view: this.view }; }
+  get strided(): Strided {
+    return { storage: this.storage, view: this.view };
+  }
 
   dispose(): void {
     if (!this.ref) return;
@@ -182,7 +217,10 @@ export class NDArray {
     let same = true;
     for (let i = 1; i < inputs.length && same; i++) same = shapesEqual(inputs[i].shape, first);
     const shape = same ? first : broadcastShapes(op, ...inputs.map((x) => x.shape));
-    const strided = inputs.map((x) => ({ storage: x.storage, view: same || shapesEqual(x.shape, shape) ? x.view : x.view.expand(shape) }));
+    const strided = inputs.map((x) => ({
+      storage: x.storage,
+      view: same || shapesEqual(x.shape, shape) ? x.view : x.view.expand(shape),
+    }));
     const res = backend.elementwise(outs, strided, shape);
     const arrays: NDArray[] = new Array(res.length);
     for (let o = 0; o < res.length; o++) arrays[o] = NDArray.fromStorage(res[o], shape);
@@ -220,8 +258,12 @@ export class NDArray {
     return out;
   }
 
-  sum(axes?: number | readonly number[], keepdim = false): NDArray { return this.reduce('sum', axes, keepdim); }
-  max(axes?: number | readonly number[], keepdim = false): NDArray { return this.reduce('max', axes, keepdim); }
+  sum(axes?: number | readonly number[], keepdim = false): NDArray {
+    return this.reduce('sum', axes, keepdim);
+  }
+  max(axes?: number | readonly number[], keepdim = false): NDArray {
+    return this.reduce('max', axes, keepdim);
+  }
 
   /**
    * Batched matmul with NumPy broadcasting of batch dims; both operands at least 2-d. An
@@ -231,12 +273,19 @@ export class NDArray {
   matmul(other: NDArray, epilogue?: { expr: Expr; inputs: readonly NDArray[] }): NDArray {
     const a = this;
     const b = other;
-    if (a.dtype !== 'float32' || b.dtype !== 'float32') throw new DTypeError(`matmul: got dtypes ${a.dtype} and ${b.dtype}; expected float32`);
-    if (a.ndim < 2 || b.ndim < 2) throw new ShapeError(`matmul: got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}; expected both at least 2-d`);
+    if (a.dtype !== 'float32' || b.dtype !== 'float32')
+      throw new DTypeError(`matmul: got dtypes ${a.dtype} and ${b.dtype}; expected float32`);
+    if (a.ndim < 2 || b.ndim < 2)
+      throw new ShapeError(
+        `matmul: got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}; expected both at least 2-d`,
+      );
     if (a.backend !== b.backend) throw mixedBackends('matmul', [a, b]);
     const [m, k] = a.shape.slice(-2);
     const [k2, n] = b.shape.slice(-2);
-    if (k !== k2) throw new ShapeError(`matmul: inner dimensions differ: a ${fmtShape(a.shape)} and b ${fmtShape(b.shape)} (expected a's last dim ${k} to equal b's second-to-last ${k2})`);
+    if (k !== k2)
+      throw new ShapeError(
+        `matmul: inner dimensions differ: a ${fmtShape(a.shape)} and b ${fmtShape(b.shape)} (expected a's last dim ${k} to equal b's second-to-last ${k2})`,
+      );
     const batch = matmulBatch('matmul', a.shape, b.shape);
     const ua = a.unmasked();
     const ub = b.unmasked();
@@ -245,7 +294,8 @@ export class NDArray {
     const epTemps: NDArray[] = [];
     if (epilogue) {
       const dts: DType[] = ['float32', ...epilogue.inputs.map((x) => x.dtype)];
-      if (exprDType(epilogue.expr, dts, 'matmul epilogue') !== 'float32') throw new DTypeError('matmul epilogue: expression must produce float32');
+      if (exprDType(epilogue.expr, dts, 'matmul epilogue') !== 'float32')
+        throw new DTypeError('matmul epilogue: expression must produce float32');
       ep = {
         expr: epilogue.expr,
         inputs: epilogue.inputs.map((x) => {
@@ -253,7 +303,10 @@ export class NDArray {
           const u = x.unmasked();
           if (u !== x) epTemps.push(u);
           const shape = broadcastShapes('matmul epilogue', outShape, u.shape);
-          if (!shapesEqual(shape, outShape)) throw new ShapeError(`matmul epilogue: input of shape ${fmtShape(x.shape)} does not broadcast to the output ${fmtShape(outShape)}`);
+          if (!shapesEqual(shape, outShape))
+            throw new ShapeError(
+              `matmul epilogue: input of shape ${fmtShape(x.shape)} does not broadcast to the output ${fmtShape(outShape)}`,
+            );
           return { storage: u.storage, view: u.view.expand(outShape) };
         }),
       };

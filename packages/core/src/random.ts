@@ -7,9 +7,17 @@ import { ValueError } from './errors';
  */
 export type RandomKind = 'uniform' | 'normal';
 
-export function randomArray(kind: RandomKind, n: number, seed: string | number, a = kind === 'uniform' ? 0 : 0, b = 1): Float32Array {
-  if (typeof seed !== 'string' && !Number.isFinite(seed)) throw new ValueError(`random: seed ${seed} is not a finite number or a string`);
-  if (kind !== 'uniform' && kind !== 'normal') throw new ValueError(`random: unknown kind ${JSON.stringify(kind)}; expected uniform or normal`);
+export function randomArray(
+  kind: RandomKind,
+  n: number,
+  seed: string | number,
+  a = kind === 'uniform' ? 0 : 0,
+  b = 1,
+): Float32Array {
+  if (typeof seed !== 'string' && !Number.isFinite(seed))
+    throw new ValueError(`random: seed ${seed} is not a finite number or a string`);
+  if (kind !== 'uniform' && kind !== 'normal')
+    throw new ValueError(`random: unknown kind ${JSON.stringify(kind)}; expected uniform or normal`);
   checkCount('random', n);
   const rng = seedrandom(String(seed));
   const out = new Float32Array(n);
@@ -30,9 +38,11 @@ export function randomArray(kind: RandomKind, n: number, seed: string | number, 
 
 /** Uniform integers in [low, high). */
 export function randomInts(n: number, low: number, high: number, seed: string | number): Int32Array {
-  if (!(Number.isInteger(low) && Number.isInteger(high) && high > low)) throw new ValueError(`randint: bad range [${low}, ${high}); expected integers with high > low`);
+  if (!(Number.isInteger(low) && Number.isInteger(high) && high > low))
+    throw new ValueError(`randint: bad range [${low}, ${high}); expected integers with high > low`);
   checkCount('randint', n);
-  if (typeof seed !== 'string' && !Number.isFinite(seed)) throw new ValueError(`randint: seed ${seed} is not a finite number or a string`);
+  if (typeof seed !== 'string' && !Number.isFinite(seed))
+    throw new ValueError(`randint: seed ${seed} is not a finite number or a string`);
   const rng = seedrandom(String(seed));
   const out = new Int32Array(n);
   for (let i = 0; i < n; i++) out[i] = low + Math.floor(rng() * (high - low));

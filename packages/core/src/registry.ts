@@ -29,7 +29,9 @@ export async function createBackend(name: string, opts?: BackendOptions): Promis
   const f = factories.get(name);
   if (!f) {
     const hint = name === 'webgpu' ? " (import '@surf/webgpu', or use '@surf/nn', which does)" : '';
-    throw new BackendError(`createBackend: no backend named '${name}' is registered${hint}; registered: ${listBackends().join(', ')}`);
+    throw new BackendError(
+      `createBackend: no backend named '${name}' is registered${hint}; registered: ${listBackends().join(', ')}`,
+    );
   }
   return f(opts);
 }

@@ -17,12 +17,23 @@ function unmasked(x: NDArray): NDArray {
  * positions outside [0, base.size) are skipped.
  */
 export function scatterFlat(mode: ScatterMode, base: NDArray, idx: NDArray, src: NDArray): NDArray {
-  if (idx.backend !== base.backend || src.backend !== base.backend) throw new BackendError('scatter: base, index and source live on different backends; move them to one first');
+  if (idx.backend !== base.backend || src.backend !== base.backend)
+    throw new BackendError('scatter: base, index and source live on different backends; move them to one first');
   if (idx.dtype !== 'int32') throw new DTypeError(`scatter: index has dtype ${idx.dtype}; expected int32`);
-  if (idx.ndim !== 1 || src.ndim !== 1 || idx.size !== src.size) throw new ShapeError(`scatter: index ${fmtShape(idx.shape)} and source ${fmtShape(src.shape)}; expected two 1-d arrays of the same length`);
-  const b = unmasked(base), i = unmasked(idx), s = unmasked(src);
+  if (idx.ndim !== 1 || src.ndim !== 1 || idx.size !== src.size)
+    throw new ShapeError(
+      `scatter: index ${fmtShape(idx.shape)} and source ${fmtShape(src.shape)}; expected two 1-d arrays of the same length`,
+    );
+  const b = unmasked(base),
+    i = unmasked(idx),
+    s = unmasked(src);
   const out = base.backend.scatter(mode, b.strided, i.strided, s.strided);
-  for (const [t, o] of [[b, base], [i, idx], [s, src]] as const) if (t !== o) t.dispose();
+  for (const [t, o] of [
+    [b, base],
+    [i, idx],
+    [s, src],
+  ] as const)
+    if (t !== o) t.dispose();
   return NDArray.fromStorage(out, base.shape);
 }
 
@@ -38,9 +49,11 @@ export function sortAlong(x: NDArray, axis: number, descending: boolean): [NDArr
   const [v, i] = x.backend.sort(m.strided, descending);
   if (m !== moved) m.dispose();
   if (moved !== x) moved.dispose();
-  const vs = NDArray.fromStorage(v, m.shape), is = NDArray.fromStorage(i, m.shape);
+  const vs = NDArray.fromStorage(v, m.shape),
+    is = NDArray.fromStorage(i, m.shape);
   if (ax === last) return [vs, is];
   const back = [vs.permute(order), is.permute(order)] as [NDArray, NDArray];
-  vs.dispose(); is.dispose();
+  vs.dispose();
+  is.dispose();
   return back;
 }

@@ -39,7 +39,9 @@ export function broadcastShapes(op: string, ...shapes: Shape[]): number[] {
       const d = s[i];
       if (out[j] === 1) out[j] = d;
       else if (d !== 1 && d !== out[j]) {
-        throw new ShapeError(`${op}: shapes ${shapes.map(fmtShape).join(' and ')} cannot broadcast (dim ${j - n} is ${out[j]} vs ${d}; expected equal sizes or 1)`);
+        throw new ShapeError(
+          `${op}: shapes ${shapes.map(fmtShape).join(' and ')} cannot broadcast (dim ${j - n} is ${out[j]} vs ${d}; expected equal sizes or 1)`,
+        );
       }
     }
   }
@@ -59,7 +61,9 @@ export function matmulBatch(op: string, a: Shape, b: Shape): number[] {
     const x = ba[j - n + ba.length] ?? 1;
     const y = bb[j - n + bb.length] ?? 1;
     if (x !== y && x !== 1 && y !== 1) {
-      throw new ShapeError(`${op}: batch dims ${fmtShape(ba)} of a ${fmtShape(a)} and ${fmtShape(bb)} of b ${fmtShape(b)} cannot broadcast (dim ${j - n - 2} is ${x} vs ${y}; expected equal sizes or 1)`);
+      throw new ShapeError(
+        `${op}: batch dims ${fmtShape(ba)} of a ${fmtShape(a)} and ${fmtShape(bb)} of b ${fmtShape(b)} cannot broadcast (dim ${j - n - 2} is ${x} vs ${y}; expected equal sizes or 1)`,
+      );
     }
     out.push(x === 1 ? y : x);
   }
@@ -68,10 +72,13 @@ export function matmulBatch(op: string, a: Shape, b: Shape): number[] {
 
 /** Resolves a possibly negative axis against ndim. */
 export function normAxis(op: string, axis: number, ndim: number): number {
-  if (!Number.isInteger(axis)) throw new ShapeError(`${op}: axis ${axis} is not an integer (expected an integer in -${ndim} <= axis < ${ndim})`);
+  if (!Number.isInteger(axis))
+    throw new ShapeError(`${op}: axis ${axis} is not an integer (expected an integer in -${ndim} <= axis < ${ndim})`);
   if (ndim === 0) throw new ShapeError(`${op}: axis ${axis} given for a 0-d tensor, which has no axes`);
   if (axis < -ndim || axis >= ndim) {
-    throw new ShapeError(`${op}: axis ${axis} is out of range for a ${ndim}-d tensor (expected -${ndim} <= axis < ${ndim})`);
+    throw new ShapeError(
+      `${op}: axis ${axis} is out of range for a ${ndim}-d tensor (expected -${ndim} <= axis < ${ndim})`,
+    );
   }
   return axis < 0 ? axis + ndim : axis;
 }

@@ -14,11 +14,15 @@ test('a huge CPU allocation raises a BackendError naming op, shape and bytes', a
   }
   expect(err).toBeInstanceOf(BackendError);
   expect(err).toBeInstanceOf(SurfError);
-  expect((err as Error).message).toMatch(/^cpu elementwise: cannot allocate float32 \[1000000,1000000\] \(4,000,000,000,000 bytes\)/);
+  expect((err as Error).message).toMatch(
+    /^cpu elementwise: cannot allocate float32 \[1000000,1000000\] \(4,000,000,000,000 bytes\)/,
+  );
   const x = NDArray.full(cpu, [3e5], 1, 'int32');
   const row = x.reshape([1, 3e5]);
   const wide = row.expand([4e5, 3e5]);
-  expect(() => wide.contiguous()).toThrow(/cpu elementwise: cannot allocate int32 \[400000,300000\] \(480,000,000,000 bytes\)/);
+  expect(() => wide.contiguous()).toThrow(
+    /cpu elementwise: cannot allocate int32 \[400000,300000\] \(480,000,000,000 bytes\)/,
+  );
   [wide, row, x].forEach((a) => a.dispose());
   expect(cpu.memory()).toEqual(before);
   expect(Array.from(await NDArray.full(cpu, [2], 7).data())).toEqual([7, 7]);

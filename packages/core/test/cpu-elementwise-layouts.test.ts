@@ -6,8 +6,30 @@ import { View } from '../src/view';
 // along the last dim). Every layout must give what a per-element walk of the views gives.
 
 test('collapseDims merges dims every operand walks alike and drops size-1 dims', () => {
-  expect(collapseDims([2, 3, 4], [[12, 4, 1], [0, 0, 0]])).toEqual({ shape: [24], strides: [[1], [0]] });
-  expect(collapseDims([2, 3, 4], [[12, 4, 1], [0, 0, 1]])).toEqual({ shape: [6, 4], strides: [[4, 1], [0, 1]] });
+  expect(
+    collapseDims(
+      [2, 3, 4],
+      [
+        [12, 4, 1],
+        [0, 0, 0],
+      ],
+    ),
+  ).toEqual({ shape: [24], strides: [[1], [0]] });
+  expect(
+    collapseDims(
+      [2, 3, 4],
+      [
+        [12, 4, 1],
+        [0, 0, 1],
+      ],
+    ),
+  ).toEqual({
+    shape: [6, 4],
+    strides: [
+      [4, 1],
+      [0, 1],
+    ],
+  });
   expect(collapseDims([2, 1, 3], [[3, 99, 1]])).toEqual({ shape: [6], strides: [[1]] });
   expect(collapseDims([3, 2], [[1, 3]])).toEqual({ shape: [3, 2], strides: [[1, 3]] });
   expect(collapseDims([1, 1], [[5, 7]])).toEqual({ shape: [1], strides: [[0]] });
@@ -17,7 +39,10 @@ test('collapseDims merges dims every operand walks alike and drops size-1 dims',
 function rand(n: number, seed: number): Float32Array {
   const out = new Float32Array(n);
   let s = seed;
-  for (let i = 0; i < n; i++) { s = (s * 1103515245 + 12345) % 2147483648; out[i] = s / 1073741824 - 1; }
+  for (let i = 0; i < n; i++) {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    out[i] = s / 1073741824 - 1;
+  }
   return out;
 }
 
@@ -29,7 +54,10 @@ async function walk(x: NDArray): Promise<number[]> {
   for (let i = 0; i < x.size; i++) {
     const at = x.view.indexOf(idx);
     out.push(at < 0 ? 0 : raw[at]);
-    for (let d = x.ndim - 1; d >= 0; d--) { if (++idx[d] < x.shape[d]) break; idx[d] = 0; }
+    for (let d = x.ndim - 1; d >= 0; d--) {
+      if (++idx[d] < x.shape[d]) break;
+      idx[d] = 0;
+    }
   }
   return out;
 }
@@ -44,11 +72,29 @@ test('elementwise over many layouts matches a per-element walk', async () => {
     ['contiguous', base],
     ['permuted', NDArray.fromData(be, rand(24, 5), [4, 3, 2]).permute([2, 1, 0])],
     ['flipped', base.flip([1, 2])],
-    ['cropped', NDArray.fromData(be, rand(3 * 5 * 6, 6), [3, 5, 6]).crop([[1, 3], [1, 4], [2, 6]])],
-    ['padded', NDArray.fromData(be, rand(2 * 2 * 3, 7), [2, 2, 3]).pad([[0, 0], [1, 0], [0, 1]])],
+    [
+      'cropped',
+      NDArray.fromData(be, rand(3 * 5 * 6, 6), [3, 5, 6]).crop([
+        [1, 3],
+        [1, 4],
+        [2, 6],
+      ]),
+    ],
+    [
+      'padded',
+      NDArray.fromData(be, rand(2 * 2 * 3, 7), [2, 2, 3]).pad([
+        [0, 0],
+        [1, 0],
+        [0, 1],
+      ]),
+    ],
     ['broadcast', NDArray.fromData(be, rand(3, 8), [1, 3, 1]).expand([2, 3, 4])],
   ];
-  const expr = [E.add(E.mul(E.in(0), E.f(2)), E.in(1)), E.max(E.sub(E.in(0), E.in(2)), E.f(0.25)), E.mul(E.in(3), E.in(0))];
+  const expr = [
+    E.add(E.mul(E.in(0), E.f(2)), E.in(1)),
+    E.max(E.sub(E.in(0), E.in(2)), E.f(0.25)),
+    E.mul(E.in(3), E.in(0)),
+  ];
   for (const [name, x] of layouts) {
     const [o0, o1, o2] = NDArray.elementwise(expr, [x, row, col, scalar]);
     const xs = await walk(x);
@@ -75,19 +121,41 @@ test('one kernel per layout: a contiguous and a broadcast input of one expressio
   expect(Array.from(await a.map(e, b).data())).toEqual([-9, -18, -27, -36, -45, -54]);
   expect(Array.from(await a.map(e, bRow).data())).toEqual([-9, -18, -27, -6, -15, -24]);
   expect(Array.from(await a.map(e, bCol).data())).toEqual([-9, -8, -7, -16, -15, -14]);
-  expect(Array.from(await a.permute([1, 0]).map(e, bCol.reshape([1, 2])).data())).toEqual([-9, -16, -8, -15, -7, -14]);
+  expect(
+    Array.from(
+      await a
+        .permute([1, 0])
+        .map(e, bCol.reshape([1, 2]))
+        .data(),
+    ),
+  ).toEqual([-9, -16, -8, -15, -7, -14]);
 });
 
 test('contiguous copies of transposed 2-d views (the tiled transpose) keep every element', async () => {
   const be = new CpuBackend();
-  for (const [r, c] of [[37, 45], [1, 70], [64, 33], [128, 784]]) {
+  for (const [r, c] of [
+    [37, 45],
+    [1, 70],
+    [64, 33],
+    [128, 784],
+  ]) {
     const src = rand(r * c + 5, r + c);
-    const a = NDArray.fromData(be, src, [r * c + 5]).crop([[5, r * c + 5]]).reshape([r, c]);
+    const a = NDArray.fromData(be, src, [r * c + 5])
+      .crop([[5, r * c + 5]])
+      .reshape([r, c]);
     const t = a.permute([1, 0]).contiguous();
     const got = (await t.data()) as Float32Array;
-    for (let i = 0; i < c; i++) for (let j = 0; j < r; j++) if (got[i * r + j] !== src[5 + j * c + i]) throw new Error(`[${r},${c}] at ${i},${j}`);
-    const ints = NDArray.fromData(be, Int32Array.from({ length: r * c }, (_, i) => i * 7 - 3), [r, c]);
+    for (let i = 0; i < c; i++)
+      for (let j = 0; j < r; j++)
+        if (got[i * r + j] !== src[5 + j * c + i]) throw new Error(`[${r},${c}] at ${i},${j}`);
+    const ints = NDArray.fromData(
+      be,
+      Int32Array.from({ length: r * c }, (_, i) => i * 7 - 3),
+      [r, c],
+    );
     const ti = (await ints.permute([1, 0]).contiguous().data()) as Int32Array;
-    for (let i = 0; i < c; i++) for (let j = 0; j < r; j++) if (ti[i * r + j] !== (j * c + i) * 7 - 3) throw new Error(`int [${r},${c}] at ${i},${j}`);
+    for (let i = 0; i < c; i++)
+      for (let j = 0; j < r; j++)
+        if (ti[i * r + j] !== (j * c + i) * 7 - 3) throw new Error(`int [${r},${c}] at ${i},${j}`);
   }
 });

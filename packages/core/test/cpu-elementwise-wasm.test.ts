@@ -9,36 +9,55 @@ import { f32Values } from './f32-values';
 const f = Math.fround;
 function evalRef(e: Expr, vals: number[]): number {
   switch (e.kind) {
-    case 'input': return vals[e.index];
-    case 'const': return f(e.value);
-    case 'cast': return evalRef(e.a, vals);
+    case 'input':
+      return vals[e.index];
+    case 'const':
+      return f(e.value);
+    case 'cast':
+      return evalRef(e.a, vals);
     case 'unary': {
       const a = evalRef(e.a, vals);
       switch (e.op) {
-        case 'floor': return Math.floor(a);
-        case 'ceil': return Math.ceil(a);
-        case 'trunc': return Math.trunc(a);
-        case 'round': return Math.abs(a % 1) === 0.5 ? 2 * Math.round(a / 2) : Math.round(a); // ties to even
-        case 'abs': return Math.abs(a);
-        default: return e.op === 'neg' ? -a : e.op === 'sqrt' ? f(Math.sqrt(a)) : e.op === 'recip' ? f(1 / a) : f(Math.exp(a));
+        case 'floor':
+          return Math.floor(a);
+        case 'ceil':
+          return Math.ceil(a);
+        case 'trunc':
+          return Math.trunc(a);
+        case 'round':
+          return Math.abs(a % 1) === 0.5 ? 2 * Math.round(a / 2) : Math.round(a); // ties to even
+        case 'abs':
+          return Math.abs(a);
+        default:
+          return e.op === 'neg' ? -a : e.op === 'sqrt' ? f(Math.sqrt(a)) : e.op === 'recip' ? f(1 / a) : f(Math.exp(a));
       }
     }
     case 'binary': {
       const a = evalRef(e.a, vals);
       const b = evalRef(e.b, vals);
       switch (e.op) {
-        case 'add': return f(a + b);
-        case 'sub': return f(a - b);
-        case 'mul': return f(a * b);
-        case 'div': return f(a / b);
-        case 'max': return Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.max(a, b);
-        case 'min': return Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.min(a, b);
-        case 'eq': return a === b ? 1 : 0;
-        case 'lt': return a < b ? 1 : 0;
-        default: throw new Error(e.op);
+        case 'add':
+          return f(a + b);
+        case 'sub':
+          return f(a - b);
+        case 'mul':
+          return f(a * b);
+        case 'div':
+          return f(a / b);
+        case 'max':
+          return Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.max(a, b);
+        case 'min':
+          return Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.min(a, b);
+        case 'eq':
+          return a === b ? 1 : 0;
+        case 'lt':
+          return a < b ? 1 : 0;
+        default:
+          throw new Error(e.op);
       }
     }
-    case 'where': return evalRef(e.c, vals) !== 0 ? evalRef(e.a, vals) : evalRef(e.b, vals);
+    case 'where':
+      return evalRef(e.c, vals) !== 0 ? evalRef(e.a, vals) : evalRef(e.b, vals);
   }
 }
 
@@ -46,16 +65,32 @@ const values = (n: number, seed: number) => f32Values(n, seed, 97);
 
 const same = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Object.is(a, b);
 
-const x = E.in(0), y = E.in(1), z = E.in(2);
+const x = E.in(0),
+  y = E.in(1),
+  z = E.in(2);
 const exprs: [string, Expr[]][] = [
   ['sgd with weight decay', [E.sub(x, E.mul(E.f(0.1), E.add(y, E.mul(E.f(1e-4), x))))]],
   ['relu', [E.max(x, E.f(0))]],
   ['relu backward', [E.where(E.lt(E.f(0), x), y, E.f(0))]],
   ['where with constants on every side', [E.where(E.eq(E.add(x, E.f(1)), E.f(2)), E.mul(y, E.f(3)), E.sub(E.f(4), z))]],
-  ['adam-like, two outputs', [E.div(E.mul(E.f(0.9), x), E.add(E.sqrt(y), E.f(1e-8))), E.add(E.mul(E.f(0.999), y), E.mul(E.f(0.001), E.mul(x, x)))]],
+  [
+    'adam-like, two outputs',
+    [
+      E.div(E.mul(E.f(0.9), x), E.add(E.sqrt(y), E.f(1e-8))),
+      E.add(E.mul(E.f(0.999), y), E.mul(E.f(0.001), E.mul(x, x))),
+    ],
+  ],
   ['neg, recip, cast', [E.neg(E.recip(E.cast(x, 'float32')))]],
   // The op table's other simd rows: rounding (ties to even, -0 kept), abs, min.
-  ['floor, ceil, round, trunc, abs, min', [E.add(E.floor(E.mul(x, E.f(4))), E.ceil(y)), E.sub(E.round(E.mul(x, E.f(2))), E.trunc(z)), E.min(E.abs(x), y), E.round(E.mul(y, E.f(8)))]],
+  [
+    'floor, ceil, round, trunc, abs, min',
+    [
+      E.add(E.floor(E.mul(x, E.f(4))), E.ceil(y)),
+      E.sub(E.round(E.mul(x, E.f(2))), E.trunc(z)),
+      E.min(E.abs(x), y),
+      E.round(E.mul(y, E.f(8))),
+    ],
+  ],
 ];
 
 test('the generated SIMD kernels match IEEE f32 evaluation bit for bit', async () => {
@@ -78,7 +113,10 @@ test('the generated SIMD kernels match IEEE f32 evaluation bit for bit', async (
         const g = (await got[k].data()) as Float32Array;
         for (let i = 0; i < n; i++) {
           const want = f(evalRef(outs[k], [xv[i], yv[i], third === 'full' ? zv[i] : 0.5]));
-          if (!same(g[i], want)) throw new Error(`${name} (${third}) output ${k} element ${i}: got ${g[i]}, want ${want} for inputs ${xv[i]}, ${yv[i]}`);
+          if (!same(g[i], want))
+            throw new Error(
+              `${name} (${third}) output ${k} element ${i}: got ${g[i]}, want ${want} for inputs ${xv[i]}, ${yv[i]}`,
+            );
         }
       }
     }

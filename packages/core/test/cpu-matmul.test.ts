@@ -10,7 +10,11 @@ function rand(n: number, seed: number): Float32Array {
   const out = new Float32Array(n);
   let s = seed >>> 0 || 1;
   for (let i = 0; i < n; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     out[i] = (s / 4294967296) * 2 - 1;
   }
   return out;
@@ -28,12 +32,20 @@ function reference(a: Float32Array, av: View, b: Float32Array, bv: View): { c: F
   for (let t = 0; t < nb; t++) {
     const idx: number[] = [];
     let r = t;
-    for (let d = batch.length - 1; d >= 0; d--) { idx.unshift(r % batch[d]); r = Math.floor(r / batch[d]); }
+    for (let d = batch.length - 1; d >= 0; d--) {
+      idx.unshift(r % batch[d]);
+      r = Math.floor(r / batch[d]);
+    }
     for (let i = 0; i < m; i++) {
       for (let j = 0; j < n; j++) {
-        let s = 0, g = 0;
-        let ao = av.offset, bo = bv.offset;
-        idx.forEach((v, d) => { ao += v * av.strides[d]; bo += v * bv.strides[d]; });
+        let s = 0,
+          g = 0;
+        let ao = av.offset,
+          bo = bv.offset;
+        idx.forEach((v, d) => {
+          ao += v * av.strides[d];
+          bo += v * bv.strides[d];
+        });
         ao += i * av.strides[nd - 2];
         bo += j * bv.strides[nd - 1];
         for (let p = 0; p < k; p++) {
@@ -62,7 +74,8 @@ function expectClose(got: Float32Array, ref: { c: Float64Array; mag: Float64Arra
     }
     // f32 accumulation: error grows with k·eps·Σ|a·b|; 2e-6 per unit of magnitude is ample.
     const tol = 1e-6 + 2e-6 * ref.mag[i] * Math.max(1, Math.sqrt(ref.mag.length));
-    if (!(Math.abs(got[i] - want) <= tol)) throw new Error(`${what}: element ${i} is ${got[i]}, expected ${want} (tolerance ${tol})`);
+    if (!(Math.abs(got[i] - want) <= tol))
+      throw new Error(`${what}: element ${i} is ${got[i]}, expected ${want} (tolerance ${tol})`);
   }
 }
 
@@ -75,7 +88,12 @@ function run(a: Float32Array, av: View, b: Float32Array, bv: View, impl: MatmulI
   return out;
 }
 
-function check(m: number, k: number, n: number, opts: { transA?: boolean; transB?: boolean; seed?: number } = {}): void {
+function check(
+  m: number,
+  k: number,
+  n: number,
+  opts: { transA?: boolean; transB?: boolean; seed?: number } = {},
+): void {
   const seed = opts.seed ?? m * 1000003 + k * 1009 + n;
   const a = rand(m * k, seed);
   const b = rand(k * n, seed + 7);
@@ -120,7 +138,12 @@ test('MLP shapes and larger sizes, k spanning several k blocks', () => {
 });
 
 test('transposed operands in every combination', () => {
-  for (const [m, k, n] of [[7, 9, 5], [33, 65, 12], [1, 17, 3], [16, 1, 9]]) {
+  for (const [m, k, n] of [
+    [7, 9, 5],
+    [33, 65, 12],
+    [1, 17, 3],
+    [16, 1, 9],
+  ]) {
     check(m, k, n, { transA: true });
     check(m, k, n, { transB: true });
     check(m, k, n, { transA: true, transB: true });
@@ -158,7 +181,9 @@ test('batched and broadcast batches', () => {
 });
 
 test('NaN and Inf propagate, including through zero operands', () => {
-  const m = 6, k = 9, n = 10;
+  const m = 6,
+    k = 9,
+    n = 10;
   const a = rand(m * k, 21);
   const b = rand(k * n, 22);
   a[1 * k + 4] = NaN; // row 1 of C is NaN
@@ -174,16 +199,28 @@ test('NaN and Inf propagate, including through zero operands', () => {
 
 test('k = 0 gives zeros; m = 0 or n = 0 gives an empty result', () => {
   for (const impl of impls) {
-    const out = run(new Float32Array(0), View.contiguous([2, 3, 0]), new Float32Array(0), View.contiguous([2, 0, 4]), impl);
+    const out = run(
+      new Float32Array(0),
+      View.contiguous([2, 3, 0]),
+      new Float32Array(0),
+      View.contiguous([2, 0, 4]),
+      impl,
+    );
     expect(Array.from(out)).toEqual(new Array(24).fill(0));
-    expect(run(new Float32Array(0), View.contiguous([0, 5]), rand(20, 1), View.contiguous([5, 4]), impl).length).toBe(0);
-    expect(run(rand(15, 1), View.contiguous([3, 5]), new Float32Array(0), View.contiguous([5, 0]), impl).length).toBe(0);
+    expect(run(new Float32Array(0), View.contiguous([0, 5]), rand(20, 1), View.contiguous([5, 4]), impl).length).toBe(
+      0,
+    );
+    expect(run(rand(15, 1), View.contiguous([3, 5]), new Float32Array(0), View.contiguous([5, 0]), impl).length).toBe(
+      0,
+    );
   }
 });
 
 test('every generated micro-kernel shape computes the same product', () => {
   if (!hasWasmSimd()) return;
-  const m = 23, k = 41, n = 37;
+  const m = 23,
+    k = 41,
+    n = 37;
   const a = rand(m * k, 31);
   const b = rand(k * n, 32);
   const av = View.contiguous([k, m]).permute([1, 0]);
@@ -192,7 +229,10 @@ test('every generated micro-kernel shape computes the same product', () => {
   for (const fma of hasRelaxedSimd() ? [false, true] : [false]) {
     for (const mr of [1, 2, 3, 5, 6]) {
       for (const nv of [1, 2, 3, 4]) {
-        for (const [unroll, direct] of [[1, true], [4, false]] as const) {
+        for (const [unroll, direct] of [
+          [1, true],
+          [4, false],
+        ] as const) {
           const g = WasmGemm.create({ mr, nv, unroll, fma }, 16, direct)!;
           const out = new Float32Array(m * n);
           g.gemm({ data: a, off: 0, rs: 1, cs: m }, { data: b, off: 0, rs: n, cs: 1 }, m, n, k, out, 0);
@@ -221,6 +261,11 @@ test('CpuBackend matmul uses the same kernels through NDArray', async () => {
   const x = NDArray.fromData(be, a, [3, 20, 30]);
   const w = NDArray.fromData(be, b, [12, 30]).permute([1, 0]);
   const got = (await x.matmul(w).data()) as Float32Array;
-  const ref = reference(a, View.contiguous([3, 20, 30]), b, View.contiguous([12, 30]).permute([1, 0]).expand([3, 30, 12]));
+  const ref = reference(
+    a,
+    View.contiguous([3, 20, 30]),
+    b,
+    View.contiguous([12, 30]).permute([1, 0]).expand([3, 30, 12]),
+  );
   expectClose(got, ref, 'NDArray');
 });

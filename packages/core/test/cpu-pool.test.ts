@@ -27,7 +27,9 @@ test('ops on reused arrays write every element (stale data never leaks)', async 
   const be = new CpuBackend();
   const n = 40 * 30;
   const junk = () => NDArray.fromData(be, new Float32Array(n).fill(NaN), [40, 30]);
-  const recycle = (k: number) => { for (let i = 0; i < k; i++) junk().dispose(); };
+  const recycle = (k: number) => {
+    for (let i = 0; i < k; i++) junk().dispose();
+  };
   const av = Float32Array.from({ length: n }, (_, i) => (i % 17) - 8);
   recycle(3);
   const a = NDArray.fromData(be, av, [40, 30]);
@@ -51,12 +53,23 @@ test('ops on reused arrays write every element (stale data never leaks)', async 
   const zeros = (await empty.matmul(NDArray.fromData(be, new Float32Array(0), [0, 40])).data()) as Float32Array;
   expect(zeros.every((v) => v === 0)).toBe(true);
   // Reductions and gathers over reused arrays.
-  const big = NDArray.fromData(be, Float32Array.from({ length: 300 * 4 }, (_, i) => i % 5), [300, 4]);
+  const big = NDArray.fromData(
+    be,
+    Float32Array.from({ length: 300 * 4 }, (_, i) => i % 5),
+    [300, 4],
+  );
   for (let i = 0; i < 3; i++) NDArray.fromData(be, new Float32Array(300).fill(NaN), [300]).dispose();
   const rs = (await big.sum(1).data()) as Float32Array;
-  expect(Array.from(rs)).toEqual(Array.from({ length: 300 }, (_, r) => [0, 1, 2, 3].reduce((s, j) => s + ((r * 4 + j) % 5), 0)));
+  expect(Array.from(rs)).toEqual(
+    Array.from({ length: 300 }, (_, r) => [0, 1, 2, 3].reduce((s, j) => s + ((r * 4 + j) % 5), 0)),
+  );
   for (let i = 0; i < 3; i++) NDArray.fromData(be, new Float32Array(300 * 4).fill(NaN), [300, 4]).dispose();
-  const idx = NDArray.fromData(be, Int32Array.from({ length: 300 }, (_, i) => 299 - i), [300], 'int32');
+  const idx = NDArray.fromData(
+    be,
+    Int32Array.from({ length: 300 }, (_, i) => 299 - i),
+    [300],
+    'int32',
+  );
   const g = (await big.gather(0, idx).data()) as Float32Array;
   for (let r = 0; r < 300; r++) for (let j = 0; j < 4; j++) expect(g[r * 4 + j]).toBe(((299 - r) * 4 + j) % 5);
   // Only live storages count as used memory.

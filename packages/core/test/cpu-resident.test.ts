@@ -7,11 +7,12 @@ import { rand } from './lcg';
 // linear memory, so the WebAssembly kernels read and write them in place. Results must be the
 // same as for arrays copied in, whatever the layout, and blocks must come back on dispose.
 
-
 test('the arena recycles blocks by size, reuses one up to twice as big, and lowers its top', () => {
   const a = new Arena(true);
   const top0 = a.scratch;
-  const x = a.alloc(1000), y = a.alloc(5000), z = a.alloc(64);
+  const x = a.alloc(1000),
+    y = a.alloc(5000),
+    z = a.alloc(64);
   expect(x % 64).toBe(0);
   expect(y).toBeGreaterThanOrEqual(x + 1000);
   expect(a.scratch).toBeGreaterThanOrEqual(z + 64);
@@ -73,42 +74,90 @@ run('matmul and elementwise on resident operands match the same work on JS array
   const be = new CpuBackend();
   // Matmuls: shapes with n % 4 != 0 (copy-out path), transposed views read in place (A with
   // column strides, B packed from in place), offsets into a bigger storage, a batch.
-  const cases: [number, number, number][] = [[64, 100, 128], [37, 50, 43], [130, 70, 12], [8, 300, 120]];
+  const cases: [number, number, number][] = [
+    [64, 100, 128],
+    [37, 50, 43],
+    [130, 70, 12],
+    [8, 300, 120],
+  ];
   for (const [m, k, n] of cases) {
-    const a = rand(m * k, m), b = rand(k * n, n);
+    const a = rand(m * k, m),
+      b = rand(k * n, n);
     // A transposed: stored as [k, m]; B transposed: stored as [n, k]; both resident (≥ 1024).
-    const aT = new Float32Array(m * k), bT = new Float32Array(k * n);
+    const aT = new Float32Array(m * k),
+      bT = new Float32Array(k * n);
     for (let i = 0; i < m; i++) for (let p = 0; p < k; p++) aT[p * m + i] = a[i * k + p];
     for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) bT[j * k + p] = b[p * n + j];
-    const A = NDArray.fromData(be, a, [m, k]), B = NDArray.fromData(be, b, [k, n]);
-    const At = NDArray.fromData(be, aT, [k, m]).permute([1, 0]), Bt = NDArray.fromData(be, bT, [n, k]).permute([1, 0]);
+    const A = NDArray.fromData(be, a, [m, k]),
+      B = NDArray.fromData(be, b, [k, n]);
+    const At = NDArray.fromData(be, aT, [k, m]).permute([1, 0]),
+      Bt = NDArray.fromData(be, bT, [n, k]).permute([1, 0]);
     const ref = new Float64Array(m * n);
-    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += a[i * k + p] * b[p * n + j]; ref[i * n + j] = s; }
-    for (const [x, y, what] of [[A, B, 'plain'], [At, B, 'A^T'], [A, Bt, 'B^T'], [At, Bt, 'both']] as const) {
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < n; j++) {
+        let s = 0;
+        for (let p = 0; p < k; p++) s += a[i * k + p] * b[p * n + j];
+        ref[i * n + j] = s;
+      }
+    for (const [x, y, what] of [
+      [A, B, 'plain'],
+      [At, B, 'A^T'],
+      [A, Bt, 'B^T'],
+      [At, Bt, 'both'],
+    ] as const) {
       const got = (await x.matmul(y).data()) as Float32Array;
-      for (let i = 0; i < m * n; i++) if (!(Math.abs(got[i] - ref[i]) <= 1e-4 * k)) throw new Error(`${what} ${m}x${k}x${n} [${i}]: ${got[i]} vs ${ref[i]}`);
+      for (let i = 0; i < m * n; i++)
+        if (!(Math.abs(got[i] - ref[i]) <= 1e-4 * k))
+          throw new Error(`${what} ${m}x${k}x${n} [${i}]: ${got[i]} vs ${ref[i]}`);
     }
     // With a fused epilogue (bias + ReLU) written in place over the product.
     const bias = NDArray.fromData(be, rand(n, 7), [n]);
-    const fused = (await A.matmul(B, { expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)), inputs: [bias.expand([m, n])] }).data()) as Float32Array;
+    const fused = (await A.matmul(B, {
+      expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)),
+      inputs: [bias.expand([m, n])],
+    }).data()) as Float32Array;
     const bv = rand(n, 7);
-    for (let i = 0; i < m * n; i++) if (!(Math.abs(fused[i] - Math.max(ref[i] + bv[i % n], 0)) <= 1e-4 * k)) throw new Error(`epilogue ${m}x${k}x${n} [${i}]`);
+    for (let i = 0; i < m * n; i++)
+      if (!(Math.abs(fused[i] - Math.max(ref[i] + bv[i % n], 0)) <= 1e-4 * k))
+        throw new Error(`epilogue ${m}x${k}x${n} [${i}]`);
   }
   // Elementwise: rows of 1030 (not a multiple of 4: inputs over-read, output copied), a row
   // broadcast, one value per row, a crop (row stride > row length); all inputs resident.
-  const rows = 6, inner = 1030;
-  const xv = rand(rows * inner, 11), wide = rand(rows * (inner + 6), 12), rv = rand(inner, 13), cv = rand(rows * 200, 14);
+  const rows = 6,
+    inner = 1030;
+  const xv = rand(rows * inner, 11),
+    wide = rand(rows * (inner + 6), 12),
+    rv = rand(inner, 13),
+    cv = rand(rows * 200, 14);
   const X = NDArray.fromData(be, xv, [rows, inner]);
-  const W = NDArray.fromData(be, wide, [rows, inner + 6]).crop([[0, rows], [3, inner + 3]]);
+  const W = NDArray.fromData(be, wide, [rows, inner + 6]).crop([
+    [0, rows],
+    [3, inner + 3],
+  ]);
   const R = NDArray.fromData(be, rv, [1, inner]).expand([rows, inner]);
-  const C = NDArray.fromData(be, cv, [rows, 200]).crop([[0, rows], [5, 6]]).expand([rows, inner]);
+  const C = NDArray.fromData(be, cv, [rows, 200])
+    .crop([
+      [0, rows],
+      [5, 6],
+    ])
+    .expand([rows, inner]);
   // One value per row from a contiguous column (read in place): rows 5.. of a long vector.
   const dv = rand(2048, 15);
-  const D = NDArray.fromData(be, dv, [2048]).crop([[5, 5 + rows]]).reshape([rows, 1]).expand([rows, inner]);
-  const got = (await NDArray.elementwise([E.mul(E.add(E.mul(E.in(0), E.in(1)), E.sub(E.in(2), E.in(3))), E.in(4))], [X, W, R, C, D])[0].data()) as Float32Array;
+  const D = NDArray.fromData(be, dv, [2048])
+    .crop([[5, 5 + rows]])
+    .reshape([rows, 1])
+    .expand([rows, inner]);
+  const got = (await NDArray.elementwise(
+    [E.mul(E.add(E.mul(E.in(0), E.in(1)), E.sub(E.in(2), E.in(3))), E.in(4))],
+    [X, W, R, C, D],
+  )[0].data()) as Float32Array;
   for (let r = 0; r < rows; r++) {
     for (let j = 0; j < inner; j++) {
-      const want = Math.fround(Math.fround(Math.fround(xv[r * inner + j] * wide[r * (inner + 6) + 3 + j]) + Math.fround(rv[j] - cv[r * 200 + 5])) * dv[5 + r]);
+      const want = Math.fround(
+        Math.fround(
+          Math.fround(xv[r * inner + j] * wide[r * (inner + 6) + 3 + j]) + Math.fround(rv[j] - cv[r * 200 + 5]),
+        ) * dv[5 + r],
+      );
       if (got[r * inner + j] !== want) throw new Error(`elementwise [${r}, ${j}]: ${got[r * inner + j]} vs ${want}`);
     }
   }

@@ -1,6 +1,14 @@
 import { CpuBackend, E, NDArray, ValueError, createBackend } from '@surf/core';
 import { matmulInto } from '../src/cpu/matmul';
-import { currentPool, cpuThreads, setCpuThreads, startCpuThreads, stopPool, threadJobs, threadsAvailable } from '../src/cpu/threads/config';
+import {
+  currentPool,
+  cpuThreads,
+  setCpuThreads,
+  startCpuThreads,
+  stopPool,
+  threadJobs,
+  threadsAvailable,
+} from '../src/cpu/threads/config';
 import { planGemm, splitRange } from '../src/cpu/threads/split';
 import { View } from '../src/view';
 
@@ -17,16 +25,24 @@ function rand(n: number, seed: number): Float32Array {
 
 /** f64 reference through the views, any strides. */
 function reference(a: Float32Array, av: View, b: Float32Array, bv: View): Float64Array {
-  const nd = av.ndim, m = av.shape[nd - 2], k = av.shape[nd - 1], n = bv.shape[nd - 1];
+  const nd = av.ndim,
+    m = av.shape[nd - 2],
+    k = av.shape[nd - 1],
+    n = bv.shape[nd - 1];
   const batches = av.shape.slice(0, -2).reduce((x, y) => x * y, 1);
   const out = new Float64Array(batches * m * n);
   for (let bt = 0; bt < batches; bt++) {
-    const ab = av.offset + (nd > 2 ? bt * av.strides[0] : 0), bb = bv.offset + (nd > 2 ? bt * bv.strides[0] : 0);
-    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
-      let acc = 0;
-      for (let p = 0; p < k; p++) acc += a[ab + i * av.strides[nd - 2] + p * av.strides[nd - 1]] * b[bb + p * bv.strides[nd - 2] + j * bv.strides[nd - 1]];
-      out[bt * m * n + i * n + j] = acc;
-    }
+    const ab = av.offset + (nd > 2 ? bt * av.strides[0] : 0),
+      bb = bv.offset + (nd > 2 ? bt * bv.strides[0] : 0);
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < n; j++) {
+        let acc = 0;
+        for (let p = 0; p < k; p++)
+          acc +=
+            a[ab + i * av.strides[nd - 2] + p * av.strides[nd - 1]] *
+            b[bb + p * bv.strides[nd - 2] + j * bv.strides[nd - 1]];
+        out[bt * m * n + i * n + j] = acc;
+      }
   }
   return out;
 }
@@ -41,16 +57,38 @@ afterAll(() => {
 const run = threadsAvailable() ? test : test.skip;
 
 test('splits cover every unit once, by whole micro-kernel rows or B panels', () => {
-  expect(splitRange(10, 3)).toEqual([[0, 4], [4, 7], [7, 10]]);
-  expect(splitRange(2, 4)).toEqual([[0, 1], [1, 2]]);
+  expect(splitRange(10, 3)).toEqual([
+    [0, 4],
+    [4, 7],
+    [7, 10],
+  ]);
+  expect(splitRange(2, 4)).toEqual([
+    [0, 1],
+    [1, 2],
+  ]);
   // Panels first whenever there are enough of them (a row cut re-streams all of B per chunk):
   // 64 × 128 in 8-column panels over 6 chunks.
-  expect(planGemm(64, 128, 6, 8, 6).map((p) => [p.r0, p.r1, p.c1 - p.c0])).toEqual([[0, 64, 24], [0, 64, 24], [0, 64, 24], [0, 64, 24], [0, 64, 16], [0, 64, 16]]);
+  expect(planGemm(64, 128, 6, 8, 6).map((p) => [p.r0, p.r1, p.c1 - p.c0])).toEqual([
+    [0, 64, 24],
+    [0, 64, 24],
+    [0, 64, 24],
+    [0, 64, 24],
+    [0, 64, 16],
+    [0, 64, 16],
+  ]);
   // Too few panels (2 for 4 chunks): rows, which balance better.
   expect(planGemm(64, 20, 4, 12, 4)).toEqual([0, 16, 32, 48].map((r0) => ({ r0, r1: r0 + 16, c0: 0, c1: 20 })));
   // A short, wide product is cut into panel ranges.
-  expect(planGemm(4, 120, 4, 12, 3)).toEqual([{ r0: 0, r1: 4, c0: 0, c1: 48 }, { r0: 0, r1: 4, c0: 48, c1: 84 }, { r0: 0, r1: 4, c0: 84, c1: 120 }]);
-  expect(planGemm(10, 5, 4, 12, 3)).toEqual([{ r0: 0, r1: 4, c0: 0, c1: 5 }, { r0: 4, r1: 8, c0: 0, c1: 5 }, { r0: 8, r1: 10, c0: 0, c1: 5 }]);
+  expect(planGemm(4, 120, 4, 12, 3)).toEqual([
+    { r0: 0, r1: 4, c0: 0, c1: 48 },
+    { r0: 0, r1: 4, c0: 48, c1: 84 },
+    { r0: 0, r1: 4, c0: 84, c1: 120 },
+  ]);
+  expect(planGemm(10, 5, 4, 12, 3)).toEqual([
+    { r0: 0, r1: 4, c0: 0, c1: 5 },
+    { r0: 4, r1: 8, c0: 0, c1: 5 },
+    { r0: 8, r1: 10, c0: 0, c1: 5 },
+  ]);
 });
 
 run('matmul gives the same bits on 1, 2 and 3 threads, for every operand layout, and matches an f64 loop', async () => {
@@ -64,16 +102,24 @@ run('matmul gives the same bits on 1, 2 and 3 threads, for every operand layout,
   ];
   const results: Float32Array[][] = cases.map(() => []);
   // The last run leaves every chunk to the workers, so their kernels are checked too.
-  for (const [threads, caller] of [[1, true], [2, true], [3, false]] as const) {
+  for (const [threads, caller] of [
+    [1, true],
+    [2, true],
+    [3, false],
+  ] as const) {
     setCpuThreads({ threads, minMatmulFlops: 0 });
     expect(await startCpuThreads()).toBe(threads);
     if (threads > 1) currentPool()!.callerClaims = caller;
     const jobs0 = threadJobs();
     cases.forEach(([m, k, n, ta, tb, batch], ci) => {
-      const a = rand(batch * m * k, 10 + ci), b = rand(batch * k * n, 20 + ci);
+      const a = rand(batch * m * k, 10 + ci),
+        b = rand(batch * k * n, 20 + ci);
       let av = ta ? View.contiguous([batch, k, m]).permute([0, 2, 1]) : View.contiguous([batch, m, k]);
       let bv = tb ? View.contiguous([batch, n, k]).permute([0, 2, 1]) : View.contiguous([batch, k, n]);
-      if (batch === 1) { av = av.reshape([m, k]) ?? av; bv = bv.reshape([k, n]) ?? bv; }
+      if (batch === 1) {
+        av = av.reshape([m, k]) ?? av;
+        bv = bv.reshape([k, n]) ?? bv;
+      }
       const out = new Float32Array(batch * m * n);
       matmulInto(a, av, b, bv, out, 'wasm');
       const ref = reference(a, av, b, bv);
@@ -108,7 +154,8 @@ run('a fused epilogue (bias + ReLU) after a threaded product, through the backen
 
 run('elementwise SIMD work gives the same bits on 1 and 3 threads: split by rows and along one long row', async () => {
   const be = new CpuBackend();
-  const R = 70, N = 130;
+  const R = 70,
+    N = 130;
   const a = NDArray.fromData(be, rand(R * N, 5), [R, N]);
   const bias = NDArray.fromData(be, rand(N, 6), [N]);
   const col = NDArray.fromData(be, rand(R, 7), [R, 1]);
@@ -132,14 +179,17 @@ run('elementwise SIMD work gives the same bits on 1 and 3 threads: split by rows
   setCpuThreads({ minElementwise: 1 << 16 });
   for (let t = 0; t < 2; t++) expect(bits(outs[1][t]).join() === bits(outs[0][t]).join()).toBe(true);
   // Against an f32 loop written here.
-  const av = rand(R * N, 5), bv = rand(N, 6), cv = rand(R, 7);
+  const av = rand(R * N, 5),
+    bv = rand(N, 6),
+    cv = rand(R, 7);
   const f = Math.fround;
   let bad = 0;
-  for (let r = 0; r < R; r++) for (let j = 0; j < N; j++) {
-    const x = av[r * N + j];
-    const want = x < bv[j] ? f(f(x * cv[r]) - 0.5) : Math.max(x, cv[r]);
-    if (outs[0][0][r * N + j] !== want) bad++;
-  }
+  for (let r = 0; r < R; r++)
+    for (let j = 0; j < N; j++) {
+      const x = av[r * N + j];
+      const want = x < bv[j] ? f(f(x * cv[r]) - 0.5) : Math.max(x, cv[r]);
+      if (outs[0][0][r * N + j] !== want) bad++;
+    }
   expect(bad).toBe(0);
 });
 
@@ -149,10 +199,15 @@ run('workers see linear memory that grew after they started', async () => {
   const pool = currentPool()!;
   const before = pool.arena.memory.buffer.byteLength;
   // Bigger than anything before in this file: the arena grows by several MiB.
-  const m = 640, k = 700, n = 300;
-  const a = rand(m * k, 61), b = rand(k * n, 62);
-  const av = View.contiguous([m, k]), bv = View.contiguous([k, n]);
-  const one = new Float32Array(m * n), two = new Float32Array(m * n);
+  const m = 640,
+    k = 700,
+    n = 300;
+  const a = rand(m * k, 61),
+    b = rand(k * n, 62);
+  const av = View.contiguous([m, k]),
+    bv = View.contiguous([k, n]);
+  const one = new Float32Array(m * n),
+    two = new Float32Array(m * n);
   pool.callerClaims = false;
   matmulInto(a, av, b, bv, two, 'wasm');
   pool.callerClaims = true;

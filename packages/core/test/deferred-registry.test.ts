@@ -2,8 +2,19 @@ import { DeferredRegistry, flushDeferredRegistrations } from '@surf/core';
 
 // Registration waits for the end of the job; objects disposed before it are never registered,
 // the rest are, and a forced flush registers them at once.
-interface Obj { alive: boolean; registered: boolean }
-const make = (max?: number) => new DeferredRegistry<Obj, string>(() => undefined, (o) => o.alive, (o) => { o.registered = true; }, max);
+interface Obj {
+  alive: boolean;
+  registered: boolean;
+}
+const make = (max?: number) =>
+  new DeferredRegistry<Obj, string>(
+    () => undefined,
+    (o) => o.alive,
+    (o) => {
+      o.registered = true;
+    },
+    max,
+  );
 const obj = (): Obj => ({ alive: true, registered: false });
 
 test('only objects still alive at the end of the job are registered', async () => {

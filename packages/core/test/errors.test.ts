@@ -1,6 +1,19 @@
 import {
-  BackendError, CpuBackend, DTypeError, DisposedError, E, Expr, NDArray, ShapeError, SurfError, ValueError, View,
-  createBackend, normAxis, randomArray, randomInts,
+  BackendError,
+  CpuBackend,
+  DTypeError,
+  DisposedError,
+  E,
+  Expr,
+  NDArray,
+  ShapeError,
+  SurfError,
+  ValueError,
+  View,
+  createBackend,
+  normAxis,
+  randomArray,
+  randomInts,
 } from '@surf/core';
 
 // Every bad input raises a SurfError subclass whose message names the op, what was given and
@@ -12,7 +25,11 @@ const bool = (shape: number[]) => NDArray.full(b, shape, 1, 'bool');
 
 function expectError(fn: () => unknown, cls: new (...a: never[]) => SurfError, ...parts: (string | RegExp)[]): void {
   let err: unknown;
-  try { fn(); } catch (e) { err = e; }
+  try {
+    fn();
+  } catch (e) {
+    err = e;
+  }
   expect(err).toBeInstanceOf(cls);
   expect(err).toBeInstanceOf(SurfError);
   const msg = (err as Error).message;
@@ -23,16 +40,31 @@ function expectError(fn: () => unknown, cls: new (...a: never[]) => SurfError, .
   expect((err as Error).name).toBe(cls.name);
 }
 
-async function expectRejects(p: Promise<unknown>, cls: new (...a: never[]) => SurfError, ...parts: string[]): Promise<void> {
+async function expectRejects(
+  p: Promise<unknown>,
+  cls: new (...a: never[]) => SurfError,
+  ...parts: string[]
+): Promise<void> {
   let err: unknown;
-  try { await p; } catch (e) { err = e; }
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
   expect(err).toBeInstanceOf(cls);
   for (const s of parts) expect((err as Error).message).toContain(s);
 }
 
 describe('creation', () => {
   test('fromData: wrong length names both sizes', () => {
-    expectError(() => NDArray.fromData(b, [1, 2, 3], [2, 2]), ShapeError, 'fromData', '3 values', '[2,2]', '4 elements');
+    expectError(
+      () => NDArray.fromData(b, [1, 2, 3], [2, 2]),
+      ShapeError,
+      'fromData',
+      '3 values',
+      '[2,2]',
+      '4 elements',
+    );
   });
   test('fromData / full: invalid shapes', () => {
     expectError(() => NDArray.fromData(b, [1], [-1]), ShapeError, 'fromData', '[-1]', 'non-negative integers');
@@ -40,12 +72,24 @@ describe('creation', () => {
     expectError(() => NDArray.full(b, 'abc' as unknown as number[], 0), ShapeError, 'full', 'expected an array');
   });
   test('fromData / full / cast: unknown dtype lists the valid ones', () => {
-    expectError(() => NDArray.fromData(b, [1], [1], 'float64' as never), DTypeError, 'fromData', '"float64"', 'float32, int32, bool');
+    expectError(
+      () => NDArray.fromData(b, [1], [1], 'float64' as never),
+      DTypeError,
+      'fromData',
+      '"float64"',
+      'float32, int32, bool',
+    );
     expectError(() => NDArray.full(b, [1], 0, 'f16' as never), DTypeError, 'full', '"f16"');
     expectError(() => f([2]).cast('uint8' as never), DTypeError, 'cast', '"uint8"');
   });
   test('fromData: non-numeric values', () => {
-    expectError(() => NDArray.fromData(b, [1, 'x' as unknown as number], [2]), ValueError, 'fromData', 'index 1', 'expected numbers');
+    expectError(
+      () => NDArray.fromData(b, [1, 'x' as unknown as number], [2]),
+      ValueError,
+      'fromData',
+      'index 1',
+      'expected numbers',
+    );
   });
   test('full: non-numeric value', () => {
     expectError(() => NDArray.full(b, [2], '3' as unknown as number), ValueError, 'full', '"3"', 'expected a number');
@@ -85,7 +129,17 @@ describe('movement', () => {
   });
   test('pad: negative, wrong count, malformed', () => {
     expectError(() => f([4]).pad([[-1, 0]]), ValueError, 'pad', '[[-1,0]]', 'non-negative');
-    expectError(() => f([4]).pad([[1, 0], [0, 0]]), ValueError, 'pad', '[4]', '1 pairs');
+    expectError(
+      () =>
+        f([4]).pad([
+          [1, 0],
+          [0, 0],
+        ]),
+      ValueError,
+      'pad',
+      '[4]',
+      '1 pairs',
+    );
     expectError(() => f([4]).pad([1] as never), ValueError, 'pad', '[1]');
     expectError(() => f([4]).pad(null as never), ValueError, 'pad', 'null');
   });
@@ -100,8 +154,22 @@ describe('movement', () => {
 
 describe('elementwise', () => {
   test('broadcast failure names both shapes and the dim', () => {
-    expectError(() => f([2, 3]).map(E.add(E.in(0), E.in(1)), f([4])), ShapeError, 'elementwise', '[2,3]', '[4]', 'cannot broadcast', '3 vs 4');
-    expectError(() => NDArray.elementwise([E.in(0)], [f([2, 0]), f([3, 1])], 'add'), ShapeError, 'add', '[2,0]', '[3,1]');
+    expectError(
+      () => f([2, 3]).map(E.add(E.in(0), E.in(1)), f([4])),
+      ShapeError,
+      'elementwise',
+      '[2,3]',
+      '[4]',
+      'cannot broadcast',
+      '3 vs 4',
+    );
+    expectError(
+      () => NDArray.elementwise([E.in(0)], [f([2, 0]), f([3, 1])], 'add'),
+      ShapeError,
+      'add',
+      '[2,0]',
+      '[3,1]',
+    );
   });
   test('operand dtypes differ', () => {
     expectError(() => f([2]).map(E.add(E.in(0), E.in(1)), i32([2])), DTypeError, 'add', 'float32 and int32', 'cast');
@@ -120,7 +188,13 @@ describe('elementwise', () => {
     expect(bool([2]).map(E.eq(E.in(0), E.in(0))).dtype).toBe('bool');
   });
   test('where: non-bool condition, branch dtypes differ', () => {
-    expectError(() => f([2]).map(E.where(E.in(0), E.in(0), E.in(0))), DTypeError, 'where', 'condition has dtype float32', 'expected bool');
+    expectError(
+      () => f([2]).map(E.where(E.in(0), E.in(0), E.in(0))),
+      DTypeError,
+      'where',
+      'condition has dtype float32',
+      'expected bool',
+    );
     expectError(() => bool([2]).map(E.where(E.in(0), E.f(1), E.i(1))), DTypeError, 'where', 'float32 and int32');
   });
   test('expression reading a missing input', () => {
@@ -130,18 +204,47 @@ describe('elementwise', () => {
     expectError(() => NDArray.elementwise([E.f(1)], [], 'ones'), ValueError, 'ones', 'at least one input');
   });
   test('malformed expression nodes are rejected, not compiled to NaN', () => {
-    expectError(() => f([2]).map({ kind: 'unary', op: 'atanh', a: E.in(0) } as unknown as Expr), ValueError, "unknown unary op 'atanh'", 'neg, exp');
-    expectError(() => f([2]).map({ kind: 'binary', op: 'hypot', a: E.in(0), b: E.in(0) } as unknown as Expr), ValueError, "unknown binary op 'hypot'");
+    expectError(
+      () => f([2]).map({ kind: 'unary', op: 'atanh', a: E.in(0) } as unknown as Expr),
+      ValueError,
+      "unknown unary op 'atanh'",
+      'neg, exp',
+    );
+    expectError(
+      () => f([2]).map({ kind: 'binary', op: 'hypot', a: E.in(0), b: E.in(0) } as unknown as Expr),
+      ValueError,
+      "unknown binary op 'hypot'",
+    );
     expectError(() => f([2]).map({ kind: 'weird' } as unknown as Expr), ValueError, 'unknown expression node', 'weird');
     expectError(() => f([2]).map(E.cast(E.in(0), 'float16' as never)), DTypeError, 'cast', '"float16"');
     expectError(() => f([2]).map(E.add(E.in(0), E.c(1, 'f64' as never))), DTypeError, 'const', '"f64"');
-    expectError(() => f([2]).map(E.add(E.in(0), E.f('2' as unknown as number))), ValueError, 'const', '"2"', 'expected a number');
+    expectError(
+      () => f([2]).map(E.add(E.in(0), E.f('2' as unknown as number))),
+      ValueError,
+      'const',
+      '"2"',
+      'expected a number',
+    );
     expectError(() => f([2]).map(E.in(-1)), DTypeError, 'reads input -1');
   });
   test('backend.elementwise validates input views against the output shape', () => {
     const x = f([3]);
-    expectError(() => b.elementwise([E.in(0)], [{ storage: x.storage, view: View.contiguous([2]) }], [3]), ShapeError, 'elementwise', 'input 0', '[2]', '[3]');
-    expectError(() => b.elementwise([E.in(0)], [{ storage: x.storage, view: new View([3], [1], 1) }], [3]), ShapeError, 'elementwise', 'input 0', 'outside', '3 elements');
+    expectError(
+      () => b.elementwise([E.in(0)], [{ storage: x.storage, view: View.contiguous([2]) }], [3]),
+      ShapeError,
+      'elementwise',
+      'input 0',
+      '[2]',
+      '[3]',
+    );
+    expectError(
+      () => b.elementwise([E.in(0)], [{ storage: x.storage, view: new View([3], [1], 1) }], [3]),
+      ShapeError,
+      'elementwise',
+      'input 0',
+      'outside',
+      '3 elements',
+    );
   });
 });
 
@@ -160,13 +263,30 @@ describe('reduce', () => {
 
 describe('matmul', () => {
   test('inner dims differ', () => {
-    expectError(() => f([2, 3]).matmul(f([4, 5])), ShapeError, 'matmul', '[2,3]', '[4,5]', "a's last dim 3", 'second-to-last 4');
+    expectError(
+      () => f([2, 3]).matmul(f([4, 5])),
+      ShapeError,
+      'matmul',
+      '[2,3]',
+      '[4,5]',
+      "a's last dim 3",
+      'second-to-last 4',
+    );
   });
   test('1-d operands', () => {
     expectError(() => f([3]).matmul(f([3, 2])), ShapeError, 'matmul', '[3]', 'at least 2-d');
   });
   test('batch dims do not broadcast', () => {
-    expectError(() => f([2, 2, 3]).matmul(f([3, 3, 4])), ShapeError, 'matmul', '[2]', '[3]', '[2,2,3]', '[3,3,4]', 'cannot broadcast');
+    expectError(
+      () => f([2, 2, 3]).matmul(f([3, 3, 4])),
+      ShapeError,
+      'matmul',
+      '[2]',
+      '[3]',
+      '[2,2,3]',
+      '[3,3,4]',
+      'cannot broadcast',
+    );
   });
   test('non-float dtypes', () => {
     expectError(() => i32([2, 2]).matmul(f([2, 2])), DTypeError, 'matmul', 'int32 and float32', 'expected float32');
@@ -204,13 +324,26 @@ describe('lifetime', () => {
     const y = NDArray.full(c, [2], 1);
     expectError(() => f([2]).map(E.add(E.in(0), E.in(1)), y), BackendError, 'different backends');
     expectError(() => f([2, 2]).matmul(NDArray.full(c, [2, 2], 1)), BackendError, 'matmul', 'different backends');
-    expectError(() => f([2, 2]).gather(0, NDArray.full(c, [1], 0, 'int32')), BackendError, 'gather', 'different backends');
-    expectError(() => b.elementwise([E.in(0)], [{ storage: y.storage, view: View.contiguous([2]) }], [2]), BackendError, 'elementwise', 'another backend');
+    expectError(
+      () => f([2, 2]).gather(0, NDArray.full(c, [1], 0, 'int32')),
+      BackendError,
+      'gather',
+      'different backends',
+    );
+    expectError(
+      () => b.elementwise([E.in(0)], [{ storage: y.storage, view: View.contiguous([2]) }], [2]),
+      BackendError,
+      'elementwise',
+      'another backend',
+    );
   });
 });
 
 describe('axis messages', () => {
-  test('a 0-d tensor has no axes', () => expect(() => normAxis('sum', 0, 0)).toThrow('sum: axis 0 given for a 0-d tensor, which has no axes'));
-  test('a fractional axis is not called out of range', () => expect(() => normAxis('sum', 0.5, 2)).toThrow('sum: axis 0.5 is not an integer'));
-  test('out of range names the valid range', () => expect(() => normAxis('sum', 2, 2)).toThrow('expected -2 <= axis < 2'));
+  test('a 0-d tensor has no axes', () =>
+    expect(() => normAxis('sum', 0, 0)).toThrow('sum: axis 0 given for a 0-d tensor, which has no axes'));
+  test('a fractional axis is not called out of range', () =>
+    expect(() => normAxis('sum', 0.5, 2)).toThrow('sum: axis 0.5 is not an integer'));
+  test('out of range names the valid range', () =>
+    expect(() => normAxis('sum', 2, 2)).toThrow('expected -2 <= axis < 2'));
 });

@@ -13,5 +13,7 @@ test('matmul epilogue: relu(a@b + bias) and a@b * c match a naive reference', as
   const c = NDArray.fromData(be, [1, 2, 3, 4], [2, 2]);
   const z = a.matmul(b, { expr: E.mul(E.in(0), E.in(1)), inputs: [c] });
   expect(Array.from(await z.data())).toEqual([6, -2, -21, 16]);
-  expect(() => a.matmul(b, { expr: E.in(0), inputs: [NDArray.fromData(be, [1, 2, 3], [3])] })).toThrow(/does not broadcast|cannot broadcast/);
+  expect(() => a.matmul(b, { expr: E.in(0), inputs: [NDArray.fromData(be, [1, 2, 3], [3])] })).toThrow(
+    /does not broadcast|cannot broadcast/,
+  );
 });

@@ -24,11 +24,16 @@ test('dispose is idempotent and the storage is freed once, by the last owner', (
   const start = live();
   const a = NDArray.full(b, [4], 2);
   const v1 = a.reshape([2, 2]);
-  const v2 = v1.crop([[0, 1], [0, 2]]);
-  a.dispose(); a.dispose();
+  const v2 = v1.crop([
+    [0, 1],
+    [0, 2],
+  ]);
+  a.dispose();
+  a.dispose();
   v1.dispose();
   expect(live()).toBe(start + 1);
-  v2.dispose(); v2.dispose();
+  v2.dispose();
+  v2.dispose();
   expect(live()).toBe(start);
 });
 
@@ -48,7 +53,12 @@ test('contiguous() of a plain array is the same storage; of a view a copy', () =
   const a = NDArray.full(b, [3, 3], 1);
   const c = a.contiguous();
   expect(c.storage).toBe(a.storage);
-  const d = a.crop([[0, 2], [0, 3]]).contiguous(); // a prefix: isPlain but storage is bigger
+  const d = a
+    .crop([
+      [0, 2],
+      [0, 3],
+    ])
+    .contiguous(); // a prefix: isPlain but storage is bigger
   expect(d.storage).not.toBe(a.storage);
   expect(d.storage.size).toBe(6);
   for (const x of [a, c, d]) x.dispose();
@@ -56,17 +66,31 @@ test('contiguous() of a plain array is the same storage; of a view a copy', () =
 
 test('memory returns to its start after a mixed workload (reshape copies, masked matmul/gather/reduce)', async () => {
   const start = b.memory();
-  const x = NDArray.fromData(b, Float32Array.from({ length: 24 }, (_, i) => i), [4, 6]);
+  const x = NDArray.fromData(
+    b,
+    Float32Array.from({ length: 24 }, (_, i) => i),
+    [4, 6],
+  );
   const parts: NDArray[] = [x];
-  const keep = (a: NDArray) => { parts.push(a); return a; };
-  const p = keep(x.pad([[1, 0], [0, 2]]));
+  const keep = (a: NDArray) => {
+    parts.push(a);
+    return a;
+  };
+  const p = keep(
+    x.pad([
+      [1, 0],
+      [0, 2],
+    ]),
+  );
   keep(p.sum(1));
   keep(p.max([0, 1]));
   keep(p.sum([]));
   keep(p.matmul(keep(NDArray.full(b, [8, 2], 1))));
   keep(p.gather(0, keep(NDArray.fromData(b, new Int32Array([0, 4]), [2]))));
   keep(keep(x.permute([1, 0])).reshape([24]));
-  NDArray.elementwise([E.add(E.in(0), E.in(1)), E.lt(E.in(0), E.f(3))], [p, keep(NDArray.full(b, [8], 1))]).forEach(keep);
+  NDArray.elementwise([E.add(E.in(0), E.in(1)), E.lt(E.in(0), E.f(3))], [p, keep(NDArray.full(b, [8], 1))]).forEach(
+    keep,
+  );
   await p.data();
   for (const a of parts) a.dispose();
   expect(b.memory()).toEqual(start);

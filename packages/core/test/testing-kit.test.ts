@@ -1,7 +1,19 @@
 import { E } from '@surf/core';
 import {
-  TOL, compare, allclose, refArray, refCrop, refElementwise, refExpand, refFlip, refGather, refMatmul, refPad,
-  refPermute, refReduce, refCast,
+  TOL,
+  compare,
+  allclose,
+  refArray,
+  refCrop,
+  refElementwise,
+  refExpand,
+  refFlip,
+  refGather,
+  refMatmul,
+  refPad,
+  refPermute,
+  refReduce,
+  refCast,
 } from '@surf/core/testing';
 
 // The table is only as good as its reference and its comparison: both are checked here
@@ -41,8 +53,22 @@ describe('reference ops (hand values)', () => {
   test('movement', () => {
     expect(vals(refPermute(m23, [1, 0]))).toEqual([1, 4, 2, 5, 3, 6]);
     expect(vals(refFlip(m23, [0, 1]))).toEqual([6, 5, 4, 3, 2, 1]);
-    expect(vals(refCrop(m23, [[1, 2], [1, 3]]))).toEqual([5, 6]);
-    expect(vals(refPad(m23, [[0, 1], [1, 0]]))).toEqual([0, 1, 2, 3, 0, 4, 5, 6, 0, 0, 0, 0]);
+    expect(
+      vals(
+        refCrop(m23, [
+          [1, 2],
+          [1, 3],
+        ]),
+      ),
+    ).toEqual([5, 6]);
+    expect(
+      vals(
+        refPad(m23, [
+          [0, 1],
+          [1, 0],
+        ]),
+      ),
+    ).toEqual([0, 1, 2, 3, 0, 4, 5, 6, 0, 0, 0, 0]);
     expect(vals(refExpand(refArray([7, 8], [2, 1]), [2, 2, 3]))).toEqual([7, 7, 7, 8, 8, 8, 7, 7, 7, 8, 8, 8]);
   });
   test('reduce, matmul, gather', () => {
@@ -58,8 +84,12 @@ describe('reference ops (hand values)', () => {
     const i = refArray([7, -7, 5, -2147483648], [4], 'int32');
     const d = refArray([2, 2, 0, -1], [4], 'int32');
     expect(vals(refElementwise([E.div(E.in(0), E.in(1))], [i, d])[0])).toEqual([3, -3, 0, -2147483648]);
-    expect(vals(refElementwise([E.mul(E.in(0), E.in(0))], [refArray([65536, 46341], [2], 'int32')])[0])).toEqual([0, -2147479015]);
-    expect(vals(refElementwise([E.pow(E.in(0), E.in(1))], [refArray([-2, -2, 0], [3]), refArray([3, 0.5, 0], [3])])[0])).toEqual([-8, NaN, 1]);
+    expect(vals(refElementwise([E.mul(E.in(0), E.in(0))], [refArray([65536, 46341], [2], 'int32')])[0])).toEqual([
+      0, -2147479015,
+    ]);
+    expect(
+      vals(refElementwise([E.pow(E.in(0), E.in(1))], [refArray([-2, -2, 0], [3]), refArray([3, 0.5, 0], [3])])[0]),
+    ).toEqual([-8, NaN, 1]);
     expect(vals(refElementwise([E.max(E.in(0), E.f(1))], [refArray([NaN, 0], [2])])[0])).toEqual([NaN, 1]);
     expect([NaN, 3e9, -3e9, -2.7, 0.5].map((v) => refCast(v, 'int32'))).toEqual([0, 2147483647, -2147483648, -2, 0]);
     expect([NaN, 0, -0, 0.1].map((v) => refCast(v, 'bool'))).toEqual([1, 0, 0, 1]);

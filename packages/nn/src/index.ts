@@ -13,7 +13,17 @@ export { Module } from './module';
 export type { StateDict, LoadResult } from './module';
 // summary
 export type { ModelSummary, SummaryRow, SummaryOptions } from './summary';
-export { mseLoss, l1Loss, crossEntropy, nllLoss, binaryCrossEntropyWithLogits, binaryCrossEntropy, huberLoss, smoothL1Loss, klDivLoss } from './losses';
+export {
+  mseLoss,
+  l1Loss,
+  crossEntropy,
+  nllLoss,
+  binaryCrossEntropyWithLogits,
+  binaryCrossEntropy,
+  huberLoss,
+  smoothL1Loss,
+  klDivLoss,
+} from './losses';
 export type { Reduction, LossOptions, CrossEntropyOptions, KLDivReduction } from './losses';
 export { DataLoader } from './data/dataloader';
 export { TensorDataset, Subset, randomSplit } from './data/dataset';
@@ -23,4 +33,12 @@ export type { Saveable } from './safetensors/serialize';
 export { saveFile, loadFile, saveCheckpointFile, loadCheckpointFile } from './safetensors/node-files';
 export { saveCheckpoint, loadCheckpoint } from './safetensors/checkpoint';
 export type { CheckpointParts, Scheduler } from './safetensors/checkpoint';
-export { SurfError, ShapeError, DTypeError, ValueError, DisposedError, BackendError, DeviceLostError } from '@surf/core';
+export {
+  SurfError,
+  ShapeError,
+  DTypeError,
+  ValueError,
+  DisposedError,
+  BackendError,
+  DeviceLostError,
+} from '@surf/core';

@@ -40,7 +40,8 @@ export const ones = (t: Tensor) => constant(t, 1);
 
 /** (fanIn, fanOut) as PyTorch computes them: dims 1 and 0 times the receptive field. */
 export function fans(shape: readonly number[]): [number, number] {
-  if (shape.length < 2) throw new ShapeError(`init: fan in and fan out need a tensor with at least 2 dims; got shape ${fmtShape(shape)}`);
+  if (shape.length < 2)
+    throw new ShapeError(`init: fan in and fan out need a tensor with at least 2 dims; got shape ${fmtShape(shape)}`);
   const field = shape.slice(2).reduce((a, b) => a * b, 1);
   return [shape[1] * field, shape[0] * field];
 }
@@ -50,19 +51,27 @@ export type Nonlinearity = 'linear' | 'sigmoid' | 'tanh' | 'relu' | 'leakyRelu';
 /** The recommended gain for a nonlinearity (nn.init.calculate_gain). */
 export function calculateGain(nonlinearity: Nonlinearity, param?: number): number {
   switch (nonlinearity) {
-    case 'linear': case 'sigmoid': return 1;
-    case 'tanh': return 5 / 3;
-    case 'relu': return Math.SQRT2;
+    case 'linear':
+    case 'sigmoid':
+      return 1;
+    case 'tanh':
+      return 5 / 3;
+    case 'relu':
+      return Math.SQRT2;
     case 'leakyRelu': {
       const slope = param ?? 0.01;
       return Math.sqrt(2 / (1 + slope * slope));
     }
-    default: throw new ValueError(`calculateGain: unknown nonlinearity ${JSON.stringify(nonlinearity)}`);
+    default:
+      throw new ValueError(`calculateGain: unknown nonlinearity ${JSON.stringify(nonlinearity)}`);
   }
 }
 
 /** U(-b, b) with b = gain·√(3/fan): He initialisation. Linear uses a = √5, giving b = 1/√fanIn. */
-export function kaimingUniform(t: Tensor, opts: { a?: number; mode?: 'fanIn' | 'fanOut'; nonlinearity?: Nonlinearity } = {}): Tensor {
+export function kaimingUniform(
+  t: Tensor,
+  opts: { a?: number; mode?: 'fanIn' | 'fanOut'; nonlinearity?: Nonlinearity } = {},
+): Tensor {
   checkOptions('init.kaimingUniform', opts, "{ a?, mode?: 'fanIn' | 'fanOut', nonlinearity? }");
   const [fanIn, fanOut] = fans(t.shape);
   const fan = (opts.mode ?? 'fanIn') === 'fanIn' ? fanIn : fanOut;

@@ -27,7 +27,9 @@ function sameShape(op: string, input: Tensor, target: Tensor): void {
   checkTensor(op, input, 'input');
   checkTensor(op, target, 'target');
   if (input.ndim !== target.ndim || input.shape.some((d, i) => d !== target.shape[i])) {
-    throw new ShapeError(`${op}: input has shape ${fmtShape(input.shape)} and target ${fmtShape(target.shape)}; expected equal shapes`);
+    throw new ShapeError(
+      `${op}: input has shape ${fmtShape(input.shape)} and target ${fmtShape(target.shape)}; expected equal shapes`,
+    );
   }
 }
 
@@ -59,10 +61,16 @@ function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
 function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
   checkTensor(op, scores, 'input');
   checkTensor(op, target, 'target');
-  if (scores.ndim !== 2) throw new ShapeError(`${op}: input has shape ${fmtShape(scores.shape)}; expected [batch, classes]`);
-  if (target.dtype !== 'int32') throw new DTypeError(`${op}: target has dtype ${target.dtype}; expected int32 class indices (or float32 class probabilities of the input's shape for crossEntropy)`);
+  if (scores.ndim !== 2)
+    throw new ShapeError(`${op}: input has shape ${fmtShape(scores.shape)}; expected [batch, classes]`);
+  if (target.dtype !== 'int32')
+    throw new DTypeError(
+      `${op}: target has dtype ${target.dtype}; expected int32 class indices (or float32 class probabilities of the input's shape for crossEntropy)`,
+    );
   if (target.ndim !== 1 || target.shape[0] !== scores.shape[0]) {
-    throw new ShapeError(`${op}: target has shape ${fmtShape(target.shape)}; expected [${scores.shape[0]}] (one class index per row of the input ${fmtShape(scores.shape)})`);
+    throw new ShapeError(
+      `${op}: target has shape ${fmtShape(target.shape)}; expected [${scores.shape[0]}] (one class index per row of the input ${fmtShape(scores.shape)})`,
+    );
   }
 }
 
@@ -89,12 +97,14 @@ export interface CrossEntropyOptions extends LossOptions {
 export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyOptions = {}): Tensor {
   checkOptions('crossEntropy', opts, "{ reduction?: 'mean' | 'sum' | 'none', labelSmoothing? }");
   const eps = opts.labelSmoothing ?? 0;
-  if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1)) throw new ValueError(`crossEntropy: labelSmoothing must be in [0, 1]; got ${eps}`);
+  if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1))
+    throw new ValueError(`crossEntropy: labelSmoothing must be in [0, 1]; got ${eps}`);
   checkTensor('crossEntropy', logits, 'input');
   checkTensor('crossEntropy', target, 'target');
   const probs = target.dtype === 'float32';
   if (probs) sameShape('crossEntropy', logits, target);
-  if (logits.ndim !== 2) throw new ShapeError(`crossEntropy: input has shape ${fmtShape(logits.shape)}; expected [batch, classes]`);
+  if (logits.ndim !== 2)
+    throw new ShapeError(`crossEntropy: input has shape ${fmtShape(logits.shape)}; expected [batch, classes]`);
   const c = logits.shape[1];
   if (!probs) {
     classMaskChecks('crossEntropy', logits, target);
@@ -110,16 +120,26 @@ export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyO
  * Binary cross entropy on logits: softplus(x) - x·y, which is log(1 + e^x) - x·y without
  * overflow for any x. Targets are float32 in [0, 1], the input's shape.
  */
-export function binaryCrossEntropyWithLogits(logits: Tensor, target: Tensor, opts: LossOptions & { posWeight?: Tensor | number } = {}): Tensor {
-  checkOptions('binaryCrossEntropyWithLogits', opts, "{ reduction?, posWeight? }");
+export function binaryCrossEntropyWithLogits(
+  logits: Tensor,
+  target: Tensor,
+  opts: LossOptions & { posWeight?: Tensor | number } = {},
+): Tensor {
+  checkOptions('binaryCrossEntropyWithLogits', opts, '{ reduction?, posWeight? }');
   sameShape('binaryCrossEntropyWithLogits', logits, target);
   const pw = opts.posWeight;
-  if (pw !== undefined && typeof pw !== 'number' && !(pw instanceof Tensor)) throw new ValueError(`binaryCrossEntropyWithLogits: posWeight must be a number or a Tensor; got ${typeof pw}`);
+  if (pw !== undefined && typeof pw !== 'number' && !(pw instanceof Tensor))
+    throw new ValueError(`binaryCrossEntropyWithLogits: posWeight must be a number or a Tensor; got ${typeof pw}`);
   return tidy(() => {
-    if (pw === undefined) return reduce('binaryCrossEntropyWithLogits', logits.softplus().sub(logits.mul(target)), opts.reduction);
+    if (pw === undefined)
+      return reduce('binaryCrossEntropyWithLogits', logits.softplus().sub(logits.mul(target)), opts.reduction);
     // PyTorch's form with a positive-class weight p: (1 - y)·x + (1 + (p - 1)·y)·softplus(-x).
     const w = target.mul(typeof pw === 'number' ? pw - 1 : pw.sub(1)).add(1);
-    return reduce('binaryCrossEntropyWithLogits', target.neg().add(1).mul(logits).add(w.mul(logits.neg().softplus())), opts.reduction);
+    return reduce(
+      'binaryCrossEntropyWithLogits',
+      target.neg().add(1).mul(logits).add(w.mul(logits.neg().softplus())),
+      opts.reduction,
+    );
   });
 }
 
@@ -139,28 +159,38 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, opts: LossOpti
 
 /** Huber loss: ½d² where |d| < delta, else delta·(|d| − ½delta), d = input − target. */
 export function huberLoss(input: Tensor, target: Tensor, opts: LossOptions & { delta?: number } = {}): Tensor {
-  checkOptions('huberLoss', opts, "{ reduction?, delta? }");
+  checkOptions('huberLoss', opts, '{ reduction?, delta? }');
   const delta = opts.delta ?? 1;
-  if (typeof delta !== 'number' || !(delta > 0)) throw new ValueError(`huberLoss: delta must be a number > 0; got ${delta}`);
+  if (typeof delta !== 'number' || !(delta > 0))
+    throw new ValueError(`huberLoss: delta must be a number > 0; got ${delta}`);
   sameShape('huberLoss', input, target);
   return tidy(() => {
     const d = input.sub(target);
     const a = d.abs();
-    return reduce('huberLoss', Tensor.where(a.lt(delta), d.mul(d).mul(0.5), a.sub(0.5 * delta).mul(delta)), opts.reduction);
+    return reduce(
+      'huberLoss',
+      Tensor.where(a.lt(delta), d.mul(d).mul(0.5), a.sub(0.5 * delta).mul(delta)),
+      opts.reduction,
+    );
   });
 }
 
 /** Smooth L1: ½d²/beta where |d| < beta, else |d| − ½beta (beta 0 is the L1 loss). */
 export function smoothL1Loss(input: Tensor, target: Tensor, opts: LossOptions & { beta?: number } = {}): Tensor {
-  checkOptions('smoothL1Loss', opts, "{ reduction?, beta? }");
+  checkOptions('smoothL1Loss', opts, '{ reduction?, beta? }');
   const beta = opts.beta ?? 1;
-  if (typeof beta !== 'number' || !(beta >= 0)) throw new ValueError(`smoothL1Loss: beta must be a number >= 0; got ${beta}`);
+  if (typeof beta !== 'number' || !(beta >= 0))
+    throw new ValueError(`smoothL1Loss: beta must be a number >= 0; got ${beta}`);
   sameShape('smoothL1Loss', input, target);
   return tidy(() => {
     const d = input.sub(target);
     const a = d.abs();
     if (beta === 0) return reduce('smoothL1Loss', a, opts.reduction);
-    return reduce('smoothL1Loss', Tensor.where(a.lt(beta), d.mul(d).mul(0.5 / beta), a.sub(0.5 * beta)), opts.reduction);
+    return reduce(
+      'smoothL1Loss',
+      Tensor.where(a.lt(beta), d.mul(d).mul(0.5 / beta), a.sub(0.5 * beta)),
+      opts.reduction,
+    );
   });
 }
 
@@ -172,7 +202,11 @@ export type KLDivReduction = Reduction | 'batchmean';
  * 'batchmean' divides the sum by the batch size (the true KL per sample); 'mean' averages over
  * every element, as PyTorch's (its documented pitfall).
  */
-export function klDivLoss(input: Tensor, target: Tensor, opts: { reduction?: KLDivReduction; logTarget?: boolean } = {}): Tensor {
+export function klDivLoss(
+  input: Tensor,
+  target: Tensor,
+  opts: { reduction?: KLDivReduction; logTarget?: boolean } = {},
+): Tensor {
   checkOptions('klDivLoss', opts, "{ reduction?: 'mean' | 'batchmean' | 'sum' | 'none', logTarget? }");
   sameShape('klDivLoss', input, target);
   return tidy(() => {

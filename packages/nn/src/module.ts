@@ -30,7 +30,8 @@ export function isParameter(t: unknown): boolean {
  * their fields, so `this.weight = parameter(...)` is all a layer does to register one.
  */
 export function parameter(t: Tensor): Tensor {
-  if (!(t instanceof Tensor)) throw new ValueError(`parameter: expected a Tensor; got ${t === null ? 'null' : typeof t}`);
+  if (!(t instanceof Tensor))
+    throw new ValueError(`parameter: expected a Tensor; got ${t === null ? 'null' : typeof t}`);
   if (!t.isLeaf) throw new ValueError(`parameter: the tensor was made by an op; pass a leaf (detach() it first)`);
   t.requiresGrad_(true);
   PARAMS.add(t);
@@ -58,7 +59,13 @@ function holdsState(v: unknown, depth = 0): boolean {
   if (v instanceof Module) return true;
   if (v instanceof Tensor) return PARAMS.has(v) || (v.requiresGrad && v.isLeaf);
   if (depth > 2 || v === null || typeof v !== 'object') return false;
-  const vals = Array.isArray(v) ? v : v instanceof Map || v instanceof Set ? [...v.values()] : Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null ? Object.values(v) : [];
+  const vals = Array.isArray(v)
+    ? v
+    : v instanceof Map || v instanceof Set
+      ? [...v.values()]
+      : Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null
+        ? Object.values(v)
+        : [];
   return vals.some((x) => holdsState(x, depth + 1));
 }
 
@@ -89,21 +96,28 @@ export abstract class Module {
     for (const [key, v] of Object.entries(this)) {
       if (buffers?.has(key)) {
         if (v instanceof Tensor) out.push([key, v]);
-        else if (v !== null && v !== undefined) throw new ValueError(`${this.constructor.name}: buffer '${key}' holds ${describe(v)}; expected a Tensor or null`);
+        else if (v !== null && v !== undefined)
+          throw new ValueError(
+            `${this.constructor.name}: buffer '${key}' holds ${describe(v)}; expected a Tensor or null`,
+          );
       } else if (v instanceof Module || (v instanceof Tensor && asParameter(v))) out.push([key, v]);
       else if (Array.isArray(v)) {
         v.forEach((x, i) => {
           if (x instanceof Module || (x instanceof Tensor && asParameter(x))) out.push([`${key}.${i}`, x]);
           else if (holdsState(x)) throw this.unseen(`${key}[${i}]`, x);
         });
-      } else if (v !== null && typeof v === 'object' && !(v instanceof Tensor) && holdsState(v)) throw this.unseen(key, v);
+      } else if (v !== null && typeof v === 'object' && !(v instanceof Tensor) && holdsState(v))
+        throw this.unseen(key, v);
     }
     return out;
   }
 
   private unseen(field: string, v: unknown): ValueError {
-    const kind = v instanceof Map ? 'a Map' : v instanceof Set ? 'a Set' : Array.isArray(v) ? 'a nested array' : 'a plain object';
-    return new ValueError(`${this.constructor.name}: field '${field}' is ${kind} holding modules or parameters, which Surf cannot register (they would be missing from parameters() and stateDict()); use nn.ModuleDict for named modules or nn.ModuleList for a list`);
+    const kind =
+      v instanceof Map ? 'a Map' : v instanceof Set ? 'a Set' : Array.isArray(v) ? 'a nested array' : 'a plain object';
+    return new ValueError(
+      `${this.constructor.name}: field '${field}' is ${kind} holding modules or parameters, which Surf cannot register (they would be missing from parameters() and stateDict()); use nn.ModuleDict for named modules or nn.ModuleList for a list`,
+    );
   }
 
   /** The buffer names of this module (not its children), with their persistence. */
@@ -119,10 +133,19 @@ export abstract class Module {
    */
   registerBuffer(name: string, tensor: Tensor | null, opts: { persistent?: boolean } = {}): void {
     checkOptions(`${this.constructor.name}.registerBuffer`, opts, '{ persistent?: boolean }');
-    if (typeof name !== 'string' || name === '' || name.includes('.')) throw new ValueError(`${this.constructor.name}.registerBuffer: name must be a non-empty string without '.'; got ${JSON.stringify(name)}`);
-    if (tensor !== null && !(tensor instanceof Tensor)) throw new ValueError(`${this.constructor.name}.registerBuffer: '${name}' must be a Tensor or null; got ${describe(tensor)}`);
+    if (typeof name !== 'string' || name === '' || name.includes('.'))
+      throw new ValueError(
+        `${this.constructor.name}.registerBuffer: name must be a non-empty string without '.'; got ${JSON.stringify(name)}`,
+      );
+    if (tensor !== null && !(tensor instanceof Tensor))
+      throw new ValueError(
+        `${this.constructor.name}.registerBuffer: '${name}' must be a Tensor or null; got ${describe(tensor)}`,
+      );
     const cur = (this as unknown as Record<string, unknown>)[name];
-    if (cur instanceof Module || (cur instanceof Tensor && PARAMS.has(cur))) throw new ValueError(`${this.constructor.name}.registerBuffer: '${name}' already holds a ${cur instanceof Module ? 'module' : 'parameter'}`);
+    if (cur instanceof Module || (cur instanceof Tensor && PARAMS.has(cur)))
+      throw new ValueError(
+        `${this.constructor.name}.registerBuffer: '${name}' already holds a ${cur instanceof Module ? 'module' : 'parameter'}`,
+      );
     let names = BUFFERS.get(this);
     if (!names) BUFFERS.set(this, (names = new Map()));
     names.set(name, opts.persistent ?? true);
@@ -213,7 +236,8 @@ export abstract class Module {
 
   /** Freezes (false) or unfreezes (true) every parameter, as PyTorch's requires_grad_. */
   requiresGrad_(requiresGrad = true): this {
-    if (typeof requiresGrad !== 'boolean') throw new ValueError(`${this.constructor.name}.requiresGrad_: expected a boolean; got ${describe(requiresGrad)}`);
+    if (typeof requiresGrad !== 'boolean')
+      throw new ValueError(`${this.constructor.name}.requiresGrad_: expected a boolean; got ${describe(requiresGrad)}`);
     for (const p of this.parameters()) p.requiresGrad_(requiresGrad);
     return this;
   }
@@ -225,7 +249,8 @@ export abstract class Module {
 
   /** Calls fn on every descendant, children first, then on this module (PyTorch's apply). */
   apply(fn: (m: Module) => void): this {
-    if (typeof fn !== 'function') throw new ValueError(`${this.constructor.name}.apply: expected a function; got ${describe(fn)}`);
+    if (typeof fn !== 'function')
+      throw new ValueError(`${this.constructor.name}.apply: expected a function; got ${describe(fn)}`);
     for (const c of this.children()) c.apply(fn);
     fn(this);
     return this;
@@ -247,7 +272,10 @@ export abstract class Module {
     // Check first, so a failure moves nothing.
     for (const t of ts) {
       const nd = t.ndarray;
-      if (nd.backend !== b && nd.backend.name !== 'cpu') throw new ValueError(`${this.constructor.name}.to: a tensor of shape ${fmtShape(nd.shape)} lives on '${nd.backend.name}'; reading it back is asynchronous, so use await module.toAsync(...)`);
+      if (nd.backend !== b && nd.backend.name !== 'cpu')
+        throw new ValueError(
+          `${this.constructor.name}.to: a tensor of shape ${fmtShape(nd.shape)} lives on '${nd.backend.name}'; reading it back is asynchronous, so use await module.toAsync(...)`,
+        );
     }
     for (const t of ts) moveInPlace(`${this.constructor.name}.to`, t, b);
     return this;
@@ -281,7 +309,10 @@ export abstract class Module {
     const seen = new Set<Tensor>();
     for (const [pre, m] of this.namedModules()) {
       const { params, buffers } = m.ownTensors();
-      const own: [string, Tensor][] = [...params, ...buffers.filter(([, , persistent]) => persistent).map(([n, t]) => [n, t] as [string, Tensor])];
+      const own: [string, Tensor][] = [
+        ...params,
+        ...buffers.filter(([, , persistent]) => persistent).map(([n, t]) => [n, t] as [string, Tensor]),
+      ];
       for (const [name, t] of own) {
         if (seen.has(t)) continue;
         seen.add(t);
@@ -299,7 +330,10 @@ export abstract class Module {
    */
   loadStateDict(dict: StateDict | Map<string, Tensor>, opts: { strict?: boolean } = {}): LoadResult {
     const strict = checkOptions('loadStateDict', opts, '{ strict?: boolean }').strict ?? true;
-    if (!(dict instanceof Map) && (dict === null || typeof dict !== 'object')) throw new ValueError(`loadStateDict: expected an object or Map of tensors; got ${dict === null ? 'null' : typeof dict}`);
+    if (!(dict instanceof Map) && (dict === null || typeof dict !== 'object'))
+      throw new ValueError(
+        `loadStateDict: expected an object or Map of tensors; got ${dict === null ? 'null' : typeof dict}`,
+      );
     const given = dict instanceof Map ? dict : new Map(Object.entries(dict));
     const own = new Map(Object.entries(this.stateDict()));
     const missingKeys = [...own.keys()].filter((k) => !given.has(k));
@@ -308,19 +342,28 @@ export abstract class Module {
       const parts: string[] = [];
       if (missingKeys.length) parts.push(`missing keys: ${missingKeys.join(', ')}`);
       if (unexpectedKeys.length) parts.push(`unexpected keys: ${unexpectedKeys.join(', ')}`);
-      throw new ValueError(`loadStateDict: the state dict does not match ${this.constructor.name}'s parameters (${parts.join('; ')}); pass { strict: false } to load the keys that match`);
+      throw new ValueError(
+        `loadStateDict: the state dict does not match ${this.constructor.name}'s parameters (${parts.join('; ')}); pass { strict: false } to load the keys that match`,
+      );
     }
     const pairs: [Tensor, Tensor][] = [];
     for (const [name, p] of own) {
       const v = given.get(name);
       if (v === undefined) continue;
-      if (!(v instanceof Tensor)) throw new ValueError(`loadStateDict: '${name}' is ${v === null ? 'null' : typeof v}; expected a Tensor`);
+      if (!(v instanceof Tensor))
+        throw new ValueError(`loadStateDict: '${name}' is ${v === null ? 'null' : typeof v}; expected a Tensor`);
       if (v.isDisposed) throw new ValueError(`loadStateDict: '${name}' was disposed`);
       if (v.shape.length !== p.shape.length || v.shape.some((d, i) => d !== p.shape[i])) {
-        throw new ShapeError(`loadStateDict: '${name}' has shape ${fmtShape(v.shape)}; the parameter has shape ${fmtShape(p.shape)}`);
+        throw new ShapeError(
+          `loadStateDict: '${name}' has shape ${fmtShape(v.shape)}; the parameter has shape ${fmtShape(p.shape)}`,
+        );
       }
-      if (v.dtype !== p.dtype) throw new DTypeError(`loadStateDict: '${name}' has dtype ${v.dtype}; the parameter has dtype ${p.dtype}`);
-      if (v.ndarray.backend !== p.ndarray.backend) throw new BackendError(`loadStateDict: '${name}' lives on backend ${v.ndarray.backend.name}, the parameter on ${p.ndarray.backend.name}; load() it again after init()`);
+      if (v.dtype !== p.dtype)
+        throw new DTypeError(`loadStateDict: '${name}' has dtype ${v.dtype}; the parameter has dtype ${p.dtype}`);
+      if (v.ndarray.backend !== p.ndarray.backend)
+        throw new BackendError(
+          `loadStateDict: '${name}' lives on backend ${v.ndarray.backend.name}, the parameter on ${p.ndarray.backend.name}; load() it again after init()`,
+        );
       pairs.push([p, v]);
     }
     // assign() shares the source's storage; updates replace storage rather than write into
@@ -354,7 +397,10 @@ export abstract class Module {
     const extra = this.extraRepr();
     const { params: own, buffers } = this.ownTensors();
     const bufs = buffers.length ? `; buffers ${buffers.map(([n, b]) => `${n} ${fmtShape(b.shape)}`).join(', ')}` : '';
-    const params = own.length || buffers.length ? `# ${own.map(([n, p]) => `${n} ${fmtShape(p.shape)}`).join(', ')} (${own.reduce((a, [, p]) => a + p.numel, 0)} params)${bufs}` : '';
+    const params =
+      own.length || buffers.length
+        ? `# ${own.map(([n, p]) => `${n} ${fmtShape(p.shape)}`).join(', ')} (${own.reduce((a, [, p]) => a + p.numel, 0)} params)${bufs}`
+        : '';
     const kids = this.namedChildren();
     if (!kids.length) return [`${name}(${extra})${params ? `  ${params}` : ''}`];
     const lines = [`${name}(${extra}`];

@@ -11,7 +11,17 @@ export { Flatten } from './layers/flatten';
 export * as init from './init';
 export { ModuleList, ModuleDict, Identity } from './layers/containers';
 export { RMSNorm, GroupNorm } from './layers/norms';
-export { CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, KLDivLoss } from './layers/losses';
+export {
+  CrossEntropyLoss,
+  NLLLoss,
+  MSELoss,
+  L1Loss,
+  BCELoss,
+  BCEWithLogitsLoss,
+  HuberLoss,
+  SmoothL1Loss,
+  KLDivLoss,
+} from './layers/losses';
 export * as functional from './functional';
 // attention
 export { MultiheadAttention } from './layers/multihead-attention';

@@ -9,7 +9,14 @@ import { ValueError } from '@surf/core';
 export function checkOptions<T extends object>(fn: string, opts: T | undefined, expected: string): T {
   if (opts === undefined) return {} as T;
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts) || opts instanceof Map) {
-    const got = opts === null ? 'null' : Array.isArray(opts) ? 'an array' : opts instanceof Map ? 'a Map' : `${typeof opts} ${JSON.stringify(opts)}`;
+    const got =
+      opts === null
+        ? 'null'
+        : Array.isArray(opts)
+          ? 'an array'
+          : opts instanceof Map
+            ? 'a Map'
+            : `${typeof opts} ${JSON.stringify(opts)}`;
     throw new ValueError(`${fn}: the options argument must be an object ${expected}; got ${got}`);
   }
   return opts;

@@ -51,8 +51,15 @@ function isShape(s: unknown): s is number[] {
  */
 export function summarize(model: Module, inputShape: number[] | number[][], opts: SummaryOptions = {}): ModelSummary {
   const op = `${model.constructor.name}.summary`;
-  const shapes: number[][] = isShape(inputShape) ? [inputShape] : Array.isArray(inputShape) && inputShape.length && inputShape.every(isShape) ? (inputShape as number[][]) : [];
-  if (!shapes.length) throw new ValueError(`${op}: inputShape must be a shape such as [1, 784], or an array of shapes for several inputs; got ${JSON.stringify(inputShape)}`);
+  const shapes: number[][] = isShape(inputShape)
+    ? [inputShape]
+    : Array.isArray(inputShape) && inputShape.length && inputShape.every(isShape)
+      ? (inputShape as number[][])
+      : [];
+  if (!shapes.length)
+    throw new ValueError(
+      `${op}: inputShape must be a shape such as [1, 784], or an array of shapes for several inputs; got ${JSON.stringify(inputShape)}`,
+    );
   const dtype = opts.dtype ?? 'float32';
   if (!(dtype in BYTES)) throw new ValueError(`${op}: dtype must be float32, int32 or bool; got ${String(dtype)}`);
 
@@ -77,13 +84,17 @@ export function summarize(model: Module, inputShape: number[] | number[][], opts
     tidy(() => noGrad(() => model.forward(...shapes.map((s) => zeros(s, { dtype })))));
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    throw e instanceof SurfError && !(e instanceof ShapeError) ? e : new ShapeError(`${op}: the forward pass on zeros of shape ${shapes.map(fmtShape).join(', ')} failed: ${why}`);
+    throw e instanceof SurfError && !(e instanceof ShapeError)
+      ? e
+      : new ShapeError(`${op}: the forward pass on zeros of shape ${shapes.map(fmtShape).join(', ')} failed: ${why}`);
   } finally {
     named.forEach(([, m], i) => {
       delete (m as { forward?: unknown }).forward;
       if (own[i]) Object.defineProperty(m, 'forward', own[i]);
     });
-    named.forEach(([, m], i) => { m.training = training[i]; });
+    named.forEach(([, m], i) => {
+      m.training = training[i];
+    });
     if (prev) setBackend(prev);
   }
 
@@ -99,7 +110,14 @@ export function summarize(model: Module, inputShape: number[] | number[][], opts
   const totalParams = params.reduce((a, p) => a + p.numel, 0);
   const trainableParams = params.filter((p) => p.requiresGrad).reduce((a, p) => a + p.numel, 0);
   const stateBytes = Object.values(model.stateDict()).reduce((a, t) => a + t.numel * BYTES[t.dtype], 0);
-  return { rows, inputShapes: shapes, totalParams, trainableParams, stateBytes, toString: () => format(rows, shapes, totalParams, trainableParams, stateBytes) };
+  return {
+    rows,
+    inputShapes: shapes,
+    totalParams,
+    trainableParams,
+    stateBytes,
+    toString: () => format(rows, shapes, totalParams, trainableParams, stateBytes),
+  };
 }
 
 /**
@@ -115,14 +133,23 @@ function depthOf(name: string, names: Set<string>): number {
 }
 
 function format(rows: SummaryRow[], inputs: number[][], total: number, trainable: number, bytes: number): string {
-  const fmtOut = (s: SummaryRow['outputShape']) => (s === null ? '--' : Array.isArray(s[0]) ? (s as number[][]).map(fmtShape).join(', ') : fmtShape(s as number[]));
-  const cells = rows.map((r) => [`${r.depth ? `${'│  '.repeat(r.depth - 1)}├─ ` : ''}${r.type}${r.name ? ` (${r.name})` : ''}`, fmtOut(r.outputShape), r.params.toLocaleString('en-US')]);
+  const fmtOut = (s: SummaryRow['outputShape']) =>
+    s === null ? '--' : Array.isArray(s[0]) ? (s as number[][]).map(fmtShape).join(', ') : fmtShape(s as number[]);
+  const cells = rows.map((r) => [
+    `${r.depth ? `${'│  '.repeat(r.depth - 1)}├─ ` : ''}${r.type}${r.name ? ` (${r.name})` : ''}`,
+    fmtOut(r.outputShape),
+    r.params.toLocaleString('en-US'),
+  ]);
   const head = ['Layer (type (name))', 'Output shape', 'Param #'];
   const w = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => `${c[0].padEnd(w[0])}  ${c[1].padEnd(w[1])}  ${c[2].padStart(w[2])}`;
   const rule = (ch: string) => ch.repeat(w[0] + w[1] + w[2] + 4);
   return [
-    rule('='), line(head), rule('='), ...cells.map(line), rule('='),
+    rule('='),
+    line(head),
+    rule('='),
+    ...cells.map(line),
+    rule('='),
     `Total params: ${total.toLocaleString('en-US')}`,
     `Trainable params: ${trainable.toLocaleString('en-US')}`,
     `Non-trainable params: ${(total - trainable).toLocaleString('en-US')}`,

@@ -9,14 +9,21 @@ const B = backends();
 beforeAll(B.setup);
 afterAll(B.teardown);
 
-const logits = () => tensor([[0.5, -1, 2], [0.25, 0, -0.75]]);
+const logits = () =>
+  tensor([
+    [0.5, -1, 2],
+    [0.25, 0, -0.75],
+  ]);
 const labels = (v: number[]) => tensor(v, { dtype: 'int32' });
 
-test('the CPU backend checks class indices on the host at once', () => on(B.cpu, async () => {
-  expect(() => crossEntropy(logits(), labels([0, 3]))).toThrow(ValueError);
-  expect(() => crossEntropy(logits(), labels([-1, 0]))).toThrow(/crossEntropy: target\[0\] = -1 is outside the class range \[0, 3\)/);
-  await expect(sync()).resolves.toBeUndefined();
-}));
+test('the CPU backend checks class indices on the host at once', () =>
+  on(B.cpu, async () => {
+    expect(() => crossEntropy(logits(), labels([0, 3]))).toThrow(ValueError);
+    expect(() => crossEntropy(logits(), labels([-1, 0]))).toThrow(
+      /crossEntropy: target\[0\] = -1 is outside the class range \[0, 3\)/,
+    );
+    await expect(sync()).resolves.toBeUndefined();
+  }));
 
 testGpu('on WebGPU a bad index raises a ValueError naming it at the next readback, once', async () => {
   const gpu = B.gpu();
@@ -45,8 +52,19 @@ testGpu('on WebGPU a bad index raises a ValueError naming it at the next readbac
 testGpu('on WebGPU sync() raises a bad index without the loss being read; a valid run raises nothing', async () => {
   const gpu = B.gpu();
   await on(gpu, async () => {
-    const w = tensor([[0.1, 0.2, -0.3], [0.4, -0.5, 0.6]], { requiresGrad: true });
-    const x = tensor([[1, 2], [3, -1], [0.5, 0.5], [-2, 1]]);
+    const w = tensor(
+      [
+        [0.1, 0.2, -0.3],
+        [0.4, -0.5, 0.6],
+      ],
+      { requiresGrad: true },
+    );
+    const x = tensor([
+      [1, 2],
+      [3, -1],
+      [0.5, 0.5],
+      [-2, 1],
+    ]);
     const step = (y: number[]) => {
       const loss = crossEntropy(x.matmul(w), labels(y));
       loss.backward();
@@ -55,7 +73,9 @@ testGpu('on WebGPU sync() raises a bad index without the loss being read; a vali
     step([0, 1, 2, 1]);
     await expect(sync()).resolves.toBeUndefined();
     step([0, 1, 3, 1]);
-    await expect(sync()).rejects.toThrow(/crossEntropy: target\[2\] = 3 is outside the class range \[0, 3\) of the input's 3 columns/);
+    await expect(sync()).rejects.toThrow(
+      /crossEntropy: target\[2\] = 3 is outside the class range \[0, 3\) of the input's 3 columns/,
+    );
     // Raised once: the next sync is clean, and so are valid steps after it.
     await expect(sync()).resolves.toBeUndefined();
     step([2, 2, 0, 0]);
@@ -68,9 +88,17 @@ testGpu('on WebGPU a jitted training step replays the device-side check', async 
   const gpu = B.gpu();
   await on(gpu, async () => {
     const model = new nn.Linear(2, 3);
-    const x = tensor([[1, 2], [3, -1], [0.5, 0.5], [-2, 1]]);
+    const x = tensor([
+      [1, 2],
+      [3, -1],
+      [0.5, 0.5],
+      [-2, 1],
+    ]);
     const step = jit((y: Tensor) => crossEntropy(model.forward(x), y));
-    for (const y of [[0, 1, 2, 1], [1, 1, 0, 2]]) {
+    for (const y of [
+      [0, 1, 2, 1],
+      [1, 1, 0, 2],
+    ]) {
       step(labels(y)).dispose();
       await expect(sync()).resolves.toBeUndefined();
     }

@@ -1,7 +1,23 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Module, Tensor, ValueError, crossEntropy, load, loadCheckpoint, loadCheckpointFile, manualSeed, nn, optim, save, saveCheckpoint, saveCheckpointFile, tensor, tidy } from '@surf/nn';
+import {
+  Module,
+  Tensor,
+  ValueError,
+  crossEntropy,
+  load,
+  loadCheckpoint,
+  loadCheckpointFile,
+  manualSeed,
+  nn,
+  optim,
+  save,
+  saveCheckpoint,
+  saveCheckpointFile,
+  tensor,
+  tidy,
+} from '@surf/nn';
 import { backends, describeEach, on } from './helpers';
 
 // Checkpoints hold model, optimizer and scheduler state: training resumed from one gives
@@ -15,10 +31,17 @@ class Net extends Module {
   fc1 = new nn.Linear(3, 5);
   act = new nn.Tanh();
   fc2 = new nn.Linear(5, 3);
-  forward(x: Tensor): Tensor { return this.fc2.forward(this.act.forward(this.fc1.forward(x))); }
+  forward(x: Tensor): Tensor {
+    return this.fc2.forward(this.act.forward(this.fc1.forward(x)));
+  }
 }
 
-const X = [[0.5, -1, 2], [1.5, 0.25, -0.5], [-2, 1, 0.75], [0.1, 0.2, 0.3]];
+const X = [
+  [0.5, -1, 2],
+  [1.5, 0.25, -0.5],
+  [-2, 1, 0.75],
+  [0.1, 0.2, 0.3],
+];
 const Y = [0, 2, 1, 2];
 
 function setup(seed: number) {
@@ -73,20 +96,23 @@ describeEach(['cpu', 'webgpu'] as const, 'checkpoints on %s', (kind) => {
   });
 });
 
-test('files, and clear errors for mismatched parts', () => on(B.cpu, async () => {
-  const s = setup(3);
-  await train(s, 1);
-  const path = join(mkdtempSync(join(tmpdir(), 'surf-ckpt-')), 'ckpt.safetensors');
-  await saveCheckpointFile(path, { model: s.model, optimizer: s.optimizer, step: 1 });
-  const t = setup(4);
-  expect((await loadCheckpointFile(path, { model: t.model, optimizer: t.optimizer })).step).toBe(1);
-  const bytes = await saveCheckpoint({ model: s.model });
-  expect(() => loadCheckpoint(bytes, { model: t.model, optimizer: t.optimizer })).toThrow(/holds no optimizer state/);
-  const sgd = new optim.SGD(t.model.parameters(), { lr: 0.1 });
-  const full = await saveCheckpoint(s);
-  expect(() => loadCheckpoint(full, { model: t.model, optimizer: sgd })).toThrow(/the checkpoint's optimizer is Adam; got SGD/);
-  const plain = await save(s.model);
-  expect(() => loadCheckpoint(plain, { model: t.model })).toThrow(/not a checkpoint from saveCheckpoint/);
-  expect(() => loadCheckpoint(bytes, 3 as never)).toThrow(ValueError);
-  await expect(saveCheckpoint({ model: 3 } as never)).rejects.toThrow(/expected \{ model: Module/);
-}));
+test('files, and clear errors for mismatched parts', () =>
+  on(B.cpu, async () => {
+    const s = setup(3);
+    await train(s, 1);
+    const path = join(mkdtempSync(join(tmpdir(), 'surf-ckpt-')), 'ckpt.safetensors');
+    await saveCheckpointFile(path, { model: s.model, optimizer: s.optimizer, step: 1 });
+    const t = setup(4);
+    expect((await loadCheckpointFile(path, { model: t.model, optimizer: t.optimizer })).step).toBe(1);
+    const bytes = await saveCheckpoint({ model: s.model });
+    expect(() => loadCheckpoint(bytes, { model: t.model, optimizer: t.optimizer })).toThrow(/holds no optimizer state/);
+    const sgd = new optim.SGD(t.model.parameters(), { lr: 0.1 });
+    const full = await saveCheckpoint(s);
+    expect(() => loadCheckpoint(full, { model: t.model, optimizer: sgd })).toThrow(
+      /the checkpoint's optimizer is Adam; got SGD/,
+    );
+    const plain = await save(s.model);
+    expect(() => loadCheckpoint(plain, { model: t.model })).toThrow(/not a checkpoint from saveCheckpoint/);
+    expect(() => loadCheckpoint(bytes, 3 as never)).toThrow(ValueError);
+    await expect(saveCheckpoint({ model: 3 } as never)).rejects.toThrow(/expected \{ model: Module/);
+  }));

@@ -11,7 +11,10 @@ afterAll(B.teardown);
 
 /** Row r of x is [r, 10r]; y[r] = 100 + r: every batch row names where it came from. */
 function dataset(n: number): [Tensor, Tensor] {
-  const x = tensor(Float32Array.from({ length: 2 * n }, (_, i) => (i % 2 ? 10 : 1) * Math.floor(i / 2))).reshape([n, 2]);
+  const x = tensor(Float32Array.from({ length: 2 * n }, (_, i) => (i % 2 ? 10 : 1) * Math.floor(i / 2))).reshape([
+    n,
+    2,
+  ]);
   const y = tensor(Int32Array.from({ length: n }, (_, r) => 100 + r));
   return [x, y];
 }
@@ -23,7 +26,10 @@ test('permutation is a seeded Fisher–Yates shuffle', () => {
   expect([...permutation(50, 't')]).not.toEqual([...p]);
   expect([...permutation(1, 's')]).toEqual([0]);
   expect(batchIndices(Int32Array.from([0, 1, 2, 3, 4]), 2, false).map((b) => [...b])).toEqual([[0, 1], [2, 3], [4]]);
-  expect(batchIndices(Int32Array.from([0, 1, 2, 3, 4]), 2, true).map((b) => [...b])).toEqual([[0, 1], [2, 3]]);
+  expect(batchIndices(Int32Array.from([0, 1, 2, 3, 4]), 2, true).map((b) => [...b])).toEqual([
+    [0, 1],
+    [2, 3],
+  ]);
 });
 
 describeEach(['cpu', 'webgpu'] as const, 'DataLoader on %s', (kind) => {
@@ -95,7 +101,10 @@ describeEach(['cpu', 'webgpu'] as const, 'DataLoader on %s', (kind) => {
       expect(batches.flat().every((t) => t.isDisposed)).toBe(true);
       // Breaking out of the loop frees the current batch too; the dataset stays.
       let kept: Tensor[] = [];
-      for (const b of dl) { kept = b; break; }
+      for (const b of dl) {
+        kept = b;
+        break;
+      }
       expect(kept.every((t) => t.isDisposed)).toBe(true);
       expect(x.isDisposed || y.isDisposed).toBe(false);
       // Unshuffled batches are views of the dataset: nothing is uploaded at all.
@@ -107,9 +116,14 @@ describeEach(['cpu', 'webgpu'] as const, 'DataLoader on %s', (kind) => {
   });
 });
 
-test('bad arguments are named', () => on(B.cpu, () => {
-  const [x, y] = dataset(4);
-  expect(() => new DataLoader([x, y.narrow(0, 0, 3)], { batchSize: 2 })).toThrow(/DataLoader: tensor 1 has shape \[3\]; every tensor needs the same first dim \(rows\), here 4/);
-  expect(() => new DataLoader(x, { batchSize: 0 })).toThrow(/DataLoader: batchSize must be a positive integer; got 0/);
-  expect(() => new DataLoader([], { batchSize: 1 })).toThrow(/expected a tensor or a non-empty array/);
-}));
+test('bad arguments are named', () =>
+  on(B.cpu, () => {
+    const [x, y] = dataset(4);
+    expect(() => new DataLoader([x, y.narrow(0, 0, 3)], { batchSize: 2 })).toThrow(
+      /DataLoader: tensor 1 has shape \[3\]; every tensor needs the same first dim \(rows\), here 4/,
+    );
+    expect(() => new DataLoader(x, { batchSize: 0 })).toThrow(
+      /DataLoader: batchSize must be a positive integer; got 0/,
+    );
+    expect(() => new DataLoader([], { batchSize: 1 })).toThrow(/expected a tensor or a non-empty array/);
+  }));

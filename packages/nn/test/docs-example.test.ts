@@ -10,7 +10,9 @@ afterAll(() => surf.getBackend().destroy());
 
 test('the docs training example runs and trains to high accuracy', async () => {
   const logs: string[] = [];
-  const spy = jest.spyOn(console, 'log').mockImplementation((s: unknown) => { logs.push(String(s)); });
+  const spy = jest.spyOn(console, 'log').mockImplementation((s: unknown) => {
+    logs.push(String(s));
+  });
   try {
     // <doc>
     await surf.init(); // WebGPU when an adapter exists, else the CPU
@@ -53,7 +55,11 @@ test('the docs training example runs and trains to high accuracy', async () => {
   } finally {
     spy.mockRestore();
   }
-  expect(logs.slice(0, 3).map((l) => l.replace(/[\d.]+$/, '#'))).toEqual(['step 20: loss #', 'step 40: loss #', 'step 60: loss #']);
+  expect(logs.slice(0, 3).map((l) => l.replace(/[\d.]+$/, '#'))).toEqual([
+    'step 20: loss #',
+    'step 40: loss #',
+    'step 60: loss #',
+  ]);
   const losses = logs.slice(0, 3).map((l) => Number(l.split(' ').pop()));
   expect(losses[2]).toBeLessThan(losses[0]);
   expect(losses[2]).toBeLessThan(0.2);
@@ -61,7 +67,11 @@ test('the docs training example runs and trains to high accuracy', async () => {
 });
 
 test('docs/api-nn.md shows exactly the code between the <doc> markers above', () => {
-  const norm = (s: string) => s.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  const norm = (s: string) =>
+    s
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0);
   const md = readFileSync(join(__dirname, '../../../docs/api-nn.md'), 'utf8');
   const section = md.slice(md.indexOf('## A training example'));
   const block = section.slice(section.indexOf('```ts\n') + 6, section.indexOf('\n```', section.indexOf('```ts\n')));

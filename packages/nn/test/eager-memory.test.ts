@@ -1,5 +1,17 @@
 import { Backend } from '@surf/core';
-import { Tensor, collectGarbage, configureMemory, crossEntropy, manualSeed, memory, nn, optim, randint, randn, tidy } from '@surf/nn';
+import {
+  Tensor,
+  collectGarbage,
+  configureMemory,
+  crossEntropy,
+  manualSeed,
+  memory,
+  nn,
+  optim,
+  randint,
+  randn,
+  tidy,
+} from '@surf/nn';
 import { backends, on, testGpu } from './helpers';
 
 // eagermem: the loop PyTorch users write (no tidy, no dispose, the loss read every 10 steps)
@@ -10,14 +22,26 @@ import { backends, on, testGpu } from './helpers';
 const B = backends();
 beforeAll(B.setup);
 afterAll(B.teardown);
-afterEach(() => { configureMemory({ autoCollect: true, minGrowthBytes: 4 << 20, warnTensors: 50_000 }); });
+afterEach(() => {
+  configureMemory({ autoCollect: true, minGrowthBytes: 4 << 20, warnTensors: 50_000 });
+});
 
 type Style = 'raw' | 'module';
 
-interface LoopResult { firstPeak: number; secondPeak: number; stepBytes: number; collections: number; losses: number[] }
+interface LoopResult {
+  firstPeak: number;
+  secondPeak: number;
+  stepBytes: number;
+  collections: number;
+  losses: number[];
+}
 
 /** A 12 -> 32 -> 3 MLP trained without tidy; memory().bytes sampled after every step. */
-async function loop(style: Style, steps: number, onStep?: (step: number, held: Tensor[]) => void): Promise<LoopResult & { cleanup: () => void }> {
+async function loop(
+  style: Style,
+  steps: number,
+  onStep?: (step: number, held: Tensor[]) => void,
+): Promise<LoopResult & { cleanup: () => void }> {
   manualSeed(1);
   const x = randn([16, 12]);
   const y = randint(0, 3, [16]);
@@ -44,7 +68,12 @@ async function loop(style: Style, steps: number, onStep?: (step: number, held: T
     stepBytes: bytes[1] - bytes[0],
     collections: memory().collections - c0,
     losses,
-    cleanup: () => { model.parameters().forEach((p) => p.dispose()); opt.dispose(); x.dispose(); y.dispose(); },
+    cleanup: () => {
+      model.parameters().forEach((p) => p.dispose());
+      opt.dispose();
+      x.dispose();
+      y.dispose();
+    },
   };
 }
 
@@ -110,11 +139,12 @@ async function heldSurvive(backend: Backend): Promise<void> {
     const got = (await folded.toArray()) as number[][];
     const xs = (await x.toArray()) as number[][];
     const ws = wThen as number[][];
-    for (let i = 0; i < 8; i++) for (let j = 0; j < 6; j++) {
-      let s = 0;
-      for (let k = 0; k < 5; k++) s += xs[i][k] * ws[k][j];
-      expect(got[i][j]).toBeCloseTo(s, 4);
-    }
+    for (let i = 0; i < 8; i++)
+      for (let j = 0; j < 6; j++) {
+        let s = 0;
+        for (let k = 0; k < 5; k++) s += xs[i][k] * ws[k][j];
+        expect(got[i][j]).toBeCloseTo(s, 4);
+      }
     expect(await view.toArray()).toEqual(viewValues);
     c0 = memory().collections;
     await collectGarbage();
@@ -164,7 +194,11 @@ test('configureMemory checks its options; autoCollect: false turns collection of
   await on(B.cpu, async () => {
     configureMemory({ autoCollect: false, minGrowthBytes: 0 });
     const c0 = memory().collections;
-    for (let i = 0; i < 5; i++) await randn([64, 64]).matmul(randn([64, 64])).sum().item();
+    for (let i = 0; i < 5; i++)
+      await randn([64, 64])
+        .matmul(randn([64, 64]))
+        .sum()
+        .item();
     expect(memory().collections).toBe(c0);
   });
 });

@@ -14,14 +14,21 @@ afterAll(B.teardown);
 function near(got: ArrayLike<number>, want: ArrayLike<number>, tol = 1e-5): void {
   expect(got.length).toBe(want.length);
   for (let i = 0; i < want.length; i++) {
-    if (!(Math.abs(got[i] - want[i]) <= tol * (1 + Math.abs(want[i])))) throw new Error(`at ${i}: got ${got[i]}, want ${want[i]}`);
+    if (!(Math.abs(got[i] - want[i]) <= tol * (1 + Math.abs(want[i]))))
+      throw new Error(`at ${i}: got ${got[i]}, want ${want[i]}`);
   }
 }
 
 /** Loss and every parameter gradient of a 3-layer ReLU MLP on fixed data, fused or composed. */
 async function lossAndGrads(fused: boolean, smoothing: number): Promise<number[][]> {
   manualSeed(7);
-  const model = new nn.Sequential(new nn.Linear(5, 8), new nn.ReLU(), new nn.Linear(8, 6), new nn.ReLU(), new nn.Linear(6, 4));
+  const model = new nn.Sequential(
+    new nn.Linear(5, 8),
+    new nn.ReLU(),
+    new nn.Linear(8, 6),
+    new nn.ReLU(),
+    new nn.Linear(6, 4),
+  );
   const x = randn([7, 5]);
   const y = tensor([0, 3, 1, 1, 2, 0, 3], { dtype: 'int32' });
   const loss = tidy(() => {
@@ -33,7 +40,10 @@ async function lossAndGrads(fused: boolean, smoothing: number): Promise<number[]
       else if (i < model.layers.length) h = h.relu();
     });
     const c = 4;
-    const onehot = y.reshape([-1, 1]).eq(tensor([0, 1, 2, 3], { dtype: 'int32' }).reshape([1, -1])).float();
+    const onehot = y
+      .reshape([-1, 1])
+      .eq(tensor([0, 1, 2, 3], { dtype: 'int32' }).reshape([1, -1]))
+      .float();
     const w = onehot.mul(1 - smoothing).add(smoothing / c);
     return w.mul(h.logSoftmax(1)).sum(1).neg().mean();
   });
@@ -61,40 +71,66 @@ testGpu('fused MLP step = composed ops (loss and every gradient) on WebGPU', asy
   await fusedMatchesComposed(B.gpu());
 });
 
-test('crossEntropy backward without a seed equals backward with an explicit 1', () => on(B.cpu, async () => {
-  const z = tensor([[0.3, -1.2, 0.9], [2.1, 0.7, -0.4]], { requiresGrad: true });
-  const y = tensor([2, 0], { dtype: 'int32' });
-  crossEntropy(z, y, { labelSmoothing: 0.3, reduction: 'sum' }).backward();
-  const seedless = Array.from(await z.grad!.data());
-  z.grad = null;
-  crossEntropy(z, y, { labelSmoothing: 0.3, reduction: 'sum' }).backward(tensor(1));
-  near(seedless, Array.from(await z.grad!.data()), 0);
-  // By hand: softmax − ((1 − ε)·onehot + ε/C).
-  const sm = (r: number[]) => { const e = r.map(Math.exp); const s = e.reduce((a, b) => a + b); return e.map((v) => v / s); };
-  const p0 = sm([0.3, -1.2, 0.9]), p1 = sm([2.1, 0.7, -0.4]);
-  near(seedless, [...p0.map((p, j) => p - ((j === 2 ? 0.7 : 0) + 0.1)), ...p1.map((p, j) => p - ((j === 0 ? 0.7 : 0) + 0.1))], 1e-6);
-}));
+test('crossEntropy backward without a seed equals backward with an explicit 1', () =>
+  on(B.cpu, async () => {
+    const z = tensor(
+      [
+        [0.3, -1.2, 0.9],
+        [2.1, 0.7, -0.4],
+      ],
+      { requiresGrad: true },
+    );
+    const y = tensor([2, 0], { dtype: 'int32' });
+    crossEntropy(z, y, { labelSmoothing: 0.3, reduction: 'sum' }).backward();
+    const seedless = Array.from(await z.grad!.data());
+    z.grad = null;
+    crossEntropy(z, y, { labelSmoothing: 0.3, reduction: 'sum' }).backward(tensor(1));
+    near(seedless, Array.from(await z.grad!.data()), 0);
+    // By hand: softmax − ((1 − ε)·onehot + ε/C).
+    const sm = (r: number[]) => {
+      const e = r.map(Math.exp);
+      const s = e.reduce((a, b) => a + b);
+      return e.map((v) => v / s);
+    };
+    const p0 = sm([0.3, -1.2, 0.9]),
+      p1 = sm([2.1, 0.7, -0.4]);
+    near(
+      seedless,
+      [...p0.map((p, j) => p - ((j === 2 ? 0.7 : 0) + 0.1)), ...p1.map((p, j) => p - ((j === 0 ? 0.7 : 0) + 0.1))],
+      1e-6,
+    );
+  }));
 
-testGpu('one SGD step of Linear-ReLU-Linear with crossEntropy is at most 14 kernels on WebGPU, no readback', async () => {
-  const gpu = B.gpu() as Backend & { stats(): { dispatches: number; readbacks: number } };
-  await on(gpu, async () => {
-    const model = new nn.Sequential(new nn.Linear(6, 5), new nn.ReLU(), new nn.Linear(5, 3));
-    const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
-    const x = randn([4, 6]);
-    const y = tensor([0, 2, 1, 2], { dtype: 'int32' });
-    const step = () => tidy(() => { opt.zeroGrad(); const l = crossEntropy(model.forward(x), y); l.backward(); opt.step(); return l; });
-    step().dispose();
-    const s0 = gpu.stats();
-    step().dispose();
-    const s1 = gpu.stats();
-    // forward 2 (bias and ReLU in the matmul epilogues), loss 2 (its rows, with the class
-    // indices' device-side check inside, and their sum), its backward 1 (no seed kernel),
-    // layer 2's backward 3 (dW, db, dx with layer 1's ReLU mask in the epilogue), layer 1's 2
-    // (no dx: the input needs no grad), SGD 4. Was 33 before the fused ops, 18 before the rows.
-    expect(s1.dispatches - s0.dispatches).toBeLessThanOrEqual(14);
-    expect(s1.readbacks - s0.readbacks).toBe(0);
-    model.parameters().forEach((p) => p.dispose());
-    opt.dispose();
-    [x, y].forEach((t) => t.dispose());
-  });
-});
+testGpu(
+  'one SGD step of Linear-ReLU-Linear with crossEntropy is at most 14 kernels on WebGPU, no readback',
+  async () => {
+    const gpu = B.gpu() as Backend & { stats(): { dispatches: number; readbacks: number } };
+    await on(gpu, async () => {
+      const model = new nn.Sequential(new nn.Linear(6, 5), new nn.ReLU(), new nn.Linear(5, 3));
+      const opt = new optim.SGD(model.parameters(), { lr: 0.1 });
+      const x = randn([4, 6]);
+      const y = tensor([0, 2, 1, 2], { dtype: 'int32' });
+      const step = () =>
+        tidy(() => {
+          opt.zeroGrad();
+          const l = crossEntropy(model.forward(x), y);
+          l.backward();
+          opt.step();
+          return l;
+        });
+      step().dispose();
+      const s0 = gpu.stats();
+      step().dispose();
+      const s1 = gpu.stats();
+      // forward 2 (bias and ReLU in the matmul epilogues), loss 2 (its rows, with the class
+      // indices' device-side check inside, and their sum), its backward 1 (no seed kernel),
+      // layer 2's backward 3 (dW, db, dx with layer 1's ReLU mask in the epilogue), layer 1's 2
+      // (no dx: the input needs no grad), SGD 4. Was 33 before the fused ops, 18 before the rows.
+      expect(s1.dispatches - s0.dispatches).toBeLessThanOrEqual(14);
+      expect(s1.readbacks - s0.readbacks).toBe(0);
+      model.parameters().forEach((p) => p.dispose());
+      opt.dispose();
+      [x, y].forEach((t) => t.dispose());
+    });
+  },
+);

@@ -12,16 +12,23 @@ beforeAll(B.setup);
 afterAll(B.teardown);
 
 type Stats = { stats(): { dispatches: number; readbacks: number } };
-const IN = 6, HID = 5, OUT = 3;
+const IN = 6,
+  HID = 5,
+  OUT = 3;
 
 /** A model's forward and parameters, built from the same seeded numbers. */
-interface Model { forward(x: Tensor): Tensor; params: Tensor[] }
+interface Model {
+  forward(x: Tensor): Tensor;
+  params: Tensor[];
+}
 
 class PlainMLP extends nn.Module {
   readonly l1 = new nn.Linear(IN, HID);
   readonly act = new nn.ReLU();
   readonly l2 = new nn.Linear(HID, OUT);
-  forward(x: Tensor): Tensor { return this.l2.forward(this.act.forward(this.l1.forward(x))); }
+  forward(x: Tensor): Tensor {
+    return this.l2.forward(this.act.forward(this.l1.forward(x)));
+  }
 }
 
 const models: Record<string, () => Model> = {
@@ -46,14 +53,24 @@ const models: Record<string, () => Model> = {
 };
 
 /** Dispatches of the second SGD step (the first compiles) of `make`'s model. */
-async function kernelsPerStep(gpu: Backend & Stats, make: () => Model): Promise<{ dispatches: number; readbacks: number }> {
+async function kernelsPerStep(
+  gpu: Backend & Stats,
+  make: () => Model,
+): Promise<{ dispatches: number; readbacks: number }> {
   return on(gpu, async () => {
     manualSeed(3);
     const model = make();
     const opt = new optim.SGD(model.params, { lr: 0.1 });
     const x = randn([4, IN]);
     const y = tensor([0, 2, 1, 2], { dtype: 'int32' });
-    const step = () => tidy(() => { opt.zeroGrad(); const l = crossEntropy(model.forward(x), y); l.backward(); opt.step(); return l; });
+    const step = () =>
+      tidy(() => {
+        opt.zeroGrad();
+        const l = crossEntropy(model.forward(x), y);
+        l.backward();
+        opt.step();
+        return l;
+      });
     step().dispose();
     const s0 = gpu.stats();
     step().dispose();
@@ -83,10 +100,17 @@ testGpu('an MLP training step costs the same kernels in Sequential, a plain Modu
 async function rawStepAgainstLoops(backend: Backend): Promise<void> {
   await on(backend, async () => {
     // The count test's shapes (kernels already compiled); values from a fixed formula.
-    const N = 4, K = IN, H = HID, C = OUT;
-    const fill = (r: number, c: number, k: number) => Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => Math.sin(k + 1.7 * i + 0.9 * j)));
-    const xs = fill(N, K, 0), w1s = fill(K, H, 1), w2s = fill(H, C, 2);
-    const b1s = fill(1, H, 3)[0].map((v) => 0.3 * v), b2s = fill(1, C, 4)[0].map((v) => 0.3 * v);
+    const N = 4,
+      K = IN,
+      H = HID,
+      C = OUT;
+    const fill = (r: number, c: number, k: number) =>
+      Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => Math.sin(k + 1.7 * i + 0.9 * j)));
+    const xs = fill(N, K, 0),
+      w1s = fill(K, H, 1),
+      w2s = fill(H, C, 2);
+    const b1s = fill(1, H, 3)[0].map((v) => 0.3 * v),
+      b2s = fill(1, C, 4)[0].map((v) => 0.3 * v);
     const labels = [1, 0, 2, 1];
     const leaf = (v: number[][] | number[]) => tensor(v, { requiresGrad: true });
     const [x, w1, b1, w2, b2] = [tensor(xs), leaf(w1s), leaf(b1s), leaf(w2s), leaf(b2s)];
@@ -105,10 +129,16 @@ async function rawStepAgainstLoops(backend: Backend): Promise<void> {
       lossRef += (Math.log(s) + m - r[labels[i]]) / N;
       return e.map((v, c) => (v / s - (c === labels[i] ? 1 : 0)) / N);
     });
-    const gw2 = Array.from({ length: H }, (_, j) => Array.from({ length: C }, (_, c) => h.reduce((s, r, i) => s + r[j] * dz[i][c], 0)));
+    const gw2 = Array.from({ length: H }, (_, j) =>
+      Array.from({ length: C }, (_, c) => h.reduce((s, r, i) => s + r[j] * dz[i][c], 0)),
+    );
     const gb2 = Array.from({ length: C }, (_, c) => dz.reduce((s, r) => s + r[c], 0));
-    const dpre = h.map((r, i) => r.map((v, j) => (pre[i][j] > 0 ? dz[i].reduce((s, d, c) => s + d * w2s[j][c], 0) : 0)));
-    const gw1 = Array.from({ length: K }, (_, k) => Array.from({ length: H }, (_, j) => xs.reduce((s, r, i) => s + r[k] * dpre[i][j], 0)));
+    const dpre = h.map((r, i) =>
+      r.map((v, j) => (pre[i][j] > 0 ? dz[i].reduce((s, d, c) => s + d * w2s[j][c], 0) : 0)),
+    );
+    const gw1 = Array.from({ length: K }, (_, k) =>
+      Array.from({ length: H }, (_, j) => xs.reduce((s, r, i) => s + r[k] * dpre[i][j], 0)),
+    );
     const gb1 = Array.from({ length: H }, (_, j) => dpre.reduce((s, r) => s + r[j], 0));
     expect(pre.flat().every((v) => Math.abs(v) > 1e-3)).toBe(true); // no ReLU kink in the data
 
@@ -132,24 +162,55 @@ testGpu('a hand-written MLP step (fused) matches loops on WebGPU', async () => {
   await rawStepAgainstLoops(gpu);
 });
 
-test('a product folded into its consumer, read after its weight was replaced, has the old value', () => on(B.cpu, async () => {
-  const f32 = { dtype: 'float32' } as const;
-  const x = tensor([[1, 2], [3, 4]], f32);
-  const w = tensor([[1, 0], [0, 1]], f32);
-  const z = x.matmul(w); // pending
-  const y = z.add(1).relu(); // folds z: z itself is never computed unless read
-  w.assign(tensor([[5, 5], [5, 5]], f32)); // as an optimizer step does
-  expect(await y.toArray()).toEqual([[2, 3], [4, 5]]);
-  expect(await z.toArray()).toEqual([[1, 2], [3, 4]]);
-  [x, w, z, y].forEach((t) => t.dispose());
-}));
+test('a product folded into its consumer, read after its weight was replaced, has the old value', () =>
+  on(B.cpu, async () => {
+    const f32 = { dtype: 'float32' } as const;
+    const x = tensor(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      f32,
+    );
+    const w = tensor(
+      [
+        [1, 0],
+        [0, 1],
+      ],
+      f32,
+    );
+    const z = x.matmul(w); // pending
+    const y = z.add(1).relu(); // folds z: z itself is never computed unless read
+    w.assign(
+      tensor(
+        [
+          [5, 5],
+          [5, 5],
+        ],
+        f32,
+      ),
+    ); // as an optimizer step does
+    expect(await y.toArray()).toEqual([
+      [2, 3],
+      [4, 5],
+    ]);
+    expect(await z.toArray()).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    [x, w, z, y].forEach((t) => t.dispose());
+  }));
 
 testGpu('on WebGPU a folded chain is one kernel; an unread product still runs by the next await', async () => {
   const gpu = B.gpu() as Backend & Stats;
   await on(gpu, async () => {
     // The count test's shapes and epilogue: the kernels are compiled already.
-    const a = randn([4, IN]), b = randn([IN, HID]), bias = randn([HID]);
-    await a.data(); await b.data(); await bias.data();
+    const a = randn([4, IN]),
+      b = randn([IN, HID]),
+      bias = randn([HID]);
+    await a.data();
+    await b.data();
+    await bias.data();
     let s0 = gpu.stats().dispatches;
     const y = a.matmul(b).add(bias).relu();
     await y.data();
@@ -166,7 +227,8 @@ testGpu('on WebGPU a folded chain is one kernel; an unread product still runs by
 testGpu('on WebGPU a 3-d input costs the same backward kernels as a 2-d one (ReLU mask in the dgrad)', async () => {
   const gpu = B.gpu() as Backend & Stats;
   await on(gpu, async () => {
-    const l1 = new nn.Linear(IN, HID), l2 = new nn.Linear(HID, OUT);
+    const l1 = new nn.Linear(IN, HID),
+      l2 = new nn.Linear(HID, OUT);
     const backwardKernels = async (x: Tensor) => {
       const y = tidy(() => l2.forward(l1.forward(x).relu()).sum());
       await y.data();
@@ -174,10 +236,13 @@ testGpu('on WebGPU a 3-d input costs the same backward kernels as a 2-d one (ReL
       y.backward();
       const n = gpu.stats().dispatches - s0;
       y.dispose();
-      [...l1.parameters(), ...l2.parameters()].forEach((p) => { p.grad = null; });
+      [...l1.parameters(), ...l2.parameters()].forEach((p) => {
+        p.grad = null;
+      });
       return n;
     };
-    const x2 = randn([4, IN], { requiresGrad: true }), x3 = randn([2, 2, IN], { requiresGrad: true });
+    const x2 = randn([4, IN], { requiresGrad: true }),
+      x3 = randn([2, 2, IN], { requiresGrad: true });
     expect(await backwardKernels(x3)).toBe(await backwardKernels(x2));
     [x2, x3, ...l1.parameters(), ...l2.parameters()].forEach((t) => t.dispose());
   });

@@ -38,8 +38,12 @@ export function backends(): { cpu: Backend; gpu: () => Backend; setup: () => Pro
       if (!gpu) throw new Error('no WebGPU backend: register this test with testGpu/describeGpu (test-support/gpu.ts)');
       return gpu;
     },
-    setup: async () => { if (gpuAvailable) gpu = await gpuBackend(); },
-    teardown: () => { gpu?.destroy(); },
+    setup: async () => {
+      if (gpuAvailable) gpu = await gpuBackend();
+    },
+    teardown: () => {
+      gpu?.destroy();
+    },
   };
 }
 
@@ -66,11 +70,15 @@ export function functional(model: Module): (x: Tensor, ...params: Tensor[]) => T
   return (x, ...params) => {
     const slots = names.map(slot);
     const saved = slots.map(([o, k]) => o[k]);
-    slots.forEach(([o, k], i) => { if (params[i]) o[k] = params[i]; });
+    slots.forEach(([o, k], i) => {
+      if (params[i]) o[k] = params[i];
+    });
     try {
       return model.forward(x);
     } finally {
-      slots.forEach(([o, k], i) => { o[k] = saved[i]; });
+      slots.forEach(([o, k], i) => {
+        o[k] = saved[i];
+      });
     }
   };
 }

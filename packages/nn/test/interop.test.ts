@@ -14,18 +14,33 @@ afterAll(B.teardown);
 
 const DIR = join(__dirname, 'fixtures/interop');
 
-interface Expected { inputShape: number[]; input: number[]; outputShape: number[]; output: number[] }
+interface Expected {
+  inputShape: number[];
+  input: number[];
+  outputShape: number[];
+  output: number[];
+}
 
 const MODELS: Record<string, () => Module> = {
   // Same layout as the script's mlp() and cnn(): Sequential indices are the key prefixes.
   mlp: () => new nn.Sequential(new nn.Linear(4, 8), new nn.LayerNorm(8), new nn.ReLU(), new nn.Linear(8, 3)),
-  cnn: () => new nn.Sequential(new nn.Conv2d(2, 3, 3, { padding: 1 }), new nn.BatchNorm2d(3), new nn.ReLU(), new nn.Flatten(), new nn.Linear(3 * 4 * 4, 2)),
+  cnn: () =>
+    new nn.Sequential(
+      new nn.Conv2d(2, 3, 3, { padding: 1 }),
+      new nn.BatchNorm2d(3),
+      new nn.ReLU(),
+      new nn.Flatten(),
+      new nn.Linear(3 * 4 * 4, 2),
+    ),
 };
 
 /** The tensor table of a safetensors buffer: name -> dtype, shape and raw bytes. */
 function table(bytes: Uint8Array): Map<string, { dtype: string; shape: number[]; data: number[] }> {
   const n = Number(Buffer.from(bytes.buffer, bytes.byteOffset, 8).readBigUInt64LE());
-  const header = JSON.parse(Buffer.from(bytes.subarray(8, 8 + n)).toString('utf8')) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
+  const header = JSON.parse(Buffer.from(bytes.subarray(8, 8 + n)).toString('utf8')) as Record<
+    string,
+    { dtype: string; shape: number[]; data_offsets: [number, number] }
+  >;
   const out = new Map<string, { dtype: string; shape: number[]; data: number[] }>();
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') continue;
@@ -52,7 +67,9 @@ describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
         const y = noGrad(() => model.forward(x));
         expect(y.shape).toEqual(expected.outputShape);
         const got = await arr(y);
-        got.forEach((v, i) => expect(Math.abs(v - expected.output[i])).toBeLessThan(1e-5 + 1e-5 * Math.abs(expected.output[i])));
+        got.forEach((v, i) =>
+          expect(Math.abs(v - expected.output[i])).toBeLessThan(1e-5 + 1e-5 * Math.abs(expected.output[i])),
+        );
       });
     });
 
@@ -62,7 +79,8 @@ describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
         model.loadStateDict(load(torchBytes));
         const bytes = await save(model);
         // SURF_INTEROP_OUT=dir writes the file for `make-fixtures.py --check` (PyTorch's own load).
-        if (process.env.SURF_INTEROP_OUT && kind === 'cpu') writeFileSync(join(process.env.SURF_INTEROP_OUT, `surf-${name}.safetensors`), bytes);
+        if (process.env.SURF_INTEROP_OUT && kind === 'cpu')
+          writeFileSync(join(process.env.SURF_INTEROP_OUT, `surf-${name}.safetensors`), bytes);
         const mine = table(bytes);
         const theirs = table(torchBytes);
         expect([...mine.keys()].sort()).toEqual([...theirs.keys()].sort());

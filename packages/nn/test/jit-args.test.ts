@@ -12,14 +12,22 @@ const B = backends();
 beforeAll(B.setup);
 afterAll(B.teardown);
 
-interface Counts { bindGroupsCreated: number; replays: number }
+interface Counts {
+  bindGroupsCreated: number;
+  replays: number;
+}
 
 /** Counts copyBufferToBuffer calls (Dawn's encoder prototype) while `fn` runs. */
 async function countCopies<T>(fn: () => Promise<T>): Promise<{ value: T; copies: number }> {
-  const proto = (globalThis as unknown as { GPUCommandEncoder: { prototype: Record<string, (...a: unknown[]) => unknown> } }).GPUCommandEncoder.prototype;
+  const proto = (
+    globalThis as unknown as { GPUCommandEncoder: { prototype: Record<string, (...a: unknown[]) => unknown> } }
+  ).GPUCommandEncoder.prototype;
   const orig = proto.copyBufferToBuffer;
   let copies = 0;
-  proto.copyBufferToBuffer = function (this: unknown, ...a: unknown[]) { copies++; return orig.apply(this, a); };
+  proto.copyBufferToBuffer = function (this: unknown, ...a: unknown[]) {
+    copies++;
+    return orig.apply(this, a);
+  };
   try {
     return { value: await fn(), copies };
   } finally {
@@ -35,7 +43,10 @@ function smallStep(seed: number, momentum: number, jitted = true) {
   return { model, f: jitted ? jit(step) : step };
 }
 
-async function train(jitted: boolean, keep: boolean): Promise<{ losses: number[]; params: number[][]; counts: Counts[]; copies: number[] }> {
+async function train(
+  jitted: boolean,
+  keep: boolean,
+): Promise<{ losses: number[]; params: number[][]; counts: Counts[]; copies: number[] }> {
   // Momentum: the state pairs swap every run, so each batch is met at both parities.
   const { model, f } = smallStep(11, 0.9, jitted);
   manualSeed(12);
@@ -63,26 +74,36 @@ async function train(jitted: boolean, keep: boolean): Promise<{ losses: number[]
   return { losses, params, counts, copies };
 }
 
-testGpu('jit on WebGPU: cycled batches are bound in place and the loss is lent (no copies once warm); kept results keep their values', async () => {
-  await on(B.gpu(), async () => {
-    const close = (a: number, b: number) => Math.abs(a - b) <= 1e-5 * (1 + Math.abs(b));
-    for (const keep of [false, true]) {
-      const want = await train(false, keep);
-      const got = await train(true, keep);
-      got.losses.forEach((l, i) => { if (!close(l, want.losses[i])) throw new Error(`keep ${keep}, step ${i}: loss ${l}, eager ${want.losses[i]}`); });
-      got.params.forEach((p, i) => p.forEach((v, j) => { if (!close(v, want.params[i][j])) throw new Error(`keep ${keep}: param ${i}[${j}] ${v}, eager ${want.params[i][j]}`); }));
-      const d = (i: number, k: keyof Counts) => got.counts[i + 1][k] - got.counts[i][k];
-      // Steps 0-2 record (momentum buffers appear at the first), step 3 compiles. Parities
-      // alternate, so batch b comes back at parity p every 6 steps: its set is bound in place
-      // from its second sighting (steps 6-11 make one set each), and from step 12 on nothing
-      // is made.
-      for (let i = 12; i < 20; i++) expect([d(i, 'replays'), d(i, 'bindGroupsCreated')]).toEqual([1, 0]);
-      // Disposed losses come back before the next run: no copies at all. Kept ones move to a
-      // buffer of their own first (one copy each run, as a copy-out did before).
-      expect(got.copies.slice(6)).toEqual(new Array(14).fill(keep ? 1 : 0));
-    }
-  });
-});
+testGpu(
+  'jit on WebGPU: cycled batches are bound in place and the loss is lent (no copies once warm); kept results keep their values',
+  async () => {
+    await on(B.gpu(), async () => {
+      const close = (a: number, b: number) => Math.abs(a - b) <= 1e-5 * (1 + Math.abs(b));
+      for (const keep of [false, true]) {
+        const want = await train(false, keep);
+        const got = await train(true, keep);
+        got.losses.forEach((l, i) => {
+          if (!close(l, want.losses[i])) throw new Error(`keep ${keep}, step ${i}: loss ${l}, eager ${want.losses[i]}`);
+        });
+        got.params.forEach((p, i) =>
+          p.forEach((v, j) => {
+            if (!close(v, want.params[i][j]))
+              throw new Error(`keep ${keep}: param ${i}[${j}] ${v}, eager ${want.params[i][j]}`);
+          }),
+        );
+        const d = (i: number, k: keyof Counts) => got.counts[i + 1][k] - got.counts[i][k];
+        // Steps 0-2 record (momentum buffers appear at the first), step 3 compiles. Parities
+        // alternate, so batch b comes back at parity p every 6 steps: its set is bound in place
+        // from its second sighting (steps 6-11 make one set each), and from step 12 on nothing
+        // is made.
+        for (let i = 12; i < 20; i++) expect([d(i, 'replays'), d(i, 'bindGroupsCreated')]).toEqual([1, 0]);
+        // Disposed losses come back before the next run: no copies at all. Kept ones move to a
+        // buffer of their own first (one copy each run, as a copy-out did before).
+        expect(got.copies.slice(6)).toEqual(new Array(14).fill(keep ? 1 : 0));
+      }
+    });
+  },
+);
 
 testGpu('jit on WebGPU: fresh argument tensors every step are copied and make no bind groups', async () => {
   await on(B.gpu(), async () => {
@@ -124,10 +145,15 @@ testGpu('jit on WebGPU: a warm replay binds its parameter blocks without dynamic
       await l.item();
       l.dispose();
     }
-    const proto = (globalThis as unknown as { GPUComputePassEncoder: { prototype: Record<string, (...a: unknown[]) => unknown> } }).GPUComputePassEncoder.prototype;
+    const proto = (
+      globalThis as unknown as { GPUComputePassEncoder: { prototype: Record<string, (...a: unknown[]) => unknown> } }
+    ).GPUComputePassEncoder.prototype;
     const orig = proto.setBindGroup;
     const calls: number[] = [];
-    proto.setBindGroup = function (this: unknown, ...a: unknown[]) { calls.push(Array.isArray(a[2]) ? a[2].length : a[2] ? 1 : 0); return orig.apply(this, a); };
+    proto.setBindGroup = function (this: unknown, ...a: unknown[]) {
+      calls.push(Array.isArray(a[2]) ? a[2].length : a[2] ? 1 : 0);
+      return orig.apply(this, a);
+    };
     const backend = B.gpu() as unknown as { stats(): { dispatches: number; replays: number } };
     const s0 = backend.stats();
     try {

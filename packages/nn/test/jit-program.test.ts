@@ -12,11 +12,25 @@ const B = backends();
 beforeAll(B.setup);
 afterAll(B.teardown);
 
-interface Counts { submits: number; bindGroupsCreated: number; replays: number; dispatches: number }
+interface Counts {
+  submits: number;
+  bindGroupsCreated: number;
+  replays: number;
+  dispatches: number;
+}
 
-async function train(jitted: boolean, steps: number): Promise<{ losses: number[]; params: Float32Array[]; counts: Counts[] }> {
+async function train(
+  jitted: boolean,
+  steps: number,
+): Promise<{ losses: number[]; params: Float32Array[]; counts: Counts[] }> {
   manualSeed(5);
-  const model = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Dropout(0.3), new nn.LayerNorm(8), new nn.Linear(8, 3));
+  const model = new nn.Sequential(
+    new nn.Linear(6, 8),
+    new nn.ReLU(),
+    new nn.Dropout(0.3),
+    new nn.LayerNorm(8),
+    new nn.Linear(8, 3),
+  );
   const batches = Array.from({ length: steps }, () => ({ x: randn([4, 6]), y: randint(0, 3, [4]) }));
   const opt = new optim.Adam(model.parameters(), { lr: 0.05 });
   const sched = new optim.CosineAnnealingLR(opt, { tMax: steps });
@@ -43,34 +57,42 @@ async function train(jitted: boolean, steps: number): Promise<{ losses: number[]
   return { losses: ls, params, counts };
 }
 
-testGpu('jit on WebGPU: replays run as one compiled program (one submit, no new bind groups) and still follow lr, Adam step and dropout', async () => {
-  await on(B.gpu(), async () => {
-    const steps = 7;
-    const want = await train(false, steps);
-    const got = await train(true, steps);
-    const tol = 1e-5;
-    got.losses.forEach((l, i) => { if (!(Math.abs(l - want.losses[i]) <= tol * (1 + Math.abs(want.losses[i])))) throw new Error(`step ${i}: loss ${l}, eager ${want.losses[i]}`); });
-    got.params.forEach((p, i) => p.forEach((v, j) => {
-      const w = want.params[i][j];
-      if (!(Math.abs(v - w) <= tol * (1 + Math.abs(w)))) throw new Error(`param ${i}[${j}]: ${v}, eager ${w}`);
-    }));
-    // The first calls record (three here: Adam's first step makes its moments); the first
-    // replay compiles the program (its bind groups are made then), later ones reuse it.
-    const d = (i: number, k: keyof Counts) => got.counts[i + 1][k] - got.counts[i][k];
-    const first = got.counts.findIndex((_, i) => i < steps && d(i, 'replays') === 1);
-    expect(first).toBe(3);
-    let submits = 0;
-    for (let i = first + 1; i < steps; i++) {
-      expect([d(i, 'replays'), d(i, 'bindGroupsCreated')]).toEqual([1, 0]);
-      expect(d(i, 'dispatches')).toBe(d(first, 'dispatches'));
-      submits += d(i, 'submits');
-    }
-    // Replays join the open batch: fewer submits than replays (one each before).
-    expect(submits).toBeLessThan(steps - first - 1);
-    // The eager loop did change per step (so matching it means the replays did too).
-    expect(new Set(want.losses.map((l) => l.toFixed(6))).size).toBe(steps);
-  });
-});
+testGpu(
+  'jit on WebGPU: replays run as one compiled program (one submit, no new bind groups) and still follow lr, Adam step and dropout',
+  async () => {
+    await on(B.gpu(), async () => {
+      const steps = 7;
+      const want = await train(false, steps);
+      const got = await train(true, steps);
+      const tol = 1e-5;
+      got.losses.forEach((l, i) => {
+        if (!(Math.abs(l - want.losses[i]) <= tol * (1 + Math.abs(want.losses[i]))))
+          throw new Error(`step ${i}: loss ${l}, eager ${want.losses[i]}`);
+      });
+      got.params.forEach((p, i) =>
+        p.forEach((v, j) => {
+          const w = want.params[i][j];
+          if (!(Math.abs(v - w) <= tol * (1 + Math.abs(w)))) throw new Error(`param ${i}[${j}]: ${v}, eager ${w}`);
+        }),
+      );
+      // The first calls record (three here: Adam's first step makes its moments); the first
+      // replay compiles the program (its bind groups are made then), later ones reuse it.
+      const d = (i: number, k: keyof Counts) => got.counts[i + 1][k] - got.counts[i][k];
+      const first = got.counts.findIndex((_, i) => i < steps && d(i, 'replays') === 1);
+      expect(first).toBe(3);
+      let submits = 0;
+      for (let i = first + 1; i < steps; i++) {
+        expect([d(i, 'replays'), d(i, 'bindGroupsCreated')]).toEqual([1, 0]);
+        expect(d(i, 'dispatches')).toBe(d(first, 'dispatches'));
+        submits += d(i, 'submits');
+      }
+      // Replays join the open batch: fewer submits than replays (one each before).
+      expect(submits).toBeLessThan(steps - first - 1);
+      // The eager loop did change per step (so matching it means the replays did too).
+      expect(new Set(want.losses.map((l) => l.toFixed(6))).size).toBe(steps);
+    });
+  },
+);
 
 // With timestamps on, a compiled replay's own compute pass is timed like any other: the GPU
 // time and pass count keep growing over replays (the program opens its pass through the
@@ -184,7 +206,9 @@ testGpu('jit on WebGPU: gradients are lent to p.grad and stay right when freed b
         const l = f(x, y);
         losses.push(await l.item());
         l.dispose();
-        grads.push(await Promise.all(model.parameters().map(async (p) => Array.from((await p.grad!.data()) as Float32Array))));
+        grads.push(
+          await Promise.all(model.parameters().map(async (p) => Array.from((await p.grad!.data()) as Float32Array))),
+        );
         // The eager run's and the recording calls' garbage goes first (an automatic collection
         // at an await could free it mid-loop).
         if (jitted) await collectGarbage(be);
@@ -196,10 +220,18 @@ testGpu('jit on WebGPU: gradients are lent to p.grad and stay right when freed b
     for (const freeOutside of [false, true]) {
       const want = await run(false, freeOutside);
       const got = await run(true, freeOutside);
-      got.losses.forEach((l, i) => { if (!close(l, want.losses[i])) throw new Error(`free ${freeOutside}, step ${i}: loss ${l}, eager ${want.losses[i]}`); });
-      got.grads.forEach((ps, i) => ps.forEach((g, k) => g.forEach((v, j) => {
-        if (!close(v, want.grads[i][k][j])) throw new Error(`free ${freeOutside}, step ${i}: grad ${k}[${j}] ${v}, eager ${want.grads[i][k][j]}`);
-      })));
+      got.losses.forEach((l, i) => {
+        if (!close(l, want.losses[i]))
+          throw new Error(`free ${freeOutside}, step ${i}: loss ${l}, eager ${want.losses[i]}`);
+      });
+      got.grads.forEach((ps, i) =>
+        ps.forEach((g, k) =>
+          g.forEach((v, j) => {
+            if (!close(v, want.grads[i][k][j]))
+              throw new Error(`free ${freeOutside}, step ${i}: grad ${k}[${j}] ${v}, eager ${want.grads[i][k][j]}`);
+          }),
+        ),
+      );
       // Replays from the fifth step on: the live bytes (program and tensors) stay put (the
       // eager loop without tidy leaves its garbage to the collector: not compared).
       expect(new Set(got.bytes.slice(5)).size).toBe(1);

@@ -1,5 +1,17 @@
 import { Backend, E, View } from '@surf/core';
-import { JitError, Tensor, collectGarbage, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
+import {
+  JitError,
+  Tensor,
+  collectGarbage,
+  crossEntropy,
+  jit,
+  manualSeed,
+  nn,
+  optim,
+  randn,
+  randint,
+  tensor,
+} from '@surf/nn';
 import { backends, ceStep, on, testGpu } from './helpers';
 
 // jit against the eager loop it captures: the same losses and parameters, step by step, on
@@ -19,7 +31,12 @@ interface Run {
 }
 
 /** N training steps of a small MLP (optionally jitted); batches fixed up front. */
-async function train(kind: OptKind, jitted: boolean, steps: number, opts: { dropout?: boolean; lastBatch?: number; epochLast?: number } = {}): Promise<Run> {
+async function train(
+  kind: OptKind,
+  jitted: boolean,
+  steps: number,
+  opts: { dropout?: boolean; lastBatch?: number; epochLast?: number } = {},
+): Promise<Run> {
   manualSeed(3);
   const layers: nn.Module[] = [new nn.Linear(6, 8), new nn.ReLU()];
   if (opts.dropout) layers.push(new nn.Dropout(0.25));
@@ -31,11 +48,18 @@ async function train(kind: OptKind, jitted: boolean, steps: number, opts: { drop
     return { x: randn([n, 6]), y: randint(0, 4, [n]) };
   });
   const ps = model.parameters();
-  const opt = kind === 'sgd' ? new optim.SGD(ps, { lr: 0.1, momentum: 0.9, weightDecay: 1e-3 })
-    : kind === 'rmsprop' ? new optim.RMSprop(ps, { lr: 0.01, centered: true, momentum: 0.5 })
-      : kind === 'adagrad' ? new optim.Adagrad(ps, { lr: 0.1, lrDecay: 0.01 })
-        : new optim.Adam(ps, { lr: 0.01, amsgrad: kind === 'amsgrad' });
-  const sched = kind === 'adam' ? new optim.CosineAnnealingLR(opt, { tMax: steps }) : new optim.StepLR(opt, { stepSize: 2, gamma: 0.5 });
+  const opt =
+    kind === 'sgd'
+      ? new optim.SGD(ps, { lr: 0.1, momentum: 0.9, weightDecay: 1e-3 })
+      : kind === 'rmsprop'
+        ? new optim.RMSprop(ps, { lr: 0.01, centered: true, momentum: 0.5 })
+        : kind === 'adagrad'
+          ? new optim.Adagrad(ps, { lr: 0.1, lrDecay: 0.01 })
+          : new optim.Adam(ps, { lr: 0.01, amsgrad: kind === 'amsgrad' });
+  const sched =
+    kind === 'adam'
+      ? new optim.CosineAnnealingLR(opt, { tMax: steps })
+      : new optim.StepLR(opt, { stepSize: 2, gamma: 0.5 });
   const step = (x: Tensor, y: Tensor): Tensor => {
     opt.zeroGrad();
     const loss = crossEntropy(model.forward(x), y);
@@ -63,14 +87,24 @@ async function train(kind: OptKind, jitted: boolean, steps: number, opts: { drop
 
 function near(got: Run, want: Run, tol: number): void {
   expect(got.losses.length).toBe(want.losses.length);
-  got.losses.forEach((l, i) => { if (!(Math.abs(l - want.losses[i]) <= tol * (1 + Math.abs(want.losses[i])))) throw new Error(`step ${i}: loss ${l}, eager ${want.losses[i]}`); });
-  got.params.forEach((p, i) => p.forEach((v, j) => {
-    const w = want.params[i][j];
-    if (!(Math.abs(v - w) <= tol * (1 + Math.abs(w)))) throw new Error(`param ${i}[${j}]: ${v}, eager ${w}`);
-  }));
+  got.losses.forEach((l, i) => {
+    if (!(Math.abs(l - want.losses[i]) <= tol * (1 + Math.abs(want.losses[i]))))
+      throw new Error(`step ${i}: loss ${l}, eager ${want.losses[i]}`);
+  });
+  got.params.forEach((p, i) =>
+    p.forEach((v, j) => {
+      const w = want.params[i][j];
+      if (!(Math.abs(v - w) <= tol * (1 + Math.abs(w)))) throw new Error(`param ${i}[${j}]: ${v}, eager ${w}`);
+    }),
+  );
 }
 
-async function matchesEager(backend: Backend, kind: OptKind, tol: number, opts: { dropout?: boolean; lastBatch?: number; epochLast?: number; steps?: number } = {}): Promise<void> {
+async function matchesEager(
+  backend: Backend,
+  kind: OptKind,
+  tol: number,
+  opts: { dropout?: boolean; lastBatch?: number; epochLast?: number; steps?: number } = {},
+): Promise<void> {
   await on(backend, async () => {
     const want = await train(kind, false, opts.steps ?? 7, opts);
     const got = await train(kind, true, opts.steps ?? 7, opts);
@@ -81,12 +115,14 @@ async function matchesEager(backend: Backend, kind: OptKind, tol: number, opts: 
   });
 }
 
-test('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager, bit-exact on the CPU', () => matchesEager(B.cpu, 'sgd', 0));
+test('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager, bit-exact on the CPU', () =>
+  matchesEager(B.cpu, 'sgd', 0));
 test('jit: MLP step with Adam, cosine schedule = eager, bit-exact on the CPU', () => matchesEager(B.cpu, 'adam', 0));
 test('jit: RMSprop (centered, momentum), Adagrad (lrDecay), AMSGrad with StepLR = eager, bit-exact on the CPU', async () => {
   for (const kind of ['rmsprop', 'adagrad', 'amsgrad'] as const) await matchesEager(B.cpu, kind, 0, { steps: 5 });
 });
-test('jit: dropout masks are fresh per call and follow manualSeed (= eager on the CPU)', () => matchesEager(B.cpu, 'adam', 0, { dropout: true }));
+test('jit: dropout masks are fresh per call and follow manualSeed (= eager on the CPU)', () =>
+  matchesEager(B.cpu, 'adam', 0, { dropout: true }));
 test('jit: a smaller last batch records again', () => matchesEager(B.cpu, 'sgd', 0, { lastBatch: 3 }));
 test('jit: a smaller last batch every epoch (two signatures taking turns) = eager', async () => {
   await matchesEager(B.cpu, 'sgd', 0, { epochLast: 3, steps: 16 });
@@ -94,7 +130,9 @@ test('jit: a smaller last batch every epoch (two signatures taking turns) = eage
 });
 
 // One configuration on SwiftShader (slow): Adam's dynamic scalars, dropout, clipping.
-testGpu('jit: MLP step with dropout, Adam, cosine schedule, clipGradNorm = eager on WebGPU', () => matchesEager(B.gpu(), 'adam', 1e-5, { dropout: true, steps: 5 }));
+testGpu('jit: MLP step with dropout, Adam, cosine schedule, clipGradNorm = eager on WebGPU', () =>
+  matchesEager(B.gpu(), 'adam', 1e-5, { dropout: true, steps: 5 }),
+);
 
 test('jit: a readback inside the function is a JitError naming it', async () => {
   await on(B.cpu, async () => {
@@ -111,13 +149,16 @@ test('jit: a readback inside the function is a JitError naming it', async () => 
 function tinyStep() {
   const model = new nn.Linear(3, 2);
   const opt = new optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.5 });
-  const step = jit((x: Tensor, t: Tensor) => {
-    opt.zeroGrad();
-    const loss = model.forward(x).sub(t).pow(2).mean();
-    loss.backward();
-    opt.step();
-    return loss;
-  }, { maxRecords: 2 });
+  const step = jit(
+    (x: Tensor, t: Tensor) => {
+      opt.zeroGrad();
+      const loss = model.forward(x).sub(t).pow(2).mean();
+      loss.backward();
+      opt.step();
+      return loss;
+    },
+    { maxRecords: 2 },
+  );
   return { model, opt, step };
 }
 
@@ -194,7 +235,9 @@ test('jit: work that differs on every call is a JitError', async () => {
       return y;
     });
     const x = tensor([0.1, 0.2]);
-    expect(() => { for (let i = 0; i < 6; i++) f(x); }).toThrow(/different work/);
+    expect(() => {
+      for (let i = 0; i < 6; i++) f(x);
+    }).toThrow(/different work/);
   });
 });
 
@@ -214,7 +257,16 @@ test('jit: a jitted function called inside another one is part of its record', a
     const xs = [randn([2]), randn([2]), randn([2]), randn([2]), randn([2])];
     const want: number[][] = [];
     manualSeed(9);
-    for (const x of xs) want.push(Array.from(await x.mul(2).exp().add(randn([2])).data()));
+    for (const x of xs)
+      want.push(
+        Array.from(
+          await x
+            .mul(2)
+            .exp()
+            .add(randn([2]))
+            .data(),
+        ),
+      );
     manualSeed(9);
     for (const [i, x] of xs.entries()) expect(Array.from(await outer(x).data())).toEqual(want[i]);
     expect(outer.stats.replayed).toBe(3);
@@ -285,46 +337,60 @@ testGpu('Backend.adopt moves a buffer into a storage (WebGPU)', () => adoptMoves
 
 // Dropout 0 runs the fused attention contract op (attention/attentionBackward, whose results
 // are objects of storages); dropout 0.2 the composite formula with its random masks.
-test.each([0.2, 0])('jit: an attention block step (MultiheadAttention with dropout %p, GELU, AdamW) = eager on the CPU, bit-exact', async (dropout) => {
-  await on(B.cpu, async () => {
-    const run = async (jitted: boolean) => {
-      manualSeed(12);
-      const attn = new nn.MultiheadAttention(8, 2, { dropout });
-      const ff = new nn.Sequential(new nn.LayerNorm(8), new nn.Linear(8, 8), new nn.GELU());
-      const params = [...attn.parameters(), ...ff.parameters()];
-      const opt = new optim.AdamW(params, { lr: 0.01 });
-      const body = (x: Tensor) => {
-        opt.zeroGrad();
-        const loss = ff.forward(attn.forward(x, x, x, { isCausal: true })).pow(2).mean();
-        loss.backward();
-        opt.step();
-        return loss;
+test.each([0.2, 0])(
+  'jit: an attention block step (MultiheadAttention with dropout %p, GELU, AdamW) = eager on the CPU, bit-exact',
+  async (dropout) => {
+    await on(B.cpu, async () => {
+      const run = async (jitted: boolean) => {
+        manualSeed(12);
+        const attn = new nn.MultiheadAttention(8, 2, { dropout });
+        const ff = new nn.Sequential(new nn.LayerNorm(8), new nn.Linear(8, 8), new nn.GELU());
+        const params = [...attn.parameters(), ...ff.parameters()];
+        const opt = new optim.AdamW(params, { lr: 0.01 });
+        const body = (x: Tensor) => {
+          opt.zeroGrad();
+          const loss = ff
+            .forward(attn.forward(x, x, x, { isCausal: true }))
+            .pow(2)
+            .mean();
+          loss.backward();
+          opt.step();
+          return loss;
+        };
+        const f = jitted ? jit(body) : body;
+        const xs = [0, 1, 2, 3, 4].map(() => randn([2, 3, 8]));
+        manualSeed(13);
+        const losses: number[] = [];
+        for (const x of xs) losses.push(await f(x).item());
+        if (jitted) expect((f as ReturnType<typeof jit>).stats.replayed).toBe(2);
+        return [...losses, ...(await params[0].data())];
       };
-      const f = jitted ? jit(body) : body;
-      const xs = [0, 1, 2, 3, 4].map(() => randn([2, 3, 8]));
-      manualSeed(13);
-      const losses: number[] = [];
-      for (const x of xs) losses.push(await f(x).item());
-      if (jitted) expect((f as ReturnType<typeof jit>).stats.replayed).toBe(2);
-      return [...losses, ...(await params[0].data())];
-    };
-    expect(await run(true)).toEqual(await run(false));
-  });
-});
+      expect(await run(true)).toEqual(await run(false));
+    });
+  },
+);
 
 test('jit: a CNN step (Conv2d, BatchNorm2d running stats, MaxPool2d) = eager on the CPU, bit-exact', async () => {
   await on(B.cpu, async () => {
     const run = async (jitted: boolean) => {
       manualSeed(14);
       const bn = new nn.BatchNorm2d(3);
-      const model = new nn.Sequential(new nn.Conv2d(1, 3, 3, { padding: 1 }), bn, new nn.ReLU(), new nn.MaxPool2d(2), new nn.Flatten(), new nn.Linear(12, 2));
+      const model = new nn.Sequential(
+        new nn.Conv2d(1, 3, 3, { padding: 1 }),
+        bn,
+        new nn.ReLU(),
+        new nn.MaxPool2d(2),
+        new nn.Flatten(),
+        new nn.Linear(12, 2),
+      );
       const opt = new optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.9 });
       const body = ceStep(model, opt);
       const f = jitted ? jit(body) : body;
       const data = [0, 1, 2, 3, 4].map(() => ({ x: randn([2, 1, 4, 4]), y: randint(0, 2, [2]) }));
       const out: number[] = [];
       for (const { x, y } of data) out.push(await f(x, y).item());
-      for (const t of [bn.running_mean!, bn.running_var!, bn.num_batches_tracked!, ...model.parameters()]) out.push(...(await t.data()));
+      for (const t of [bn.running_mean!, bn.running_var!, bn.num_batches_tracked!, ...model.parameters()])
+        out.push(...(await t.data()));
       return out;
     };
     expect(await run(true)).toEqual(await run(false));
@@ -366,12 +432,21 @@ test('jit: a state storage an outside alias keeps alive in some calls and not in
  * [N, 784] rows) and its step: Adam with a cosine schedule. Garbage is collected between some
  * steps, as the page's awaits let happen, so frees that wait on the collector come and go.
  */
-async function cnnRun(jitted: boolean, steps: number, batch: number): Promise<{ out: number[]; stats?: { recorded: number; replayed: number } }> {
+async function cnnRun(
+  jitted: boolean,
+  steps: number,
+  batch: number,
+): Promise<{ out: number[]; stats?: { recorded: number; replayed: number } }> {
   manualSeed(16);
   const layers: nn.Module[] = [];
   let inC = 1;
   for (const c of [16, 32]) {
-    layers.push(new nn.Conv2d(inC, c, 3, { padding: 1, bias: false }), new nn.BatchNorm2d(c), new nn.ReLU(), new nn.MaxPool2d(2));
+    layers.push(
+      new nn.Conv2d(inC, c, 3, { padding: 1, bias: false }),
+      new nn.BatchNorm2d(c),
+      new nn.ReLU(),
+      new nn.MaxPool2d(2),
+    );
     inC = c;
   }
   const model = new nn.Sequential(...layers, new nn.Flatten(), new nn.Dropout(0.2), new nn.Linear(32 * 7 * 7, 10));
@@ -396,7 +471,8 @@ async function cnnRun(jitted: boolean, steps: number, batch: number): Promise<{ 
     if (i % 3 === 1) await collectGarbage();
   }
   const bn = layers[1] as nn.BatchNorm2d;
-  for (const t of [bn.running_mean!, bn.running_var!, bn.num_batches_tracked!, ...model.parameters()]) out.push(...(await t.data()));
+  for (const t of [bn.running_mean!, bn.running_var!, bn.num_batches_tracked!, ...model.parameters()])
+    out.push(...(await t.data()));
   return { out, stats: jitted ? (f as ReturnType<typeof jit>).stats : undefined };
 }
 
@@ -416,14 +492,19 @@ testGpu('jit: the example CNN step records and replays = eager on WebGPU (1e-5)'
     const got = await cnnRun(true, 5, 2);
     expect(got.stats).toMatchObject({ recorded: 3, replayed: 2 });
     expect(got.out.length).toBe(want.out.length);
-    got.out.forEach((v, i) => { if (!(Math.abs(v - want.out[i]) <= 1e-5 * (1 + Math.abs(want.out[i])))) throw new Error(`value ${i}: jit ${v}, eager ${want.out[i]}`); });
+    got.out.forEach((v, i) => {
+      if (!(Math.abs(v - want.out[i]) <= 1e-5 * (1 + Math.abs(want.out[i]))))
+        throw new Error(`value ${i}: jit ${v}, eager ${want.out[i]}`);
+    });
   });
 });
 
 // Compiled replays issue an optimizer's per-parameter updates (and clipGradNorm's scalings)
 // through Backend.elementwiseGroups: checked here with SGD momentum, whose update reads and
 // writes a momentum buffer (five bindings per parameter, so several kernels per step).
-testGpu('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager on WebGPU (merged update kernels)', () => matchesEager(B.gpu(), 'sgd', 1e-5, { steps: 5 }));
+testGpu('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager on WebGPU (merged update kernels)', () =>
+  matchesEager(B.gpu(), 'sgd', 1e-5, { steps: 5 }),
+);
 
 // Backend.elementwiseGroups (jit's merged updates) against loops written here, on both
 // backends: two update-shaped groups of different sizes and constants (one at an offset, so
@@ -431,32 +512,62 @@ testGpu('jit: MLP step with SGD momentum, StepLR, clipGradNorm = eager on WebGPU
 async function groupsMatchLoops(b: Backend): Promise<void> {
   const f = Math.fround;
   const lens = [12, 7, 40];
-  const data = lens.map((n, k) => [0, 1].map((j) => Float32Array.from({ length: n + 1 }, (_, i) => f(Math.sin(7 * k + 3 * j + i)))));
+  const data = lens.map((n, k) =>
+    [0, 1].map((j) => Float32Array.from({ length: n + 1 }, (_, i) => f(Math.sin(7 * k + 3 * j + i)))),
+  );
   const groups = lens.map((n, k) => {
     const [p, g] = data[k].map((a) => b.fromData(a, 'float32'));
     const view = (s: typeof p) => ({ storage: s, view: new View([n], [1], k === 1 ? 1 : 0) });
     const lr = 0.1 * (k + 1);
-    return { outs: [E.sub(E.in(0), E.mul(E.f(lr), E.add(E.in(1), E.mul(E.f(0.01), E.in(0))))), E.mul(E.in(1), E.in(1))], inputs: [view(p), view(g)], shape: [n] };
+    return {
+      outs: [E.sub(E.in(0), E.mul(E.f(lr), E.add(E.in(1), E.mul(E.f(0.01), E.in(0))))), E.mul(E.in(1), E.in(1))],
+      inputs: [view(p), view(g)],
+      shape: [n],
+    };
   });
-  const ints = b.fromData(Int32Array.from({ length: 9 }, (_, i) => i * 5 - 20), 'int32');
+  const ints = b.fromData(
+    Int32Array.from({ length: 9 }, (_, i) => i * 5 - 20),
+    'int32',
+  );
   groups.push({ outs: [E.mul(E.in(0), E.i(3))], inputs: [{ storage: ints, view: new View([9], [1], 0) }], shape: [9] });
-  const m = b.fromData(Float32Array.from({ length: 6 }, (_, i) => f(i / 4)), 'float32');
+  const m = b.fromData(
+    Float32Array.from({ length: 6 }, (_, i) => f(i / 4)),
+    'float32',
+  );
   groups.push({ outs: [E.exp(E.in(0))], inputs: [{ storage: m, view: new View([3, 2], [1, 3], 0) }], shape: [3, 2] });
   const got = b.elementwiseGroups!(groups);
   expect(got.map((r) => r.length)).toEqual([2, 2, 2, 1, 1]);
   const close = (x: ArrayLike<number>, want: number[], what: string) => {
     expect(x.length).toBe(want.length);
-    want.forEach((w, i) => { if (!(Math.abs(x[i] - w) <= 1e-6 * (1 + Math.abs(w)))) throw new Error(`${what}[${i}]: ${x[i]}, expected ${w}`); });
+    want.forEach((w, i) => {
+      if (!(Math.abs(x[i] - w) <= 1e-6 * (1 + Math.abs(w)))) throw new Error(`${what}[${i}]: ${x[i]}, expected ${w}`);
+    });
   };
   for (let k = 0; k < lens.length; k++) {
     const off = k === 1 ? 1 : 0;
     const [p, g] = data[k].map((a) => Array.from(a.subarray(off, off + lens[k])));
     const lr = 0.1 * (k + 1);
-    close(await b.read(got[k][0]), p.map((v, i) => v - lr * (g[i] + 0.01 * v)), `group ${k} out 0`);
-    close(await b.read(got[k][1]), g.map((v) => v * v), `group ${k} out 1`);
+    close(
+      await b.read(got[k][0]),
+      p.map((v, i) => v - lr * (g[i] + 0.01 * v)),
+      `group ${k} out 0`,
+    );
+    close(
+      await b.read(got[k][1]),
+      g.map((v) => v * v),
+      `group ${k} out 1`,
+    );
   }
-  close(await b.read(got[3][0]), Array.from({ length: 9 }, (_, i) => (i * 5 - 20) * 3), 'int32 group');
-  close(await b.read(got[4][0]), [0, 3, 1, 4, 2, 5].map((i) => Math.exp(i / 4)), 'strided group');
+  close(
+    await b.read(got[3][0]),
+    Array.from({ length: 9 }, (_, i) => (i * 5 - 20) * 3),
+    'int32 group',
+  );
+  close(
+    await b.read(got[4][0]),
+    [0, 3, 1, 4, 2, 5].map((i) => Math.exp(i / 4)),
+    'strided group',
+  );
 }
 
 test('Backend.elementwiseGroups = a loop per group (CPU)', () => groupsMatchLoops(B.cpu));

@@ -15,11 +15,19 @@ async function train(backend: Backend, steps: number, readEvery: number): Promis
   const x = randn([64, 6]);
   const y = tidy(() => x.sum(1).gt(0).int());
   const model = new nn.Sequential(
-    new nn.Linear(6, 16), new nn.GELU(), new nn.LayerNorm(16), new nn.Dropout(0.1),
-    new nn.Linear(16, 16), new nn.ReLU(), new nn.Linear(16, 2),
+    new nn.Linear(6, 16),
+    new nn.GELU(),
+    new nn.LayerNorm(16),
+    new nn.Dropout(0.1),
+    new nn.Linear(16, 16),
+    new nn.ReLU(),
+    new nn.Linear(16, 2),
   );
   const opt = new optim.AdamW(model.parameters(), { lr: 1e-2 });
-  const sched = new optim.LinearWarmup(opt, { warmupSteps: 10, after: new optim.CosineAnnealingLR(opt, { tMax: steps }) });
+  const sched = new optim.LinearWarmup(opt, {
+    warmupSteps: 10,
+    after: new optim.CosineAnnealingLR(opt, { tMax: steps }),
+  });
   const loader = new DataLoader([x, y], { batchSize: 16, shuffle: true, seed: 3 });
   const reads = jest.spyOn(backend, 'read');
   let first: MemoryReport | null = null;

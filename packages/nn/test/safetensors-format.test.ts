@@ -32,7 +32,8 @@ test('encodes byte-identically to the reference writer for a single F32 tensor',
 });
 
 test('decodes a hand-built file with F32, I32, BOOL and metadata', () => {
-  const header = '{"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},"idx":{"dtype":"I32","shape":[3],"data_offsets":[16,28]},"m":{"dtype":"BOOL","shape":[2],"data_offsets":[28,30]},"s":{"dtype":"F32","shape":[],"data_offsets":[30,34]}}';
+  const header =
+    '{"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},"idx":{"dtype":"I32","shape":[3],"data_offsets":[16,28]},"m":{"dtype":"BOOL","shape":[2],"data_offsets":[28,30]},"s":{"dtype":"F32","shape":[],"data_offsets":[30,34]}}';
   const data = [...f32le([1.5, -2, 3.25, 0]), ...i32le([7, -1, 2147483647]), 1, 0, ...f32le([42])];
   const out = decodeSafetensors(file(header, data));
   expect(out.metadata).toEqual({ format: 'pt' });
@@ -50,7 +51,8 @@ test('decodes a hand-built file with F32, I32, BOOL and metadata', () => {
 });
 
 test('accepts an unpadded header and tensors listed out of offset order (as other writers produce)', () => {
-  const header = '{"b":{"dtype":"I32","shape":[1],"data_offsets":[4,8]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}';
+  const header =
+    '{"b":{"dtype":"I32","shape":[1],"data_offsets":[4,8]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}';
   const out = decodeSafetensors(file(header, [...f32le([0.5]), ...i32le([9])], { pad: false }));
   expect(Array.from(out.tensors.get('a')!.data)).toEqual([0.5]);
   expect(Array.from(out.tensors.get('b')!.data)).toEqual([9]);
@@ -86,11 +88,34 @@ describe('rejects corrupt files with a clear error', () => {
     ['huge header length', file(okHeader, okData, { lenOverride: 2 ** 40 }), /exceeds/],
     ['header not JSON', file('{"a":', [], {}), /not UTF-8 JSON/],
     ['header an array', file('[1,2]', []), /not a JSON object/],
-    ['unknown dtype', file('{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}', [0, 0, 0, 0]), /dtype F16.*expected F32, I32 or BOOL/],
-    ['offsets beyond the buffer', file('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', f32le([1])), /beyond the 4-byte data area/],
-    ['shape/offset size mismatch', file('{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}', okData), /needs 12 bytes but data_offsets \[0, 8\] span 8/],
-    ['overlapping tensors', file('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', okData), /overlaps/],
-    ['a gap in the data', file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', okData), /gap in the data area/],
+    [
+      'unknown dtype',
+      file('{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}', [0, 0, 0, 0]),
+      /dtype F16.*expected F32, I32 or BOOL/,
+    ],
+    [
+      'offsets beyond the buffer',
+      file('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', f32le([1])),
+      /beyond the 4-byte data area/,
+    ],
+    [
+      'shape/offset size mismatch',
+      file('{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}', okData),
+      /needs 12 bytes but data_offsets \[0, 8\] span 8/,
+    ],
+    [
+      'overlapping tensors',
+      file(
+        '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}',
+        okData,
+      ),
+      /overlaps/,
+    ],
+    [
+      'a gap in the data',
+      file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', okData),
+      /gap in the data area/,
+    ],
     ['trailing bytes nobody owns', file(okHeader, [...okData, 0, 0, 0, 0]), /holds 12 bytes but the tensors cover 8/],
     ['bad shape', file('{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,8]}}', okData), /shape \[-1\]/],
     ['bad offsets', file('{"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}}', okData), /end before begin/],

@@ -13,7 +13,8 @@ afterAll(B.teardown);
 
 /** A safetensors file written by hand: u64 LE header length, JSON header, LE data. */
 function fixture(): Uint8Array {
-  let header = '{"__metadata__":{"format":"pt"},"fc.bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"fc.weight":{"dtype":"F32","shape":[2,3],"data_offsets":[8,32]},"steps":{"dtype":"I32","shape":[],"data_offsets":[32,36]},"flags":{"dtype":"BOOL","shape":[3],"data_offsets":[36,39]}}';
+  let header =
+    '{"__metadata__":{"format":"pt"},"fc.bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"fc.weight":{"dtype":"F32","shape":[2,3],"data_offsets":[8,32]},"steps":{"dtype":"I32","shape":[],"data_offsets":[32,36]},"flags":{"dtype":"BOOL","shape":[3],"data_offsets":[36,39]}}';
   while (header.length % 8) header += ' ';
   const data = Buffer.alloc(39);
   [0.5, -0.25].forEach((v, i) => data.writeFloatLE(v, i * 4));
@@ -27,7 +28,9 @@ function fixture(): Uint8Array {
 
 class Net extends nn.Module {
   fc = new nn.Linear(3, 2);
-  forward(x: import('@surf/nn').Tensor) { return this.fc.forward(x); }
+  forward(x: import('@surf/nn').Tensor) {
+    return this.fc.forward(x);
+  }
 }
 
 describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
@@ -57,7 +60,8 @@ describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
     const backend = get();
     await on(backend, async () => {
       const bytes = await save({ a: tensor([1.5, -2]), n: tensor([3], { dtype: 'int32' }) }, { by: 'surf' });
-      let header = '{"__metadata__":{"by":"surf"},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"n":{"dtype":"I32","shape":[1],"data_offsets":[8,12]}}';
+      let header =
+        '{"__metadata__":{"by":"surf"},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"n":{"dtype":"I32","shape":[1],"data_offsets":[8,12]}}';
       while (header.length % 8) header += ' ';
       const data = Buffer.alloc(12);
       data.writeFloatLE(1.5, 0);
@@ -86,7 +90,14 @@ describeEach(['cpu', 'webgpu'] as const, 'on %s', (kind) => {
       const c = new nn.Sequential(new nn.Linear(3, 4), new nn.GELU(), new nn.LayerNorm(4), new nn.Linear(4, 2));
       c.loadStateDict(await loadFile(path));
       expect(await arr(c.forward(x))).toEqual(await arr(a.forward(x)));
-      expect(Object.keys(await loadFile(path))).toEqual(['0.weight', '0.bias', '2.weight', '2.bias', '3.weight', '3.bias']);
+      expect(Object.keys(await loadFile(path))).toEqual([
+        '0.weight',
+        '0.bias',
+        '2.weight',
+        '2.bias',
+        '3.weight',
+        '3.bias',
+      ]);
     });
   });
 });
@@ -99,7 +110,9 @@ test('corrupt files and bad arguments raise ValueErrors that say what is wrong',
     expect(() => load(bad)).toThrow(/load: not a valid safetensors file: header length \d+ runs past the end/);
     const truncated = fixture().slice(0, -1);
     expect(() => load(truncated)).toThrow(/tensor 'flags' has data_offsets \[36, 39\] beyond the 38-byte data area/);
-    await expect(save({ x: 3 as unknown as import('@surf/nn').Tensor })).rejects.toThrow(/save: 'x' is number; expected a Tensor/);
+    await expect(save({ x: 3 as unknown as import('@surf/nn').Tensor })).rejects.toThrow(
+      /save: 'x' is number; expected a Tensor/,
+    );
     const dir = mkdtempSync(join(tmpdir(), 'surf-nn-'));
     writeFileSync(join(dir, 'junk'), 'not a tensor file at all');
     await expect(loadFile(join(dir, 'junk'))).rejects.toThrow(ValueError);

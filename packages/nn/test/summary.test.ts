@@ -22,7 +22,11 @@ test('rows, output shapes, parameter counts and totals', async () => {
     const net = new Net();
     net.heads[1].bias!.requiresGrad_(false);
     const s = net.summary([3, 1, 8, 8]);
-    const conv = 4 * 9 + 4, bn = 8, fc1 = 144 * 5 + 5, fc2 = 5 * 2 + 2, unused = 6;
+    const conv = 4 * 9 + 4,
+      bn = 8,
+      fc1 = 144 * 5 + 5,
+      fc2 = 5 * 2 + 2,
+      unused = 6;
     expect(s.rows.map((r) => [r.name, r.type, r.depth, r.outputShape, r.params])).toEqual([
       ['', 'Net', 0, [3, 2], conv + bn + fc1 + fc2 + unused],
       ['features', 'Sequential', 1, [3, 144], conv + bn],
@@ -66,12 +70,26 @@ test('several inputs, an int32 input, and bad input shapes', async () => {
   await on(B.cpu, async () => {
     class Two extends nn.Module {
       emb = new nn.Embedding(10, 3);
-      forward(i: Tensor, x: Tensor) { return this.emb.forward(i).add(x); }
+      forward(i: Tensor, x: Tensor) {
+        return this.emb.forward(i).add(x);
+      }
     }
     // Both inputs are int32 zeros: indices for the Embedding, and x promotes in the add.
-    const two = new Two().summary([[2, 4], [2, 4, 3]], { dtype: 'int32' });
-    expect(two.rows.map((r) => r.outputShape)).toEqual([[2, 4, 3], [2, 4, 3]]);
-    expect(two.inputShapes).toEqual([[2, 4], [2, 4, 3]]);
+    const two = new Two().summary(
+      [
+        [2, 4],
+        [2, 4, 3],
+      ],
+      { dtype: 'int32' },
+    );
+    expect(two.rows.map((r) => r.outputShape)).toEqual([
+      [2, 4, 3],
+      [2, 4, 3],
+    ]);
+    expect(two.inputShapes).toEqual([
+      [2, 4],
+      [2, 4, 3],
+    ]);
     const lin = new nn.Linear(4, 2);
     expect(() => lin.summary([3, 5])).toThrow(ShapeError);
     expect(() => lin.summary([3, 5])).toThrow(/summary.*\[3,5\]|\[3, 5\]/);

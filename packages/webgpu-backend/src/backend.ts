@@ -1,8 +1,33 @@
 import {
-  Backend, BackendError, ElementwiseGroup, DType, DTypeError, DisposedError, Expr, MatmulEpilogue, MemoryInfo, ReduceOp, ShapeError, Storage, Strided,
-  TypedArray, ValueError, checkEpilogueArgs, checkGatherArgs, checkMatmulArgs, checkOperand, checkReduceArgs, exprDType, fmtShape, numel,
-  shapesEqual, unfusedEpilogue,
-  AttentionGrads, AttentionOptions, AttentionResult, checkAttentionArgs, // attention
+  Backend,
+  BackendError,
+  ElementwiseGroup,
+  DType,
+  DTypeError,
+  DisposedError,
+  Expr,
+  MatmulEpilogue,
+  MemoryInfo,
+  ReduceOp,
+  ShapeError,
+  Storage,
+  Strided,
+  TypedArray,
+  ValueError,
+  checkEpilogueArgs,
+  checkGatherArgs,
+  checkMatmulArgs,
+  checkOperand,
+  checkReduceArgs,
+  exprDType,
+  fmtShape,
+  numel,
+  shapesEqual,
+  unfusedEpilogue,
+  AttentionGrads,
+  AttentionOptions,
+  AttentionResult,
+  checkAttentionArgs, // attention
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { GpuTimer } from './gpu-timer';
@@ -14,9 +39,23 @@ import { encodeIndexCheck } from './kernels/index-check';
 import { ceTotalFits, encodeCrossEntropyRows } from './kernels/ce-rows';
 import { oneDispatchScratch } from './kernels/one-dispatch';
 import type { CheckSite } from './device-flag';
-import { AttnOperand, AttnPlan, checkAttentionFits, encodeAttention, encodeAttentionBackward } from './kernels/attention';
+import {
+  AttnOperand,
+  AttnPlan,
+  checkAttentionFits,
+  encodeAttention,
+  encodeAttentionBackward,
+} from './kernels/attention';
 import { AttnTiledConfig, defaultTiledConfig } from './kernels/attention-tiled';
-import { MatmulConfig, MatmulConfigOption, MatmulEpilogueInput, chooseMatmulConfig, collapseBatch, encodeMatmul, validateMatmulConfig } from './kernels/matmul';
+import {
+  MatmulConfig,
+  MatmulConfigOption,
+  MatmulEpilogueInput,
+  chooseMatmulConfig,
+  collapseBatch,
+  encodeMatmul,
+  validateMatmulConfig,
+} from './kernels/matmul';
 import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
@@ -136,7 +175,10 @@ export class WebGPUBackend implements Backend {
   private owned: boolean;
   private instance: unknown;
 
-  constructor(acq: Acquired, private opts: WebGPUBackendOptions = {}) {
+  constructor(
+    acq: Acquired,
+    private opts: WebGPUBackendOptions = {},
+  ) {
     this.device = acq.device;
     this.adapterInfo = acq.info;
     this.adapter = acq.adapter;
@@ -155,7 +197,8 @@ export class WebGPUBackend implements Backend {
     this.rwg = r;
     this.maxBytes = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
     const mo = this.opts.matmul;
-    if (mo && typeof mo !== 'function' && mo !== 'auto') validateMatmulConfig(chooseMatmulConfig(mo, 64, 64, 64, 1), lim);
+    if (mo && typeof mo !== 'function' && mo !== 'auto')
+      validateMatmulConfig(chooseMatmulConfig(mo, 64, 64, 64, 1), lim);
     this.acq = acq;
     this.attnPlan = attentionPlan(acq, lim.maxComputeWorkgroupStorageSize, opts.attention);
     this.rt = new Runtime(acq.device, {
@@ -173,7 +216,9 @@ export class WebGPUBackend implements Backend {
 
   private makeTimer(): GpuTimer {
     if (!this.device.features.has('timestamp-query')) {
-      throw new BackendError(`createWebGPUBackend: timestamps: true needs the 'timestamp-query' feature, which this adapter (${this.description}) does not offer`);
+      throw new BackendError(
+        `createWebGPUBackend: timestamps: true needs the 'timestamp-query' feature, which this adapter (${this.description}) does not offer`,
+      );
     }
     return (this.timer = new GpuTimer(this.device));
   }
@@ -190,13 +235,20 @@ export class WebGPUBackend implements Backend {
    */
   stats(): WebGPUStats {
     const t = this.timer;
-    return { ...this.rt.counters, pipelines: this.rt.pipelineCount, ...(t ? { gpuTimeMs: t.totalNs / 1e6, timedPasses: t.passes } : {}) };
+    return {
+      ...this.rt.counters,
+      pipelines: this.rt.pipelineCount,
+      ...(t ? { gpuTimeMs: t.totalNs / 1e6, timedPasses: t.passes } : {}),
+    };
   }
 
   // ---- helpers ----
 
   private buf(op: string, s: Storage): PooledBuffer {
-    if (s.backend !== this || !(s instanceof GPUStorage)) throw new BackendError(`${op}: got a storage of backend '${s.backend?.name}'; expected one of this WebGPU backend (move the tensor first)`);
+    if (s.backend !== this || !(s instanceof GPUStorage))
+      throw new BackendError(
+        `${op}: got a storage of backend '${s.backend?.name}'; expected one of this WebGPU backend (move the tensor first)`,
+      );
     if (!s.buf) throw new DisposedError(`${op}: a ${s.dtype} storage of ${s.size} elements was used after dispose()`);
     return s.buf;
   }
@@ -204,7 +256,9 @@ export class WebGPUBackend implements Backend {
   private newStorage(op: string, dtype: DType, size: number, forUpload = false): GPUStorage {
     const bytes = Math.max(size, 1) * 4;
     if (bytes > this.maxBytes) {
-      throw new BackendError(`${op}: a ${dtype} tensor of ${size} elements needs ${bytes} bytes, more than this adapter's storage buffer limit of ${this.maxBytes} bytes (maxStorageBufferBindingSize/maxBufferSize); split the work into smaller tensors`);
+      throw new BackendError(
+        `${op}: a ${dtype} tensor of ${size} elements needs ${bytes} bytes, more than this adapter's storage buffer limit of ${this.maxBytes} bytes (maxStorageBufferBindingSize/maxBufferSize); split the work into smaller tensors`,
+      );
     }
     let b: PooledBuffer;
     try {
@@ -225,7 +279,8 @@ export class WebGPUBackend implements Backend {
     this.rt.check('fromData');
     let arr: Float32Array | Int32Array | Uint32Array;
     if (dtype === 'float32') arr = data instanceof Float32Array ? data : Float32Array.from(data as ArrayLike<number>);
-    else if (dtype === 'int32') arr = data instanceof Int32Array ? data : Int32Array.from(data as ArrayLike<number>, (v) => v | 0);
+    else if (dtype === 'int32')
+      arr = data instanceof Int32Array ? data : Int32Array.from(data as ArrayLike<number>, (v) => v | 0);
     else if (dtype === 'bool') arr = Uint32Array.from(data as ArrayLike<number>, (v) => (v ? 1 : 0));
     else throw new DTypeError(`fromData: unknown dtype ${JSON.stringify(dtype)}; expected float32, int32 or bool`);
     // Dawn rejects writes from shared memory.
@@ -243,8 +298,17 @@ export class WebGPUBackend implements Backend {
     const dts = inputs.map((x) => x.storage.dtype);
     const outDT = outs.map((e) => exprDType(e, dts));
     const ins: EwInput[] = inputs.map((x, i) => {
-      if (!shapesEqual(x.view.shape, shape)) throw new ShapeError(`elementwise: input ${i} has shape ${fmtShape(x.view.shape)}; expected the output shape ${fmtShape(shape)} (broadcast it first)`);
-      return { buf: this.buf('elementwise', x.storage), dtype: x.storage.dtype, offset: x.view.offset, strides: x.view.strides, mask: x.view.mask };
+      if (!shapesEqual(x.view.shape, shape))
+        throw new ShapeError(
+          `elementwise: input ${i} has shape ${fmtShape(x.view.shape)}; expected the output shape ${fmtShape(shape)} (broadcast it first)`,
+        );
+      return {
+        buf: this.buf('elementwise', x.storage),
+        dtype: x.storage.dtype,
+        offset: x.view.offset,
+        strides: x.view.strides,
+        mask: x.view.mask,
+      };
     });
     const size = numel(shape);
     this.rt.begin('elementwise', shape);
@@ -253,15 +317,34 @@ export class WebGPUBackend implements Backend {
     const maxBufs = this.limits.maxStorageBuffersPerShaderStage;
     const fast = this.opts.elementwiseFastPaths !== false;
     if (ins.length + outs.length <= maxBufs) {
-      encodeElementwise(this.rt, outs, ins, shape, res.map((s) => s.buf!), this.wg, fast);
+      encodeElementwise(
+        this.rt,
+        outs,
+        ins,
+        shape,
+        res.map((s) => s.buf!),
+        this.wg,
+        fast,
+      );
       return res;
     }
     // Storage bindings per kernel are limited; outputs beyond the limit go to extra kernels.
     const distinct = new Set(ins.map((x) => x.buf)).size;
     const room = this.limits.maxStorageBuffersPerShaderStage - distinct;
-    if (room < 1) throw new BackendError(`elementwise: ${distinct} distinct input buffers exceed this adapter's ${this.limits.maxStorageBuffersPerShaderStage} storage buffers per kernel; split the expression`);
+    if (room < 1)
+      throw new BackendError(
+        `elementwise: ${distinct} distinct input buffers exceed this adapter's ${this.limits.maxStorageBuffersPerShaderStage} storage buffers per kernel; split the expression`,
+      );
     for (let o = 0; o < outs.length; o += room) {
-      encodeElementwise(this.rt, outs.slice(o, o + room), ins, shape, res.slice(o, o + room).map((s) => s.buf!), this.wg, this.opts.elementwiseFastPaths !== false);
+      encodeElementwise(
+        this.rt,
+        outs.slice(o, o + room),
+        ins,
+        shape,
+        res.slice(o, o + room).map((s) => s.buf!),
+        this.wg,
+        this.opts.elementwiseFastPaths !== false,
+      );
     }
     return res;
   }
@@ -280,13 +363,27 @@ export class WebGPUBackend implements Backend {
       const outDT = g.outs.map((e) => exprDType(e, dts));
       const size = numel(g.shape);
       // Every input a dense run, or one element broadcast everywhere.
-      const dense = size > 0 && g.outs.length > 0 && [...dts, ...outDT].every((d) => d === 'float32' || d === 'int32') &&
-        g.inputs.every((x) => shapesEqual(x.view.shape, g.shape) && (x.view.isContiguous || broadcastScalar(x)) && x.storage.backend === this && (x.storage as GPUStorage).buf);
+      const dense =
+        size > 0 &&
+        g.outs.length > 0 &&
+        [...dts, ...outDT].every((d) => d === 'float32' || d === 'int32') &&
+        g.inputs.every(
+          (x) =>
+            shapesEqual(x.view.shape, g.shape) &&
+            (x.view.isContiguous || broadcastScalar(x)) &&
+            x.storage.backend === this &&
+            (x.storage as GPUStorage).buf,
+        );
       if (!dense) {
         res[i] = this.elementwise(g.outs, g.inputs, g.shape);
         return;
       }
-      const ins = g.inputs.map((x) => ({ buf: this.buf('elementwiseGroups', x.storage), dtype: x.storage.dtype, offset: x.view.offset, scalar: !x.view.isContiguous }));
+      const ins = g.inputs.map((x) => ({
+        buf: this.buf('elementwiseGroups', x.storage),
+        dtype: x.storage.dtype,
+        offset: x.view.offset,
+        scalar: !x.view.isContiguous,
+      }));
       this.rt.begin('elementwiseGroups', g.shape);
       const outs = outDT.map((d) => this.newStorage('elementwiseGroups', d, size));
       res[i] = outs;
@@ -307,7 +404,10 @@ export class WebGPUBackend implements Backend {
       };
       for (const { seg } of list) {
         const n = segmentBindings(seg.outs, seg.inputs);
-        if (n > room) throw new BackendError(`elementwiseGroups: one group binds ${n} storage buffers, more than this adapter's ${room}`);
+        if (n > room)
+          throw new BackendError(
+            `elementwiseGroups: one group binds ${n} storage buffers, more than this adapter's ${room}`,
+          );
         if (used + n > room) flush();
         chunk.push(seg);
         used += n;
@@ -328,7 +428,14 @@ export class WebGPUBackend implements Backend {
     const outShape = v.shape.map((d, i) => (axes.includes(i) ? 1 : d));
     const out = this.newStorage(op, dt, numel(outShape));
     const desc = describeReduce(buf, dt, v.shape, v.strides, v.offset, axes);
-    encodeReduce(this.rt, op, desc, out.buf!, this.rwg, this.opts.reduce ? { ...DEFAULT_REDUCE, ...this.opts.reduce } : DEFAULT_REDUCE);
+    encodeReduce(
+      this.rt,
+      op,
+      desc,
+      out.buf!,
+      this.rwg,
+      this.opts.reduce ? { ...DEFAULT_REDUCE, ...this.opts.reduce } : DEFAULT_REDUCE,
+    );
     return out;
   }
 
@@ -342,7 +449,9 @@ export class WebGPUBackend implements Backend {
     checkOperand(this, 'matmul', 'b', b, { mask: false });
     checkMatmulArgs(a, b);
     const nd = as.length;
-    const m = as[nd - 2], k = as[nd - 1], n = bs[nd - 1];
+    const m = as[nd - 2],
+      k = as[nd - 1],
+      n = bs[nd - 1];
     const batchShape = as.slice(0, -2);
     const shape = [...batchShape, m, n];
     if (epilogue) {
@@ -358,22 +467,55 @@ export class WebGPUBackend implements Backend {
     const fuse = !!epilogue && new Set(epilogue.inputs.map((x) => x.storage)).size <= room;
     const eIns = fuse ? epilogue!.inputs : [];
     // Collapse batch dims that every operand walks as one run.
-    const cb = collapseBatch(batchShape, [av.strides.slice(0, -2), bv.strides.slice(0, -2), ...eIns.map((x) => x.view.strides.slice(0, -2))]);
+    const cb = collapseBatch(batchShape, [
+      av.strides.slice(0, -2),
+      bv.strides.slice(0, -2),
+      ...eIns.map((x) => x.view.strides.slice(0, -2)),
+    ]);
     const bsh = cb.shape;
     const [ast, bst] = cb.strides;
-    const cfg: MatmulConfig = chooseMatmulConfig(this.opts.matmul as MatmulConfigOption | undefined, m, n, k, numel(bsh));
+    const cfg: MatmulConfig = chooseMatmulConfig(
+      this.opts.matmul as MatmulConfigOption | undefined,
+      m,
+      n,
+      k,
+      numel(bsh),
+    );
     if (typeof this.opts.matmul === 'function') validateMatmulConfig(cfg, this.limits);
-    const epi = fuse ? {
-      expr: epilogue!.expr,
-      inputs: eIns.map((x, j): MatmulEpilogueInput => ({
-        buf: this.buf('matmul', x.storage), dtype: x.storage.dtype, offset: x.view.offset,
-        batchStrides: cb.strides[2 + j], rowStride: x.view.strides[nd - 2], colStride: x.view.strides[nd - 1],
-      })),
-    } : undefined;
+    const epi = fuse
+      ? {
+          expr: epilogue!.expr,
+          inputs: eIns.map((x, j): MatmulEpilogueInput => ({
+            buf: this.buf('matmul', x.storage),
+            dtype: x.storage.dtype,
+            offset: x.view.offset,
+            batchStrides: cb.strides[2 + j],
+            rowStride: x.view.strides[nd - 2],
+            colStride: x.view.strides[nd - 1],
+          })),
+        }
+      : undefined;
     encodeMatmul(this.rt, cfg, {
-      a: { buf: abuf, offset: av.offset, batchStrides: ast, rowStride: av.strides[nd - 2], colStride: av.strides[nd - 1] },
-      b: { buf: bbuf, offset: bv.offset, batchStrides: bst, rowStride: bv.strides[nd - 2], colStride: bv.strides[nd - 1] },
-      batchShape: bsh, m, n, k, out: out.buf!, epi,
+      a: {
+        buf: abuf,
+        offset: av.offset,
+        batchStrides: ast,
+        rowStride: av.strides[nd - 2],
+        colStride: av.strides[nd - 1],
+      },
+      b: {
+        buf: bbuf,
+        offset: bv.offset,
+        batchStrides: bst,
+        rowStride: bv.strides[nd - 2],
+        colStride: bv.strides[nd - 1],
+      },
+      batchShape: bsh,
+      m,
+      n,
+      k,
+      out: out.buf!,
+      epi,
     });
     if (!epilogue || fuse) return out;
     // Too many buffers for one kernel: core's second elementwise pass.
@@ -415,8 +557,12 @@ export class WebGPUBackend implements Backend {
     const out = this.newStorage('gather', x.storage.dtype, numel(outShape));
     const v = x.view;
     encodeGather(
-      this.rt, { buf: xbuf, dtype: x.storage.dtype, offset: v.offset, strides: v.strides, shape: v.shape }, axis,
-      { buf: ibuf, offset: idx.view.offset, stride: idx.view.strides[0], length: idx.view.shape[0] }, out.buf!, this.wg,
+      this.rt,
+      { buf: xbuf, dtype: x.storage.dtype, offset: v.offset, strides: v.strides, shape: v.shape },
+      axis,
+      { buf: ibuf, offset: idx.view.offset, stride: idx.view.strides[0], length: idx.view.shape[0] },
+      out.buf!,
+      this.wg,
     );
     return out;
   }
@@ -427,14 +573,29 @@ export class WebGPUBackend implements Backend {
     this.rt.check(op);
     const ibuf = this.buf(op, idx.storage);
     checkOperand(this, op, site.name, idx, { mask: false });
-    if (idx.storage.dtype !== 'int32' || idx.view.ndim !== 1) throw new ValueError(`${op}: ${site.name} has dtype ${idx.storage.dtype} and shape ${fmtShape(idx.view.shape)}; the device-side check expects a 1-d int32 index`);
+    if (idx.storage.dtype !== 'int32' || idx.view.ndim !== 1)
+      throw new ValueError(
+        `${op}: ${site.name} has dtype ${idx.storage.dtype} and shape ${fmtShape(idx.view.shape)}; the device-side check expects a 1-d int32 index`,
+      );
     this.rt.begin(`${op} index check`, idx.view.shape);
     const { buf, slot } = this.rt.flag.use(site);
-    encodeIndexCheck(this.rt, { buf: ibuf, offset: idx.view.offset, stride: idx.view.strides[0], length: idx.view.shape[0] }, lo, hi, buf, slot, this.wg);
+    encodeIndexCheck(
+      this.rt,
+      { buf: ibuf, offset: idx.view.offset, stride: idx.view.strides[0], length: idx.view.shape[0] },
+      lo,
+      hi,
+      buf,
+      slot,
+      this.wg,
+    );
   }
 
   /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/ce-rows.ts). */
-  crossEntropyRows(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: CheckSite; total?: boolean }): Storage[] {
+  crossEntropyRows(
+    z: Strided,
+    y: Strided,
+    opts: { smoothing: number; scale: number; site: CheckSite; total?: boolean },
+  ): Storage[] {
     const op = opts.site.op;
     this.rt.check(op);
     const zbuf = this.buf(op, z.storage);
@@ -444,29 +605,72 @@ export class WebGPUBackend implements Backend {
     checkCrossEntropyRowsArgs(op, z, y, opts);
     const [n, c] = z.view.shape;
     this.rt.begin(op, z.view.shape);
-    const outs = [this.newStorage(op, 'float32', n), this.newStorage(op, 'float32', n), this.newStorage(op, 'float32', n)] as [GPUStorage, GPUStorage, GPUStorage];
+    const outs = [
+      this.newStorage(op, 'float32', n),
+      this.newStorage(op, 'float32', n),
+      this.newStorage(op, 'float32', n),
+    ] as [GPUStorage, GPUStorage, GPUStorage];
     // The rows' sum in the same dispatch (the loss's mean or sum: no separate reduce).
     const total = opts.total && ceTotalFits(n) ? this.newStorage(op, 'float32', 1) : null;
     const { buf, slot } = this.rt.flag.use(opts.site);
-    encodeCrossEntropyRows(this.rt, {
-      z: { buf: zbuf, offset: z.view.offset, rowStride: z.view.strides[0], colStride: z.view.strides[1] },
-      y: { buf: ybuf, offset: y.view.offset, stride: y.view.strides[0] },
-      n, c,
-    }, opts.smoothing, opts.scale, [outs[0].buf!, outs[1].buf!, outs[2].buf!], buf, slot, 64, total ? { out: total.buf!, scratch: oneDispatchScratch(this.rt) } : undefined);
+    encodeCrossEntropyRows(
+      this.rt,
+      {
+        z: { buf: zbuf, offset: z.view.offset, rowStride: z.view.strides[0], colStride: z.view.strides[1] },
+        y: { buf: ybuf, offset: y.view.offset, stride: y.view.strides[0] },
+        n,
+        c,
+      },
+      opts.smoothing,
+      opts.scale,
+      [outs[0].buf!, outs[1].buf!, outs[2].buf!],
+      buf,
+      slot,
+      64,
+      total ? { out: total.buf!, scratch: oneDispatchScratch(this.rt) } : undefined,
+    );
     return total ? [...outs, total] : outs;
   }
 
   // ---- attention ----
-  private attnArgs(op: string, q: Strided, k: Strided, v: Strided, opts: AttentionOptions, rest: Record<string, Strided> = {}) {
+  private attnArgs(
+    op: string,
+    q: Strided,
+    k: Strided,
+    v: Strided,
+    opts: AttentionOptions,
+    rest: Record<string, Strided> = {},
+  ) {
     this.rt.check(op);
-    checkAttentionArgs(op, q, k, v, opts, Object.keys(rest).length ? { out: rest.out, lse: rest.lse, gOut: rest.gOut } : undefined);
+    checkAttentionArgs(
+      op,
+      q,
+      k,
+      v,
+      opts,
+      Object.keys(rest).length ? { out: rest.out, lse: rest.lse, gOut: rest.gOut } : undefined,
+    );
     const all: Record<string, Strided> = { q, k, v, ...rest, ...(opts.mask ? { mask: opts.mask } : {}) };
     for (const [name, x] of Object.entries(all)) checkOperand(this, op, name, x, { mask: false });
-    const o = (x: Strided): AttnOperand => ({ buf: this.buf(op, x.storage), offset: x.view.offset, strides: x.view.strides });
+    const o = (x: Strided): AttnOperand => ({
+      buf: this.buf(op, x.storage),
+      offset: x.view.offset,
+      strides: x.view.strides,
+    });
     const nd = q.view.ndim;
-    const dims = { batch: q.view.shape.slice(0, -2), L: q.view.shape[nd - 2], S: k.view.shape[nd - 2], E: q.view.shape[nd - 1], Ev: v.view.shape[nd - 1] };
+    const dims = {
+      batch: q.view.shape.slice(0, -2),
+      L: q.view.shape[nd - 2],
+      S: k.view.shape[nd - 2],
+      E: q.view.shape[nd - 1],
+      Ev: v.view.shape[nd - 1],
+    };
     const mask = opts.mask ? o(opts.mask) : null;
-    const maskKind = !opts.mask ? 'none' as const : opts.mask.storage.dtype === 'bool' ? 'bool' as const : 'float' as const;
+    const maskKind = !opts.mask
+      ? ('none' as const)
+      : opts.mask.storage.dtype === 'bool'
+        ? ('bool' as const)
+        : ('float' as const);
     checkAttentionFits(op, dims);
     return { o, dims, mask, maskKind };
   }
@@ -477,11 +681,32 @@ export class WebGPUBackend implements Backend {
     this.rt.begin('attention', q.view.shape);
     const out = this.newStorage('attention', 'float32', rows * dims.Ev);
     const lse = this.newStorage('attention', 'float32', rows);
-    encodeAttention(this.rt, dims, o(q), o(k), o(v), mask, maskKind, opts.scale, opts.causal, out.buf!, lse.buf!, this.attnPlan);
+    encodeAttention(
+      this.rt,
+      dims,
+      o(q),
+      o(k),
+      o(v),
+      mask,
+      maskKind,
+      opts.scale,
+      opts.causal,
+      out.buf!,
+      lse.buf!,
+      this.attnPlan,
+    );
     return { out, lse };
   }
 
-  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads {
+  attentionBackward(
+    q: Strided,
+    k: Strided,
+    v: Strided,
+    out: Strided,
+    lse: Strided,
+    gOut: Strided,
+    opts: AttentionOptions,
+  ): AttentionGrads {
     const op = 'attention backward';
     const { o, dims, mask, maskKind } = this.attnArgs(op, q, k, v, opts, { out, lse, gOut });
     this.rt.begin(op, q.view.shape);
@@ -490,7 +715,25 @@ export class WebGPUBackend implements Backend {
     const dq = this.newStorage(op, 'float32', numel(q.view.shape));
     const dk = this.newStorage(op, 'float32', numel(k.view.shape));
     const dv = this.newStorage(op, 'float32', numel(v.view.shape));
-    encodeAttentionBackward(this.rt, dims, o(q), o(k), o(v), mask, maskKind, o(out), o(lse), o(gOut), opts.scale, opts.causal, stats.buf!, dq.buf!, dk.buf!, dv.buf!, this.attnPlan);
+    encodeAttentionBackward(
+      this.rt,
+      dims,
+      o(q),
+      o(k),
+      o(v),
+      mask,
+      maskKind,
+      o(out),
+      o(lse),
+      o(gOut),
+      opts.scale,
+      opts.causal,
+      stats.buf!,
+      dq.buf!,
+      dk.buf!,
+      dv.buf!,
+      this.attnPlan,
+    );
     this.dispose(stats);
     return { dq, dk, dv };
   }
@@ -506,9 +749,15 @@ export class WebGPUBackend implements Backend {
     const [out] = this.elementwise([E.in(0)], [base], shape) as GPUStorage[];
     this.rt.begin('scatter', shape);
     encodeScatter(
-      this.rt, mode, base.storage.dtype, idx.view.shape[0], numel(shape),
+      this.rt,
+      mode,
+      base.storage.dtype,
+      idx.view.shape[0],
+      numel(shape),
       { buf: this.buf('scatter', idx.storage), offset: idx.view.offset, stride: idx.view.strides[0] },
-      { buf: this.buf('scatter', src.storage), offset: src.view.offset, stride: src.view.strides[0] }, out.buf!, this.wg,
+      { buf: this.buf('scatter', src.storage), offset: src.view.offset, stride: src.view.strides[0] },
+      out.buf!,
+      this.wg,
     );
     return out;
   }
@@ -529,7 +778,19 @@ export class WebGPUBackend implements Backend {
       const rows = size / n;
       const k = this.newStorage('sort', dt, rows * sortWidth(n));
       const v = this.newStorage('sort', 'int32', rows * sortWidth(n));
-      encodeSort(this.rt, dt, this.buf('sort', c ?? x.storage), n, rows, descending, k.buf!, v.buf!, values.buf!, indices.buf!, this.wg);
+      encodeSort(
+        this.rt,
+        dt,
+        this.buf('sort', c ?? x.storage),
+        n,
+        rows,
+        descending,
+        k.buf!,
+        v.buf!,
+        values.buf!,
+        indices.buf!,
+        this.wg,
+      );
       this.dispose(k);
       this.dispose(v);
     }
@@ -551,28 +812,56 @@ export class WebGPUBackend implements Backend {
     checkConvEpilogue(shape, epilogue);
     this.buf('conv', x.storage);
     this.buf('conv', w.storage);
-    if (x.view.mask || w.view.mask) throw new ValueError('conv: input or weight has a masked (padded) view; expected no mask (make it contiguous first)');
+    if (x.view.mask || w.view.mask)
+      throw new ValueError(
+        'conv: input or weight has a masked (padded) view; expected no mask (make it contiguous first)',
+      );
     this.rt.begin('conv', shape);
     const out = this.newStorage('conv', 'float32', numel(shape));
     const one = shape.length === 3;
     const lift = <T>(a: readonly T[], unit: T): T[] => (one ? [a[0], a[1], unit, a[2]] : a.slice());
     const two = (a: readonly number[]): [number, number] => (one ? [1, a[0]] : [a[0], a[1]]);
     const room = this.limits.maxStorageBuffersPerShaderStage - 3;
-    const fuse = !!epilogue && epilogue.inputs.every((e) => !e.view.mask) && new Set(epilogue.inputs.map((e) => e.storage)).size <= room;
+    const fuse =
+      !!epilogue &&
+      epilogue.inputs.every((e) => !e.view.mask) &&
+      new Set(epilogue.inputs.map((e) => e.storage)).size <= room;
     const [n, c, h, wd] = lift(x.view.shape, 1);
     const [o, , kH, kW] = lift(w.view.shape, 1);
     const [, , oH, oW] = lift(shape, 1);
     encodeConv(
-      this.rt, this.convConfig,
+      this.rt,
+      this.convConfig,
       { buf: this.buf('conv', x.storage), offset: x.view.offset, strides: lift(x.view.strides, 0) },
       { buf: this.buf('conv', w.storage), offset: w.view.offset, strides: lift(w.view.strides, 0) },
       {
-        n, c, h, w: wd, o, kH, kW, oH, oW, groups: params.groups,
-        stride: two(params.stride), dilation: two(params.dilation), lhsDilation: two(params.lhsDilation),
+        n,
+        c,
+        h,
+        w: wd,
+        o,
+        kH,
+        kW,
+        oH,
+        oW,
+        groups: params.groups,
+        stride: two(params.stride),
+        dilation: two(params.dilation),
+        lhsDilation: two(params.lhsDilation),
         padLo: one ? [0, params.padding[0][0]] : [params.padding[0][0], params.padding[1][0]],
       },
       out.buf!,
-      fuse ? { expr: epilogue!.expr, inputs: epilogue!.inputs.map((e) => ({ buf: this.buf('conv', e.storage), dtype: e.storage.dtype, offset: e.view.offset, strides: lift(e.view.strides, 0) })) } : undefined,
+      fuse
+        ? {
+            expr: epilogue!.expr,
+            inputs: epilogue!.inputs.map((e) => ({
+              buf: this.buf('conv', e.storage),
+              dtype: e.storage.dtype,
+              offset: e.view.offset,
+              strides: lift(e.view.strides, 0),
+            })),
+          }
+        : undefined,
       (m, n, k, b) => chooseMatmulConfig(this.opts.matmul as MatmulConfigOption | undefined, m, n, k, b),
     );
     if (!epilogue || fuse) return out;
@@ -588,7 +877,15 @@ export class WebGPUBackend implements Backend {
     this.rt.begin('pool2d', shape);
     const out = this.newStorage('pool2d', 'float32', numel(shape));
     const arg = params.kind === 'max' ? this.newStorage('pool2d', 'int32', numel(shape)) : null;
-    encodePool(this.rt, { buf: xbuf, offset: x.view.offset, strides: x.view.strides }, x.view.shape, params, out.buf!, arg ? arg.buf! : null, this.wg);
+    encodePool(
+      this.rt,
+      { buf: xbuf, offset: x.view.offset, strides: x.view.strides },
+      x.view.shape,
+      params,
+      out.buf!,
+      arg ? arg.buf! : null,
+      this.wg,
+    );
     return [out, arg];
   }
 
@@ -602,8 +899,13 @@ export class WebGPUBackend implements Backend {
     this.rt.begin('pool2d backward', inShape);
     const out = this.newStorage('pool2d backward', 'float32', numel(inShape));
     encodePoolBackward(
-      this.rt, { buf: gbuf, offset: gy.view.offset, strides: gy.view.strides },
-      arg && abuf ? { buf: abuf, offset: arg.view.offset, strides: arg.view.strides } : null, inShape, params, out.buf!, this.wg,
+      this.rt,
+      { buf: gbuf, offset: gy.view.offset, strides: gy.view.strides },
+      arg && abuf ? { buf: abuf, offset: arg.view.offset, strides: arg.view.strides } : null,
+      inShape,
+      params,
+      out.buf!,
+      this.wg,
     );
     return out;
   }
@@ -611,7 +913,8 @@ export class WebGPUBackend implements Backend {
   async read(s: Storage): Promise<TypedArray> {
     this.rt.check('read');
     const b = this.buf('read', s);
-    if (s.size === 0) return s.dtype === 'float32' ? new Float32Array(0) : s.dtype === 'int32' ? new Int32Array(0) : new Uint8Array(0);
+    if (s.size === 0)
+      return s.dtype === 'float32' ? new Float32Array(0) : s.dtype === 'int32' ? new Int32Array(0) : new Uint8Array(0);
     this.rt.begin('read', [s.size]);
     const bytes = await this.rt.readBytes('read', b.buffer, s.size * 4);
     if (s.dtype === 'float32') return new Float32Array(bytes);
@@ -630,13 +933,15 @@ export class WebGPUBackend implements Backend {
   // ---- jit: Backend.adopt (the released buffer goes back to the pool in queue order, as dispose) ----
   adopt(dst: Storage, src: Storage): boolean {
     const sb = this.buf('adopt', src);
-    if (!(dst instanceof GPUStorage) || dst.backend !== this) throw new BackendError('adopt: the destination is not a storage of this WebGPU backend');
+    if (!(dst instanceof GPUStorage) || dst.backend !== this)
+      throw new BackendError('adopt: the destination is not a storage of this WebGPU backend');
     const s = src as GPUStorage;
     if (!dst.buf) {
       this.dispose(s);
       return false;
     }
-    if (dst.dtype !== s.dtype || dst.size !== s.size) throw new BackendError(`adopt: storages differ (${dst.dtype}[${dst.size}] and ${s.dtype}[${s.size}])`);
+    if (dst.dtype !== s.dtype || dst.size !== s.size)
+      throw new BackendError(`adopt: storages differ (${dst.dtype}[${dst.size}] and ${s.dtype}[${s.size}])`);
     const old = dst.buf;
     dst.buf = sb;
     s.buf = null;
@@ -656,7 +961,9 @@ export class WebGPUBackend implements Backend {
       rt: this.rt,
       newStorage: (dtype, size) => this.newStorage('jit replay', dtype, size),
       bufferOf: (op, s) => this.buf(op, s),
-      watch: (list) => { this.watching = list; },
+      watch: (list) => {
+        this.watching = list;
+      },
       forget: (s) => {
         if (s.buf && this.live.delete(s)) this.liveBytes -= s.buf.bytes;
       },
@@ -743,18 +1050,23 @@ const broadcastScalar = (x: Strided): boolean => x.view.strides.every((st) => st
 
 /** Which attention kernels this device runs (see WebGPUBackendOptions.attention). */
 function attentionPlan(acq: Acquired, maxBytes: number, opt: WebGPUBackendOptions['attention']): AttnPlan {
-  const sgMin = acq.device.features.has('subgroups') ? acq.info?.subgroupMinSize ?? 1 : 1;
+  const sgMin = acq.device.features.has('subgroups') ? (acq.info?.subgroupMinSize ?? 1) : 1;
   const base = defaultTiledConfig(maxBytes, sgMin);
   if (opt === 'rows' || !base) return { tiled: null, maxBytes };
   const tiled = { ...base, ...opt };
-  if (!(tiled.unroll >= 1 && Number.isInteger(Math.log2(tiled.unroll)))) throw new BackendError(`createWebGPUBackend: attention.unroll ${tiled.unroll}; expected a power of two`);
+  if (!(tiled.unroll >= 1 && Number.isInteger(Math.log2(tiled.unroll))))
+    throw new BackendError(`createWebGPUBackend: attention.unroll ${tiled.unroll}; expected a power of two`);
   tiled.shuffle = Math.max(1, Math.min(tiled.shuffle, sgMin));
   return { tiled, maxBytes };
 }
 
 /** The device request of a timed backend: the feature, and Dawn's quantization (100 µs steps in browsers) off. */
 function timestampRequest(opts: WebGPUBackendOptions): WebGPUBackendOptions {
-  return { ...opts, features: [...(opts.features ?? []), 'timestamp-query'], dawnToggles: [...(opts.dawnToggles ?? []), 'disable-dawn-features=timestamp_quantization'] };
+  return {
+    ...opts,
+    features: [...(opts.features ?? []), 'timestamp-query'],
+    dawnToggles: [...(opts.dawnToggles ?? []), 'disable-dawn-features=timestamp_quantization'],
+  };
 }
 
 /** Creates a WebGPU backend: finds an adapter (navigator.gpu, or Dawn in Node) unless `device`/`adapter` are given. */

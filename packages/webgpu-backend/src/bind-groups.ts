@@ -14,7 +14,12 @@ export class BindGroupCache {
   private roots = new Map<GPUBindGroupLayout, Map<number, Node>>();
   size = 0;
 
-  private walk(layout: GPUBindGroupLayout, paramBytes: number, bufs: readonly PooledBuffer[], make: boolean): Node | null {
+  private walk(
+    layout: GPUBindGroupLayout,
+    paramBytes: number,
+    bufs: readonly PooledBuffer[],
+    make: boolean,
+  ): Node | null {
     let byBytes = this.roots.get(layout);
     if (!byBytes) {
       if (!make) return null;

@@ -40,7 +40,11 @@ export class DeviceFlag {
       this.sites.push(site);
     }
     this.buf ??= {
-      buffer: this.device.createBuffer({ size: SLOTS * SLOT_BYTES, usage: 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08 /* COPY_DST */, label: 'surf error flag' }),
+      buffer: this.device.createBuffer({
+        size: SLOTS * SLOT_BYTES,
+        usage: 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08 /* COPY_DST */,
+        label: 'surf error flag',
+      }),
       bytes: SLOTS * SLOT_BYTES,
       id: -1, // never a pool id: its bind groups are keyed apart
       lastBatch: -1,
@@ -85,8 +89,13 @@ export class DeviceFlag {
       const sites = this.sites.filter((_, i) => i % SLOTS === slot);
       const s = sites[0];
       const where = sites.length > 1 ? ` (one of the checks of ${sites.map((x) => x.op).join(', ')})` : '';
-      const what = lo === hi ? `${s.name}[${at}] = ${lo} is outside ${s.range}` : `${s.name}[${at}] is outside ${s.range} (the bad values seen run from ${lo} to ${hi})`;
-      return new ValueError(`${s.op}: ${what}${where}; found by a device-side check at the next readback or sync() after the op`);
+      const what =
+        lo === hi
+          ? `${s.name}[${at}] = ${lo} is outside ${s.range}`
+          : `${s.name}[${at}] is outside ${s.range} (the bad values seen run from ${lo} to ${hi})`;
+      return new ValueError(
+        `${s.op}: ${what}${where}; found by a device-side check at the next readback or sync() after the op`,
+      );
     }
     return null;
   }

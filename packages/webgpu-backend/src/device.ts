@@ -26,11 +26,15 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 // (Linux install commands only on Linux).
 /** What to do when no adapter is found, for a browser or for Node on `platform`. */
 export function installHint(node: boolean, platform?: string): string {
-  if (!node) return 'This browser does not expose WebGPU (navigator.gpu): use Chrome or Edge 113+, Safari 26+, or Firefox 141+ (Windows), or enable WebGPU in its settings; Surf falls back to its CPU backend meanwhile.';
-  return "In Node, the 'webgpu' npm package needs a Vulkan, Metal or D3D12 driver" + (platform === 'linux'
-    ? "; on Linux without a GPU install Debian's 'chromium' and 'libvulkan1' packages (apt-get install chromium libvulkan1), which bring the SwiftShader " +
-      'software driver (found automatically at /usr/lib/chromium/vk_swiftshader_icd.json), or set VK_ICD_FILENAMES to a Vulkan ICD file.'
-    : '.');
+  if (!node)
+    return 'This browser does not expose WebGPU (navigator.gpu): use Chrome or Edge 113+, Safari 26+, or Firefox 141+ (Windows), or enable WebGPU in its settings; Surf falls back to its CPU backend meanwhile.';
+  return (
+    "In Node, the 'webgpu' npm package needs a Vulkan, Metal or D3D12 driver" +
+    (platform === 'linux'
+      ? "; on Linux without a GPU install Debian's 'chromium' and 'libvulkan1' packages (apt-get install chromium libvulkan1), which bring the SwiftShader " +
+        'software driver (found automatically at /usr/lib/chromium/vk_swiftshader_icd.json), or set VK_ICD_FILENAMES to a Vulkan ICD file.'
+      : '.')
+  );
 }
 
 const INSTALL_HINT = installHint(isNode, typeof process !== 'undefined' ? process.platform : undefined);
@@ -59,12 +63,16 @@ function mergeFlags(flags: readonly string[]): string[] {
  * Finds a WebGPU adapter: navigator.gpu in browsers, Dawn (the `webgpu` package) in Node,
  * with SwiftShader as the fallback on Linux. Throws a BackendError naming what to install.
  */
-export async function requestWebGPUAdapter(opts: Pick<DeviceRequest, 'powerPreference' | 'dawnToggles'> = {}): Promise<GPUAdapter> {
+export async function requestWebGPUAdapter(
+  opts: Pick<DeviceRequest, 'powerPreference' | 'dawnToggles'> = {},
+): Promise<GPUAdapter> {
   const { adapter } = await findAdapter(opts);
   return adapter;
 }
 
-async function findAdapter(req: Pick<DeviceRequest, 'powerPreference' | 'dawnToggles'>): Promise<{ adapter: GPUAdapter; instance: unknown }> {
+async function findAdapter(
+  req: Pick<DeviceRequest, 'powerPreference' | 'dawnToggles'>,
+): Promise<{ adapter: GPUAdapter; instance: unknown }> {
   let adapter: GPUAdapter | null = null;
   let instance: unknown = null;
   let note = '';
@@ -91,7 +99,13 @@ async function findAdapter(req: Pick<DeviceRequest, 'powerPreference' | 'dawnTog
 /** Finds an adapter unless given, and requests a device with the adapter's real limits. */
 export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
   if (req.device) {
-    return { device: req.device, adapter: req.adapter ?? null, info: req.adapter?.info ?? (req.device as { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? null, owned: false, instance: null };
+    return {
+      device: req.device,
+      adapter: req.adapter ?? null,
+      info: req.adapter?.info ?? (req.device as { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? null,
+      owned: false,
+      instance: null,
+    };
   }
   let adapter = req.adapter ?? null;
   let instance: unknown = null;
@@ -99,9 +113,16 @@ export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
   const L = adapter.limits;
   const want: Record<string, number> = {};
   for (const name of [
-    'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX',
-    'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage',
-    'maxComputeWorkgroupsPerDimension', 'maxUniformBufferBindingSize', 'maxBindingsPerBindGroup',
+    'maxStorageBufferBindingSize',
+    'maxBufferSize',
+    'maxComputeInvocationsPerWorkgroup',
+    'maxComputeWorkgroupSizeX',
+    'maxComputeWorkgroupSizeY',
+    'maxComputeWorkgroupStorageSize',
+    'maxStorageBuffersPerShaderStage',
+    'maxComputeWorkgroupsPerDimension',
+    'maxUniformBufferBindingSize',
+    'maxBindingsPerBindGroup',
   ] as const) {
     const v = (L as unknown as Record<string, number>)[name];
     if (typeof v === 'number') want[name] = v;
@@ -109,10 +130,14 @@ export async function acquireDevice(req: DeviceRequest): Promise<Acquired> {
   let device: GPUDevice;
   try {
     // subgroups: the attention forward reduces row maxima with shuffles when the device has them.
-    const requiredFeatures = [...new Set([...(req.features ?? []), 'subgroups' as GPUFeatureName])].filter((f) => adapter!.features.has(f));
+    const requiredFeatures = [...new Set([...(req.features ?? []), 'subgroups' as GPUFeatureName])].filter((f) =>
+      adapter!.features.has(f),
+    );
     device = await adapter.requestDevice({ requiredLimits: want, requiredFeatures, label: 'surf' });
   } catch (e) {
-    throw new BackendError(`createWebGPUBackend: the adapter refused a device with its own limits: ${(e as Error).message}`);
+    throw new BackendError(
+      `createWebGPUBackend: the adapter refused a device with its own limits: ${(e as Error).message}`,
+    );
   }
   return { device, adapter, info: adapter.info ?? null, owned: true, instance };
 }

@@ -21,9 +21,16 @@ export class GpuTimer {
   /** Passes that could not be timed because their batch ran out of query pairs. */
   untimed = 0;
 
-  constructor(private readonly device: GPUDevice, private readonly pairs = 512) {
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly pairs = 512,
+  ) {
     this.querySet = device.createQuerySet({ type: 'timestamp', count: pairs * 2, label: 'surf timestamps' });
-    this.resolveBuf = device.createBuffer({ size: pairs * 16, usage: 0x0200 /* QUERY_RESOLVE */ | 0x04 /* COPY_SRC */, label: 'surf timestamps resolve' });
+    this.resolveBuf = device.createBuffer({
+      size: pairs * 16,
+      usage: 0x0200 /* QUERY_RESOLVE */ | 0x04 /* COPY_SRC */,
+      label: 'surf timestamps resolve',
+    });
   }
 
   /** The timestampWrites for the next compute pass of the open batch (undefined when full). */
@@ -45,21 +52,30 @@ export class GpuTimer {
     if (n === 0) return null;
     this.used = 0;
     const bytes = n * 16;
-    const read = this.free.pop() ?? this.device.createBuffer({ size: this.pairs * 16, usage: 0x01 /* MAP_READ */ | 0x08 /* COPY_DST */, label: 'surf timestamps read' });
+    const read =
+      this.free.pop() ??
+      this.device.createBuffer({
+        size: this.pairs * 16,
+        usage: 0x01 /* MAP_READ */ | 0x08 /* COPY_DST */,
+        label: 'surf timestamps read',
+      });
     encoder.resolveQuerySet(this.querySet, 0, n * 2, this.resolveBuf, 0);
     encoder.copyBufferToBuffer(this.resolveBuf, 0, read, 0, bytes);
     return () => {
-      const p = read.mapAsync(1 /* READ */, 0, bytes).then(() => {
-        const t = new BigUint64Array(read.getMappedRange(0, bytes));
-        for (let j = 0; j < n; j++) {
-          const d = t[2 * j + 1] - t[2 * j];
-          // A pass whose end precedes its begin (a clock reset) is skipped, not counted as huge.
-          if (t[2 * j + 1] >= t[2 * j]) this.totalNs += Number(d);
-        }
-        this.passes += n;
-        read.unmap();
-        this.free.push(read);
-      }, () => read.destroy());
+      const p = read.mapAsync(1 /* READ */, 0, bytes).then(
+        () => {
+          const t = new BigUint64Array(read.getMappedRange(0, bytes));
+          for (let j = 0; j < n; j++) {
+            const d = t[2 * j + 1] - t[2 * j];
+            // A pass whose end precedes its begin (a clock reset) is skipped, not counted as huge.
+            if (t[2 * j + 1] >= t[2 * j]) this.totalNs += Number(d);
+          }
+          this.passes += n;
+          read.unmap();
+          this.free.push(read);
+        },
+        () => read.destroy(),
+      );
       this.inFlight.add(p);
       void p.finally(() => this.inFlight.delete(p));
     };

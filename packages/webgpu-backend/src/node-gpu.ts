@@ -13,7 +13,11 @@ interface DawnModule {
   globals: Record<string, unknown>;
 }
 
-export const SWIFTSHADER_ICDS = ['/usr/lib/chromium/vk_swiftshader_icd.json', '/usr/lib/chromium-browser/vk_swiftshader_icd.json', '/usr/lib64/chromium-browser/vk_swiftshader_icd.json'];
+export const SWIFTSHADER_ICDS = [
+  '/usr/lib/chromium/vk_swiftshader_icd.json',
+  '/usr/lib/chromium-browser/vk_swiftshader_icd.json',
+  '/usr/lib64/chromium-browser/vk_swiftshader_icd.json',
+];
 
 let dawn: Promise<DawnModule> | null = null;
 /** Where the native addon was loaded from (CommonJS only), for the quiet probe below. */
@@ -112,9 +116,14 @@ async function quietDefaultProbe(flags: string[]): Promise<boolean | null> {
       const cpName = 'node:child_process';
       cp = (await import(/* @vite-ignore */ cpName)) as typeof import('node:child_process');
     }
-    const script = `const d=require(${JSON.stringify(dawnPath)});process.env.XDG_RUNTIME_DIR||='/tmp';` +
+    const script =
+      `const d=require(${JSON.stringify(dawnPath)});process.env.XDG_RUNTIME_DIR||='/tmp';` +
       `d.create(${JSON.stringify(flags)}).requestAdapter().then((a)=>{process.stdout.write(a?'1':'0');process.exit(0)},()=>{process.stdout.write('0');process.exit(0)})`;
-    const r = cp.spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000, env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || '/tmp' } });
+    const r = cp.spawnSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      timeout: 30000,
+      env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || '/tmp' },
+    });
     if (process.env.SURF_DEBUG && r.stderr) console.debug(`[surf] Dawn adapter probe:\n${r.stderr}`); // eslint-disable-line no-console
     if (r.status !== 0 || (r.stdout !== '0' && r.stdout !== '1')) return null;
     return r.stdout === '1';
@@ -149,7 +158,10 @@ export interface NodeAdapter {
 // One Dawn instance per flag set: creating one initialises Vulkan (slow on SwiftShader).
 const instances = new Map<string, GPU>();
 
-export async function nodeAdapter(flags: string[], powerPreference: GPUPowerPreference | undefined): Promise<NodeAdapter> {
+export async function nodeAdapter(
+  flags: string[],
+  powerPreference: GPUPowerPreference | undefined,
+): Promise<NodeAdapter> {
   const cached = instances.get(flags.join('\n'));
   if (cached) {
     const adapter = await cached.requestAdapter({ powerPreference });
@@ -159,7 +171,9 @@ export async function nodeAdapter(flags: string[], powerPreference: GPUPowerPref
   try {
     mod = await loadDawn();
   } catch (e) {
-    throw new Error(`the 'webgpu' npm package could not be loaded (${(e as Error).message}); install it with 'npm install webgpu'`);
+    throw new Error(
+      `the 'webgpu' npm package could not be loaded (${(e as Error).message}); install it with 'npm install webgpu'`,
+    );
   }
   Object.assign(globalThis, mod.globals);
   // Silences the Vulkan loader's complaint about a missing runtime dir.

@@ -17,13 +17,21 @@ export class ParamArena {
   /** Bytes used in the open batch. */
   used = 0;
 
-  constructor(device: GPUDevice, readonly capacity: number, readonly align: number) {
+  constructor(
+    device: GPUDevice,
+    readonly capacity: number,
+    readonly align: number,
+  ) {
     const host = new ArrayBuffer(capacity);
     this.u32 = new Uint32Array(host);
     this.i32 = new Int32Array(host);
     this.f32 = new Float32Array(host);
     // COPY_SRC: small uploads are staged here too and copied out in the command stream.
-    this.gpu = device.createBuffer({ size: capacity, usage: 0x40 /* UNIFORM */ | 0x08 /* COPY_DST */ | 0x04 /* COPY_SRC */, label: 'surf params arena' });
+    this.gpu = device.createBuffer({
+      size: capacity,
+      usage: 0x40 /* UNIFORM */ | 0x08 /* COPY_DST */ | 0x04 /* COPY_SRC */,
+      label: 'surf params arena',
+    });
     this.bytes = new Uint8Array(host);
   }
 

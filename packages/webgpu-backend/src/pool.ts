@@ -24,7 +24,7 @@
  * than the kernels that bind it, and holding one costs little memory; a large buffer goes to
  * whichever op asks first, as before.
  */
-export const BUFFER_USAGE = 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08 /* COPY_DST */;
+export const BUFFER_USAGE = 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08; /* COPY_DST */
 
 export interface PooledBuffer {
   readonly buffer: GPUBuffer;
@@ -71,7 +71,12 @@ export class BufferPool {
     return this.order.size;
   }
 
-  constructor(private device: GPUDevice, private cap: number, private limitBytes: number, private onDestroy: (b: PooledBuffer) => void) {}
+  constructor(
+    private device: GPUDevice,
+    private cap: number,
+    private limitBytes: number,
+    private onDestroy: (b: PooledBuffer) => void,
+  ) {}
 
   /** The size of the buffer acquire(bytes) hands out. */
   bucket(bytes: number): number {

@@ -3,7 +3,14 @@ import type { PooledBuffer } from './pool';
 
 /** One thing a captured step does on the GPU, in stream order. */
 export type CapturedOp =
-  | { readonly k: 'dispatch'; readonly kernel: Kernel; readonly bufs: readonly PooledBuffer[]; readonly params: Uint32Array; readonly x: number; readonly y: number }
+  | {
+      readonly k: 'dispatch';
+      readonly kernel: Kernel;
+      readonly bufs: readonly PooledBuffer[];
+      readonly params: Uint32Array;
+      readonly x: number;
+      readonly y: number;
+    }
   | { readonly k: 'upload'; readonly buf: PooledBuffer; readonly src: ArrayBufferView; readonly bytes: Uint8Array };
 
 /** A capture that cannot become a program (the step does something the program cannot redo). */
@@ -32,7 +39,10 @@ export class StepCapture implements RuntimeCapture {
    */
   private uploaded = new Set<PooledBuffer>();
 
-  constructor(private readonly rt: Runtime, private readonly forced: readonly PooledBuffer[] | null) {}
+  constructor(
+    private readonly rt: Runtime,
+    private readonly forced: readonly PooledBuffer[] | null,
+  ) {}
 
   dispatch(kernel: Kernel, bufs: readonly PooledBuffer[], params: Uint32Array, x: number, y: number): void {
     this.ops.push({ k: 'dispatch', kernel, bufs: bufs.slice(), params, x, y });
@@ -40,7 +50,12 @@ export class StepCapture implements RuntimeCapture {
 
   upload(buf: PooledBuffer, src: ArrayBufferView): void {
     this.uploaded.add(buf);
-    this.ops.push({ k: 'upload', buf, src, bytes: new Uint8Array(src.buffer.slice(src.byteOffset, src.byteOffset + src.byteLength)) });
+    this.ops.push({
+      k: 'upload',
+      buf,
+      src,
+      bytes: new Uint8Array(src.buffer.slice(src.byteOffset, src.byteOffset + src.byteLength)),
+    });
   }
 
   alloc(bytes: number, forUpload: boolean): PooledBuffer {

@@ -27,19 +27,30 @@ export interface ProgramHost {
 
 type ProgramOp =
   | {
-    readonly k: 'dispatch'; readonly pipeline: GPUComputePipeline; readonly bg: GPUBindGroup; readonly x: number; readonly y: number;
-    /** The bind group's entries, rebuilt for other argument buffers and on odd runs (see swapOf). */
-    readonly entries: readonly GPUBindGroupEntry[]; readonly layout: GPUBindGroupLayout;
-  }
+      readonly k: 'dispatch';
+      readonly pipeline: GPUComputePipeline;
+      readonly bg: GPUBindGroup;
+      readonly x: number;
+      readonly y: number;
+      /** The bind group's entries, rebuilt for other argument buffers and on odd runs (see swapOf). */
+      readonly entries: readonly GPUBindGroupEntry[];
+      readonly layout: GPUBindGroupLayout;
+    }
   | {
-    readonly k: 'copy'; readonly src: GPUBuffer; readonly srcOff: number; readonly dst: GPUBuffer; readonly bytes: number; dst1: GPUBuffer;
-    /** A static upload into a buffer nothing else in the step writes: needed on the first run of each parity only. */
-    once: boolean;
-  };
+      readonly k: 'copy';
+      readonly src: GPUBuffer;
+      readonly srcOff: number;
+      readonly dst: GPUBuffer;
+      readonly bytes: number;
+      dst1: GPUBuffer;
+      /** A static upload into a buffer nothing else in the step writes: needed on the first run of each parity only. */
+      once: boolean;
+    };
 
 // Probe values for the dynamic constants: float32 bit patterns no kernel parameter holds by
 // chance in both dry runs at the same word (shapes and offsets are small integers).
-const probe = (run: number, k: number): number => new Float32Array(new Uint32Array([(run === 1 ? 0x3e9a5000 : 0x3f6b3000) + k * 7]).buffer)[0];
+const probe = (run: number, k: number): number =>
+  new Float32Array(new Uint32Array([(run === 1 ? 0x3e9a5000 : 0x3f6b3000) + k * 7]).buffer)[0];
 const probeData = (t: TypedArray, run: number): TypedArray => {
   const a = new (t.constructor as new (n: number) => TypedArray)(t.length);
   a.fill(run);
@@ -93,8 +104,10 @@ export function compileProgram(host: ProgramHost, recipe: ReplayRecipe): ReplayP
     const a = dry(1, null);
     const b = dry(2, a.cap.allocs);
     if (foreign.length) throw new CaptureMismatch('the step frees a buffer it did not make');
-    const same = (x: readonly PooledBuffer[], y: readonly PooledBuffer[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-    if (b.cap.allocs.length !== a.cap.allocs.length || !same(a.outBufs, b.outBufs) || !same(a.adoptBufs, b.adoptBufs)) throw new CaptureMismatch('dry runs differ');
+    const same = (x: readonly PooledBuffer[], y: readonly PooledBuffer[]) =>
+      x.length === y.length && x.every((v, i) => v === y[i]);
+    if (b.cap.allocs.length !== a.cap.allocs.length || !same(a.outBufs, b.outBufs) || !same(a.adoptBufs, b.adoptBufs))
+      throw new CaptureMismatch('dry runs differ');
     const p = new Program(host, recipe, inBufs, [...owned], a, b);
     p.reaccount();
     return p;
@@ -176,7 +189,14 @@ class Program implements ReplayProgram {
   private lastBatch = -1;
   private disposed = false;
 
-  constructor(private readonly h: ProgramHost, private readonly recipe: ReplayRecipe, private readonly inBufs: readonly PooledBuffer[], private readonly owned: readonly PooledBuffer[], a: DryRun, b: DryRun) {
+  constructor(
+    private readonly h: ProgramHost,
+    private readonly recipe: ReplayRecipe,
+    private readonly inBufs: readonly PooledBuffer[],
+    private readonly owned: readonly PooledBuffer[],
+    a: DryRun,
+    b: DryRun,
+  ) {
     const rt = h.rt;
     const ops1 = a.cap.ops;
     const ops2 = b.cap.ops;
@@ -187,7 +207,8 @@ class Program implements ReplayProgram {
     for (const fb of this.fixedBufs) if (fb) known.add(fb);
     const checkBuf = (x: PooledBuffer) => {
       // id < 0: the runtime's own persistent buffers (the one-dispatch reductions' scratch).
-      if (!known.has(x) && x.id >= 0) throw new CaptureMismatch('the step binds a buffer that is not its own, an argument or fixed state');
+      if (!known.has(x) && x.id >= 0)
+        throw new CaptureMismatch('the step binds a buffer that is not its own, an argument or fixed state');
     };
 
     // Layout of the host buffer: static uploads, then parameter blocks, then dynamic data.
@@ -204,10 +225,12 @@ class Program implements ReplayProgram {
         if (o1.buf !== o2.buf) throw new CaptureMismatch('dry runs upload into different buffers');
         const k = a.data.indexOf(o1.src as TypedArray);
         if (k >= 0) {
-          if (b.data[k] !== o2.src || o1.bytes.byteLength !== o2.bytes.byteLength) throw new CaptureMismatch('dynamic data lands differently in the two dry runs');
+          if (b.data[k] !== o2.src || o1.bytes.byteLength !== o2.bytes.byteLength)
+            throw new CaptureMismatch('dynamic data lands differently in the two dry runs');
           dynData[j] = k;
         } else {
-          if (!o1.bytes.every((v, i) => v === o2.bytes[i]) || o1.bytes.byteLength !== o2.bytes.byteLength) throw new CaptureMismatch('an upload depends on dynamic data it does not pass on unchanged');
+          if (!o1.bytes.every((v, i) => v === o2.bytes[i]) || o1.bytes.byteLength !== o2.bytes.byteLength)
+            throw new CaptureMismatch('an upload depends on dynamic data it does not pass on unchanged');
           place[j] = size;
           size = up(size + o1.bytes.byteLength, 16);
         }
@@ -229,7 +252,11 @@ class Program implements ReplayProgram {
     this.f32 = new Float32Array(this.mirror);
     this.u8 = new Uint8Array(this.mirror);
     const u32 = new Uint32Array(this.mirror);
-    this.host = rt.device.createBuffer({ size, usage: 0x40 /* UNIFORM */ | 0x08 /* COPY_DST */ | 0x04 /* COPY_SRC */, label: 'surf jit program' });
+    this.host = rt.device.createBuffer({
+      size,
+      usage: 0x40 /* UNIFORM */ | 0x08 /* COPY_DST */ | 0x04 /* COPY_SRC */,
+      label: 'surf jit program',
+    });
 
     // Buffers the step writes (kernel outputs, results) and how many uploads land in each: a
     // static upload into an owned buffer nothing else writes holds from one run to the next.
@@ -257,10 +284,26 @@ class Program implements ReplayProgram {
           lo = Math.min(lo, at);
         } else this.u8.set(o1.bytes, at);
         const once = dynData[j] < 0 && ownedSet.has(o1.buf) && !written.has(o1.buf) && uploads.get(o1.buf) === 1;
-        if (o1.bytes.byteLength) this.ops.push({ k: 'copy', src: this.host, srcOff: at, dst: o1.buf.buffer, bytes: o1.bytes.byteLength, dst1: o1.buf.buffer, once });
+        if (o1.bytes.byteLength)
+          this.ops.push({
+            k: 'copy',
+            src: this.host,
+            srcOff: at,
+            dst: o1.buf.buffer,
+            bytes: o1.bytes.byteLength,
+            dst1: o1.buf.buffer,
+            once,
+          });
         return;
       }
-      if (o2.k !== 'dispatch' || o1.kernel.pipeline !== o2.kernel.pipeline || o1.x !== o2.x || o1.y !== o2.y || o1.bufs.length !== o2.bufs.length || o1.bufs.some((x, i) => x !== o2.bufs[i])) {
+      if (
+        o2.k !== 'dispatch' ||
+        o1.kernel.pipeline !== o2.kernel.pipeline ||
+        o1.x !== o2.x ||
+        o1.y !== o2.y ||
+        o1.bufs.length !== o2.bufs.length ||
+        o1.bufs.some((x, i) => x !== o2.bufs[i])
+      ) {
         throw new CaptureMismatch('dry runs dispatch differently');
       }
       o1.bufs.forEach(checkBuf);
@@ -271,7 +314,8 @@ class Program implements ReplayProgram {
         u32[w0 + w] = v1;
         if (v1 === v2) continue;
         const k = p1.findIndex((p, i) => p === v1 && p2[i] === v2);
-        if (k < 0) throw new CaptureMismatch('a kernel parameter depends on a dynamic value in a way the program cannot redo');
+        if (k < 0)
+          throw new CaptureMismatch('a kernel parameter depends on a dynamic value in a way the program cannot redo');
         this.constAt[k].push(w0 + w);
         lo = Math.min(lo, at);
         hi = Math.max(hi, at + o1.kernel.paramBytes);
@@ -281,7 +325,9 @@ class Program implements ReplayProgram {
       const fk = rt.fixedKernel(o1.kernel);
       let key = `${o1.kernel.layoutKey}:${at}:${o1.kernel.paramBytes}`;
       for (const x of o1.bufs) key += `,${x.id}`;
-      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.host, offset: at, size: o1.kernel.paramBytes } }];
+      const entries: GPUBindGroupEntry[] = [
+        { binding: 0, resource: { buffer: this.host, offset: at, size: o1.kernel.paramBytes } },
+      ];
       o1.bufs.forEach((x, i) => entries.push({ binding: i + 1, resource: { buffer: x.buffer } }));
       let bg = bindGroups.get(key);
       if (!bg) {
@@ -297,7 +343,8 @@ class Program implements ReplayProgram {
     const even = this.ops.map((o) => (o.k === 'dispatch' ? o.bg : (null as unknown as GPUBindGroup)));
     this.bgs = [even, even];
     this.dispatches = dispatches;
-    for (const x of [...a.outBufs, ...a.adoptBufs]) if (!ownedSet.has(x)) throw new CaptureMismatch('a result is not in a buffer of the step');
+    for (const x of [...a.outBufs, ...a.adoptBufs])
+      if (!ownedSet.has(x)) throw new CaptureMismatch('a result is not in a buffer of the step');
     this.outBufs = a.outBufs;
     this.adoptBufs = a.adoptBufs;
     this.outLike = a.outLike;
@@ -315,7 +362,7 @@ class Program implements ReplayProgram {
       this.swapQ.push(q);
       return this.swapP.length - 1;
     });
-    this.fixedBufs1 = this.fixedBufs.map((b) => (b ? partnerOf.get(b) ?? b : null));
+    this.fixedBufs1 = this.fixedBufs.map((b) => (b ? (partnerOf.get(b) ?? b) : null));
     // Results the step only writes (gradients after zeroGrad, not read by the step) are lent:
     // the target storage takes the program's buffer, which each run then writes in place,
     // instead of a copy into the target's own buffer after every run.
@@ -323,7 +370,15 @@ class Program implements ReplayProgram {
     this.lent = recipe.adoptTargets.map((t, i) => {
       const pb = a.adoptBufs[i];
       const q = (t as GPUStorage).buf;
-      if (this.swapOf[i] >= 0 || !q || fixedSet.has(t) || partnerOf.has(pb) || pb.lender || results.indexOf(pb) !== results.lastIndexOf(pb)) return null;
+      if (
+        this.swapOf[i] >= 0 ||
+        !q ||
+        fixedSet.has(t) ||
+        partnerOf.has(pb) ||
+        pb.lender ||
+        results.indexOf(pb) !== results.lastIndexOf(pb)
+      )
+        return null;
       h.lend(t as GPUStorage, pb);
       this.holder[i] = t as GPUStorage;
       pb.lender = this;
@@ -334,21 +389,30 @@ class Program implements ReplayProgram {
     // The odd runs' bind groups are made now, with the program's others.
     if (this.swapP.length) this.bgs[1] = this.oddBindGroups();
     // Outputs only the step's dispatches write, each in a buffer of its own, are lent.
-    this.outLent = a.outBufs.map((pb) => (
-      dispatched.has(pb) && !uploads.has(pb) && !partnerOf.has(pb) && !pb.lender && results.indexOf(pb) === results.lastIndexOf(pb) ? pb : null
-    ));
+    this.outLent = a.outBufs.map((pb) =>
+      dispatched.has(pb) &&
+      !uploads.has(pb) &&
+      !partnerOf.has(pb) &&
+      !pb.lender &&
+      results.indexOf(pb) === results.lastIndexOf(pb)
+        ? pb
+        : null,
+    );
     for (const pb of this.outLent) if (pb) pb.lender = this;
     this.outHolder = a.outBufs.map(() => null);
     // Arguments can be bound in place when the step only reads its input buffers.
     const argsRead = inBufs.every((x) => !uploads.has(x) && !written.has(x) && !partnerOf.has(x));
     const programBufs = new Set<GPUBuffer>([...owned, ...inBufs, ...this.swapQ].map((x) => x.buffer));
     for (const fb of [...this.fixedBufs, ...this.fixedBufs1]) if (fb) programBufs.add(fb.buffer);
-    this.args = argsRead && inBufs.length
-      ? new ArgBinder(
-        (layout, entries) => rt.createBindGroup({ layout, entries, label: 'surf jit program' }),
-        this.rebindOps(), inBufs, programBufs,
-      )
-      : null;
+    this.args =
+      argsRead && inBufs.length
+        ? new ArgBinder(
+            (layout, entries) => rt.createBindGroup({ layout, entries, label: 'surf jit program' }),
+            this.rebindOps(),
+            inBufs,
+            programBufs,
+          )
+        : null;
     rt.device.queue.writeBuffer(this.host, 0, this.mirror, 0, size);
     this.buffers = owned.length + inBufs.length + 1;
     this.bytes = size + [...owned, ...inBufs].reduce((n, x) => n + x.bytes, 0);
@@ -375,15 +439,24 @@ class Program implements ReplayProgram {
     return true;
   }
 
-  run(inputs: readonly Storage[], consts: readonly number[], data: readonly TypedArray[], rebindable: readonly boolean[]): { outputs: Storage[]; rebound: (Storage | null)[] } {
-    if (!this.ready()) throw new BackendError('jit: a compiled replay ran after the state it binds was replaced or freed');
+  run(
+    inputs: readonly Storage[],
+    consts: readonly number[],
+    data: readonly TypedArray[],
+    rebindable: readonly boolean[],
+  ): { outputs: Storage[]; rebound: (Storage | null)[] } {
+    if (!this.ready())
+      throw new BackendError('jit: a compiled replay ran after the state it binds was replaced or freed');
     const h = this.h;
     const rt = h.rt;
     rt.check('jit replay');
     for (let k = 0; k < this.constAt.length; k++) for (const w of this.constAt[k]) this.f32[w] = consts[k];
     for (const d of this.dataAt) {
       const v = data[d.k];
-      if (v.byteLength !== d.bytes) throw new BackendError(`jit replay: dynamic data ${d.k} has ${v.byteLength} bytes; the record uploaded ${d.bytes}`);
+      if (v.byteLength !== d.bytes)
+        throw new BackendError(
+          `jit replay: dynamic data ${d.k} has ${v.byteLength} bytes; the record uploaded ${d.bytes}`,
+        );
       this.u8.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), d.off);
     }
     // The run joins the runtime's open batch (submitted at the next readback, sync, flush or
@@ -545,18 +618,24 @@ class Program implements ReplayProgram {
     if (!parity) return op.entries;
     const bufOf = (e: GPUBindGroupEntry) => (e.resource as GPUBufferBinding).buffer;
     if (!op.entries.some((e, n) => n > 0 && this.partner.has(bufOf(e)))) return op.entries;
-    return op.entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: this.partner.get(bufOf(e)) ?? bufOf(e) } }));
+    return op.entries.map((e, n) =>
+      n === 0 ? e : { binding: e.binding, resource: { buffer: this.partner.get(bufOf(e)) ?? bufOf(e) } },
+    );
   }
 
   /** The bind groups of odd runs: every op that binds a state pair's buffer gets the other. */
   private oddBindGroups(): GPUBindGroup[] {
-    const odd = rebind(this.rebindOps(), 0, this.partner, (layout, entries) => this.h.rt.createBindGroup({ layout, entries, label: 'surf jit program' }));
-    return this.ops.map((op, j) => (op.k === 'dispatch' ? odd[j] ?? op.bg : (null as unknown as GPUBindGroup)));
+    const odd = rebind(this.rebindOps(), 0, this.partner, (layout, entries) =>
+      this.h.rt.createBindGroup({ layout, entries, label: 'surf jit program' }),
+    );
+    return this.ops.map((op, j) => (op.k === 'dispatch' ? (odd[j] ?? op.bg) : (null as unknown as GPUBindGroup)));
   }
 
   /** The dispatches as rebind() sees them (null for copies). */
   private rebindOps(): (RebindOp | null)[] {
-    return this.ops.map((op) => (op.k === 'dispatch' ? { layout: op.layout, entriesAt: (par: number) => this.entriesAt(op, par) } : null));
+    return this.ops.map((op) =>
+      op.k === 'dispatch' ? { layout: op.layout, entriesAt: (par: number) => this.entriesAt(op, par) } : null,
+    );
   }
 
   dispose(): void {
@@ -566,7 +645,12 @@ class Program implements ReplayProgram {
     // A run still in the open batch uses these buffers: submit it before letting them go.
     if (!rt.destroyed && !rt.lostInfo && this.lastBatch === rt.batch) rt.submit();
     // On odd runs the program's half of each state pair is the recorded target buffer.
-    const mine = this.parity ? this.owned.map((b) => { const k = this.swapP.indexOf(b); return k >= 0 ? this.swapQ[k] : b; }) : this.owned;
+    const mine = this.parity
+      ? this.owned.map((b) => {
+          const k = this.swapP.indexOf(b);
+          return k >= 0 ? this.swapQ[k] : b;
+        })
+      : this.owned;
     // Lent buffers a storage still holds stay with it (it frees them to the pool as usual).
     for (const b of [...this.lent, ...this.outLent]) if (b) b.lender = null;
     if (!rt.destroyed) for (const b of [...mine, ...this.inBufs]) if (!this.lentOut.has(b)) rt.release(b);

@@ -23,7 +23,9 @@ const bufOf = (e: GPUBindGroupEntry): GPUBuffer => (e.resource as GPUBufferBindi
  * are both made here.
  */
 export function rebind(
-  ops: readonly (RebindOp | null)[], parity: number, swap: ReadonlyMap<GPUBuffer, GPUBuffer>,
+  ops: readonly (RebindOp | null)[],
+  parity: number,
+  swap: ReadonlyMap<GPUBuffer, GPUBuffer>,
   create: (layout: GPUBindGroupLayout, entries: GPUBindGroupEntry[]) => GPUBindGroup,
 ): (GPUBindGroup | null)[] {
   const made = new Map<string, GPUBindGroup>();
@@ -31,7 +33,9 @@ export function rebind(
     if (!op) return null;
     const entries = op.entriesAt(parity);
     if (!entries.some((e, n) => n > 0 && swap.has(bufOf(e)))) return null;
-    const next = entries.map((e, n) => (n === 0 ? e : { binding: e.binding, resource: { buffer: swap.get(bufOf(e)) ?? bufOf(e) } }));
+    const next = entries.map((e, n) =>
+      n === 0 ? e : { binding: e.binding, resource: { buffer: swap.get(bufOf(e)) ?? bufOf(e) } },
+    );
     const pb = entries[0].resource as GPUBufferBinding;
     const k = `${gid(op.layout)}:${pb.offset}:${pb.size}:${next.map((e) => gid(bufOf(e))).join(',')}`;
     let bg = made.get(k);

@@ -73,7 +73,14 @@ export class Runtime {
   private passPipeline: GPUComputePipeline | null = null;
   private dispatches = 0;
   /** Running totals for `stats()`: what one training step costs in dispatches, submits and cache misses. */
-  readonly counters = { dispatches: 0, submits: 0, bindGroupsCreated: 0, pipelinesCreated: 0, readbacks: 0, replays: 0 };
+  readonly counters = {
+    dispatches: 0,
+    submits: 0,
+    bindGroupsCreated: 0,
+    pipelinesCreated: 0,
+    readbacks: 0,
+    replays: 0,
+  };
   /** Id of the open batch (incremented on each submit). */
   batch = 0;
   private batchOpen = false;
@@ -87,12 +94,27 @@ export class Runtime {
   destroyed = false;
   private lostPromise: Promise<GPUDeviceLostInfo>;
 
-  constructor(readonly device: GPUDevice, readonly opts: RuntimeOptions) {
+  constructor(
+    readonly device: GPUDevice,
+    readonly opts: RuntimeOptions,
+  ) {
     const lim = device.limits;
-    this.maxPerDim = Math.min(opts.maxWorkgroupsPerDim ?? lim.maxComputeWorkgroupsPerDimension, lim.maxComputeWorkgroupsPerDimension);
+    this.maxPerDim = Math.min(
+      opts.maxWorkgroupsPerDim ?? lim.maxComputeWorkgroupsPerDimension,
+      lim.maxComputeWorkgroupsPerDimension,
+    );
     this.flag = new DeviceFlag(device);
-    this.pool = new BufferPool(device, Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize), opts.poolLimitBytes, () => this.bindGroups.clear());
-    this.arena = new ParamArena(device, Math.min(opts.paramArenaBytes, lim.maxBufferSize), lim.minUniformBufferOffsetAlignment);
+    this.pool = new BufferPool(
+      device,
+      Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize),
+      opts.poolLimitBytes,
+      () => this.bindGroups.clear(),
+    );
+    this.arena = new ParamArena(
+      device,
+      Math.min(opts.paramArenaBytes, lim.maxBufferSize),
+      lim.minUniformBufferOffsetAlignment,
+    );
     this.lostPromise = device.lost.then((info) => {
       this.lostInfo = info;
       return info;
@@ -108,7 +130,8 @@ export class Runtime {
 
   /** Throws if the backend cannot run `op` (destroyed, lost, or an earlier GPU error). */
   check(op: string): void {
-    if (this.destroyed) throw new DisposedError(`${op}: the WebGPU backend was destroyed; create a new one with createWebGPUBackend()`);
+    if (this.destroyed)
+      throw new DisposedError(`${op}: the WebGPU backend was destroyed; create a new one with createWebGPUBackend()`);
     if (this.lostInfo) throw this.lostError(op);
     if (this.pendingError) {
       const e = this.pendingError;
@@ -119,7 +142,9 @@ export class Runtime {
 
   private lostError(op: string): DeviceLostError {
     const i = this.lostInfo!;
-    return new DeviceLostError(`${op}: the WebGPU device was lost (reason: ${i.reason}${i.message ? `: ${i.message.trim()}` : ''}); create a new backend with createWebGPUBackend()`);
+    return new DeviceLostError(
+      `${op}: the WebGPU device was lost (reason: ${i.reason}${i.message ? `: ${i.message.trim()}` : ''}); create a new backend with createWebGPUBackend()`,
+    );
   }
 
   /** Records `op` for error messages and opens the batch's error scopes. */
@@ -142,7 +167,11 @@ export class Runtime {
     const lay = this.layoutOf(reads, writes, true);
     const name = key.length > 120 ? `${key.slice(0, 117)}...` : key;
     const module = this.device.createShaderModule({ code: gen(), label: name });
-    const pipeline = this.device.createComputePipeline({ layout: lay.pl, compute: { module, entryPoint: 'main' }, label: name });
+    const pipeline = this.device.createComputePipeline({
+      layout: lay.pl,
+      compute: { module, entryPoint: 'main' },
+      label: name,
+    });
     k = { pipeline, layout: lay.bgl, layoutKey, reads, writes, paramBytes: paramBytes(paramWords), name, module };
     this.counters.pipelinesCreated++;
     this.pipelines.set(key, k);
@@ -150,11 +179,17 @@ export class Runtime {
   }
 
   /** Binding 0 is the parameter block (uniform), then `reads` read-only and `writes` read-write storage buffers. */
-  private layoutOf(reads: number, writes: number, dynamic: boolean): { bgl: GPUBindGroupLayout; pl: GPUPipelineLayout } {
+  private layoutOf(
+    reads: number,
+    writes: number,
+    dynamic: boolean,
+  ): { bgl: GPUBindGroupLayout; pl: GPUPipelineLayout } {
     const key = `${reads}r${writes}w${dynamic ? '' : '|fixed'}`;
     let lay = this.layouts.get(key);
     if (!lay) {
-      const entries: GPUBindGroupLayoutEntry[] = [{ binding: 0, visibility: 4 /* COMPUTE */, buffer: { type: 'uniform', hasDynamicOffset: dynamic } }];
+      const entries: GPUBindGroupLayoutEntry[] = [
+        { binding: 0, visibility: 4 /* COMPUTE */, buffer: { type: 'uniform', hasDynamicOffset: dynamic } },
+      ];
       for (let i = 0; i < reads + writes; i++) {
         entries.push({ binding: i + 1, visibility: 4, buffer: { type: i < reads ? 'read-only-storage' : 'storage' } });
       }
@@ -177,7 +212,14 @@ export class Runtime {
     let f = this.fixed.get(k.module);
     if (!f) {
       const lay = this.layoutOf(k.reads, k.writes, false);
-      f = { pipeline: this.device.createComputePipeline({ layout: lay.pl, compute: { module: k.module, entryPoint: 'main' }, label: `${k.name} (fixed)` }), layout: lay.bgl };
+      f = {
+        pipeline: this.device.createComputePipeline({
+          layout: lay.pl,
+          compute: { module: k.module, entryPoint: 'main' },
+          label: `${k.name} (fixed)`,
+        }),
+        layout: lay.bgl,
+      };
       this.counters.pipelinesCreated++;
       this.fixed.set(k.module, f);
     }
@@ -218,12 +260,20 @@ export class Runtime {
     if (this.capture) {
       if (groups <= 0) return;
       const cy = groups <= this.maxPerDim ? 1 : Math.ceil(groups / this.maxPerDim);
-      this.capture.dispatch(k, bufs, this.arena.u32.slice(paramWord, paramWord + (k.paramBytes >> 2)), cy === 1 ? groups : Math.ceil(groups / cy), cy);
+      this.capture.dispatch(
+        k,
+        bufs,
+        this.arena.u32.slice(paramWord, paramWord + (k.paramBytes >> 2)),
+        cy === 1 ? groups : Math.ceil(groups / cy),
+        cy,
+      );
       return;
     }
     let bg = this.bindGroups.get(k.layout, k.paramBytes, bufs);
     if (!bg) {
-      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: this.arena.gpu, offset: 0, size: k.paramBytes } }];
+      const entries: GPUBindGroupEntry[] = [
+        { binding: 0, resource: { buffer: this.arena.gpu, offset: 0, size: k.paramBytes } },
+      ];
       bufs.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: b.buffer } }));
       bg = this.device.createBindGroup({ layout: k.layout, entries });
       this.counters.bindGroupsCreated++;
@@ -363,10 +413,14 @@ export class Runtime {
       this.batchOpen = false;
       this.batchOps = [];
       const prev = this.errorCheck;
-      this.errorCheck = Promise.all([prev, ...scopes]).then(([, ...errs]) => {
-        const e = errs.find((x) => x) as GPUError | undefined;
-        if (e && !this.pendingError) this.pendingError = new BackendError(`${describeOps(ops)}: GPU ${kindOf(e)} error: ${e.message.trim()}`);
-      }, () => undefined);
+      this.errorCheck = Promise.all([prev, ...scopes]).then(
+        ([, ...errs]) => {
+          const e = errs.find((x) => x) as GPUError | undefined;
+          if (e && !this.pendingError)
+            this.pendingError = new BackendError(`${describeOps(ops)}: GPU ${kindOf(e)} error: ${e.message.trim()}`);
+        },
+        () => undefined,
+      );
     }
   }
 
@@ -400,7 +454,9 @@ export class Runtime {
     } catch (e) {
       if (this.lostInfo) throw this.lostError(op);
       if (this.destroyed) throw new DisposedError(`${op}: the WebGPU backend was destroyed while the read was pending`);
-      throw e instanceof BackendError ? e : new BackendError(`${op}: mapping the readback buffer failed: ${(e as Error).message}`);
+      throw e instanceof BackendError
+        ? e
+        : new BackendError(`${op}: mapping the readback buffer failed: ${(e as Error).message}`);
     }
     const mapped = st.getMappedRange(0, size);
     const out = mapped.slice(0, bytes);
@@ -482,7 +538,8 @@ function kindOf(e: GPUError): string {
 
 function describeOps(ops: readonly unknown[]): string {
   const parts: string[] = [];
-  for (let i = 0; i < ops.length && parts.length < 8; i += 2) parts.push(`${ops[i]} ${fmtShape(ops[i + 1] as number[])}`);
+  for (let i = 0; i < ops.length && parts.length < 8; i += 2)
+    parts.push(`${ops[i]} ${fmtShape(ops[i + 1] as number[])}`);
   const n = ops.length / 2;
   if (n === 1) return parts[0];
   return `one of ${n} ops in a batch (${parts.join(', ')}${n > parts.length ? ', ...' : ''})`;

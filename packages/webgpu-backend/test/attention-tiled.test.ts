@@ -13,26 +13,46 @@ function pipelineKeys(b: WebGPUBackend): string[] {
   return [...(b as unknown as { rt: { pipelines: Map<string, unknown> } }).rt.pipelines.keys()];
 }
 
-async function check(b: WebGPUBackend, qShape: number[], kShape: number[], causal: boolean, seed: number, transposeQ = false): Promise<void> {
+async function check(
+  b: WebGPUBackend,
+  qShape: number[],
+  kShape: number[],
+  causal: boolean,
+  seed: number,
+  transposeQ = false,
+): Promise<void> {
   const E = qShape[qShape.length - 1];
   const [qg0, qc0] = twin(b, transposeQ ? [qShape[0], qShape[2], qShape[1], E] : qShape, seed);
-  const qg = transposeQ ? qg0.permute([0, 2, 1, 3]) : qg0, qc = transposeQ ? qc0.permute([0, 2, 1, 3]) : qc0;
+  const qg = transposeQ ? qg0.permute([0, 2, 1, 3]) : qg0,
+    qc = transposeQ ? qc0.permute([0, 2, 1, 3]) : qc0;
   const [kg, kc] = twin(b, kShape, seed + 1);
   const [vg, vc] = twin(b, kShape, seed + 2);
   const opts = { scale: 0.125 + 0.01 * seed, causal };
-  const og = attentionNd(qg, kg, vg, opts), oc = attentionNd(qc, kc, vc, opts);
+  const og = attentionNd(qg, kg, vg, opts),
+    oc = attentionNd(qc, kc, vc, opts);
   const [gg, gc] = twin(b, [...og.out.shape], seed + 3);
   const bg = attentionBackwardNd(qg, kg, vg, og.out, og.lse, gg, opts);
   const bc = attentionBackwardNd(qc, kc, vc, oc.out, oc.lse, gc, opts);
   const what = `${JSON.stringify(qShape)} x ${JSON.stringify(kShape)}${causal ? ' causal' : ''}`;
-  const pairs: [string, NDArray, NDArray][] = [['out', og.out, oc.out], ['lse', og.lse, oc.lse], ['dq', bg.dq, bc.dq], ['dk', bg.dk, bc.dk], ['dv', bg.dv, bc.dv]];
+  const pairs: [string, NDArray, NDArray][] = [
+    ['out', og.out, oc.out],
+    ['lse', og.lse, oc.lse],
+    ['dq', bg.dq, bc.dq],
+    ['dk', bg.dk, bc.dk],
+    ['dv', bg.dv, bc.dv],
+  ];
   for (const [name, g, c] of pairs) {
     const want = await c.data();
     const peak = Math.max(...Array.from(want, Math.abs));
     expectClose(await g.data(), want, 1e-4, 1e-5 * peak + 1e-6, `${what} ${name}`);
   }
-  [qg0, qc0, kg, kc, vg, vc, gg, gc, og.out, og.lse, oc.out, oc.lse, bg.dq, bg.dk, bg.dv, bc.dq, bc.dk, bc.dv].forEach((x) => x.dispose());
-  if (transposeQ) { qg.dispose(); qc.dispose(); }
+  [qg0, qc0, kg, kc, vg, vc, gg, gc, og.out, og.lse, oc.out, oc.lse, bg.dq, bg.dk, bg.dv, bc.dq, bc.dk, bc.dv].forEach(
+    (x) => x.dispose(),
+  );
+  if (transposeQ) {
+    qg.dispose();
+    qc.dispose();
+  }
 }
 
 const variants: [string, WebGPUBackendOptions['attention']][] = [
@@ -44,7 +64,9 @@ const variants: [string, WebGPUBackendOptions['attention']][] = [
 
 describeGpu.each(variants)('tiled attention, %s', (_name, attention) => {
   let b: WebGPUBackend;
-  beforeAll(async () => { b = await gpuBackend({ attention }); });
+  beforeAll(async () => {
+    b = await gpuBackend({ attention });
+  });
   afterAll(() => b?.destroy());
 
   test('values and gradients match the CPU backend: partial tiles, causal with L != S', async () => {
@@ -74,7 +96,11 @@ describeGpu.each(variants)('tiled attention, %s', (_name, attention) => {
       expect(fixedKeys().length).toBeGreaterThanOrEqual(6);
       const before = fixedKeys().length;
       await check(b, [1, 64, 64], [1, 48, 64], false, 11);
-      expect(fixedKeys().filter((k) => k.includes('|f64,48|')).map((k) => k.split('|')[0])).toEqual(['attention tiled']);
+      expect(
+        fixedKeys()
+          .filter((k) => k.includes('|f64,48|'))
+          .map((k) => k.split('|')[0]),
+      ).toEqual(['attention tiled']);
       expect(fixedKeys().length).toBe(before + 1);
     });
 
@@ -105,7 +131,8 @@ describeGpu('tiled attention: what stays on the row kernels', () => {
     expect(pipelineKeys(t).some((k) => k.startsWith('attention tiled'))).toBe(false);
     [q, q64, mask, r.out, r.lse].forEach((x) => x.dispose());
     t.destroy();
-    await expect(gpuBackend({ attention: { unroll: 3 } })).rejects.toThrow(/attention.unroll 3; expected a power of two/);
+    await expect(gpuBackend({ attention: { unroll: 3 } })).rejects.toThrow(
+      /attention.unroll 3; expected a power of two/,
+    );
   });
 });
-

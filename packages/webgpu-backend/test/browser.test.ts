@@ -26,7 +26,14 @@ async function bundle(): Promise<string> {
     tsconfig: resolve(ROOT, 'tsconfig.json'),
     logLevel: 'silent',
     // Node's device code never reaches the page.
-    plugins: [{ name: 'no-node-gpu', setup(b) { b.onResolve({ filter: /node-gpu$/ }, (a) => ({ path: a.path, external: true })); } }],
+    plugins: [
+      {
+        name: 'no-node-gpu',
+        setup(b) {
+          b.onResolve({ filter: /node-gpu$/ }, (a) => ({ path: a.path, external: true }));
+        },
+      },
+    ],
   });
   return r.outputFiles[0].text;
 }
@@ -34,7 +41,8 @@ async function bundle(): Promise<string> {
 testBrowserGpu('quick op cases pass on WebGPU in headless Chromium', async () => {
   const js = await bundle();
   expect(js).not.toMatch(/dawn\.node|function nodeAdapter/);
-  const html = '<!doctype html><meta charset="utf-8"><title>surf webgpu</title><script type="module" src="/page.js"></script>';
+  const html =
+    '<!doctype html><meta charset="utf-8"><title>surf webgpu</title><script type="module" src="/page.js"></script>';
   const server: Server = createServer((req, res) => {
     if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
     else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
@@ -43,7 +51,10 @@ testBrowserGpu('quick op cases pass on WebGPU in headless Chromium', async () =>
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   try {
-    const { report, errors: pageErrors } = await pageReport<PageReport>(`http://127.0.0.1:${port}/`, { webgpu: true, timeoutMs: 240_000 });
+    const { report, errors: pageErrors } = await pageReport<PageReport>(`http://127.0.0.1:${port}/`, {
+      webgpu: true,
+      timeoutMs: 240_000,
+    });
     expect(pageErrors).toEqual([]);
     if (report.error) {
       throw new Error(`page failed: ${report.error}`);

@@ -8,7 +8,12 @@ function fakeDevice() {
   const device = {
     createBuffer: ({ size }: { size: number }) => {
       counts.created++;
-      return { size, destroy: () => { counts.destroyed++; } };
+      return {
+        size,
+        destroy: () => {
+          counts.destroyed++;
+        },
+      };
     },
   } as unknown as GPUDevice;
   return { device, counts };
@@ -23,7 +28,8 @@ test('past its limit the pool drops the buffers released longest ago, not the on
   expect(pool.pooledBytes).toBe(4096);
   // A new workload cycles 2 KiB buffers: after the first round they come from the pool.
   for (let step = 0; step < 5; step++) {
-    const a = pool.acquire(2048, 0, false), b = pool.acquire(2048, 0, false);
+    const a = pool.acquire(2048, 0, false),
+      b = pool.acquire(2048, 0, false);
     pool.release(a, 1);
     pool.release(b, 1);
   }
@@ -106,7 +112,10 @@ test('a large bucket is searched whole for a buffer an upload may take', () => {
   const { device, counts } = fakeDevice();
   const pool = new BufferPool(device, 1 << 30, 1 << 30, () => {});
   const bufs = Array.from({ length: 70 }, () => pool.acquire(SITE_MAX_BYTES * 2, 0, false, 'matmul'));
-  bufs.forEach((b, i) => { b.lastBatch = i === 69 ? 1 : 2; pool.release(b, 2); });
+  bufs.forEach((b, i) => {
+    b.lastBatch = i === 69 ? 1 : 2;
+    pool.release(b, 2);
+  });
   expect(pool.acquire(SITE_MAX_BYTES * 2, 2, true, 'fromData')).toBe(bufs[69]);
   expect(counts.created).toBe(70);
 });

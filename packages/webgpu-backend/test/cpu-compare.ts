@@ -10,7 +10,14 @@ export function twin(gpu: Backend, shape: number[], seed: number, lo = -1, hi = 
 }
 
 /** Asserts |got - want| <= atol + rtol·scale elementwise, where scale defaults to |want|. */
-export function expectClose(got: TypedArray, want: TypedArray, rtol: number, atol: number, what: string, scale?: ArrayLike<number>): void {
+export function expectClose(
+  got: TypedArray,
+  want: TypedArray,
+  rtol: number,
+  atol: number,
+  what: string,
+  scale?: ArrayLike<number>,
+): void {
   expect(got.length).toBe(want.length);
   for (let i = 0; i < want.length; i++) {
     const g = got[i];
@@ -40,14 +47,28 @@ export function matmulTwins(gpu: Backend, m: number, k: number, n: number, batch
     { expr: E.max(E.add(E.in(0), E.in(1)), E.f(0)), g: [biasg], c: [biasc] },
     { expr: E.sub(E.mul(E.in(0), E.in(2)), E.in(1)), g: [biasg, fullg], c: [biasc, fullc] },
   ];
-  return { ag, ac, atg, atc, bg, bc, btg, btc, tr: batch > 1 ? [0, 2, 1] : [1, 0], epis, all: [ag, ac, atg, atc, bg, bc, btg, btc, biasg, biasc, fullg, fullc] };
+  return {
+    ag,
+    ac,
+    atg,
+    atc,
+    bg,
+    bc,
+    btg,
+    btc,
+    tr: batch > 1 ? [0, 2, 1] : [1, 0],
+    epis,
+    all: [ag, ac, atg, atc, bg, bc, btg, btc, biasg, biasc, fullg, fullc],
+  };
 }
 
 /**
  * A twin set's two layouts (plain, and both operands transposed), GPU operands a1, b1 and CPU
  * ones a2, b2, with |a|·|b| from the CPU: the scale of the f32 tolerance per output element.
  */
-export async function twinLayouts(t: ReturnType<typeof matmulTwins>): Promise<{ name: string; a1: NDArray; b1: NDArray; a2: NDArray; b2: NDArray; scale: Float32Array }[]> {
+export async function twinLayouts(
+  t: ReturnType<typeof matmulTwins>,
+): Promise<{ name: string; a1: NDArray; b1: NDArray; a2: NDArray; b2: NDArray; scale: Float32Array }[]> {
   const abs = (x: NDArray) => x.map(E.max(E.in(0), E.neg(E.in(0))));
   const layouts: [string, NDArray, NDArray, NDArray, NDArray][] = [
     ['a b', t.ag, t.bg, t.ac, t.bc],
@@ -55,6 +76,7 @@ export async function twinLayouts(t: ReturnType<typeof matmulTwins>): Promise<{ 
   ];
   const out = [];
   // CPU temporaries (the |x| arrays) are garbage-collected.
-  for (const [name, a1, b1, a2, b2] of layouts) out.push({ name, a1, b1, a2, b2, scale: (await abs(a2).matmul(abs(b2)).data()) as Float32Array });
+  for (const [name, a1, b1, a2, b2] of layouts)
+    out.push({ name, a1, b1, a2, b2, scale: (await abs(a2).matmul(abs(b2)).data()) as Float32Array });
   return out;
 }

@@ -26,28 +26,148 @@ testGpu('a cached elementwise plan is reused only for its own signature', async 
       return { A, B, a: A.crop([[0, n]]), b: B.crop([[0, n]]) };
     };
     // First, so that the longer call of the same strides meets a plan for fewer elements.
-    cases.push(['shorter', (be) => { const { A, B } = on(be); return [A.crop([[0, 200]]).map(f, B.crop([[0, 200]]))]; }]);
-    cases.push(['float32 contiguous', (be) => { const { a, b } = on(be); return [a.map(f, b)]; }]);
-    cases.push(['int32 inputs', (be) => {
-      const x = NDArray.fromData(be, ia, [n]);
-      return [x.map(f, NDArray.fromData(be, ib, [n]))];
-    }]);
-    cases.push(['another shape', (be) => { const { a, b } = on(be); return [a.reshape([20, 15]).map(f, b.reshape([20, 15]))]; }]);
-    cases.push(['one buffer read twice', (be) => { const { a } = on(be); return [a.map(f, a)]; }]);
-    cases.push(['one buffer at two offsets', (be) => { const { A } = on(be); return [A.crop([[0, n]]).map(f, A.crop([[1, n + 1]]))]; }]);
-    cases.push(['one buffer, aligned offsets', (be) => { const { A } = on(be); return [A.crop([[4, n + 4]]).map(f, A.crop([[8, n + 8]]))]; }]);
-    cases.push(['two buffers, aligned offsets', (be) => { const { A, B } = on(be); return [A.crop([[4, n + 4]]).map(f, B.crop([[8, n + 8]]))]; }]);
-    cases.push(['two buffers, other aligned offsets', (be) => { const { A, B } = on(be); return [A.crop([[12, n + 12]]).map(f, B.crop([[0, n]]))]; }]);
-    cases.push(['two buffers, unaligned offset', (be) => { const { A, B } = on(be); return [A.crop([[13, n + 13]]).map(f, B.crop([[0, n]]))]; }]);
-    cases.push(['transposed', (be) => { const { a, b } = on(be); return [a.reshape([20, 15]).permute([1, 0]).map(f, b.reshape([15, 20]))]; }]);
-    cases.push(['broadcast row', (be) => { const { a, B } = on(be); return [a.reshape([20, 15]).map(f, B.crop([[0, 15]]).expand([20, 15]))]; }]);
-    cases.push(['padded', (be) => { const { a, b } = on(be); return [a.crop([[0, n - 5]]).pad([[2, 3]]).map(f, b)]; }]);
-    cases.push(['padded elsewhere', (be) => { const { a, b } = on(be); return [a.crop([[0, n - 5]]).pad([[4, 1]]).map(f, b)]; }]);
+    cases.push([
+      'shorter',
+      (be) => {
+        const { A, B } = on(be);
+        return [A.crop([[0, 200]]).map(f, B.crop([[0, 200]]))];
+      },
+    ]);
+    cases.push([
+      'float32 contiguous',
+      (be) => {
+        const { a, b } = on(be);
+        return [a.map(f, b)];
+      },
+    ]);
+    cases.push([
+      'int32 inputs',
+      (be) => {
+        const x = NDArray.fromData(be, ia, [n]);
+        return [x.map(f, NDArray.fromData(be, ib, [n]))];
+      },
+    ]);
+    cases.push([
+      'another shape',
+      (be) => {
+        const { a, b } = on(be);
+        return [a.reshape([20, 15]).map(f, b.reshape([20, 15]))];
+      },
+    ]);
+    cases.push([
+      'one buffer read twice',
+      (be) => {
+        const { a } = on(be);
+        return [a.map(f, a)];
+      },
+    ]);
+    cases.push([
+      'one buffer at two offsets',
+      (be) => {
+        const { A } = on(be);
+        return [A.crop([[0, n]]).map(f, A.crop([[1, n + 1]]))];
+      },
+    ]);
+    cases.push([
+      'one buffer, aligned offsets',
+      (be) => {
+        const { A } = on(be);
+        return [A.crop([[4, n + 4]]).map(f, A.crop([[8, n + 8]]))];
+      },
+    ]);
+    cases.push([
+      'two buffers, aligned offsets',
+      (be) => {
+        const { A, B } = on(be);
+        return [A.crop([[4, n + 4]]).map(f, B.crop([[8, n + 8]]))];
+      },
+    ]);
+    cases.push([
+      'two buffers, other aligned offsets',
+      (be) => {
+        const { A, B } = on(be);
+        return [A.crop([[12, n + 12]]).map(f, B.crop([[0, n]]))];
+      },
+    ]);
+    cases.push([
+      'two buffers, unaligned offset',
+      (be) => {
+        const { A, B } = on(be);
+        return [A.crop([[13, n + 13]]).map(f, B.crop([[0, n]]))];
+      },
+    ]);
+    cases.push([
+      'transposed',
+      (be) => {
+        const { a, b } = on(be);
+        return [
+          a
+            .reshape([20, 15])
+            .permute([1, 0])
+            .map(f, b.reshape([15, 20])),
+        ];
+      },
+    ]);
+    cases.push([
+      'broadcast row',
+      (be) => {
+        const { a, B } = on(be);
+        return [a.reshape([20, 15]).map(f, B.crop([[0, 15]]).expand([20, 15]))];
+      },
+    ]);
+    cases.push([
+      'padded',
+      (be) => {
+        const { a, b } = on(be);
+        return [
+          a
+            .crop([[0, n - 5]])
+            .pad([[2, 3]])
+            .map(f, b),
+        ];
+      },
+    ]);
+    cases.push([
+      'padded elsewhere',
+      (be) => {
+        const { a, b } = on(be);
+        return [
+          a
+            .crop([[0, n - 5]])
+            .pad([[4, 1]])
+            .map(f, b),
+        ];
+      },
+    ]);
     // Structurally equal expressions (distinct objects) with different constants.
-    cases.push(['constant 1.5', (be) => { const { a, b } = on(be); return [a.map(withConst(1.5), b)]; }]);
-    cases.push(['constant -2', (be) => { const { a, b } = on(be); return [a.map(withConst(-2), b)]; }]);
-    cases.push(['two outputs', (be) => { const { a, b } = on(be); return NDArray.elementwise([withConst(0.25), f], [a, b]); }]);
-    cases.push(['two outputs, other constant', (be) => { const { a, b } = on(be); return NDArray.elementwise([withConst(4), f], [a, b]); }]);
+    cases.push([
+      'constant 1.5',
+      (be) => {
+        const { a, b } = on(be);
+        return [a.map(withConst(1.5), b)];
+      },
+    ]);
+    cases.push([
+      'constant -2',
+      (be) => {
+        const { a, b } = on(be);
+        return [a.map(withConst(-2), b)];
+      },
+    ]);
+    cases.push([
+      'two outputs',
+      (be) => {
+        const { a, b } = on(be);
+        return NDArray.elementwise([withConst(0.25), f], [a, b]);
+      },
+    ]);
+    cases.push([
+      'two outputs, other constant',
+      (be) => {
+        const { a, b } = on(be);
+        return NDArray.elementwise([withConst(4), f], [a, b]);
+      },
+    ]);
 
     const want = new Map<string, ArrayLike<number>[]>();
     for (const [name, run] of cases) want.set(name, await Promise.all(run(cpu).map((x) => x.data())));
@@ -55,7 +175,9 @@ testGpu('a cached elementwise plan is reused only for its own signature', async 
       for (const [name, run] of order) {
         const outs = run(gpu);
         const got = await Promise.all(outs.map((x) => x.data()));
-        got.forEach((g, o) => expectClose(g as Float32Array, want.get(name)![o] as Float32Array, 1e-6, 1e-6, `${name}, output ${o}`));
+        got.forEach((g, o) =>
+          expectClose(g as Float32Array, want.get(name)![o] as Float32Array, 1e-6, 1e-6, `${name}, output ${o}`),
+        );
       }
     }
   } finally {

@@ -15,11 +15,22 @@ describeGpu('timestamps: true', () => {
       throw e;
     });
   });
-  afterAll(() => { timed?.destroy(); plain?.destroy(); });
+  afterAll(() => {
+    timed?.destroy();
+    plain?.destroy();
+  });
 
   const work = async (b: WebGPUBackend) => {
-    const a = NDArray.fromData(b, Float32Array.from({ length: 64 * 48 }, (_, i) => Math.sin(i)), [64, 48]);
-    const w = NDArray.fromData(b, Float32Array.from({ length: 48 * 32 }, (_, i) => Math.cos(i)), [48, 32]);
+    const a = NDArray.fromData(
+      b,
+      Float32Array.from({ length: 64 * 48 }, (_, i) => Math.sin(i)),
+      [64, 48],
+    );
+    const w = NDArray.fromData(
+      b,
+      Float32Array.from({ length: 48 * 32 }, (_, i) => Math.cos(i)),
+      [48, 32],
+    );
     const y = a.matmul(w).map(E.max(E.in(0), E.f(0)));
     const out = Array.from(await y.data());
     [a, w, y].forEach((x) => x.dispose());

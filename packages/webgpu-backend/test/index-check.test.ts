@@ -14,7 +14,9 @@ testGpu('checkIndices: a device-side assert raised at the next read, once', asyn
     b.checkIndices(idx.crop([[0, 2]]).strided, 0, 4, site); // [0, 3]: valid
     await expect(x.data()).resolves.toBeDefined();
     b.checkIndices(idx.strided, 0, 4, site);
-    await expect(x.data()).rejects.toThrow(/embedding: indices\[2\] is outside the table of 4 rows \(the bad values seen run from -2 to 9\)/);
+    await expect(x.data()).rejects.toThrow(
+      /embedding: indices\[2\] is outside the table of 4 rows \(the bad values seen run from -2 to 9\)/,
+    );
     await expect(x.data()).resolves.toBeDefined(); // reported once, the slot reset
     b.checkIndices(idx.flip(0).crop([[0, 2]]).strided, 0, 4, site); // [2, -2]
     await expect(b.sync()).rejects.toThrow(/embedding: indices\[1\] = -2 is outside the table of 4 rows/);

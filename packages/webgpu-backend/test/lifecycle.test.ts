@@ -24,7 +24,9 @@ testGpu('destroy(): the next op raises DisposedError, dispose stays harmless, a 
   b.destroy();
   b.destroy(); // idempotent
   expect(() => x.map(E.neg(E.in(0)))).toThrow(DisposedError);
-  expect(() => x.map(E.neg(E.in(0)))).toThrow(/elementwise: the WebGPU backend was destroyed; create a new one with createWebGPUBackend\(\)/);
+  expect(() => x.map(E.neg(E.in(0)))).toThrow(
+    /elementwise: the WebGPU backend was destroyed; create a new one with createWebGPUBackend\(\)/,
+  );
   await expect(b.read(x.storage)).rejects.toThrow(DisposedError);
   x.dispose();
   const b2 = await createWebGPUBackend();
@@ -48,7 +50,9 @@ testGpu('device loss: the next op raises DeviceLostError naming the reason; re-c
     err = e;
   }
   expect(err).toBeInstanceOf(DeviceLostError);
-  expect((err as Error).message).toMatch(/^elementwise: the WebGPU device was lost \(reason: destroyed.*\); create a new backend with createWebGPUBackend\(\)/);
+  expect((err as Error).message).toMatch(
+    /^elementwise: the WebGPU device was lost \(reason: destroyed.*\); create a new backend with createWebGPUBackend\(\)/,
+  );
   await expect(b.read(x.storage)).rejects.toThrow(DeviceLostError);
   b.destroy();
   const b2 = await createWebGPUBackend();
@@ -92,7 +96,9 @@ testGpu('storages are checked: use after dispose, another backend, idempotent di
     b.dispose(s);
     await expect(b.read(s)).rejects.toThrow(/read: a float32 storage of 2 elements was used after dispose\(\)/);
     const other = b2.fromData(new Float32Array([1]), 'float32');
-    expect(() => b.reduce('sum', { storage: other, view: View.contiguous([1]) }, [0])).toThrow(/sum: got a storage of backend 'webgpu'.*expected one of this WebGPU backend/);
+    expect(() => b.reduce('sum', { storage: other, view: View.contiguous([1]) }, [0])).toThrow(
+      /sum: got a storage of backend 'webgpu'.*expected one of this WebGPU backend/,
+    );
     b2.dispose(other);
   } finally {
     b.destroy();

@@ -24,7 +24,7 @@ describeGpu('on WebGPU', () => {
   });
   afterAll(() => gpu?.destroy());
 
-  test('a matmul epilogue with the op table\'s newer ops matches the CPU backend', async () => {
+  test("a matmul epilogue with the op table's newer ops matches the CPU backend", async () => {
     const cpu = new CpuBackend();
     const vals = (n: number, s: number) => Array.from({ length: n }, (_, i) => Math.sin(i * 1.7 + s) * 2);
     const run = (be: CpuBackend | WebGPUBackend) => {
@@ -32,7 +32,10 @@ describeGpu('on WebGPU', () => {
       const b = NDArray.fromData(be, vals(7 * 3, 2), [7, 3]);
       const bias = NDArray.fromData(be, vals(3, 3), [3]);
       const x = E.add(E.in(0), E.in(1));
-      return a.matmul(b, { expr: E.add(E.mul(E.tanh(x), E.erf(x)), E.add(E.mod(x, E.f(1.5)), E.expm1(E.mul(x, E.f(0.1))))), inputs: [bias] });
+      return a.matmul(b, {
+        expr: E.add(E.mul(E.tanh(x), E.erf(x)), E.add(E.mod(x, E.f(1.5)), E.expm1(E.mul(x, E.f(0.1))))),
+        inputs: [bias],
+      });
     };
     expectClose(await run(gpu).data(), await run(cpu).data(), 1e-5, 1e-5, 'tanh·erf + x mod 1.5 + expm1(x/10)');
   });

@@ -8,7 +8,14 @@ testGpu("the backend's limits are a plain copy of the device's", async () => {
     const copy = gpu.limits as unknown as Record<string, number>;
     const dev = gpu.device.limits as unknown as Record<string, number>;
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
-    for (const k of ['maxStorageBuffersPerShaderStage', 'maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupSizeX', 'minUniformBufferOffsetAlignment']) expect(k in copy).toBe(true);
+    for (const k of [
+      'maxStorageBuffersPerShaderStage',
+      'maxBufferSize',
+      'maxStorageBufferBindingSize',
+      'maxComputeWorkgroupSizeX',
+      'minUniformBufferOffsetAlignment',
+    ])
+      expect(k in copy).toBe(true);
     for (const k of Object.keys(copy)) expect([k, copy[k]]).toEqual([k, dev[k]]);
   } finally {
     gpu.destroy();

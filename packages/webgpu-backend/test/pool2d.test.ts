@@ -1,20 +1,41 @@
-import { Backend, CpuBackend, NDArray, PoolParams, ShapeError, ValueError, poolBackwardNd, poolNd, randomArray } from '@surf/core';
+import {
+  Backend,
+  CpuBackend,
+  NDArray,
+  PoolParams,
+  ShapeError,
+  ValueError,
+  poolBackwardNd,
+  poolNd,
+  randomArray,
+} from '@surf/core';
 import { describeEach, gpuBackend } from './gpu';
 
 // The contract's pool2d / pool2dBackward on both backends against loops written here: PyTorch's
 // window rule, the first maximum (NaN largest) and its tap, PyTorch's average divisors, and the
 // gradient summed over overlapping windows; a transposed (strided) input view.
 
-const P = (o: Partial<PoolParams> & Pick<PoolParams, 'kind' | 'out'>): PoolParams =>
-  ({ kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1], countIncludePad: true, ...o });
+const P = (o: Partial<PoolParams> & Pick<PoolParams, 'kind' | 'out'>): PoolParams => ({
+  kernel: [2, 2],
+  stride: [2, 2],
+  padding: [0, 0],
+  dilation: [1, 1],
+  countIncludePad: true,
+  ...o,
+});
 
-interface Ref { y: number[]; arg: number[]; dx: number[] }
+interface Ref {
+  y: number[];
+  arg: number[];
+  dx: number[];
+}
 
 /** Forward and backward by the definition, for x [N, C, H, W] (row-major) and gy of the output's shape. */
 function reference(x: Float32Array, shape: number[], p: PoolParams, gy: Float32Array): Ref {
   const [n, c, h, w] = shape;
   const [oH, oW] = p.out;
-  const y: number[] = [], arg: number[] = [];
+  const y: number[] = [],
+    arg: number[] = [];
   const dx = new Array<number>(x.length).fill(0);
   for (let pl = 0; pl < n * c; pl++) {
     for (let oh = 0; oh < oH; oh++) {
@@ -56,26 +77,67 @@ function reference(x: Float32Array, shape: number[], p: PoolParams, gy: Float32A
 const cases: { what: string; shape: number[]; p: PoolParams; special?: boolean; plain?: boolean }[] = [
   { what: 'max 2x2 tiling', shape: [2, 3, 6, 8], p: P({ kind: 'max', out: [3, 4] }) },
   // Plain rows of a width that divides by 4: WebGPU's vector kernels (kernels/pool2d-fast.ts).
-  { what: 'max 2x2 tiling, plain rows, with NaN, -inf and ties', shape: [2, 3, 4, 8], p: P({ kind: 'max', out: [2, 4] }), special: true, plain: true },
+  {
+    what: 'max 2x2 tiling, plain rows, with NaN, -inf and ties',
+    shape: [2, 3, 4, 8],
+    p: P({ kind: 'max', out: [2, 4] }),
+    special: true,
+    plain: true,
+  },
   { what: 'avg 2x2 tiling, plain rows', shape: [2, 2, 4, 12], p: P({ kind: 'avg', out: [2, 6] }), plain: true },
-  { what: 'max 3x3 stride 2 pad 1 ceil (overlapping, last window clipped)', shape: [1, 2, 7, 6], p: P({ kind: 'max', kernel: [3, 3], stride: [2, 2], padding: [1, 1], out: [4, 4] }) },
-  { what: 'max [2,3] stride [3,2] dilation 2', shape: [1, 2, 8, 9], p: P({ kind: 'max', kernel: [2, 3], stride: [3, 2], dilation: [2, 2], out: [2, 3] }) },
-  { what: 'max with NaN, -inf and ties', shape: [1, 1, 4, 6], p: P({ kind: 'max', kernel: [2, 3], stride: [1, 1], out: [3, 4] }), special: true },
-  { what: 'avg 3x3 stride 2 pad 1 ceil, countIncludePad', shape: [2, 2, 6, 5], p: P({ kind: 'avg', kernel: [3, 3], stride: [2, 2], padding: [1, 1], out: [4, 3] }) },
-  { what: 'avg 3x3 stride 2 pad 1 ceil, countIncludePad false', shape: [2, 2, 6, 5], p: P({ kind: 'avg', kernel: [3, 3], stride: [2, 2], padding: [1, 1], out: [4, 3], countIncludePad: false }) },
-  { what: 'avg 2x2 stride 1 pad 1', shape: [1, 3, 3, 4], p: P({ kind: 'avg', stride: [1, 1], padding: [1, 1], out: [4, 5] }) },
+  {
+    what: 'max 3x3 stride 2 pad 1 ceil (overlapping, last window clipped)',
+    shape: [1, 2, 7, 6],
+    p: P({ kind: 'max', kernel: [3, 3], stride: [2, 2], padding: [1, 1], out: [4, 4] }),
+  },
+  {
+    what: 'max [2,3] stride [3,2] dilation 2',
+    shape: [1, 2, 8, 9],
+    p: P({ kind: 'max', kernel: [2, 3], stride: [3, 2], dilation: [2, 2], out: [2, 3] }),
+  },
+  {
+    what: 'max with NaN, -inf and ties',
+    shape: [1, 1, 4, 6],
+    p: P({ kind: 'max', kernel: [2, 3], stride: [1, 1], out: [3, 4] }),
+    special: true,
+  },
+  {
+    what: 'avg 3x3 stride 2 pad 1 ceil, countIncludePad',
+    shape: [2, 2, 6, 5],
+    p: P({ kind: 'avg', kernel: [3, 3], stride: [2, 2], padding: [1, 1], out: [4, 3] }),
+  },
+  {
+    what: 'avg 3x3 stride 2 pad 1 ceil, countIncludePad false',
+    shape: [2, 2, 6, 5],
+    p: P({ kind: 'avg', kernel: [3, 3], stride: [2, 2], padding: [1, 1], out: [4, 3], countIncludePad: false }),
+  },
+  {
+    what: 'avg 2x2 stride 1 pad 1',
+    shape: [1, 3, 3, 4],
+    p: P({ kind: 'avg', stride: [1, 1], padding: [1, 1], out: [4, 5] }),
+  },
 ];
 
 describeEach(['cpu', 'webgpu'] as const, 'pool2d on %s', (kind) => {
   let be: Backend | null = null;
-  beforeAll(async () => { be = kind === 'cpu' ? new CpuBackend() : await gpuBackend(); });
-  afterAll(() => { if (kind === 'webgpu') be?.destroy(); });
+  beforeAll(async () => {
+    be = kind === 'cpu' ? new CpuBackend() : await gpuBackend();
+  });
+  afterAll(() => {
+    if (kind === 'webgpu') be?.destroy();
+  });
 
   test.each(cases)('$what: forward, tap indices and gradient match the loops', async ({ shape, p, special, plain }) => {
     const backend = be!;
     const size = shape.reduce((a, b) => a * b, 1);
     const x = randomArray('uniform', size, 41, -1, 1) as Float32Array;
-    if (special) { x[0] = x[1] = 0.75; x[2] = NaN; x[9] = -Infinity; x[14] = NaN; x[20] = x[21] = x[22] = -0.5; }
+    if (special) {
+      x[0] = x[1] = 0.75;
+      x[2] = NaN;
+      x[9] = -Infinity;
+      x[14] = NaN;
+      x[20] = x[21] = x[22] = -0.5;
+    }
     const outSize = shape[0] * shape[1] * p.out[0] * p.out[1];
     const gy = randomArray('uniform', outSize, 42, -1, 1) as Float32Array;
     const want = reference(x, shape, p, gy);
@@ -83,7 +145,8 @@ describeEach(['cpu', 'webgpu'] as const, 'pool2d on %s', (kind) => {
     // or as plain rows.
     const [n, c, h, w] = shape;
     const xt = new Float32Array(size);
-    for (let pl = 0; pl < n * c; pl++) for (let i = 0; i < h; i++) for (let j = 0; j < w; j++) xt[pl * h * w + j * h + i] = x[pl * h * w + i * w + j];
+    for (let pl = 0; pl < n * c; pl++)
+      for (let i = 0; i < h; i++) for (let j = 0; j < w; j++) xt[pl * h * w + j * h + i] = x[pl * h * w + i * w + j];
     const stored = plain ? NDArray.fromData(backend, x, shape) : NDArray.fromData(backend, xt, [n, c, w, h]);
     const xv = plain ? stored.reshape(shape) : stored.permute([0, 1, 3, 2]);
     const [y, arg] = poolNd(xv, p);
@@ -105,11 +168,14 @@ describeEach(['cpu', 'webgpu'] as const, 'pool2d on %s', (kind) => {
   test('bad arguments are clear errors', () => {
     const x = NDArray.fromData(be!, new Float32Array(16), [1, 1, 4, 4]);
     expect(() => poolNd(x, P({ kind: 'avg', dilation: [2, 2], out: [2, 2] }))).toThrow(/no dilation/);
-    expect(() => poolNd(x, P({ kind: 'max', kernel: [2, 2], padding: [2, 0], out: [2, 2] }))).toThrow(/at most half the kernel/);
+    expect(() => poolNd(x, P({ kind: 'max', kernel: [2, 2], padding: [2, 0], out: [2, 2] }))).toThrow(
+      /at most half the kernel/,
+    );
     expect(() => poolNd(x, P({ kind: 'max', out: [5, 2] }))).toThrow(ShapeError);
     const g = NDArray.fromData(be!, new Float32Array(4), [1, 1, 2, 2]);
     expect(() => poolBackwardNd(g, null, P({ kind: 'max', out: [2, 2] }), [1, 1, 4, 4])).toThrow(ValueError);
     expect(() => poolBackwardNd(g, g, P({ kind: 'max', out: [2, 2] }), [1, 1, 4, 4])).toThrow(/int32/);
-    x.dispose(); g.dispose();
+    x.dispose();
+    g.dispose();
   });
 });

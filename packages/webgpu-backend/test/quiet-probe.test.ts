@@ -8,9 +8,13 @@ import { gpuBackend, testGpu } from '../../../test-support/gpu';
 // SURF_DEBUG=1 shows what the probe said.
 
 const root = resolve(__dirname, '../../..');
-const run = (env: Record<string, string | undefined>) => spawnSync(process.execPath, ['scripts/run-ts.mjs', 'packages/webgpu-backend/test/fixtures/probe-main.ts'], {
-  cwd: root, encoding: 'utf8', timeout: 60000, env: { ...process.env, VK_ICD_FILENAMES: undefined, ...env },
-});
+const run = (env: Record<string, string | undefined>) =>
+  spawnSync(process.execPath, ['scripts/run-ts.mjs', 'packages/webgpu-backend/test/fixtures/probe-main.ts'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60000,
+    env: { ...process.env, VK_ICD_FILENAMES: undefined, ...env },
+  });
 
 testGpu('creating a backend in a fresh process prints nothing on stderr', async () => {
   const probe = await gpuBackend();
@@ -28,8 +32,22 @@ testGpu('so does a plain ES-module bundle (no require shim), as a user app build
   mkdirSync(join(root, '.out'), { recursive: true });
   // Inside the repo (as run-ts's bundles), so the external 'webgpu' resolves.
   const outfile = join(mkdtempSync(join(root, '.out', 'probe-')), 'probe.mjs');
-  await build({ entryPoints: [join(root, 'packages/webgpu-backend/test/fixtures/probe-main.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, external: ['webgpu'], logLevel: 'warning' });
-  const r = spawnSync(process.execPath, [outfile], { cwd: root, encoding: 'utf8', timeout: 60000, env: { ...process.env, VK_ICD_FILENAMES: undefined, SURF_DEBUG: undefined } });
+  await build({
+    entryPoints: [join(root, 'packages/webgpu-backend/test/fixtures/probe-main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    external: ['webgpu'],
+    logLevel: 'warning',
+  });
+  const r = spawnSync(process.execPath, [outfile], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60000,
+    env: { ...process.env, VK_ICD_FILENAMES: undefined, SURF_DEBUG: undefined },
+  });
   expect(r.status).toBe(0);
   expect(r.stdout).toMatch(/^adapter: WebGPU/);
   expect(r.stderr).toBe('');

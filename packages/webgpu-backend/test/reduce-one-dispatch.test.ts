@@ -12,10 +12,20 @@ testGpu('one-dispatch reductions: sum and max over chunks match the CPU, repeate
   for (const extra of [{}, { maxWorkgroupsPerDim: 3 }, { reduce: { onePerThread: 2, oneGroups: 4 } }]) {
     const b = await gpuBackend({ reduceWorkgroupSize: 64, reduce: { onePerThread: 2 }, ...extra });
     try {
-      const cases: [number[], number[] | undefined][] = [[[5000], undefined], [[3, 4001], [1]], [[4, 2, 1500], [0, 2]], [[7, 3000], undefined], [[6, 3000], [1]]];
+      const cases: [number[], number[] | undefined][] = [
+        [[5000], undefined],
+        [[3, 4001], [1]],
+        [
+          [4, 2, 1500],
+          [0, 2],
+        ],
+        [[7, 3000], undefined],
+        [[6, 3000], [1]],
+      ];
       let seed = 900;
       // The folded grid (spare workgroups must not count as arrivals) on two shapes only.
-      const some = 'maxWorkgroupsPerDim' in extra ? [cases[0], cases[4]] : 'reduce' in extra ? [cases[0], cases[3]] : cases;
+      const some =
+        'maxWorkgroupsPerDim' in extra ? [cases[0], cases[4]] : 'reduce' in extra ? [cases[0], cases[3]] : cases;
       for (let round = 0; round < 2; round++) {
         for (const [shape, axes] of some) {
           const [xg, xc] = twin(b, shape, seed++);
@@ -27,10 +37,19 @@ testGpu('one-dispatch reductions: sum and max over chunks match the CPU, repeate
             const g = op === 'sum' ? xg.sum(axes) : xg.max(axes);
             expect(b.stats().dispatches - before).toBe(1);
             const c = op === 'sum' ? xc.sum(axes) : xc.max(axes);
-            expectClose(await g.data(), await c.data(), op === 'sum' ? 1e-5 : 0, op === 'sum' ? 1e-6 : 0, `${op} [${shape}] over ${axes} round ${round}`, op === 'sum' ? scale : undefined);
-            g.dispose(); c.dispose();
+            expectClose(
+              await g.data(),
+              await c.data(),
+              op === 'sum' ? 1e-5 : 0,
+              op === 'sum' ? 1e-6 : 0,
+              `${op} [${shape}] over ${axes} round ${round}`,
+              op === 'sum' ? scale : undefined,
+            );
+            g.dispose();
+            c.dispose();
           }
-          xg.dispose(); xc.dispose();
+          xg.dispose();
+          xc.dispose();
         }
       }
       // A NaN in one chunk reaches the result of sum and max; -Inf everywhere gives -Inf.

@@ -7,7 +7,9 @@ import { gpuBackend, testGpu } from './gpu';
 // chain of one kernel recorded without re-setting its pipeline. Each is checked by values.
 
 let b: WebGPUBackend;
-beforeAll(async () => { b = await gpuBackend(); });
+beforeAll(async () => {
+  b = await gpuBackend();
+});
 afterAll(() => b?.destroy());
 
 const bufId = (x: NDArray) => (x.storage as unknown as { buf: { id: number } }).buf.id;
@@ -48,7 +50,10 @@ testGpu('stats() counts dispatches and submits; a chain of one kernel stays corr
     t = u;
   }
   const v = await t.data();
-  const want = [1, -2, 0.5].map((x) => { for (let k = 0; k < 10; k++) x = 2 * x + 1; return x; });
+  const want = [1, -2, 0.5].map((x) => {
+    for (let k = 0; k < 10; k++) x = 2 * x + 1;
+    return x;
+  });
   expect(Array.from(v)).toEqual(want);
   const s1 = b.stats();
   expect(s1.dispatches - s0.dispatches).toBe(10);
@@ -62,7 +67,11 @@ testGpu('a buffer freed while the open batch binds it survives a full pool until
   // reads must wait for the submit (the H100 bench hit "used in submit while destroyed").
   const small = await gpuBackend({ poolLimitBytes: 0 });
   try {
-    const x = NDArray.fromData(small, new Float32Array(4096).map((_, k) => k % 7), [4096]);
+    const x = NDArray.fromData(
+      small,
+      new Float32Array(4096).map((_, k) => k % 7),
+      [4096],
+    );
     const y = x.map(E.mul(E.in(0), E.f(3)));
     x.dispose();
     const z = y.map(E.add(E.in(0), E.f(1)));

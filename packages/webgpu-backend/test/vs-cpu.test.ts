@@ -15,7 +15,14 @@ beforeAll(async () => {
 });
 afterAll(() => gpu?.destroy());
 
-async function same(g: NDArray, c: NDArray, what: string, rtol = 1e-6, atol = 1e-6, scale?: ArrayLike<number>): Promise<void> {
+async function same(
+  g: NDArray,
+  c: NDArray,
+  what: string,
+  rtol = 1e-6,
+  atol = 1e-6,
+  scale?: ArrayLike<number>,
+): Promise<void> {
   expect(g.shape).toEqual(c.shape);
   expect(g.dtype).toBe(c.dtype);
   expectClose(await g.data(), await c.data(), rtol, atol, what, scale);
@@ -23,26 +30,50 @@ async function same(g: NDArray, c: NDArray, what: string, rtol = 1e-6, atol = 1e
   c.dispose();
 }
 
-testGpu('elementwise: contiguous, broadcast-scalar, strided, masked and fully-masked inputs in one kernel', async () => {
-  for (const [i, n] of [1, 3, 7, 33, 65, 257].entries()) {
-    const [ag, ac] = twin(gpu, [n, 5], 10 + i);
-    const [bg, bc] = twin(gpu, [5, n], 20 + i);
-    const [sg, sc] = twin(gpu, [1, 1], 30 + i);
-    const f = (a: NDArray, b: NDArray, s: NDArray) => {
-      const bt = b.permute([1, 0]); // strided
-      const pad = a.crop([[0, Math.max(n - 1, 0)], [1, 4]]).pad([[1, 0], [1, 1]]); // masked, [n,5]
-      const gone = a.crop([[0, 1], [0, 0]]).pad([[0, 0], [0, 5]]).expand([n, 5]); // masked away entirely
-      const flip = a.flip([0, 1]);
-      return NDArray.elementwise([E.add(E.mul(E.in(0), E.in(1)), E.sub(E.mul(E.in(2), E.in(3)), E.add(E.in(4), E.in(5))))], [a, bt, s.expand([n, 5]), pad, gone, flip])[0];
-    };
-    await same(f(ag, bg, sg), f(ac, bc, sc), `n=${n}`);
-    for (const x of [ag, ac, bg, bc, sg, sc]) x.dispose();
-  }
-});
+testGpu(
+  'elementwise: contiguous, broadcast-scalar, strided, masked and fully-masked inputs in one kernel',
+  async () => {
+    for (const [i, n] of [1, 3, 7, 33, 65, 257].entries()) {
+      const [ag, ac] = twin(gpu, [n, 5], 10 + i);
+      const [bg, bc] = twin(gpu, [5, n], 20 + i);
+      const [sg, sc] = twin(gpu, [1, 1], 30 + i);
+      const f = (a: NDArray, b: NDArray, s: NDArray) => {
+        const bt = b.permute([1, 0]); // strided
+        const pad = a
+          .crop([
+            [0, Math.max(n - 1, 0)],
+            [1, 4],
+          ])
+          .pad([
+            [1, 0],
+            [1, 1],
+          ]); // masked, [n,5]
+        const gone = a
+          .crop([
+            [0, 1],
+            [0, 0],
+          ])
+          .pad([
+            [0, 0],
+            [0, 5],
+          ])
+          .expand([n, 5]); // masked away entirely
+        const flip = a.flip([0, 1]);
+        return NDArray.elementwise(
+          [E.add(E.mul(E.in(0), E.in(1)), E.sub(E.mul(E.in(2), E.in(3)), E.add(E.in(4), E.in(5))))],
+          [a, bt, s.expand([n, 5]), pad, gone, flip],
+        )[0];
+      };
+      await same(f(ag, bg, sg), f(ac, bc, sc), `n=${n}`);
+      for (const x of [ag, ac, bg, bc, sg, sc]) x.dispose();
+    }
+  },
+);
 
 testGpu('elementwise: multi-output mixed dtypes with constants reuses one pipeline', async () => {
   const [ag, ac] = twin(gpu, [257], 1, -5, 5);
-  const run = (a: NDArray, k: number) => NDArray.elementwise([E.mul(E.in(0), E.f(k)), E.lt(E.in(0), E.f(k)), E.cast(E.in(0), 'int32')], [a]);
+  const run = (a: NDArray, k: number) =>
+    NDArray.elementwise([E.mul(E.in(0), E.f(k)), E.lt(E.in(0), E.f(k)), E.cast(E.in(0), 'int32')], [a]);
   const before = gpu.pipelineCount;
   for (const k of [0.5, -2, 3]) {
     const g = run(ag, k);
@@ -67,9 +98,18 @@ testGpu('elementwise: more outputs than storage bindings are split over several 
 
 testGpu('reduce: row and column layouts, mixed axes, multi-pass splits', async () => {
   const shapes: [number[], number[][]][] = [
-    [[33, 257], [[0], [1], [0, 1]]],
-    [[7, 65, 3], [[0], [1], [2], [0, 2], [1, 2], [0, 1, 2]]],
-    [[3, 1, 5000], [[2], [0, 2]]],
+    [
+      [33, 257],
+      [[0], [1], [0, 1]],
+    ],
+    [
+      [7, 65, 3],
+      [[0], [1], [2], [0, 2], [1, 2], [0, 1, 2]],
+    ],
+    [
+      [3, 1, 5000],
+      [[2], [0, 2]],
+    ],
     [[20000, 3], [[0]]],
   ];
   let seed = 100;
@@ -86,7 +126,10 @@ testGpu('reduce: row and column layouts, mixed axes, multi-pass splits', async (
         await same(vg.sum(ax), vc.sum(ax), `sum ${view} [${shape}] over ${ax}`, 1e-5, 1e-6, scale);
         await same(vg.max(ax), vc.max(ax), `max ${view} [${shape}] over ${ax}`, 0, 0);
       }
-      if (view !== 'plain') { vg.dispose(); vc.dispose(); }
+      if (view !== 'plain') {
+        vg.dispose();
+        vc.dispose();
+      }
     }
     xg.dispose();
     xc.dispose();
@@ -94,7 +137,15 @@ testGpu('reduce: row and column layouts, mixed axes, multi-pass splits', async (
 });
 
 testGpu('matmul: every load variant and edge tiles against the CPU', async () => {
-  const dims: [number, number, number][] = [[1, 1, 1], [3, 5, 7], [4, 8, 12], [33, 65, 17], [64, 64, 64], [65, 67, 129], [128, 4, 256]];
+  const dims: [number, number, number][] = [
+    [1, 1, 1],
+    [3, 5, 7],
+    [4, 8, 12],
+    [33, 65, 17],
+    [64, 64, 64],
+    [65, 67, 129],
+    [128, 4, 256],
+  ];
   let seed = 200;
   for (const [m, k, n] of dims) {
     const [ag, ac] = twin(gpu, [m, k], seed++);
@@ -119,28 +170,31 @@ testGpu('matmul: every load variant and edge tiles against the CPU', async () =>
   }
 });
 
-testGpu('matmul: custom tile configs (scalar registers, no vec4, rolled and unrolled k, large register tiles) give the same result', async () => {
-  const { createWebGPUBackend } = await import('@surf/webgpu');
-  const configs = [
-    { tileM: 16, tileN: 16, tileK: 8, threadM: 1, threadN: 1, vec4: false, unroll: false },
-    { tileM: 32, tileN: 32, tileK: 8, threadM: 2, threadN: 4, vec4: true, unroll: true },
-    { tileM: 32, tileN: 64, tileK: 8, threadM: 4, threadN: 8, vec4: true },
-    { tileM: 64, tileN: 32, tileK: 4, threadM: 8, threadN: 4, vec4: true },
-  ];
-  for (const cfg of configs) {
-    const b = await createWebGPUBackend({ matmul: cfg });
-    try {
-      const [ag, ac] = twin(b, [2, 37, 45], 300);
-      const [bg, bc] = twin(b, [2, 45, 70], 301);
-      const g = ag.matmul(bg);
-      const c = ac.matmul(bc);
-      expectClose(await g.data(), await c.data(), 1e-5, 1e-5, JSON.stringify(cfg));
-    } finally {
-      b.destroy();
+testGpu(
+  'matmul: custom tile configs (scalar registers, no vec4, rolled and unrolled k, large register tiles) give the same result',
+  async () => {
+    const { createWebGPUBackend } = await import('@surf/webgpu');
+    const configs = [
+      { tileM: 16, tileN: 16, tileK: 8, threadM: 1, threadN: 1, vec4: false, unroll: false },
+      { tileM: 32, tileN: 32, tileK: 8, threadM: 2, threadN: 4, vec4: true, unroll: true },
+      { tileM: 32, tileN: 64, tileK: 8, threadM: 4, threadN: 8, vec4: true },
+      { tileM: 64, tileN: 32, tileK: 4, threadM: 8, threadN: 4, vec4: true },
+    ];
+    for (const cfg of configs) {
+      const b = await createWebGPUBackend({ matmul: cfg });
+      try {
+        const [ag, ac] = twin(b, [2, 37, 45], 300);
+        const [bg, bc] = twin(b, [2, 45, 70], 301);
+        const g = ag.matmul(bg);
+        const c = ac.matmul(bc);
+        expectClose(await g.data(), await c.data(), 1e-5, 1e-5, JSON.stringify(cfg));
+      } finally {
+        b.destroy();
+      }
     }
-  }
-  void cpu;
-});
+    void cpu;
+  },
+);
 
 testGpu('gather: every axis of a strided 3-d source, with out-of-range ids', async () => {
   const [xg, xc] = twin(gpu, [7, 33, 5], 400);

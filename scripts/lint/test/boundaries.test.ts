@@ -8,7 +8,10 @@ import { resolve } from 'node:path';
  */
 const root = resolve(__dirname, '../../..');
 
-interface Snippet { file: string; code: string }
+interface Snippet {
+  file: string;
+  code: string;
+}
 
 function lint(snippets: Snippet[]): string[][] {
   const script = `
@@ -20,27 +23,88 @@ function lint(snippets: Snippet[]): string[][] {
       out.push(r.messages.map((m) => (m.ruleId ?? 'parse') + ': ' + m.message));
     }
     console.log(JSON.stringify(out));`;
-  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(snippets)], { cwd: root, encoding: 'utf8' });
+  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(snippets)], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   return JSON.parse(stdout) as string[][];
 }
 
 const bad: [string, Snippet, RegExp][] = [
-  ['a package reaching into another package\'s src/', { file: 'packages/autograd/src/probe.ts', code: "import { View } from '../../core/src/view';" }, /reaches from packages\/autograd\/src\/ into packages\/core\/src\//],
-  ['a lower layer importing a higher one', { file: 'packages/autograd/src/probe.ts', code: "import { nn } from '@surf/nn';" }, /packages\/autograd\/src may import only @surf\/core/],
-  ['core importing any @surf package', { file: 'packages/core/src/cpu/probe.ts', code: "export * from '@surf/webgpu';" }, /may import only no @surf package/],
-  ['a runtime source using the test kit', { file: 'packages/nn/src/probe.ts', code: "import { opCases } from '@surf/core/testing';" }, /test-only entry/],
-  ['a deep path through the package name', { file: 'bench/src/probe.ts', code: "import { View } from '@surf/core/src/view';" }, /does not export '\.\/src\/view'/],
-  ['the bench reaching into a package\'s src/', { file: 'bench/src/probe.ts', code: "import { matmulInto } from '../../packages/core/src/cpu/matmul';" }, /reaches from bench\/ into packages\/core\/src\//],
-  ['a dynamic import of an example\'s files', { file: 'bench/src/probe.ts', code: "export const m = () => import('../../examples/mlp/src/train');" }, /reaches from bench\/ into examples\/mlp\//],
-  ['a package test importing the bench', { file: 'packages/nn/test/probe.test.ts', code: "import { runSoak } from '../../../bench/src/soak';" }, /reaches from packages\/nn\/test\/ into bench\//],
-  ['a script importing a package\'s test file', { file: 'scripts/gpu/probe.ts', code: "import { x } from '../../packages/autograd/test/helpers';" }, /reaches from scripts\/ into packages\/autograd\/test\//],
-  ['a package test reading another package\'s src/', { file: 'packages/nn/test/probe.test.ts', code: "import { View } from '../../core/src/view';" }, /reaches from packages\/nn\/test\/ into packages\/core\/src\//],
+  [
+    "a package reaching into another package's src/",
+    { file: 'packages/autograd/src/probe.ts', code: "import { View } from '../../core/src/view';" },
+    /reaches from packages\/autograd\/src\/ into packages\/core\/src\//,
+  ],
+  [
+    'a lower layer importing a higher one',
+    { file: 'packages/autograd/src/probe.ts', code: "import { nn } from '@surf/nn';" },
+    /packages\/autograd\/src may import only @surf\/core/,
+  ],
+  [
+    'core importing any @surf package',
+    { file: 'packages/core/src/cpu/probe.ts', code: "export * from '@surf/webgpu';" },
+    /may import only no @surf package/,
+  ],
+  [
+    'a runtime source using the test kit',
+    { file: 'packages/nn/src/probe.ts', code: "import { opCases } from '@surf/core/testing';" },
+    /test-only entry/,
+  ],
+  [
+    'a deep path through the package name',
+    { file: 'bench/src/probe.ts', code: "import { View } from '@surf/core/src/view';" },
+    /does not export '\.\/src\/view'/,
+  ],
+  [
+    "the bench reaching into a package's src/",
+    { file: 'bench/src/probe.ts', code: "import { matmulInto } from '../../packages/core/src/cpu/matmul';" },
+    /reaches from bench\/ into packages\/core\/src\//,
+  ],
+  [
+    "a dynamic import of an example's files",
+    { file: 'bench/src/probe.ts', code: "export const m = () => import('../../examples/mlp/src/train');" },
+    /reaches from bench\/ into examples\/mlp\//,
+  ],
+  [
+    'a package test importing the bench',
+    { file: 'packages/nn/test/probe.test.ts', code: "import { runSoak } from '../../../bench/src/soak';" },
+    /reaches from packages\/nn\/test\/ into bench\//,
+  ],
+  [
+    "a script importing a package's test file",
+    { file: 'scripts/gpu/probe.ts', code: "import { x } from '../../packages/autograd/test/helpers';" },
+    /reaches from scripts\/ into packages\/autograd\/test\//,
+  ],
+  [
+    "a package test reading another package's src/",
+    { file: 'packages/nn/test/probe.test.ts', code: "import { View } from '../../core/src/view';" },
+    /reaches from packages\/nn\/test\/ into packages\/core\/src\//,
+  ],
 ];
 
 const good: [string, Snippet][] = [
-  ['a layer importing the layers below it', { file: 'packages/nn/src/probe.ts', code: "import { Tensor } from '@surf/autograd';\nimport { View } from '@surf/core';\nimport './local';" }],
-  ['a package test reading its own src/ and test-support', { file: 'packages/core/test/probe.test.ts', code: "import { View } from '../src/view';\nimport { gpuOrSkip } from '../../../test-support/gpu';\nimport { opCases } from '@surf/core/testing';" }],
-  ['the bench using exported entries', { file: 'bench/src/probe.ts', code: "import { setMatmulImpl } from '@surf/core/testing';\nexport const t = () => import('@surf/example-mlp/train');" }],
+  [
+    'a layer importing the layers below it',
+    {
+      file: 'packages/nn/src/probe.ts',
+      code: "import { Tensor } from '@surf/autograd';\nimport { View } from '@surf/core';\nimport './local';",
+    },
+  ],
+  [
+    'a package test reading its own src/ and test-support',
+    {
+      file: 'packages/core/test/probe.test.ts',
+      code: "import { View } from '../src/view';\nimport { gpuOrSkip } from '../../../test-support/gpu';\nimport { opCases } from '@surf/core/testing';",
+    },
+  ],
+  [
+    'the bench using exported entries',
+    {
+      file: 'bench/src/probe.ts',
+      code: "import { setMatmulImpl } from '@surf/core/testing';\nexport const t = () => import('@surf/example-mlp/train');",
+    },
+  ],
 ];
 
 test('the boundary rule reports forbidden imports and passes allowed ones', () => {

@@ -1,12 +1,20 @@
 /** Training and validation loss against the step, with the bigram baseline as a dashed line. */
-export interface Point { step: number; value: number }
-export interface LossSeries { train: Point[]; val: Point[]; bigram: number | null }
+export interface Point {
+  step: number;
+  value: number;
+}
+export interface LossSeries {
+  train: Point[];
+  val: Point[];
+  bigram: number | null;
+}
 
 export function drawLoss(canvas: HTMLCanvasElement, d: LossSeries): void {
   const ctx = canvas.getContext('2d');
   if (!ctx) return;
   const dpr = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth || 600, h = canvas.clientHeight || 260;
+  const w = canvas.clientWidth || 600,
+    h = canvas.clientHeight || 260;
   canvas.width = w * dpr;
   canvas.height = h * dpr;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -21,7 +29,10 @@ export function drawLoss(canvas: HTMLCanvasElement, d: LossSeries): void {
   ctx.fillStyle = '#666';
   ctx.font = '11px system-ui';
   for (let v = 0; v <= maxY; v++) {
-    ctx.beginPath(); ctx.moveTo(pad.l, y(v)); ctx.lineTo(w - pad.r, y(v)); ctx.stroke();
+    ctx.beginPath();
+    ctx.moveTo(pad.l, y(v));
+    ctx.lineTo(w - pad.r, y(v));
+    ctx.stroke();
     ctx.fillText(String(v), 8, y(v) + 4);
   }
   ctx.fillText(`step ${maxStep}`, w - 70, h - 6);
@@ -37,5 +48,13 @@ export function drawLoss(canvas: HTMLCanvasElement, d: LossSeries): void {
   };
   line(d.train, '#e4572e');
   line(d.val, '#2e86de');
-  if (d.bigram !== null) line([{ step: 0, value: d.bigram }, { step: maxStep, value: d.bigram }], '#999', [5, 4]);
+  if (d.bigram !== null)
+    line(
+      [
+        { step: 0, value: d.bigram },
+        { step: maxStep, value: d.bigram },
+      ],
+      '#999',
+      [5, 4],
+    );
 }

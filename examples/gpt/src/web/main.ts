@@ -20,12 +20,20 @@ interface PageState {
 }
 
 declare global {
-  interface Window { __gpt: PageState }
+  interface Window {
+    __gpt: PageState;
+  }
 }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const params = new URLSearchParams(location.search);
-const state: PageState = { status: 'loading', backend: '', series: { train: [], val: [], bigram: null }, samples: [], error: null };
+const state: PageState = {
+  status: 'loading',
+  backend: '',
+  series: { train: [], val: [], bigram: null },
+  samples: [],
+  error: null,
+};
 window.__gpt = state;
 let data: (CharData & { valText: string }) | null = null;
 let stop = false;
@@ -47,9 +55,15 @@ function config(): TrainConfig {
   };
   return {
     ...DEFAULT_TRAIN,
-    steps: num('steps', 'steps'), nLayer: num('layers', 'nLayer'), nEmbd: num('embd', 'nEmbd'), blockSize: num('block', 'blockSize'),
-    batchSize: num('batch', 'batchSize'), lr: num('lr', 'lr'), nHead: Number(params.get('heads') ?? 4),
-    evalEvery: Number(params.get('evalEvery') ?? 100), evalBatches: Number(params.get('evalBatches') ?? 4),
+    steps: num('steps', 'steps'),
+    nLayer: num('layers', 'nLayer'),
+    nEmbd: num('embd', 'nEmbd'),
+    blockSize: num('block', 'blockSize'),
+    batchSize: num('batch', 'batchSize'),
+    lr: num('lr', 'lr'),
+    nHead: Number(params.get('heads') ?? 4),
+    evalEvery: Number(params.get('evalEvery') ?? 100),
+    evalBatches: Number(params.get('evalBatches') ?? 4),
   };
 }
 
@@ -61,7 +75,10 @@ async function run(): Promise<void> {
   state.samples = [];
   $<HTMLButtonElement>('start').disabled = true;
   $<HTMLButtonElement>('stop').disabled = false;
-  setStatus('training', `training ${cfg.nLayer} layers × ${cfg.nEmbd} wide, context ${cfg.blockSize}, batch ${cfg.batchSize}…`);
+  setStatus(
+    'training',
+    `training ${cfg.nLayer} layers × ${cfg.nEmbd} wide, context ${cfg.blockSize}, batch ${cfg.batchSize}…`,
+  );
   const d = data;
   let model: Parameters<typeof generate>[0] | null = null;
   const r = await trainGpt(d, cfg, {
@@ -85,11 +102,18 @@ async function run(): Promise<void> {
   // One sample from the trained model, written out character by character.
   const out = $('sample');
   out.textContent = 'The';
-  const ids = await generate(model, Array.from(encode(d.vocab, 'The')), Number(params.get('sampleLength') ?? 300), { temperature: 0.8, topK: 20, seed: 1 });
+  const ids = await generate(model, Array.from(encode(d.vocab, 'The')), Number(params.get('sampleLength') ?? 300), {
+    temperature: 0.8,
+    topK: 20,
+    seed: 1,
+  });
   const text = `The${decode(d.vocab, ids)}`;
   out.textContent = text;
   state.samples.push(text);
-  setStatus('done', `done: validation ${r.valLoss.toFixed(3)} nats/char after ${r.steps} steps (bigram ${state.series.bigram?.toFixed(3)})`);
+  setStatus(
+    'done',
+    `done: validation ${r.valLoss.toFixed(3)} nats/char after ${r.steps} steps (bigram ${state.series.bigram?.toFixed(3)})`,
+  );
   $<HTMLButtonElement>('start').disabled = false;
   $<HTMLButtonElement>('stop').disabled = true;
 }
@@ -113,10 +137,15 @@ async function main(): Promise<void> {
   const bg = bigram(data.train, data.val, data.vocab.length);
   state.series.bigram = bg.valLoss;
   $('bigram').textContent = bg.valLoss.toFixed(3);
-  setStatus('ready', `${data.train.length.toLocaleString()} training and ${data.val.length.toLocaleString()} validation characters, ${data.vocab.length} distinct`);
+  setStatus(
+    'ready',
+    `${data.train.length.toLocaleString()} training and ${data.val.length.toLocaleString()} validation characters, ${data.vocab.length} distinct`,
+  );
   $<HTMLButtonElement>('start').disabled = false;
   $<HTMLButtonElement>('start').onclick = () => void run().catch(fail);
-  $<HTMLButtonElement>('stop').onclick = () => { stop = true; };
+  $<HTMLButtonElement>('stop').onclick = () => {
+    stop = true;
+  };
   redraw();
   if (params.has('autostart')) await run();
 }

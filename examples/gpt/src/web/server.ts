@@ -11,7 +11,10 @@ function repoRoot(): string {
   for (;;) {
     if (existsSync(join(dir, 'examples', 'gpt', 'src', 'web', 'main.ts'))) return dir;
     const up = dirname(dir);
-    if (up === dir) throw new Error(`cannot find the Surf repository (examples/gpt) above ${process.cwd()}; run from inside the repository`);
+    if (up === dir)
+      throw new Error(
+        `cannot find the Surf repository (examples/gpt) above ${process.cwd()}; run from inside the repository`,
+      );
     dir = up;
   }
 }
@@ -25,15 +28,27 @@ async function bundlePage(): Promise<string> {
   const root = repoRoot();
   const r = await build({
     entryPoints: [join(root, 'examples/gpt/src/web/main.ts')],
-    absWorkingDir: root, bundle: true, platform: 'browser', format: 'esm', target: 'es2022', write: false, sourcemap: 'inline', logLevel: 'silent',
-    plugins: [{
-      name: 'stub-node-only',
-      setup(b) {
-        b.onResolve({ filter: NODE_ONLY }, (a) => ({ path: a.path, namespace: 'node-only-stub' }));
-        b.onResolve({ filter: /\/node-gpu$/ }, (a) => ({ path: a.path, external: true }));
-        b.onLoad({ filter: /.*/, namespace: 'node-only-stub' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    sourcemap: 'inline',
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'stub-node-only',
+        setup(b) {
+          b.onResolve({ filter: NODE_ONLY }, (a) => ({ path: a.path, namespace: 'node-only-stub' }));
+          b.onResolve({ filter: /\/node-gpu$/ }, (a) => ({ path: a.path, external: true }));
+          b.onLoad({ filter: /.*/, namespace: 'node-only-stub' }, () => ({
+            contents: 'module.exports = {};',
+            loader: 'js',
+          }));
+        },
       },
-    }],
+    ],
   });
   return r.outputFiles[0].text;
 }

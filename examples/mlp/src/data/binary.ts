@@ -26,12 +26,14 @@ export function encodeSplit(s: MnistSplit): Uint8Array {
 }
 
 export function decodeSplit(bytes: Uint8Array): MnistSplit {
-  if (bytes.length < HEADER) throw new Error(`decodeSplit: ${bytes.length} bytes is shorter than the ${HEADER}-byte header`);
+  if (bytes.length < HEADER)
+    throw new Error(`decodeSplit: ${bytes.length} bytes is shorter than the ${HEADER}-byte header`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (dv.getUint32(0, true) !== MAGIC) throw new Error('decodeSplit: not an SMN1 digits file (bad magic)');
   const counts = [dv.getUint32(4, true), dv.getUint32(8, true)];
   const expected = HEADER + (counts[0] + counts[1]) * (PIXELS + 1);
-  if (bytes.length !== expected) throw new Error(`decodeSplit: ${bytes.length} bytes, expected ${expected} for ${counts[0]} + ${counts[1]} digits`);
+  if (bytes.length !== expected)
+    throw new Error(`decodeSplit: ${bytes.length} bytes, expected ${expected} for ${counts[0]} + ${counts[1]} digits`);
   let at = HEADER;
   const sets: Digits[] = counts.map((count) => {
     const pixels = bytes.subarray(at, at + count * PIXELS);

@@ -31,7 +31,8 @@ export function loadAllDigits(): Digits {
   const perClass: number[][] = [];
   for (let c = 0; c < CLASSES; c++) {
     const data = (JSON.parse(readFileSync(join(dir, `${c}.json`), 'utf8')) as { data: number[] }).data;
-    if (data.length % PIXELS !== 0) throw new Error(`mnist: ${c}.json holds ${data.length} values, not a multiple of ${PIXELS}`);
+    if (data.length % PIXELS !== 0)
+      throw new Error(`mnist: ${c}.json holds ${data.length} values, not a multiple of ${PIXELS}`);
     perClass.push(data);
   }
   const count = perClass.reduce((n, d) => n + d.length / PIXELS, 0);

@@ -33,7 +33,10 @@ export async function bundlePage(): Promise<PageBundle> {
   const name = 'esbuild';
   const { build } = (await import(name)) as typeof import('esbuild');
   const r = await build({
-    entryPoints: { app: join(root, 'examples/mlp/src/web/main.ts'), worker: join(root, 'examples/mlp/src/web/worker.ts') },
+    entryPoints: {
+      app: join(root, 'examples/mlp/src/web/main.ts'),
+      worker: join(root, 'examples/mlp/src/web/worker.ts'),
+    },
     outdir: join(root, 'examples/mlp/.web-out'), // only names the outputs: write is false
     absWorkingDir: root,
     bundle: true,

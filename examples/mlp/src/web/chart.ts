@@ -27,7 +27,8 @@ export function drawChart(canvas: HTMLCanvasElement, data: ChartData): void {
   const ctx = canvas.getContext('2d');
   if (!ctx) return;
   const dpr = window.devicePixelRatio || 1;
-  const cssW = canvas.clientWidth || 560, cssH = canvas.clientHeight || 260;
+  const cssW = canvas.clientWidth || 560,
+    cssH = canvas.clientHeight || 260;
   if (canvas.width !== Math.round(cssW * dpr)) {
     canvas.width = Math.round(cssW * dpr);
     canvas.height = Math.round(cssH * dpr);
@@ -35,7 +36,8 @@ export function drawChart(canvas: HTMLCanvasElement, data: ChartData): void {
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, cssW, cssH);
   const pad = { l: 48, r: 48, t: 24, b: 28 };
-  const w = cssW - pad.l - pad.r, h = cssH - pad.t - pad.b;
+  const w = cssW - pad.l - pad.r,
+    h = cssH - pad.t - pad.b;
 
   const lastStep = Math.max(1, ...data.loss.map((p) => p.step), ...data.accuracy.map((p) => p.step));
   const maxLoss = niceMax(Math.max(0, ...data.loss.map((p) => p.value)));

@@ -45,7 +45,17 @@ const params = new URLSearchParams(location.search);
 const numParam = (k: string): number | undefined => (params.has(k) ? Number(params.get(k)) : undefined);
 
 const state: PageState = {
-  status: 'loading', backend: '', backendLine: '', worker: null, series: { loss: [], accuracy: [] }, stepsPerSec: 0, prediction: null, filters: null, filtersFirst: null, model: 'mlp', error: null,
+  status: 'loading',
+  backend: '',
+  backendLine: '',
+  worker: null,
+  series: { loss: [], accuracy: [] },
+  stepsPerSec: 0,
+  prediction: null,
+  filters: null,
+  filtersFirst: null,
+  model: 'mlp',
+  error: null,
 };
 window.__mlp = state;
 
@@ -186,13 +196,20 @@ function readSettings(): TrainSettings {
     return Number.isInteger(v) && v > 0 ? v : fallback;
   };
   const lr = Number(($('lr') as HTMLInputElement).value);
-  const list = (id: string) => ($(id) as HTMLInputElement).value.split(',').map(Number).filter((h) => Number.isInteger(h) && h > 0);
+  const list = (id: string) =>
+    ($(id) as HTMLInputElement).value
+      .split(',')
+      .map(Number)
+      .filter((h) => Number.isInteger(h) && h > 0);
   const hidden = list('hidden');
   const channels = list('channels');
   return {
     model: state.model,
-    hidden: hidden.length ? hidden : [128], channels: channels.length ? channels.slice(0, 4) : [16, 32],
-    batchSize: int('batch', 64), lr: lr > 0 ? lr : 2e-3, epochs: int('epochs', 5),
+    hidden: hidden.length ? hidden : [128],
+    channels: channels.length ? channels.slice(0, 4) : [16, 32],
+    batchSize: int('batch', 64),
+    lr: lr > 0 ? lr : 2e-3,
+    epochs: int('epochs', 5),
     seed: numParam('seed') ?? 0,
     shift: numParam('shift'),
     evalEvery: numParam('evalEvery') ?? 25,
@@ -266,7 +283,10 @@ function onWorkerMessage(m: FromWorker): void {
       const secs = run ? (performance.now() - run.t0) / 1000 : 0;
       run = null;
       $('step').textContent = String(m.steps);
-      setStatus(m.stopped ? 'stopped' : 'done', `${m.stopped ? 'stopped' : 'done'}: ${(m.testAccuracy * 100).toFixed(1)}% after ${m.steps} steps, ${secs.toFixed(0)} s`);
+      setStatus(
+        m.stopped ? 'stopped' : 'done',
+        `${m.stopped ? 'stopped' : 'done'}: ${(m.testAccuracy * 100).toFixed(1)}% after ${m.steps} steps, ${secs.toFixed(0)} s`,
+      );
       startBtn.disabled = false;
       stopBtn.disabled = true;
       break;
@@ -296,7 +316,8 @@ stopBtn.addEventListener('click', () => {
 async function boot(): Promise<void> {
   // Settings can come in the URL (?epochs=3&batch=32&hidden=256&lr=0.001), e.g. for links.
   // ?model=cnn&channels=16,32 picks the CNN.
-  for (const id of ['hidden', 'channels', 'batch', 'lr', 'epochs']) if (params.has(id)) ($(id) as HTMLInputElement).value = params.get(id)!;
+  for (const id of ['hidden', 'channels', 'batch', 'lr', 'epochs'])
+    if (params.has(id)) ($(id) as HTMLInputElement).value = params.get(id)!;
   selectModel(params.get('model') ?? 'mlp');
   redraw();
   renderBars($('bars'), null);

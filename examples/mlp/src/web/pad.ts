@@ -11,7 +11,10 @@ export class DrawingPad {
   private last: { x: number; y: number } | null = null;
   private inked = false;
 
-  constructor(private readonly canvas: HTMLCanvasElement, private readonly onChange: (final: boolean) => void) {
+  constructor(
+    private readonly canvas: HTMLCanvasElement,
+    private readonly onChange: (final: boolean) => void,
+  ) {
     const ctx = canvas.getContext('2d', { willReadFrequently: true });
     if (!ctx) throw new Error('drawing pad: no 2D canvas context');
     this.ctx = ctx;
@@ -66,7 +69,10 @@ export class DrawingPad {
 
   private pos(e: PointerEvent): { x: number; y: number } {
     const r = this.canvas.getBoundingClientRect();
-    return { x: ((e.clientX - r.left) * this.canvas.width) / r.width, y: ((e.clientY - r.top) * this.canvas.height) / r.height };
+    return {
+      x: ((e.clientX - r.left) * this.canvas.width) / r.width,
+      y: ((e.clientY - r.top) * this.canvas.height) / r.height,
+    };
   }
 
   // A stroke 1/16 of the pad wide: a digit drawn across most of the pad is scaled to 20

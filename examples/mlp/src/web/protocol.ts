@@ -35,7 +35,14 @@ export interface WorkerScope {
 }
 
 export type FromWorker =
-  | { type: 'ready'; backend: string; description: string; software: boolean; fallbackReason?: string; where: WorkerScope }
+  | {
+      type: 'ready';
+      backend: string;
+      description: string;
+      software: boolean;
+      fallbackReason?: string;
+      where: WorkerScope;
+    }
   | { type: 'loaded'; train: number; test: number }
   | { type: 'started' }
   | { type: 'loss'; epoch: number; globalStep: number; stepsPerSec: number; loss: number }

@@ -17,7 +17,10 @@ export interface Route {
  * as the tests do); anything else is a 404. The examples' pages are made once at start, so
  * nothing here reads the disk.
  */
-export async function serveRoutes(routes: Record<string, Route>, opts: { port: number; host?: string }): Promise<RunningServer> {
+export async function serveRoutes(
+  routes: Record<string, Route>,
+  opts: { port: number; host?: string },
+): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -27,7 +30,11 @@ export async function serveRoutes(routes: Record<string, Route>, opts: { port: n
       res.end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': route.type, 'content-length': Buffer.byteLength(route.body), 'cache-control': 'no-store' });
+    res.writeHead(200, {
+      'content-type': route.type,
+      'content-length': Buffer.byteLength(route.body),
+      'cache-control': 'no-store',
+    });
     res.end(req.method === 'HEAD' ? undefined : route.body);
   });
   await new Promise<void>((resolve, reject) => {
@@ -37,9 +44,10 @@ export async function serveRoutes(routes: Record<string, Route>, opts: { port: n
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${port}/`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -38,7 +38,14 @@ function whereAmI(): WorkerScope {
 
 async function init(backend: 'auto' | 'cpu' | 'webgpu'): Promise<void> {
   const info = await surf.init({ backend });
-  post({ type: 'ready', backend: info.backend, description: info.description, software: !!info.software, fallbackReason: info.fallbackReason, where: whereAmI() });
+  post({
+    type: 'ready',
+    backend: info.backend,
+    description: info.description,
+    software: !!info.software,
+    fallbackReason: info.fallbackReason,
+    where: whereAmI(),
+  });
 }
 
 // ---- the CNN's first-layer filters, read back while it trains (one read at a time) ----
@@ -114,16 +121,19 @@ async function predict(id: number, digit: Float32Array): Promise<void> {
 
 async function handle(m: ToWorker): Promise<void> {
   switch (m.type) {
-    case 'init': return init(m.backend);
+    case 'init':
+      return init(m.backend);
     case 'data':
       data = decodeSplit(new Uint8Array(m.bytes));
       post({ type: 'loaded', train: data.train.count, test: data.test.count });
       return;
-    case 'train': return runTraining(m.settings);
+    case 'train':
+      return runTraining(m.settings);
     case 'stop':
       stopRequested = true;
       return;
-    case 'predict': return predict(m.id, m.digit);
+    case 'predict':
+      return predict(m.id, m.digit);
   }
 }
 

@@ -47,7 +47,12 @@ function broadcastsInto(s: readonly number[], shape: readonly number[]): boolean
 function sameBroadcast(s: readonly number[], shape: readonly number[], full: readonly number[]): boolean {
   if (shapesEqual(shape, full)) return true;
   let suffix = 0;
-  while (suffix < shape.length && suffix < full.length && shape[shape.length - 1 - suffix] === full[full.length - 1 - suffix]) suffix++;
+  while (
+    suffix < shape.length &&
+    suffix < full.length &&
+    shape[shape.length - 1 - suffix] === full[full.length - 1 - suffix]
+  )
+    suffix++;
   return s.length <= suffix;
 }
 
@@ -56,7 +61,10 @@ export function foldIntoPending(op: string, xs: readonly Operand[], dts: readonl
   let target: Tensor | null = null;
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i];
-    if (x instanceof Tensor && x._lazy !== null && !x._lazy.computed) { target = x; break; }
+    if (x instanceof Tensor && x._lazy !== null && !x._lazy.computed) {
+      target = x;
+      break;
+    }
   }
   if (target === null) return null;
   const p = target._lazy!;
@@ -92,7 +100,14 @@ export function foldIntoPending(op: string, xs: readonly Operand[], dts: readonl
     const s = operandShape(t._dims);
     return nd.reshape(s === t._dims ? nd.shape : s);
   });
-  const next = new PendingResult(p.kernel, parts.operands, expr, [...parts.inputs, ...extra.map((x) => new Held(x))], p.shape, p.full);
+  const next = new PendingResult(
+    p.kernel,
+    parts.operands,
+    expr,
+    [...parts.inputs, ...extra.map((x) => new Held(x))],
+    p.shape,
+    p.full,
+  );
   leaveFrontier(target);
   if (!grad) return new Tensor(next);
 
@@ -104,12 +119,18 @@ export function foldIntoPending(op: string, xs: readonly Operand[], dts: readonl
   const saved: { dispose(): void }[] = [];
   for (const s of slots) if (s !== null) saved.push(s);
   if (savedOut) saved.push(savedOut);
-  const t = fromOp(op, next, tensors, (g) => {
-    const ins = [g, ...tensors.map((_, j) => slots[j] ?? g), savedOut ? savedOut.get() : g];
-    const res = exprs.length ? runExprs(`${op} backward`, exprs, ins) : [];
-    let r = 0;
-    return want.map((e) => (e === null ? null : isG(e) ? g.reshape(g.shape) : res[r++]));
-  }, saved);
+  const t = fromOp(
+    op,
+    next,
+    tensors,
+    (g) => {
+      const ins = [g, ...tensors.map((_, j) => slots[j] ?? g), savedOut ? savedOut.get() : g];
+      const res = exprs.length ? runExprs(`${op} backward`, exprs, ins) : [];
+      let r = 0;
+      return want.map((e) => (e === null ? null : isG(e) ? g.reshape(g.shape) : res[r++]));
+    },
+    saved,
+  );
   const epi = plan.epi;
   if (t._node && epi) t._node.gradEpilogue = { parent: epi.parent, expr: epi.expr, inputs: () => epi.slots.map(slot) };
   return t;
@@ -133,15 +154,30 @@ interface Plan {
  * every step). A null base, layout-only entries; rules made per call (a closure over a number)
  * simply miss, and their entries go with them.
  */
-interface PlanSlot { plain?: Plan | null; byBase?: WeakMap<Expr, Plan | null> }
+interface PlanSlot {
+  plain?: Plan | null;
+  byBase?: WeakMap<Expr, Plan | null>;
+}
 const plans = new WeakMap<Rule, Map<string, PlanSlot>>();
 const MAX_LAYOUTS = 64;
 
-function planFor(op: string, xs: readonly Operand[], dts: readonly DType[], rule: Rule, target: Tensor, others: readonly Tensor[], baseExpr: Expr | null, n0: number, baseDts: readonly DType[], grad: boolean): Plan | null {
+function planFor(
+  op: string,
+  xs: readonly Operand[],
+  dts: readonly DType[],
+  rule: Rule,
+  target: Tensor,
+  others: readonly Tensor[],
+  baseExpr: Expr | null,
+  n0: number,
+  baseDts: readonly DType[],
+  grad: boolean,
+): Plan | null {
   let key = `${op}|${n0}|${grad ? 1 : 0}`;
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i];
-    if (x instanceof Tensor) key += `|${x === target ? 'T' : others.indexOf(x)}${x.dtype === dts[i] ? '' : dts[i]}${x.requiresGrad ? 'g' : ''}`;
+    if (x instanceof Tensor)
+      key += `|${x === target ? 'T' : others.indexOf(x)}${x.dtype === dts[i] ? '' : dts[i]}${x.requiresGrad ? 'g' : ''}`;
     else key += `|n${Number(x)}:${dts[i]}`;
   }
   let byLayout = plans.get(rule);
@@ -152,16 +188,29 @@ function planFor(op: string, xs: readonly Operand[], dts: readonly DType[], rule
     byLayout.set(key, (slot = {}));
   }
   if (baseExpr === null) {
-    if (slot.plain === undefined) slot.plain = buildPlan(op, xs, dts, rule, target, others, baseExpr, n0, baseDts, grad);
+    if (slot.plain === undefined)
+      slot.plain = buildPlan(op, xs, dts, rule, target, others, baseExpr, n0, baseDts, grad);
     return slot.plain;
   }
   const byBase = (slot.byBase ??= new WeakMap());
   let plan = byBase.get(baseExpr);
-  if (plan === undefined) byBase.set(baseExpr, (plan = buildPlan(op, xs, dts, rule, target, others, baseExpr, n0, baseDts, grad)));
+  if (plan === undefined)
+    byBase.set(baseExpr, (plan = buildPlan(op, xs, dts, rule, target, others, baseExpr, n0, baseDts, grad)));
   return plan;
 }
 
-function buildPlan(op: string, xs: readonly Operand[], dts: readonly DType[], rule: Rule, target: Tensor, others: readonly Tensor[], baseExpr: Expr | null, n0: number, baseDts: readonly DType[], grad: boolean): Plan | null {
+function buildPlan(
+  op: string,
+  xs: readonly Operand[],
+  dts: readonly DType[],
+  rule: Rule,
+  target: Tensor,
+  others: readonly Tensor[],
+  baseExpr: Expr | null,
+  n0: number,
+  baseDts: readonly DType[],
+  grad: boolean,
+): Plan | null {
   // Forward: the target's leaves become the current epilogue, the others new epilogue inputs.
   const base = baseExpr ?? E.in(0);
   const leaves = xs.map((x, i): Expr => {
@@ -186,10 +235,16 @@ function buildPlan(op: string, xs: readonly Operand[], dts: readonly DType[], ru
   if (grad) {
     let k = 1;
     const nT = xs.filter((x) => x instanceof Tensor).length;
-    const slotExprs = xs.map((x, i) => (x instanceof Tensor ? (x.dtype === dts[i] ? E.in(k++) : E.cast(E.in(k++), dts[i])) : E.c(Number(x), dts[i])));
+    const slotExprs = xs.map((x, i) =>
+      x instanceof Tensor ? (x.dtype === dts[i] ? E.in(k++) : E.cast(E.in(k++), dts[i])) : E.c(Number(x), dts[i]),
+    );
     const all = rule.grad!(E.in(0), slotExprs, E.in(1 + nT));
-    xs.forEach((x, i) => { if (x instanceof Tensor) want.push(x.requiresGrad ? all[i] : null); });
-    want.forEach((e) => { if (e) exprInputs(e, used); });
+    xs.forEach((x, i) => {
+      if (x instanceof Tensor) want.push(x.requiresGrad ? all[i] : null);
+    });
+    want.forEach((e) => {
+      if (e) exprInputs(e, used);
+    });
     // Its backward reads the pending operand's value: that value would have to exist.
     let j = 0;
     for (const x of xs) {

@@ -74,7 +74,13 @@ export function applyGradEpilogue(g: NDArray, e: GradEpilogue): NDArray {
  * epilogue when the product already has that shape, else after summing broadcast batch dims.
  * `reshape` maps the product to the operand's shape (1-d operands, a linear's folded rows).
  */
-export function matmulGrad(a: NDArray, b: NDArray, e: GradEpilogue | undefined, shape: readonly number[], reshape: (x: NDArray) => NDArray = (x) => x): NDArray {
+export function matmulGrad(
+  a: NDArray,
+  b: NDArray,
+  e: GradEpilogue | undefined,
+  shape: readonly number[],
+  reshape: (x: NDArray) => NDArray = (x) => x,
+): NDArray {
   const prodShape = [...matmulBatch('matmul backward', a.shape, b.shape), a.shape[a.ndim - 2], b.shape[b.ndim - 1]];
   if (e && shapesEqual(prodShape, shape)) return a.matmul(b, { expr: e.expr, inputs: e.inputs() });
   if (e && numel(prodShape) === numel(shape)) {

@@ -1,7 +1,10 @@
 import { Backend, DType, Expr, NDArray, shapesEqual } from '@surf/core';
 
 /** Runs the kernel on its operands with an epilogue (input 0 = its result, 1.. = inputs). */
-export type EpilogueKernel = (operands: readonly NDArray[], epilogue?: { expr: Expr; inputs: readonly NDArray[] }) => NDArray;
+export type EpilogueKernel = (
+  operands: readonly NDArray[],
+  epilogue?: { expr: Expr; inputs: readonly NDArray[] },
+) => NDArray;
 
 /** A matmul as an EpilogueKernel (NDArray.matmul's own epilogue argument). */
 export const matmulKernel: EpilogueKernel = ([a, b], epilogue) => a.matmul(b, epilogue);
@@ -51,13 +54,22 @@ export class PendingResult {
    * 1.. = `inputs` (broadcast to the result's shape `full`); `shape` is the shape the value
    * shows (the result reshaped: a 1-d operand's unit dim dropped, a linear's rows unfolded).
    */
-  constructor(readonly kernel: EpilogueKernel, operands: (NDArray | Held)[], readonly expr: Expr | null, inputs: (NDArray | Held)[], readonly shape: readonly number[], readonly full: readonly number[]) {
+  constructor(
+    readonly kernel: EpilogueKernel,
+    operands: (NDArray | Held)[],
+    readonly expr: Expr | null,
+    inputs: (NDArray | Held)[],
+    readonly shape: readonly number[],
+    readonly full: readonly number[],
+  ) {
     const h = (x: NDArray | Held): Held => (x instanceof Held ? x : hold(x));
     this.parts = { operands: operands.map(h), inputs: inputs.map(h) };
   }
 
   /** True once the value exists (or it was released): nothing more can fold into it. */
-  get computed(): boolean { return this.parts === null; }
+  get computed(): boolean {
+    return this.parts === null;
+  }
 
   /** The operands and epilogue inputs, shared (counted), for a pending value built on this one. */
   shareParts(): { operands: Held[]; inputs: Held[] } {
@@ -65,16 +77,25 @@ export class PendingResult {
     return { operands: p.operands.map(share), inputs: p.inputs.map(share) };
   }
 
-  get inputCount(): number { return this.parts ? this.parts.inputs.length : 0; }
-  get inputDTypes(): DType[] { return this.parts ? this.parts.inputs.map((x) => x.nd.dtype) : []; }
-  get backend(): Backend | null { return this.parts ? this.parts.operands[0].nd.backend : this.value?.backend ?? null; }
+  get inputCount(): number {
+    return this.parts ? this.parts.inputs.length : 0;
+  }
+  get inputDTypes(): DType[] {
+    return this.parts ? this.parts.inputs.map((x) => x.nd.dtype) : [];
+  }
+  get backend(): Backend | null {
+    return this.parts ? this.parts.operands[0].nd.backend : (this.value?.backend ?? null);
+  }
 
   /** The value, computed on the first call; owned by this object (alias it to keep it). */
   get(): NDArray {
     if (this.value) return this.value;
     const p = this.parts;
     if (!p) throw new Error('PendingResult: read after release');
-    const prod = this.kernel(p.operands.map(ndOf), this.expr ? { expr: this.expr, inputs: p.inputs.map(ndOf) } : undefined);
+    const prod = this.kernel(
+      p.operands.map(ndOf),
+      this.expr ? { expr: this.expr, inputs: p.inputs.map(ndOf) } : undefined,
+    );
     if (shapesEqual(prod.shape, this.shape)) this.value = prod;
     else {
       this.value = prod.reshape(this.shape);
@@ -146,7 +167,11 @@ function flush(): void {
   frontier.clear();
   for (const t of ts) {
     // A failure (a backend refusing the size) is raised again where the value is read.
-    try { t._materialize(); } catch { /* kept pending; reported on read */ }
+    try {
+      t._materialize();
+    } catch {
+      /* kept pending; reported on read */
+    }
   }
 }
 

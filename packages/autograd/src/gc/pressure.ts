@@ -36,26 +36,32 @@ let warned = false;
 /** Sets the memory policy for eager loops; returns the options now in force. */
 export function configureMemory(opts: MemoryOptions = {}): Required<MemoryOptions> {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
-    throw new ValueError(`configureMemory: expected an options object { autoCollect?, minGrowthBytes?, warnTensors? }; got ${JSON.stringify(opts)}`);
+    throw new ValueError(
+      `configureMemory: expected an options object { autoCollect?, minGrowthBytes?, warnTensors? }; got ${JSON.stringify(opts)}`,
+    );
   }
   const num = (k: 'minGrowthBytes' | 'warnTensors'): void => {
     const v = opts[k];
     if (v === undefined) return;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ValueError(`configureMemory: ${k} must be a number >= 0; got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw new ValueError(`configureMemory: ${k} must be a number >= 0; got ${JSON.stringify(v)}`);
     options[k] = v;
   };
   num('minGrowthBytes');
   if (opts.minGrowthBytes !== undefined) limits = new WeakMap();
   num('warnTensors');
   if (opts.autoCollect !== undefined) {
-    if (typeof opts.autoCollect !== 'boolean') throw new ValueError(`configureMemory: autoCollect must be a boolean; got ${JSON.stringify(opts.autoCollect)}`);
+    if (typeof opts.autoCollect !== 'boolean')
+      throw new ValueError(`configureMemory: autoCollect must be a boolean; got ${JSON.stringify(opts.autoCollect)}`);
     options.autoCollect = opts.autoCollect;
   }
   return { ...options };
 }
 
 /** How many automatic or requested collections ran (tests and the soak report it). */
-export function collectionCount(): number { return collections; }
+export function collectionCount(): number {
+  return collections;
+}
 
 /**
  * Collects now: a full garbage collection, then tasks until the finalizers ran. Resolves
@@ -64,7 +70,10 @@ export function collectionCount(): number { return collections; }
  */
 export function collectGarbage(backend: Backend = getBackend()): Promise<void> {
   // Concurrent awaits share one collection.
-  if (!inFlight) inFlight = runCollection(backend).finally(() => { inFlight = null; });
+  if (!inFlight)
+    inFlight = runCollection(backend).finally(() => {
+      inFlight = null;
+    });
   return inFlight.then(() => settle(backend));
 }
 
@@ -78,7 +87,8 @@ export function collectGarbage(backend: Backend = getBackend()): Promise<void> {
 function settle(backend: Backend): void {
   const live = backend.memory().bytes;
   const limit = limits.get(backend);
-  if (limit === undefined || live > 0.6 * limit || live < limit / 8) limits.set(backend, live + Math.max(live, options.minGrowthBytes));
+  if (limit === undefined || live > 0.6 * limit || live < limit / 8)
+    limits.set(backend, live + Math.max(live, options.minGrowthBytes));
 }
 
 let inFlight: Promise<void> | null = null;
@@ -128,9 +138,9 @@ export function noteLiveTensors(live: number): void {
   if (warned || options.warnTensors === 0 || live < options.warnTensors) return;
   warned = true;
   console.warn(
-    `surf: ${live} tensors are alive at once. Tensors that are not disposed are freed by the garbage collector, `
-    + 'which Surf runs at awaits on tensor data (item(), data(), toArray()); a loop that holds its tensors (a list of losses: '
-    + 'keep the numbers from item() instead), or never awaits, keeps them. Wrap steps in tidy() or dispose() tensors to free them at once. '
-    + '(This warning is shown once; configureMemory({ warnTensors }) changes its threshold.)',
+    `surf: ${live} tensors are alive at once. Tensors that are not disposed are freed by the garbage collector, ` +
+      'which Surf runs at awaits on tensor data (item(), data(), toArray()); a loop that holds its tensors (a list of losses: ' +
+      'keep the numbers from item() instead), or never awaits, keeps them. Wrap steps in tidy() or dispose() tensors to free them at once. ' +
+      '(This warning is shown once; configureMemory({ warnTensors }) changes its threshold.)',
   );
 }

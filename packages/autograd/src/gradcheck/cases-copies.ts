@@ -8,8 +8,13 @@ import { InputSpec } from './inputs';
  * lost the input's layout, shows up against the reference.
  */
 export function copyCases(): GradcheckCase[] {
-  const c = (op: string, fn: GradcheckCase['fn'], spec: InputSpec): GradcheckCase =>
-    ({ name: `${op} ${spec.layout ?? 'contiguous'}`, op, inputs: [spec], fn, forward: (x) => map(x, (v) => v * v) });
+  const c = (op: string, fn: GradcheckCase['fn'], spec: InputSpec): GradcheckCase => ({
+    name: `${op} ${spec.layout ?? 'contiguous'}`,
+    op,
+    inputs: [spec],
+    fn,
+    forward: (x) => map(x, (v) => v * v),
+  });
   return [
     c('clone', (x) => x.clone().mul(x), { shape: [2, 3], layout: 'sliced' }),
     c('contiguous', (x) => x.contiguous().mul(x), { shape: [3, 4], layout: 'transposed' }),

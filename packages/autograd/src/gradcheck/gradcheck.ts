@@ -60,7 +60,10 @@ export interface GradcheckReport {
 
 function unravel(i: number, shape: readonly number[]): number[] {
   const idx = new Array<number>(shape.length);
-  for (let d = shape.length - 1; d >= 0; d--) { idx[d] = i % shape[d]; i = Math.floor(i / shape[d]); }
+  for (let d = shape.length - 1; d >= 0; d--) {
+    idx[d] = i % shape[d];
+    i = Math.floor(i / shape[d]);
+  }
   return idx;
 }
 
@@ -70,13 +73,22 @@ async function readOut(y: Tensor): Promise<Float32Array> {
   return (await y.data()) as Float32Array;
 }
 
-export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonly Tensor[], opts: GradcheckOptions = {}): Promise<GradcheckReport> {
-  if (opts === null || typeof opts !== 'object') throw new ValueError(`gradcheck: the options argument must be an object { eps?, atol?, rtol?, seed? }; got ${JSON.stringify(opts)}`);
+export async function gradcheck(
+  fn: (...xs: Tensor[]) => Tensor,
+  inputs: readonly Tensor[],
+  opts: GradcheckOptions = {},
+): Promise<GradcheckReport> {
+  if (opts === null || typeof opts !== 'object')
+    throw new ValueError(
+      `gradcheck: the options argument must be an object { eps?, atol?, rtol?, seed? }; got ${JSON.stringify(opts)}`,
+    );
   const eps0 = opts.eps ?? 1e-3;
   const fixedStep = opts.eps !== undefined;
   const atol = opts.atol ?? 1e-3;
   const rtol = opts.rtol ?? 1e-2;
-  inputs.forEach((x, i) => { if (!(x instanceof Tensor)) throw new ValueError(`gradcheck: input ${i} is not a Tensor`); });
+  inputs.forEach((x, i) => {
+    if (!(x instanceof Tensor)) throw new ValueError(`gradcheck: input ${i} is not a Tensor`);
+  });
 
   // Analytic: one backward of L = Σ v·y, with the inputs' previous grads put aside.
   const prevGrads = inputs.map((x) => x._swapGrad(null));
@@ -86,18 +98,25 @@ export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonl
   try {
     const y = fn(...inputs);
     output = await readOut(y);
-    v = output.length === 1 ? new Float32Array([1]) : randomArray('uniform', output.length, `gradcheck/${opts.seed ?? 0}`, -1, 1);
+    v =
+      output.length === 1
+        ? new Float32Array([1])
+        : randomArray('uniform', output.length, `gradcheck/${opts.seed ?? 0}`, -1, 1);
     const vt = Tensor.fromNDArray(NDArray.fromData(y.ndarray.backend, v, y.shape));
     y.backward(vt);
     vt.dispose();
     y.dispose();
-    analytic = await Promise.all(inputs.map(async (x) => {
-      if (!x.requiresGrad) return null;
-      if (!x.grad) return new Float32Array(x.numel);
-      return (await x.grad.data()) as Float32Array;
-    }));
+    analytic = await Promise.all(
+      inputs.map(async (x) => {
+        if (!x.requiresGrad) return null;
+        if (!x.grad) return new Float32Array(x.numel);
+        return (await x.grad.data()) as Float32Array;
+      }),
+    );
   } finally {
-    inputs.forEach((x, i) => { x._swapGrad(prevGrads[i])?.dispose(); });
+    inputs.forEach((x, i) => {
+      x._swapGrad(prevGrads[i])?.dispose();
+    });
   }
 
   // Numeric: perturb one element at a time, evaluate without a graph.
@@ -109,7 +128,10 @@ export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonl
   let checked = 0;
   for (let i = 0; i < inputs.length; i++) {
     const x = inputs[i];
-    if (!x.requiresGrad) { numeric.push(null); continue; }
+    if (!x.requiresGrad) {
+      numeric.push(null);
+      continue;
+    }
     const num = new Float64Array(x.numel);
     const data = host[i];
     let maxAbs = 0;
@@ -128,10 +150,12 @@ export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonl
         const p = data.slice();
         p[j] = data[j] + s * h;
         stored.push(p[j]);
-        const y = noGrad(() => tidy(() => {
-          const px = Tensor.fromNDArray(NDArray.fromData(x.ndarray.backend, p, x.shape));
-          return fn(...inputs.map((t, k) => (k === i ? px : t)));
-        }));
+        const y = noGrad(() =>
+          tidy(() => {
+            const px = Tensor.fromNDArray(NDArray.fromData(x.ndarray.backend, p, x.shape));
+            return fn(...inputs.map((t, k) => (k === i ? px : t)));
+          }),
+        );
         const out = await readOut(y);
         y.dispose();
         let acc = 0;
@@ -149,7 +173,10 @@ export async function gradcheck(fn: (...xs: Tensor[]) => Tensor, inputs: readonl
       const tol = atol + rtol * Math.abs(num[j]) + (Number.isFinite(noise) ? noise : 0);
       const ratio = Number.isNaN(err) ? (Number.isNaN(a) && Number.isNaN(num[j]) ? 0 : Infinity) : err / tol;
       if (!Number.isNaN(err)) maxAbsError = Math.max(maxAbsError, err);
-      if (ratio > worstRatio) { worstRatio = ratio; worst = { input: i, index: unravel(j, x.shape), analytic: a, numeric: num[j], absError: err }; }
+      if (ratio > worstRatio) {
+        worstRatio = ratio;
+        worst = { input: i, index: unravel(j, x.shape), analytic: a, numeric: num[j], absError: err };
+      }
       checked++;
     }
     numeric.push(num);

@@ -10,7 +10,10 @@ export interface Host {
 export function strides(shape: readonly number[]): number[] {
   const s = new Array<number>(shape.length);
   let acc = 1;
-  for (let i = shape.length - 1; i >= 0; i--) { s[i] = acc; acc *= shape[i]; }
+  for (let i = shape.length - 1; i >= 0; i--) {
+    s[i] = acc;
+    acc *= shape[i];
+  }
   return s;
 }
 
@@ -23,7 +26,9 @@ export function at(x: Host, idx: readonly number[]): number {
   const lead = idx.length - x.shape.length;
   const st = strides(x.shape);
   let o = 0;
-  x.shape.forEach((d, i) => { o += (d === 1 ? 0 : idx[lead + i]) * st[i]; });
+  x.shape.forEach((d, i) => {
+    o += (d === 1 ? 0 : idx[lead + i]) * st[i];
+  });
   return x.data[o];
 }
 
@@ -34,7 +39,10 @@ export function build(shape: readonly number[], f: (idx: number[]) => number): H
   const idx = new Array<number>(shape.length).fill(0);
   for (let i = 0; i < n; i++) {
     data[i] = f(idx);
-    for (let d = shape.length - 1; d >= 0; d--) { if (++idx[d] < shape[d]) break; idx[d] = 0; }
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
   }
   return { data, shape: shape.slice() };
 }
@@ -55,7 +63,16 @@ export const map = (x: Host, f: (v: number) => number): Host => zip([x], f);
 export function reduceAxis(x: Host, axis: number, f: (vals: number[]) => number, keepdim = false): Host {
   const ax = axis < 0 ? axis + x.shape.length : axis;
   const kept = x.shape.map((d, i) => (i === ax ? 1 : d));
-  const r = build(kept, (idx) => f(Array.from({ length: x.shape[ax] }, (_, k) => at(x, idx.map((v, i) => (i === ax ? k : v))))));
+  const r = build(kept, (idx) =>
+    f(
+      Array.from({ length: x.shape[ax] }, (_, k) =>
+        at(
+          x,
+          idx.map((v, i) => (i === ax ? k : v)),
+        ),
+      ),
+    ),
+  );
   return keepdim ? r : { data: r.data, shape: x.shape.filter((_, i) => i !== ax) };
 }
 

@@ -38,25 +38,48 @@ export function makeInput(backend: Backend, spec: InputSpec, h: Host): Tensor {
   const layout = spec.layout ?? 'contiguous';
   const shape = spec.shape;
   const nd = shape.length;
-  const up = (x: Host) => NDArray.fromData(backend, dtype === 'int32' ? Int32Array.from(x.data) : Float32Array.from(x.data), x.shape, dtype);
+  const up = (x: Host) =>
+    NDArray.fromData(backend, dtype === 'int32' ? Int32Array.from(x.data) : Float32Array.from(x.data), x.shape, dtype);
   let arr: NDArray;
   if (layout === 'transposed' && nd >= 2) {
     // Store the transpose contiguously, then view it transposed back.
     const tShape = shape.slice();
     [tShape[nd - 2], tShape[nd - 1]] = [tShape[nd - 1], tShape[nd - 2]];
-    const stored = up(build(tShape, (idx) => { const j = idx.slice(); [j[nd - 2], j[nd - 1]] = [j[nd - 1], j[nd - 2]]; return at(h, j); }));
+    const stored = up(
+      build(tShape, (idx) => {
+        const j = idx.slice();
+        [j[nd - 2], j[nd - 1]] = [j[nd - 1], j[nd - 2]];
+        return at(h, j);
+      }),
+    );
     const order = [...shape.keys()];
     [order[nd - 2], order[nd - 1]] = [order[nd - 1], order[nd - 2]];
     arr = stored.permute(order);
     stored.dispose();
   } else if (layout === 'flipped' && nd >= 1) {
-    const stored = up(build(shape, (idx) => at(h, idx.map((v, i) => (i === 0 ? shape[0] - 1 - v : v)))));
+    const stored = up(
+      build(shape, (idx) =>
+        at(
+          h,
+          idx.map((v, i) => (i === 0 ? shape[0] - 1 - v : v)),
+        ),
+      ),
+    );
     arr = stored.flip(0);
     stored.dispose();
   } else if (layout === 'sliced' && nd >= 1) {
     const wide = shape.slice();
     wide[nd - 1] += 3;
-    const stored = up(build(wide, (idx) => (idx[nd - 1] >= 1 && idx[nd - 1] <= shape[nd - 1] ? at(h, idx.map((v, i) => (i === nd - 1 ? v - 1 : v))) : 1e6)));
+    const stored = up(
+      build(wide, (idx) =>
+        idx[nd - 1] >= 1 && idx[nd - 1] <= shape[nd - 1]
+          ? at(
+              h,
+              idx.map((v, i) => (i === nd - 1 ? v - 1 : v)),
+            )
+          : 1e6,
+      ),
+    );
     arr = stored.crop(wide.map((d, i) => (i === nd - 1 ? [1, 1 + shape[nd - 1]] : [0, d]) as [number, number]));
     stored.dispose();
   } else {

@@ -45,15 +45,28 @@ export function gradcheckSuite(): GradcheckCase[] {
   return [...gradcheckCases(), ...copyCases()];
 }
 
-function maxErr(got: ArrayLike<number>, want: ArrayLike<number>, atol: number, rtol: number): { err: number; ok: boolean; at: number } {
-  let err = 0, ok = got.length === want.length, at = -1;
+function maxErr(
+  got: ArrayLike<number>,
+  want: ArrayLike<number>,
+  atol: number,
+  rtol: number,
+): { err: number; ok: boolean; at: number } {
+  let err = 0,
+    ok = got.length === want.length,
+    at = -1;
   for (let i = 0; i < Math.min(got.length, want.length); i++) {
-    const g = got[i], w = want[i];
+    const g = got[i],
+      w = want[i];
     if (Number.isNaN(g) && Number.isNaN(w)) continue;
     if (g === w) continue; // equal infinities
     const e = Math.abs(g - w);
-    if (!(e <= atol + rtol * Math.abs(w))) { ok = false; if (at < 0) at = i; }
-    if (e > err || Number.isNaN(e)) { err = Number.isNaN(e) ? Infinity : e; }
+    if (!(e <= atol + rtol * Math.abs(w))) {
+      ok = false;
+      if (at < 0) at = i;
+    }
+    if (e > err || Number.isNaN(e)) {
+      err = Number.isNaN(e) ? Infinity : e;
+    }
   }
   return { err, ok, at };
 }
@@ -65,7 +78,10 @@ function inputsFor(backend: Backend, c: GradcheckCase): { hosts: Host[]; tensors
 }
 
 /** Forward output and analytic gradients of Σ v·y on one backend. */
-async function evaluate(backend: Backend, c: GradcheckCase): Promise<{ out: Float32Array; grads: (Float32Array | null)[] }> {
+async function evaluate(
+  backend: Backend,
+  c: GradcheckCase,
+): Promise<{ out: Float32Array; grads: (Float32Array | null)[] }> {
   const prev = setBackend(backend);
   const { tensors } = inputsFor(backend, c);
   try {
@@ -74,7 +90,11 @@ async function evaluate(backend: Backend, c: GradcheckCase): Promise<{ out: Floa
     const v = out.length === 1 ? new Float32Array([1]) : randomArray('uniform', out.length, 'gradcheck/0', -1, 1);
     tidy(() => y.backward(Tensor.fromNDArray(NDArray.fromData(backend, v, y.shape))));
     y.dispose();
-    const grads = await Promise.all(tensors.map(async (t) => (t.requiresGrad ? (t.grad ? ((await t.grad.data()) as Float32Array) : new Float32Array(t.numel)) : null)));
+    const grads = await Promise.all(
+      tensors.map(async (t) =>
+        t.requiresGrad ? (t.grad ? ((await t.grad.data()) as Float32Array) : new Float32Array(t.numel)) : null,
+      ),
+    );
     return { out, grads };
   } finally {
     tensors.forEach((t) => t.dispose());
@@ -94,25 +114,50 @@ async function runFD(backend: Backend, c: GradcheckCase): Promise<Omit<SuiteResu
       const ref = c.forward(...hosts);
       const m = maxErr(rep.output, ref.data, FORWARD_ATOL, FORWARD_RTOL);
       forwardError = m.err;
-      if (!m.ok) { ok = false; notes.push(`forward differs from the host reference at element ${m.at}: ${rep.output[m.at]} vs ${ref.data[m.at]}`); }
+      if (!m.ok) {
+        ok = false;
+        notes.push(
+          `forward differs from the host reference at element ${m.at}: ${rep.output[m.at]} vs ${ref.data[m.at]}`,
+        );
+      }
     }
     if (c.expected) {
       const m = maxErr(rep.output, c.expected.output, 0, EXPECTED_RTOL);
-      if (!m.ok) { ok = false; notes.push(`output ${Array.from(rep.output)} != expected ${c.expected.output}`); }
+      if (!m.ok) {
+        ok = false;
+        notes.push(`output ${Array.from(rep.output)} != expected ${c.expected.output}`);
+      }
       c.expected.grads.forEach((g, i) => {
         if (!g) return;
         const mg = maxErr(rep.analytic[i] ?? [], g, 1e-6, c.rtol ?? EXPECTED_RTOL);
-        if (!mg.ok) { ok = false; notes.push(`grad of input ${i} ${Array.from(rep.analytic[i] ?? [])} != expected ${g}`); }
+        if (!mg.ok) {
+          ok = false;
+          notes.push(`grad of input ${i} ${Array.from(rep.analytic[i] ?? [])} != expected ${g}`);
+        }
       });
     }
-    return { name: c.name, op: c.op, backend: backend.name, mode: 'finite-differences', ok, forwardError, gradError: rep.maxAbsError, checked: rep.checked, detail: [rep.summary, ...notes].join('; ') };
+    return {
+      name: c.name,
+      op: c.op,
+      backend: backend.name,
+      mode: 'finite-differences',
+      ok,
+      forwardError,
+      gradError: rep.maxAbsError,
+      checked: rep.checked,
+      detail: [rep.summary, ...notes].join('; '),
+    };
   } finally {
     tensors.forEach((t) => t.dispose());
     setBackend(prev);
   }
 }
 
-async function runVsReference(backend: Backend, reference: Backend, c: GradcheckCase): Promise<Omit<SuiteResult, 'ms'>> {
+async function runVsReference(
+  backend: Backend,
+  reference: Backend,
+  c: GradcheckCase,
+): Promise<Omit<SuiteResult, 'ms'>> {
   const got = await evaluate(backend, c);
   const want = await evaluate(reference, c);
   const atol = c.refAtol ?? REF_ATOL;
@@ -128,10 +173,25 @@ async function runVsReference(backend: Backend, reference: Backend, c: Gradcheck
     const m = maxErr(g, w, atol, REF_RTOL);
     gradError = Math.max(gradError, m.err);
     checked += g.length;
-    if (!m.ok) { ok = false; notes.push(`grad of input ${i} element ${m.at}: ${g[m.at]} vs ${reference.name} ${w[m.at]}`); }
+    if (!m.ok) {
+      ok = false;
+      notes.push(`grad of input ${i} element ${m.at}: ${g[m.at]} vs ${reference.name} ${w[m.at]}`);
+    }
   });
-  const detail = ok ? `ok: ${checked} gradient elements within ${atol} + ${REF_RTOL}·|ref| of ${reference.name}` : `FAILED: ${notes.join('; ')}`;
-  return { name: c.name, op: c.op, backend: backend.name, mode: 'vs-reference', ok, forwardError: f.err, gradError, checked, detail };
+  const detail = ok
+    ? `ok: ${checked} gradient elements within ${atol} + ${REF_RTOL}·|ref| of ${reference.name}`
+    : `FAILED: ${notes.join('; ')}`;
+  return {
+    name: c.name,
+    op: c.op,
+    backend: backend.name,
+    mode: 'vs-reference',
+    ok,
+    forwardError: f.err,
+    gradError,
+    checked,
+    detail,
+  };
 }
 
 export interface SuiteOptions {
@@ -146,7 +206,9 @@ export interface SuiteOptions {
 
 export async function runGradcheckSuite(opts: SuiteOptions = {}): Promise<SuiteResult[]> {
   const backend = opts.backend ?? new CpuBackend();
-  const cases = (opts.cases ?? gradcheckCases()).filter((c) => !opts.filter || c.name.includes(opts.filter) || c.op === opts.filter);
+  const cases = (opts.cases ?? gradcheckCases()).filter(
+    (c) => !opts.filter || c.name.includes(opts.filter) || c.op === opts.filter,
+  );
   const results: SuiteResult[] = [];
   for (const c of cases) {
     const t0 = Date.now();
@@ -154,7 +216,17 @@ export async function runGradcheckSuite(opts: SuiteOptions = {}): Promise<SuiteR
     try {
       r = opts.reference ? await runVsReference(backend, opts.reference, c) : await runFD(backend, c);
     } catch (e) {
-      r = { name: c.name, op: c.op, backend: backend.name, mode: opts.reference ? 'vs-reference' : 'finite-differences', ok: false, forwardError: null, gradError: NaN, checked: 0, detail: `threw ${(e as Error).name}: ${(e as Error).message}` };
+      r = {
+        name: c.name,
+        op: c.op,
+        backend: backend.name,
+        mode: opts.reference ? 'vs-reference' : 'finite-differences',
+        ok: false,
+        forwardError: null,
+        gradError: NaN,
+        checked: 0,
+        detail: `threw ${(e as Error).name}: ${(e as Error).message}`,
+      };
     }
     results.push({ ...r, ms: Date.now() - t0 });
   }

@@ -59,9 +59,12 @@ function sig(v: unknown, tensors: Tensor[], parts: string[]): void {
     const view = nd.view;
     const alias = tensors.findIndex((t) => t.nd('jit').storage === nd.storage);
     tensors.push(v);
-    parts.push(`T${nd.dtype}[${view.shape}|${view.strides}|${view.offset}|${view.mask ? JSON.stringify(view.mask) : ''}|${nd.storage.size}|${alias}${v.requiresGrad ? '|g' : ''}]`);
+    parts.push(
+      `T${nd.dtype}[${view.shape}|${view.strides}|${view.offset}|${view.mask ? JSON.stringify(view.mask) : ''}|${nd.storage.size}|${alias}${v.requiresGrad ? '|g' : ''}]`,
+    );
   } else if (v === null || typeof v !== 'object') {
-    if (typeof v === 'function') throw new ValueError('jit: a function argument is not supported; close over it instead');
+    if (typeof v === 'function')
+      throw new ValueError('jit: a function argument is not supported; close over it instead');
     parts.push(typeof v === 'number' ? `n${Object.is(v, -0) ? '-0' : v}` : `${typeof v}:${String(v)}`);
   } else if (Array.isArray(v)) {
     parts.push('[');
@@ -122,10 +125,13 @@ function fill(template: unknown, outs: readonly Tensor[]): unknown {
  * once two consecutive calls did the same work, later calls re-issue that work directly.
  */
 export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOptions = {}): Jitted<A, R> {
-  if (typeof fn !== 'function') throw new ValueError(`jit: expected a function; got ${fn === null ? 'null' : typeof fn}`);
-  if (opts === null || typeof opts !== 'object') throw new ValueError('jit: options must be an object like { maxRecords: 8 }');
+  if (typeof fn !== 'function')
+    throw new ValueError(`jit: expected a function; got ${fn === null ? 'null' : typeof fn}`);
+  if (opts === null || typeof opts !== 'object')
+    throw new ValueError('jit: options must be an object like { maxRecords: 8 }');
   const maxRecords = opts.maxRecords ?? 8;
-  if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);
+  if (!Number.isInteger(maxRecords) || maxRecords < 1)
+    throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);
   const cache = new Map<string, Record_>();
   const stats = { recorded: 0, replayed: 0 };
   // Calls of this function, replayed or not: a recorded call lines up only with the call of
@@ -144,7 +150,9 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     if (seen.size > maxRecords) {
       warned = true;
       numberKeys.clear();
-      console.warn(`jit: a number argument has taken more than ${maxRecords} values; each value is a new signature that records again (two eager calls) before it replays. Pass a value that changes per call as a 0-d tensor.`);
+      console.warn(
+        `jit: a number argument has taken more than ${maxRecords} values; each value is a new signature that records again (two eager calls) before it replays. Pass a value that changes per call as a 0-d tensor.`,
+      );
     } else if (numberKeys.size > 64) numberKeys.clear();
   };
 
@@ -158,7 +166,10 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     sig(args, tensors, parts);
     const backend = backendOf(tensors);
     for (const t of tensors) {
-      if (t.nd('jit').backend !== backend) throw new ValueError(`jit: arguments live on different backends (${backend.name} and ${t.nd('jit').backend.name})`);
+      if (t.nd('jit').backend !== backend)
+        throw new ValueError(
+          `jit: arguments live on different backends (${backend.name} and ${t.nd('jit').backend.name})`,
+        );
     }
     const key = `${idOf(backend)}|${isGradEnabled() ? 'grad' : 'nograd'}|${parts.join('')}`;
     noteNumbers(parts.map((p) => (p.startsWith('n') ? 'n' : p)).join(''), key);
@@ -183,7 +194,10 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
       if (outs) {
         stats.replayed++;
         const shapes = rec.outShapes;
-        return fill(rec.outTemplate, outs.map((s, i) => new Tensor(NDArray.fromStorage(s, shapes[i])))) as R;
+        return fill(
+          rec.outTemplate,
+          outs.map((s, i) => new Tensor(NDArray.fromStorage(s, shapes[i]))),
+        ) as R;
       }
       // State the record relied on was freed (a parameter replaced from outside): record again.
       releasePlan(rec.plan);
@@ -192,7 +206,10 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     }
 
     for (const [i, t] of tensors.entries()) {
-      if (t.requiresGrad) throw new JitError(`jit: tensor argument ${i} requires grad; a replay cannot set .grad on arguments (keep parameters in modules or closures, and pass data)`);
+      if (t.requiresGrad)
+        throw new JitError(
+          `jit: tensor argument ${i} requires grad; a replay cannot set .grad on arguments (keep parameters in modules or closures, and pass data)`,
+        );
     }
     const recorder = new Recorder(backend, true);
     const outs: Tensor[] = [];
@@ -204,9 +221,14 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
       result = fn(...args);
       if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
         (result as Promise<unknown>).then(undefined, () => {});
-        throw new JitError(`jit: the function returned a Promise; a jitted function must be synchronous${recorder.violation ? ` (it did ${recorder.violation}, which cannot be replayed: return the tensor and read it after the call)` : ''}`);
+        throw new JitError(
+          `jit: the function returned a Promise; a jitted function must be synchronous${recorder.violation ? ` (it did ${recorder.violation}, which cannot be replayed: return the tensor and read it after the call)` : ''}`,
+        );
       }
-      if (recorder.violation) throw new JitError(`jit: the function did ${recorder.violation}, which cannot be replayed; return the tensor and read it after the call`);
+      if (recorder.violation)
+        throw new JitError(
+          `jit: the function did ${recorder.violation}, which cannot be replayed; return the tensor and read it after the call`,
+        );
       template = collectOutputs(result, recorder, outs);
       flushPending();
       for (const t of outs) t.nd('jit');

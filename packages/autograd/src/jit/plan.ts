@@ -49,12 +49,22 @@ function where(e: Entry, i: number): string {
   return `op ${i} (${e.method})`;
 }
 
-export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInputs: readonly Storage[], bOutputs: readonly Storage[]): Plan {
+export function buildPlan(
+  a: Trace,
+  aInputs: readonly Storage[],
+  b: Trace,
+  bInputs: readonly Storage[],
+  bOutputs: readonly Storage[],
+): Plan {
   if (a.entries.length !== b.entries.length) {
-    throw new JitError(`jit: two calls with the same signature did different work (${a.entries.length} and ${b.entries.length} backend calls); jit replays one fixed sequence of ops, so JS control flow inside the function must not depend on values that change between calls`, true);
+    throw new JitError(
+      `jit: two calls with the same signature did different work (${a.entries.length} and ${b.entries.length} backend calls); jit replays one fixed sequence of ops, so JS control flow inside the function must not depend on values that change between calls`,
+      true,
+    );
   }
   bInputs.forEach((s, i) => {
-    if (b.disposed.has(s)) throw new JitError(`jit: the function frees its argument ${i}; arguments belong to the caller`);
+    if (b.disposed.has(s))
+      throw new JitError(`jit: the function frees its argument ${i}; arguments belong to the caller`);
   });
   const slotOf = new Map<Storage, number>();
   let slotCount = 0;
@@ -65,19 +75,32 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
     if (slot !== undefined) return { k: 'new', slot };
     const bi = bInputs.indexOf(s);
     if (bi >= 0) {
-      if (!la || aInputs.indexOf(la.s) !== bi) throw new JitError(`jit: at ${at} one call read argument ${bi} where the other read something else`);
+      if (!la || aInputs.indexOf(la.s) !== bi)
+        throw new JitError(`jit: at ${at} one call read argument ${bi} where the other read something else`);
       return { k: 'in', i: bi };
     }
     const madeInA = a.created.get(s);
     if (madeInA) {
       if (a.disposed.has(s)) throw new JitError(`jit: at ${at} a storage freed by the previous call is read`);
       const succ = b.entries[madeInA[0]].results[madeInA[1]];
-      if (!succ || b.disposed.has(succ)) throw new JitError(`jit: at ${at} state made by the previous call has no successor in this call (it is not updated the same way every call)`);
-      if (bOutputs.includes(succ)) throw new JitError(`jit: at ${at} the function reads a tensor it returned on the previous call; keep returned tensors out of the state the function reads`);
+      if (!succ || b.disposed.has(succ))
+        throw new JitError(
+          `jit: at ${at} state made by the previous call has no successor in this call (it is not updated the same way every call)`,
+        );
+      if (bOutputs.includes(succ))
+        throw new JitError(
+          `jit: at ${at} the function reads a tensor it returned on the previous call; keep returned tensors out of the state the function reads`,
+        );
       return { k: 'fixed', s: succ };
     }
-    if (!la || la.s !== s) throw new JitError(`jit: at ${at} the two calls read different existing tensors (a tensor the function uses was replaced between calls: an optimizer stepping outside the jitted function does that, so put optimizer.step() inside it; or the function picks tensors by a changing value)`);
-    if (b.disposed.has(s)) throw new JitError(`jit: at ${at} the function frees a tensor that existed before the call and is not remade by it`);
+    if (!la || la.s !== s)
+      throw new JitError(
+        `jit: at ${at} the two calls read different existing tensors (a tensor the function uses was replaced between calls: an optimizer stepping outside the jitted function does that, so put optimizer.step() inside it; or the function picks tensors by a changing value)`,
+      );
+    if (b.disposed.has(s))
+      throw new JitError(
+        `jit: at ${at} the function frees a tensor that existed before the call and is not remade by it`,
+      );
     return { k: 'fixed', s };
   };
 
@@ -85,18 +108,24 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
     const ea = a.entries[i];
     const at = where(eb, i);
     if (ea.kind !== eb.kind || ea.key !== eb.key || ea.leaves.length !== eb.leaves.length) {
-      throw new JitError(`jit: two calls with the same signature did different work at ${at} (${ea.method} vs ${eb.method}${ea.method === eb.method ? ' with other shapes or options' : ''}); jit replays one fixed sequence of ops`, true);
+      throw new JitError(
+        `jit: two calls with the same signature did different work at ${at} (${ea.method} vs ${eb.method}${ea.method === eb.method ? ' with other shapes or options' : ''}); jit replays one fixed sequence of ops`,
+        true,
+      );
     }
     const leaves: Resolved[] = eb.leaves.map((lb, j) => {
       const la = ea.leaves[j];
       switch (lb.k) {
-        case 's': return { k: 's', b: binding(lb.s, ea, la.k === 's' ? la : undefined, at) };
+        case 's':
+          return { k: 's', b: binding(lb.s, ea, la.k === 's' ? la : undefined, at) };
         case 'c': {
           const get = b.dynamicConsts.get(lb.node);
           if (get) return { k: 'c', dtype: lb.node.dtype, get };
           const va = la.k === 'c' ? la.node.value : NaN;
           if (!Object.is(va, lb.node.value)) {
-            throw new JitError(`jit: a constant in ${at} changed between calls (${va} then ${lb.node.value}) but is not marked dynamic; numbers that change per call must be passed as arguments (they are part of the signature) or come from an optimizer or scheduler`);
+            throw new JitError(
+              `jit: a constant in ${at} changed between calls (${va} then ${lb.node.value}) but is not marked dynamic; numbers that change per call must be passed as arguments (they are part of the signature) or come from an optimizer or scheduler`,
+            );
           }
           return { k: 'v', v: lb.node };
         }
@@ -105,12 +134,15 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
           if (make) return { k: 'd', make };
           const da = la.k === 'd' ? la.arr : null;
           if (!da || da.length !== lb.arr.length || da.some((x, t) => !Object.is(x, lb.arr[t]))) {
-            throw new JitError(`jit: data uploaded in ${at} differs between calls; jit replays it unchanged (make it an argument, or use rand/randn for random numbers)`);
+            throw new JitError(
+              `jit: data uploaded in ${at} differs between calls; jit replays it unchanged (make it an argument, or use rand/randn for random numbers)`,
+            );
           }
           return { k: 'v', v: lb.arr };
         }
         default:
-          if (la.k !== 'o' || la.o !== lb.o) throw new JitError(`jit: ${at} got a different ${lb.o.constructor?.name ?? 'object'} on each call`);
+          if (la.k !== 'o' || la.o !== lb.o)
+            throw new JitError(`jit: ${at} got a different ${lb.o.constructor?.name ?? 'object'} on each call`);
           return { k: 'v', v: lb.o };
       }
     });
@@ -123,11 +155,13 @@ export function buildPlan(a: Trace, aInputs: readonly Storage[], b: Trace, bInpu
 
   const outputs = bOutputs.map((s, i) => {
     const slot = slotOf.get(s);
-    if (slot === undefined || b.disposed.has(s)) throw new JitError(`jit: output ${i} is not a tensor computed by the function`);
+    if (slot === undefined || b.disposed.has(s))
+      throw new JitError(`jit: output ${i} is not a tensor computed by the function`);
     return slot;
   });
   const adopt: [Storage, number, ((s: Storage) => void) | undefined][] = [];
-  for (const [s, slot] of slotOf) if (!b.disposed.has(s) && !bOutputs.includes(s)) adopt.push([s, slot, b.holders.get(s)]);
+  for (const [s, slot] of slotOf)
+    if (!b.disposed.has(s) && !bOutputs.includes(s)) adopt.push([s, slot, b.holders.get(s)]);
   const fixed = new Set<Storage>();
   for (const st of steps) for (const l of st.leaves) if (l.k === 's' && l.b.k === 'fixed') fixed.add(l.b.s);
   return { steps, slotCount, adopt, outputs, fixed: [...fixed] };

@@ -21,24 +21,42 @@ interface LeafSource {
  * Issues a plan's backend calls on the given argument storages, with no autograd and no
  * tensors in between; host effects run when `effects` is set. Returns every slot's storage.
  */
-function issue(plan: Plan, backend: Backend, inputs: readonly Storage[], src: LeafSource, effects: boolean, runs?: ReadonlyMap<number, readonly number[]>): (Storage | undefined)[] {
+function issue(
+  plan: Plan,
+  backend: Backend,
+  inputs: readonly Storage[],
+  src: LeafSource,
+  effects: boolean,
+  runs?: ReadonlyMap<number, readonly number[]>,
+): (Storage | undefined)[] {
   const vals: (Storage | undefined)[] = new Array(plan.slotCount);
   const get = (b: Binding): Storage => (b.k === 'in' ? inputs[b.i] : b.k === 'fixed' ? b.s : vals[b.slot]!);
-  const isStorage = (v: object) => (v as { backend?: unknown }).backend === backend && typeof (v as Storage).size === 'number' && typeof (v as Storage).dtype === 'string';
+  const isStorage = (v: object) =>
+    (v as { backend?: unknown }).backend === backend &&
+    typeof (v as Storage).size === 'number' &&
+    typeof (v as Storage).dtype === 'string';
   const methods = backend as unknown as Record<string, (...a: unknown[]) => unknown>;
   const argsOf = (st: PlanStep): unknown[] => {
     let build = builders.get(st);
     if (build === undefined) builders.set(st, (build = compileBuilder(st.entry.args, isStorage)));
     let j = 0;
-    return (build ? build(() => {
-      const r = st.leaves[j++];
-      switch (r.k) {
-        case 's': return get(r.b);
-        case 'c': return src.constant(r);
-        case 'd': return src.data(r);
-        default: return r.v;
-      }
-    }) : st.entry.args) as unknown[];
+    return (
+      build
+        ? build(() => {
+            const r = st.leaves[j++];
+            switch (r.k) {
+              case 's':
+                return get(r.b);
+              case 'c':
+                return src.constant(r);
+              case 'd':
+                return src.data(r);
+              default:
+                return r.v;
+            }
+          })
+        : st.entry.args
+    ) as unknown[];
   };
   const done = new Set<number>();
   try {
@@ -55,7 +73,9 @@ function issue(plan: Plan, backend: Backend, inputs: readonly Storage[], src: Le
         });
         const res = backend.elementwiseGroups!(groups);
         run.forEach((m, k) => {
-          plan.steps[m].slots.forEach((slot, o) => { vals[slot] = res[k][o]; });
+          plan.steps[m].slots.forEach((slot, o) => {
+            vals[slot] = res[k][o];
+          });
           done.add(m);
         });
         continue;
@@ -74,7 +94,9 @@ function issue(plan: Plan, backend: Backend, inputs: readonly Storage[], src: Le
       if (e.single) vals[st.slots[0]] = res as Storage;
       else if (st.slots.length) {
         const out = resultStorages(res, isStorage);
-        st.slots.forEach((slot, k) => { vals[slot] = out[k]; });
+        st.slots.forEach((slot, k) => {
+          vals[slot] = out[k];
+        });
       }
     }
   } catch (e) {
@@ -93,15 +115,19 @@ const fresh: LeafSource = {
 interface Compiled {
   readonly program: ReplayProgram;
   /** Host work in record order: effects, and the getters of dynamic constants and data. */
-  readonly host: readonly ({ k: 'e'; run: () => void } | { k: 'c'; get: () => number } | { k: 'd'; make: () => TypedArray })[];
+  readonly host: readonly (
+    { k: 'e'; run: () => void } | { k: 'c'; get: () => number } | { k: 'd'; make: () => TypedArray }
+  )[];
   readonly nConsts: number;
   readonly nData: number;
   readonly rebindable: readonly boolean[];
 }
 const compiled = new WeakMap<Plan, Compiled | 'generic'>();
-const mergeEnabled = (): boolean => (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SURF_JIT_MERGE !== '0';
+const mergeEnabled = (): boolean =>
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SURF_JIT_MERGE !== '0';
 // A plan dropped from jit's cache takes its program's GPU buffers with it.
-const reaper = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry<ReplayProgram>((p) => p.dispose()) : null;
+const reaper =
+  typeof FinalizationRegistry === 'function' ? new FinalizationRegistry<ReplayProgram>((p) => p.dispose()) : null;
 
 function compile(plan: Plan, backend: Backend, inputs: readonly Storage[]): Compiled | 'generic' {
   const host: Compiled['host'][number][] = [];
@@ -133,17 +159,30 @@ function compile(plan: Plan, backend: Backend, inputs: readonly Storage[]): Comp
     issue: (ins, consts, data) => {
       let ci = 0;
       let di = 0;
-      const vals = issue(plan, backend, ins, {
-        constant: (r) => ({ kind: 'const', value: consts[ci++], dtype: r.dtype }),
-        data: () => data[di++],
-      }, false, runs);
+      const vals = issue(
+        plan,
+        backend,
+        ins,
+        {
+          constant: (r) => ({ kind: 'const', value: consts[ci++], dtype: r.dtype }),
+          data: () => data[di++],
+        },
+        false,
+        runs,
+      );
       return { outputs: plan.outputs.map((s) => vals[s]!), adopt: plan.adopt.map(([, s]) => vals[s]!) };
     },
   };
   const program = backend.compileReplay!(recipe);
   if (!program) return 'generic';
   reaper?.register(plan, program, plan);
-  return { program, host, nConsts: constDTypes.length, nData: dataTemplates.length, rebindable: plan.adopt.map(([, , r]) => r !== undefined) };
+  return {
+    program,
+    host,
+    nConsts: constDTypes.length,
+    nData: dataTemplates.length,
+    rebindable: plan.adopt.map(([, , r]) => r !== undefined),
+  };
 }
 
 function runCompiled(c: Compiled, plan: Plan, inputs: readonly Storage[]): Storage[] {
@@ -159,7 +198,9 @@ function runCompiled(c: Compiled, plan: Plan, inputs: readonly Storage[]): Stora
     else data[di++] = h.make();
   }
   const { outputs, rebound } = c.program.run(inputs, consts, data, c.rebindable);
-  rebound.forEach((s, i) => { if (s) plan.adopt[i][2]!(s); });
+  rebound.forEach((s, i) => {
+    if (s) plan.adopt[i][2]!(s);
+  });
   return outputs;
 }
 

@@ -37,7 +37,11 @@ export interface Trace {
 export function resultStorages(res: unknown, isStorage: (v: object) => boolean): Storage[] {
   if (res === null || typeof res !== 'object') return [];
   if (isStorage(res)) return [res as Storage];
-  const vals = Array.isArray(res) ? res : Object.getPrototypeOf(res) === Object.prototype ? Object.values(res as object) : [];
+  const vals = Array.isArray(res)
+    ? res
+    : Object.getPrototypeOf(res) === Object.prototype
+      ? Object.values(res as object)
+      : [];
   return vals.filter((r): r is Storage => r !== null && typeof r === 'object' && isStorage(r));
 }
 
@@ -65,7 +69,10 @@ export class Recorder implements HookSink {
   /** The first thing done that a replay cannot do (a readback), for the error after the call. */
   violation: string | null = null;
 
-  constructor(readonly backend: Backend, private readonly logging: boolean) {}
+  constructor(
+    readonly backend: Backend,
+    private readonly logging: boolean,
+  ) {}
 
   /** Starts watching. With logging false it only forbids readbacks (the guard of eager calls). */
   start(): void {
@@ -99,7 +106,14 @@ export class Recorder implements HookSink {
     this.restore?.();
     this.restore = null;
     if (this.logging) setHookSink(this.prevSink);
-    return { entries: this.entries, created: this.created, disposed: this.disposed, dynamicConsts: this.dynamicConsts, dynamicData: this.dynamicData, holders: this.holders };
+    return {
+      entries: this.entries,
+      created: this.created,
+      disposed: this.disposed,
+      dynamicConsts: this.dynamicConsts,
+      dynamicData: this.dynamicData,
+      holders: this.holders,
+    };
   }
 
   private wrap(name: string, orig: (...a: unknown[]) => unknown): (...a: unknown[]) => unknown {
@@ -109,7 +123,10 @@ export class Recorder implements HookSink {
       if (READS.has(name)) {
         const what = `a readback (backend.${name}: Tensor.data(), item() or toArray())`;
         this.violation ??= what;
-        if (name === 'readSync') throw new JitError(`jit: ${what} inside a jitted function cannot be replayed; return the tensor and read it after the call`);
+        if (name === 'readSync')
+          throw new JitError(
+            `jit: ${what} inside a jitted function cannot be replayed; return the tensor and read it after the call`,
+          );
         // A promise that never settles: the async function awaiting it is dropped, and the
         // caller sees the JitError that jit() raises for the returned promise.
         return new Promise(() => {});
@@ -139,12 +156,22 @@ export class Recorder implements HookSink {
     };
   }
 
-  private isStorage = (v: object): boolean => (v as { backend?: unknown }).backend === this.backend && typeof (v as Storage).size === 'number' && typeof (v as Storage).dtype === 'string';
+  private isStorage = (v: object): boolean =>
+    (v as { backend?: unknown }).backend === this.backend &&
+    typeof (v as Storage).size === 'number' &&
+    typeof (v as Storage).dtype === 'string';
 
   private log(kind: 'op' | 'dispose', method: string, args: unknown[], res: unknown): void {
     const leaves: Leaf[] = [];
     const key: string[] = [method, '('];
-    visit(args, { isStorage: this.isStorage, key, leaf: (l) => { leaves.push(l); return l.k === 's' ? l.s : l.k === 'c' ? l.node : l.k === 'd' ? l.arr : l.o; } });
+    visit(args, {
+      isStorage: this.isStorage,
+      key,
+      leaf: (l) => {
+        leaves.push(l);
+        return l.k === 's' ? l.s : l.k === 'c' ? l.node : l.k === 'd' ? l.arr : l.o;
+      },
+    });
     const single = res !== null && typeof res === 'object' && !Array.isArray(res) && this.isStorage(res);
     const results = resultStorages(res, this.isStorage);
     const at = this.entries.length;
@@ -159,7 +186,16 @@ export class Recorder implements HookSink {
 
   // ---- HookSink ----
   effect(run: () => void): void {
-    this.entries.push({ kind: 'effect', method: 'effect', args: [], key: 'effect', leaves: [], results: [], single: false, effect: run });
+    this.entries.push({
+      kind: 'effect',
+      method: 'effect',
+      args: [],
+      key: 'effect',
+      leaves: [],
+      results: [],
+      single: false,
+      effect: run,
+    });
   }
   constant(node: Expr, get: () => number): void {
     this.dynamicConsts.set(node, get);

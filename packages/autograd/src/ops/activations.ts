@@ -18,22 +18,24 @@ export const neg = (x: Tensor) => unary('neg', x, tableRule('neg'), false);
 export const exp = (x: Tensor) => unary('exp', x, tableRule('exp'));
 export const log = (x: Tensor) => unary('log', x, tableRule('log'));
 export const sqrt = (x: Tensor) => unary('sqrt', x, tableRule('sqrt'));
-export const rsqrt = (x: Tensor) => unary('rsqrt', x, {
-  fwd: ([a]) => E.recip(E.sqrt(a)),
- 
-  grad: (g, _, o) => [E.mul(E.mul(g, E.f(-0.5)), E.mul(o, X.sq(o)))],
-});
+export const rsqrt = (x: Tensor) =>
+  unary('rsqrt', x, {
+    fwd: ([a]) => E.recip(E.sqrt(a)),
+
+    grad: (g, _, o) => [E.mul(E.mul(g, E.f(-0.5)), E.mul(o, X.sq(o)))],
+  });
 /** |x|; the gradient at 0 is 0 (the subgradient PyTorch picks). */
 export const abs = (x: Tensor) => unary('abs', x, tableRule('abs'), false);
 export const sin = (x: Tensor) => unary('sin', x, tableRule('sin'));
 export const cos = (x: Tensor) => unary('cos', x, tableRule('cos'));
 export const tanh = (x: Tensor) => unary('tanh', x, tableRule('tanh'));
 
-export const sigmoid = (x: Tensor) => unary('sigmoid', x, {
-  fwd: ([a]) => X.sigmoid(a),
- 
-  grad: (g, _, o) => [E.mul(E.mul(g, o), E.sub(X.one, o))],
-});
+export const sigmoid = (x: Tensor) =>
+  unary('sigmoid', x, {
+    fwd: ([a]) => X.sigmoid(a),
+
+    grad: (g, _, o) => [E.mul(E.mul(g, o), E.sub(X.one, o))],
+  });
 
 /**
  * max(x, 0); the gradient at 0 is 0. The mask reads the output (y > 0 exactly where x > 0), so
@@ -44,7 +46,8 @@ const reluRule = (dt: 'float32' | 'int32'): Rule => ({
   grad: (g, _, o) => [E.where(E.lt(X.zero, o), g, X.zero)],
 });
 // Rules are module constants so the fusion pass's plan cache (fusion/fold.ts) hits.
-const RELU_F = reluRule('float32'), RELU_I = reluRule('int32');
+const RELU_F = reluRule('float32'),
+  RELU_I = reluRule('int32');
 export const relu = (x: Tensor) => unary('relu', x, x.dtype === 'float32' ? RELU_F : RELU_I, false);
 
 export function leakyRelu(x: Tensor, slope: number): Tensor {
@@ -75,7 +78,8 @@ export function gelu(x: Tensor, approximate: 'none' | 'tanh' = 'none'): Tensor {
       },
     });
   }
-  if (approximate !== 'none') throw new ValueError(`gelu: approximate must be 'none' or 'tanh'; got ${JSON.stringify(approximate)}`);
+  if (approximate !== 'none')
+    throw new ValueError(`gelu: approximate must be 'none' or 'tanh'; got ${JSON.stringify(approximate)}`);
   const cdf = (a: Expr) => E.mul(X.half, E.add(X.one, E.erf(E.mul(a, E.f(Math.SQRT1_2)))));
   return unary('gelu', x, {
     fwd: ([a]) => E.mul(a, cdf(a)),
@@ -85,11 +89,17 @@ export function gelu(x: Tensor, approximate: 'none' | 'tanh' = 'none'): Tensor {
 }
 
 /** x·σ(x) (swish); its gradient is derived from the op table's rules. */
-export const silu = (x: Tensor) => unary('silu', x, derivedRule(([a]) => E.mul(a, X.sigmoid(a))));
+export const silu = (x: Tensor) =>
+  unary(
+    'silu',
+    x,
+    derivedRule(([a]) => E.mul(a, X.sigmoid(a))),
+  );
 
 /** log(1 + e^{βx})/β as max(βx, 0) + log1p(e^{-|βx|}), divided by β (no 1 + tiny rounding to 1); gradient σ(βx). */
 export function softplus(x: Tensor, beta: number): Tensor {
-  if (typeof beta !== 'number' || !(beta > 0)) throw new ValueError(`softplus: beta must be a positive number; got ${beta}`);
+  if (typeof beta !== 'number' || !(beta > 0))
+    throw new ValueError(`softplus: beta must be a positive number; got ${beta}`);
   const b = E.f(beta);
   return unary('softplus', x, {
     fwd: ([a]) => {

@@ -43,8 +43,12 @@ export function remainder(a: Tensor, b: Operand): Tensor {
 export function clamp(x: Tensor, lo?: Operand, hi?: Operand): Tensor {
   if (lo === undefined && hi === undefined) throw new ValueError('clamp: expected at least one of min and max');
   const xs: Operand[] = [x, lo ?? 0, hi ?? 0];
-  const dt = computeDType('clamp', xs.filter((_, i) => i === 0 || xs[i] !== undefined));
-  const hasLo = lo !== undefined, hasHi = hi !== undefined;
+  const dt = computeDType(
+    'clamp',
+    xs.filter((_, i) => i === 0 || xs[i] !== undefined),
+  );
+  const hasLo = lo !== undefined,
+    hasHi = hi !== undefined;
   const isNan = (v: Expr) => X.not(E.eq(v, v));
   return fused('clamp', xs, [dt, dt, dt], {
     fwd: ([v, l, h]) => {
@@ -84,7 +88,8 @@ export const ge = (a: Tensor, b: Operand) => compare('ge', a, b, (x, y) => X.or(
 /** c ? a : b, broadcasting all three; the gradient goes to the branch that was taken. */
 export function where(c: Tensor, a: Operand, b: Operand): Tensor {
   checkTensor('where', c, 'the condition');
-  if (c.dtype !== 'bool') throw new DTypeError(`where: condition has dtype ${c.dtype}; expected bool (compare first, e.g. x.gt(0))`);
+  if (c.dtype !== 'bool')
+    throw new DTypeError(`where: condition has dtype ${c.dtype}; expected bool (compare first, e.g. x.gt(0))`);
   const dt = computeDType('where', [a, b]);
   return fused('where', [c, a, b], ['bool', dt, dt], {
     fwd: ([k, x, y]) => E.where(k, x, y),

@@ -18,7 +18,9 @@ export interface ScaledDotProductAttentionOptions {
 function checkOptions(o: unknown): ScaledDotProductAttentionOptions {
   if (o === undefined) return {};
   if (o === null || typeof o !== 'object' || Array.isArray(o)) {
-    throw new ValueError(`scaledDotProductAttention: options must be an object { attnMask, causal, dropoutP, scale }; got ${o === null ? 'null' : Array.isArray(o) ? 'an array' : typeof o}`);
+    throw new ValueError(
+      `scaledDotProductAttention: options must be an object { attnMask, causal, dropoutP, scale }; got ${o === null ? 'null' : Array.isArray(o) ? 'an array' : typeof o}`,
+    );
   }
   return o as ScaledDotProductAttentionOptions;
 }
@@ -30,41 +32,72 @@ function checkOptions(o: unknown): ScaledDotProductAttentionOptions {
  * and a float mask that requires grad take the composite path (matmul, softmax, matmul).
  * A query row with every key hidden gives 0 (PyTorch's safe softmax), not NaN.
  */
-export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, options?: ScaledDotProductAttentionOptions): Tensor {
+export function scaledDotProductAttention(
+  q: Tensor,
+  k: Tensor,
+  v: Tensor,
+  options?: ScaledDotProductAttentionOptions,
+): Tensor {
   const op = 'scaledDotProductAttention';
   const o = checkOptions(options);
   [q, k, v].forEach((x, i) => {
     checkTensor(op, x, ['q', 'k', 'v'][i]);
-    if (x.dtype !== 'float32') throw new DTypeError(`${op}: ${['q', 'k', 'v'][i]} has dtype ${x.dtype}; expected float32`);
+    if (x.dtype !== 'float32')
+      throw new DTypeError(`${op}: ${['q', 'k', 'v'][i]} has dtype ${x.dtype}; expected float32`);
   });
   const mask = o.attnMask ?? null;
   if (mask !== null) {
     checkTensor(op, mask, 'attnMask');
-    if (mask.dtype !== 'bool' && mask.dtype !== 'float32') throw new DTypeError(`${op}: attnMask has dtype ${mask.dtype}; expected bool (true = attend) or float32 (added to the scores)`);
+    if (mask.dtype !== 'bool' && mask.dtype !== 'float32')
+      throw new DTypeError(
+        `${op}: attnMask has dtype ${mask.dtype}; expected bool (true = attend) or float32 (added to the scores)`,
+      );
   }
   const causal = o.causal ?? false;
-  if (typeof causal !== 'boolean') throw new ValueError(`${op}: causal must be a boolean; got ${JSON.stringify(causal)}`);
-  if (causal && mask) throw new ValueError(`${op}: got both attnMask and causal: true; pass one (fold the causal pattern into the mask), as PyTorch`);
+  if (typeof causal !== 'boolean')
+    throw new ValueError(`${op}: causal must be a boolean; got ${JSON.stringify(causal)}`);
+  if (causal && mask)
+    throw new ValueError(
+      `${op}: got both attnMask and causal: true; pass one (fold the causal pattern into the mask), as PyTorch`,
+    );
   const dropoutP = o.dropoutP ?? 0;
-  if (typeof dropoutP !== 'number' || !(dropoutP >= 0 && dropoutP <= 1)) throw new ValueError(`${op}: dropoutP must be a probability in [0, 1]; got ${dropoutP}`);
+  if (typeof dropoutP !== 'number' || !(dropoutP >= 0 && dropoutP <= 1))
+    throw new ValueError(`${op}: dropoutP must be a probability in [0, 1]; got ${dropoutP}`);
   const E = q.shape[q.ndim - 1] ?? 0;
   const scale = o.scale ?? 1 / Math.sqrt(E);
-  if (typeof scale !== 'number' || !Number.isFinite(scale)) throw new ValueError(`${op}: scale must be a finite number; got ${scale}`);
+  if (typeof scale !== 'number' || !Number.isFinite(scale))
+    throw new ValueError(`${op}: scale must be a finite number; got ${scale}`);
   if (dropoutP > 0 || mask?.requiresGrad) return composite(q, k, v, mask, causal, dropoutP, scale);
 
-  const qn = q.nd(op), kn = k.nd(op), vn = v.nd(op);
+  const qn = q.nd(op),
+    kn = k.nd(op),
+    vn = v.nd(op);
   const mn = mask?.nd(op) ?? null;
   const { out, lse } = attentionNd(qn, kn, vn, { scale, causal, mask: mn });
   const saved = [alias(qn), alias(kn), alias(vn), alias(out), lse, ...(mn ? [alias(mn)] : [])];
-  return fromOp(op, out, [q, k, v], (g) => {
-    const [sq, sk, sv, so, sl, sm] = saved;
-    const d = attentionBackwardNd(sq, sk, sv, so, sl, g, { scale, causal, mask: sm ?? null });
-    return [d.dq, d.dk, d.dv];
-  }, saved);
+  return fromOp(
+    op,
+    out,
+    [q, k, v],
+    (g) => {
+      const [sq, sk, sv, so, sl, sm] = saved;
+      const d = attentionBackwardNd(sq, sk, sv, so, sl, g, { scale, causal, mask: sm ?? null });
+      return [d.dq, d.dk, d.dv];
+    },
+    saved,
+  );
 }
 
 /** The plain formula with autograd's own ops: for dropout and for a mask that needs a gradient. */
-function composite(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | null, causal: boolean, dropoutP: number, scale: number): Tensor {
+function composite(
+  q: Tensor,
+  k: Tensor,
+  v: Tensor,
+  mask: Tensor | null,
+  causal: boolean,
+  dropoutP: number,
+  scale: number,
+): Tensor {
   let s = q.matmul(k.transpose(-2, -1)).mul(scale);
   if (causal) {
     const [L, S] = s.shape.slice(-2);

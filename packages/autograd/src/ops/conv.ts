@@ -14,11 +14,16 @@ import { Tensor, checkTensor } from '../tensor';
 
 /** The general conv with an optional bias [O] fused into the kernel's store. */
 export function convGeneral(x: Tensor, w: Tensor, b: Tensor | null, p: ConvParams, op = 'conv'): Tensor {
-  const xn = x.nd(op), wn = w.nd(op), bn = b ? b.nd(op) : null;
+  const xn = x.nd(op),
+    wn = w.nd(op),
+    bn = b ? b.nd(op) : null;
   const sd = xn.ndim - 2;
   if (bn) {
     if (bn.dtype !== 'float32') throw new DTypeError(`${op}: bias has dtype ${bn.dtype}; expected float32`);
-    if (bn.ndim !== 1 || bn.shape[0] !== wn.shape[0]) throw new ShapeError(`${op}: bias has shape ${fmtShape(bn.shape)}; expected [${wn.shape[0]}] (one per output channel)`);
+    if (bn.ndim !== 1 || bn.shape[0] !== wn.shape[0])
+      throw new ShapeError(
+        `${op}: bias has shape ${fmtShape(bn.shape)}; expected [${wn.shape[0]}] (one per output channel)`,
+      );
   }
   const bview = bn ? bn.reshape([bn.shape[0], ...new Array<number>(sd).fill(1)]) : null;
   let out: NDArray;
@@ -27,16 +32,25 @@ export function convGeneral(x: Tensor, w: Tensor, b: Tensor | null, p: ConvParam
   } finally {
     bview?.dispose();
   }
-  const xs = xn.shape.slice(), ws = wn.shape.slice(), os = out.shape.slice();
+  const xs = xn.shape.slice(),
+    ws = wn.shape.slice(),
+    os = out.shape.slice();
   const parents = b ? [x, w, b] : [x, w];
-  const xa = alias(xn), wa = alias(wn);
-  return fromOp(op, out, parents, (g) => {
-    const res: (NDArray | null)[] = parents.map(() => null);
-    if (x.requiresGrad) res[0] = inputGrad(g, wa, xs, ws, os, p);
-    if (w.requiresGrad) res[1] = weightGrad(g, xa, xs, ws, os, p);
-    if (b?.requiresGrad) res[2] = g.sum([0, ...Array.from({ length: sd }, (_, i) => i + 2)]);
-    return res;
-  }, [xa, wa]);
+  const xa = alias(xn),
+    wa = alias(wn);
+  return fromOp(
+    op,
+    out,
+    parents,
+    (g) => {
+      const res: (NDArray | null)[] = parents.map(() => null);
+      if (x.requiresGrad) res[0] = inputGrad(g, wa, xs, ws, os, p);
+      if (w.requiresGrad) res[1] = weightGrad(g, xa, xs, ws, os, p);
+      if (b?.requiresGrad) res[2] = g.sum([0, ...Array.from({ length: sd }, (_, i) => i + 2)]);
+      return res;
+    },
+    [xa, wa],
+  );
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -50,7 +64,9 @@ export function flipTransposeWeight(w: NDArray, groups: number): NDArray {
   const b = a.permute([0, 2, 1, ...range(sd).map((i) => i + 3)]);
   const c = b.reshape([groups * cg, og, ...k]);
   const d = c.flip(range(sd).map((i) => i + 2));
-  a.dispose(); b.dispose(); c.dispose();
+  a.dispose();
+  b.dispose();
+  c.dispose();
   return d;
 }
 
@@ -58,14 +74,21 @@ function inputGrad(g: NDArray, w: NDArray, xs: number[], ws: number[], os: numbe
   const sd = xs.length - 2;
   const wt = flipTransposeWeight(w, p.groups);
   const padding = range(sd).map((d) => {
-    const k = ws[2 + d], dil = p.dilation[d];
+    const k = ws[2 + d],
+      dil = p.dilation[d];
     const lo = dil * (k - 1) - p.padding[d][0];
     const dOut = (os[2 + d] - 1) * p.stride[d] + 1;
     const hi = (xs[2 + d] - 1) * p.lhsDilation[d] + 1 + dil * (k - 1) - dOut - lo;
     return [lo, hi] as [number, number];
   });
   try {
-    return convNd(g, wt, { stride: p.lhsDilation, padding, dilation: p.dilation, lhsDilation: p.stride, groups: p.groups });
+    return convNd(g, wt, {
+      stride: p.lhsDilation,
+      padding,
+      dilation: p.dilation,
+      lhsDilation: p.stride,
+      groups: p.groups,
+    });
   } finally {
     wt.dispose();
   }
@@ -74,7 +97,8 @@ function inputGrad(g: NDArray, w: NDArray, xs: number[], ws: number[], os: numbe
 function weightGrad(g: NDArray, x: NDArray, xs: number[], ws: number[], os: number[], p: ConvParams): NDArray {
   const sd = xs.length - 2;
   const [n, c] = xs;
-  const G = p.groups, cg = c / G;
+  const G = p.groups,
+    cg = c / G;
   const sp = range(sd).map((i) => i + 3);
   // x [N, C, ...] -> [Cg, G*N, ...]: batch becomes the within-group channel.
   const x5 = x.reshape([n, G, cg, ...xs.slice(2)]);
@@ -88,12 +112,21 @@ function weightGrad(g: NDArray, x: NDArray, xs: number[], ws: number[], os: numb
     return [lo, hi] as [number, number];
   });
   try {
-    const r = convNd(xt, gt, { stride: p.dilation, padding, dilation: p.stride, lhsDilation: p.lhsDilation, groups: G }); // [Cg, O, ...k]
+    const r = convNd(xt, gt, {
+      stride: p.dilation,
+      padding,
+      dilation: p.stride,
+      lhsDilation: p.lhsDilation,
+      groups: G,
+    }); // [Cg, O, ...k]
     const out = r.permute([1, 0, ...range(sd).map((i) => i + 2)]);
     r.dispose();
     return out;
   } finally {
-    x5.dispose(); xp.dispose(); xt.dispose(); gt.dispose();
+    x5.dispose();
+    xp.dispose();
+    xt.dispose();
+    gt.dispose();
   }
 }
 
@@ -124,8 +157,11 @@ export function tuple(op: string, name: string, v: unknown, n: number, min: numb
 }
 
 export function checkOptions(op: string, opts: unknown, allowed: readonly string[]): void {
-  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new ValueError(`${op}: options ${JSON.stringify(opts)}; expected an object like { ${allowed.join(', ')} }`);
-  for (const k of Object.keys(opts)) if (!allowed.includes(k)) throw new ValueError(`${op}: unknown option ${JSON.stringify(k)}; expected one of ${allowed.join(', ')}`);
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts))
+    throw new ValueError(`${op}: options ${JSON.stringify(opts)}; expected an object like { ${allowed.join(', ')} }`);
+  for (const k of Object.keys(opts))
+    if (!allowed.includes(k))
+      throw new ValueError(`${op}: unknown option ${JSON.stringify(k)}; expected one of ${allowed.join(', ')}`);
 }
 
 /** Adds the batch dim to an unbatched input; returns the input and how to undo it. */
@@ -141,22 +177,38 @@ function convNdFront(op: string, sd: number, x: Tensor, w: Tensor, b: Tensor | n
   if (b !== null && b !== undefined) checkTensor(op, b, 'the bias');
   checkOptions(op, opts, ['stride', 'padding', 'dilation', 'groups']);
   const layout = sd === 1 ? '[N, C, L]' : '[N, C, H, W]';
-  if (w.ndim !== sd + 2) throw new ShapeError(`${op}: weight has shape ${fmtShape(w.shape)}; expected ${sd === 1 ? '[O, C/groups, k]' : '[O, C/groups, kH, kW]'}`);
+  if (w.ndim !== sd + 2)
+    throw new ShapeError(
+      `${op}: weight has shape ${fmtShape(w.shape)}; expected ${sd === 1 ? '[O, C/groups, k]' : '[O, C/groups, kH, kW]'}`,
+    );
   const stride = tuple(op, 'stride', opts.stride ?? 1, sd, 1);
   const dilation = tuple(op, 'dilation', opts.dilation ?? 1, sd, 1);
   const groups = opts.groups ?? 1;
-  if (!Number.isInteger(groups) || groups < 1) throw new ValueError(`${op}: groups ${JSON.stringify(groups)}; expected a positive integer`);
+  if (!Number.isInteger(groups) || groups < 1)
+    throw new ValueError(`${op}: groups ${JSON.stringify(groups)}; expected a positive integer`);
   const k = w.shape.slice(2);
   let padding: [number, number][];
   const pv = opts.padding ?? 0;
   if (pv === 'valid') padding = k.map(() => [0, 0]);
   else if (pv === 'same') {
-    if (stride.some((s) => s !== 1)) throw new ValueError(`${op}: padding 'same' needs stride 1; got stride ${JSON.stringify(opts.stride)}`);
+    if (stride.some((s) => s !== 1))
+      throw new ValueError(`${op}: padding 'same' needs stride 1; got stride ${JSON.stringify(opts.stride)}`);
     // As PyTorch: the odd extra row/column of padding goes on the high side.
-    padding = k.map((kk, d) => { const t = dilation[d] * (kk - 1); return [Math.floor(t / 2), t - Math.floor(t / 2)]; });
+    padding = k.map((kk, d) => {
+      const t = dilation[d] * (kk - 1);
+      return [Math.floor(t / 2), t - Math.floor(t / 2)];
+    });
   } else padding = tuple(op, 'padding', pv, sd, 0).map((q) => [q, q]);
   const [xb, unbatch] = batchify(op, x, sd, layout);
-  return unbatch(convGeneral(xb, w, b ?? null, { stride, padding, dilation, lhsDilation: new Array<number>(sd).fill(1), groups }, op));
+  return unbatch(
+    convGeneral(
+      xb,
+      w,
+      b ?? null,
+      { stride, padding, dilation, lhsDilation: new Array<number>(sd).fill(1), groups },
+      op,
+    ),
+  );
 }
 
 /** torch.nn.functional.conv1d: input [N, C, L] or [C, L], weight [O, C/groups, k]. */
@@ -174,7 +226,12 @@ export function conv2d(x: Tensor, w: Tensor, b: Tensor | null = null, opts: Conv
  * out = (in - 1)·stride - 2·padding + dilation·(k - 1) + outputPadding + 1. Computed as the
  * conv of the stride-dilated input with the flipped, transposed weight.
  */
-export function convTranspose2d(x: Tensor, w: Tensor, b: Tensor | null = null, opts: ConvTransposeOptions = {}): Tensor {
+export function convTranspose2d(
+  x: Tensor,
+  w: Tensor,
+  b: Tensor | null = null,
+  opts: ConvTransposeOptions = {},
+): Tensor {
   const op = 'convTranspose2d';
   checkTensor(op, x, 'the input');
   checkTensor(op, w, 'the weight');
@@ -185,19 +242,34 @@ export function convTranspose2d(x: Tensor, w: Tensor, b: Tensor | null = null, o
   const outputPadding = tuple(op, 'outputPadding', opts.outputPadding ?? 0, 2, 0);
   const dilation = tuple(op, 'dilation', opts.dilation ?? 1, 2, 1);
   const groups = opts.groups ?? 1;
-  if (!Number.isInteger(groups) || groups < 1) throw new ValueError(`${op}: groups ${JSON.stringify(groups)}; expected a positive integer`);
-  if (outputPadding.some((q, d) => q >= stride[d] && q >= dilation[d])) throw new ValueError(`${op}: outputPadding ${JSON.stringify(outputPadding)} must be smaller than stride ${JSON.stringify(stride)} or dilation ${JSON.stringify(dilation)}`);
-  if (w.ndim !== 4) throw new ShapeError(`${op}: weight has shape ${fmtShape(w.shape)}; expected [C, O/groups, kH, kW]`);
+  if (!Number.isInteger(groups) || groups < 1)
+    throw new ValueError(`${op}: groups ${JSON.stringify(groups)}; expected a positive integer`);
+  if (outputPadding.some((q, d) => q >= stride[d] && q >= dilation[d]))
+    throw new ValueError(
+      `${op}: outputPadding ${JSON.stringify(outputPadding)} must be smaller than stride ${JSON.stringify(stride)} or dilation ${JSON.stringify(dilation)}`,
+    );
+  if (w.ndim !== 4)
+    throw new ShapeError(`${op}: weight has shape ${fmtShape(w.shape)}; expected [C, O/groups, kH, kW]`);
   const [xb, unbatch] = batchify(op, x, 2, '[N, C, H, W]');
-  if (xb.shape[1] !== w.shape[0]) throw new ShapeError(`${op}: input ${fmtShape(x.shape)} has ${xb.shape[1]} channels but weight ${fmtShape(w.shape)} expects ${w.shape[0]} (weight is [C, O/groups, kH, kW])`);
-  if (w.shape[0] % groups !== 0) throw new ShapeError(`${op}: input channels ${w.shape[0]} do not divide by groups ${groups}`);
+  if (xb.shape[1] !== w.shape[0])
+    throw new ShapeError(
+      `${op}: input ${fmtShape(x.shape)} has ${xb.shape[1]} channels but weight ${fmtShape(w.shape)} expects ${w.shape[0]} (weight is [C, O/groups, kH, kW])`,
+    );
+  if (w.shape[0] % groups !== 0)
+    throw new ShapeError(`${op}: input channels ${w.shape[0]} do not divide by groups ${groups}`);
   const [c, og, kH, kW] = w.shape;
   const cg = c / groups;
   // [C, Og, k] -> [O, Cg, k] per group, flipped: differentiable views, so w's gradient flows.
-  const wt = w.reshape([groups, cg, og, kH, kW]).permute([0, 2, 1, 3, 4]).reshape([groups * og, cg, kH, kW]).flip([2, 3]);
+  const wt = w
+    .reshape([groups, cg, og, kH, kW])
+    .permute([0, 2, 1, 3, 4])
+    .reshape([groups * og, cg, kH, kW])
+    .flip([2, 3]);
   const pad = [kH, kW].map((k, d) => {
     const t = dilation[d] * (k - 1) - padding[d];
     return [t, t + outputPadding[d]] as [number, number];
   });
-  return unbatch(convGeneral(xb, wt, b ?? null, { stride: [1, 1], padding: pad, dilation, lhsDilation: stride, groups }, op));
+  return unbatch(
+    convGeneral(xb, wt, b ?? null, { stride: [1, 1], padding: pad, dilation, lhsDilation: stride, groups }, op),
+  );
 }

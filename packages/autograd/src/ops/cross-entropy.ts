@@ -61,41 +61,64 @@ function ceExprs(c: number, eps: number, scale: number): CeExprs {
   if (x) return x;
   // Inputs of the weight expression: in(yIdx) the targets [N, 1], in(yIdx + 1) the columns [1, C].
   const hitAt = (yIdx: number): Expr => E.eq(E.in(yIdx), E.in(yIdx + 1));
-  const weight = (yIdx: number): Expr => (eps === 0 ? E.cast(hitAt(yIdx), 'float32') : E.where(hitAt(yIdx), E.f(1 - eps + eps / c), E.f(eps / c)));
-  const valid = (yIdx: number): Expr => E.where(E.lt(E.in(yIdx), E.i(0)), E.f(0), E.where(E.lt(E.in(yIdx), E.i(c)), E.f(1), E.f(0)));
+  const weight = (yIdx: number): Expr =>
+    eps === 0 ? E.cast(hitAt(yIdx), 'float32') : E.where(hitAt(yIdx), E.f(1 - eps + eps / c), E.f(eps / c));
+  const valid = (yIdx: number): Expr =>
+    E.where(E.lt(E.in(yIdx), E.i(0)), E.f(0), E.where(E.lt(E.in(yIdx), E.i(c)), E.f(1), E.f(0)));
   const rowW = (yIdx: number): Expr => (eps === 0 ? valid(yIdx) : E.add(E.mul(valid(yIdx), E.f(1 - eps)), E.f(eps)));
   // d loss / d z = scale·(W_i·e/s − w), with e, s and the targets at the given inputs.
-  const gradOf = (e: Expr, s: Expr, yIdx: number): Expr => E.mul(E.f(scale), E.sub(E.div(E.mul(rowW(yIdx), e), s), weight(yIdx)));
+  const gradOf = (e: Expr, s: Expr, yIdx: number): Expr =>
+    E.mul(E.f(scale), E.sub(E.div(E.mul(rowW(yIdx), e), s), weight(yIdx)));
   // Forward terms: inputs z, m, s, y, cols. Without smoothing only the target column counts
   // (a where, so an infinite logit elsewhere cannot turn 0·inf into NaN).
   const nll = E.sub(E.add(E.log(E.in(2)), finiteOr0(E.in(1))), E.in(0));
-  const term0 = eps === 0 ? E.where(hitAt(3), E.mul(nll, E.f(scale)), E.f(0)) : E.mul(E.mul(weight(3), nll), E.f(scale));
+  const term0 =
+    eps === 0 ? E.where(hitAt(3), E.mul(nll, E.f(scale)), E.f(0)) : E.mul(E.mul(weight(3), nll), E.f(scale));
   // A row whose index is outside [0, C) is NaN, so a bad label can never read as a loss of 0.
   const term = E.where(E.lt(E.in(3), E.i(0)), E.f(NaN), E.where(E.lt(E.in(3), E.i(c)), term0, E.f(NaN)));
   const exp = (z: Expr, m: Expr): Expr => E.exp(E.sub(z, finiteOr0(m)));
   const grad = gradOf(E.in(1), E.in(2), 3);
   const rowsGrad = gradOf(exp(E.in(1), E.in(2)), E.in(3), 4);
-  x = { exp: exp(E.in(0), E.in(1)), term, grad, gradOfG: E.mul(E.in(0), grad), rowsGrad, rowsGradOfG: E.mul(E.in(0), rowsGrad) };
+  x = {
+    exp: exp(E.in(0), E.in(1)),
+    term,
+    grad,
+    gradOfG: E.mul(E.in(0), grad),
+    rowsGrad,
+    rowsGradOfG: E.mul(E.in(0), rowsGrad),
+  };
   if (ceCache.size >= 64) ceCache.clear();
   ceCache.set(key, x);
   return x;
 }
 
-export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labelSmoothing?: number; reduction?: CrossEntropyReduction } = {}): Tensor {
+export function softmaxCrossEntropy(
+  logits: Tensor,
+  target: Tensor,
+  opts: { labelSmoothing?: number; reduction?: CrossEntropyReduction } = {},
+): Tensor {
   const op = 'crossEntropy';
   checkTensor(op, logits, 'input');
   checkTensor(op, target, 'target');
-  if (opts === null || typeof opts !== 'object') throw new ValueError(`${op}: the options argument must be an object { labelSmoothing?, reduction? }; got ${JSON.stringify(opts)}`);
+  if (opts === null || typeof opts !== 'object')
+    throw new ValueError(
+      `${op}: the options argument must be an object { labelSmoothing?, reduction? }; got ${JSON.stringify(opts)}`,
+    );
   const eps = opts.labelSmoothing ?? 0;
-  if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1)) throw new ValueError(`${op}: labelSmoothing must be in [0, 1]; got ${eps}`);
+  if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1))
+    throw new ValueError(`${op}: labelSmoothing must be in [0, 1]; got ${eps}`);
   const reduction = opts.reduction ?? 'mean';
-  if (reduction !== 'mean' && reduction !== 'sum' && reduction !== 'none') throw new ValueError(`${op}: reduction must be 'mean', 'sum' or 'none'; got ${JSON.stringify(reduction)}`);
+  if (reduction !== 'mean' && reduction !== 'sum' && reduction !== 'none')
+    throw new ValueError(`${op}: reduction must be 'mean', 'sum' or 'none'; got ${JSON.stringify(reduction)}`);
   const zn0 = logits.nd(op);
   const yn = target.nd(op);
   if (zn0.ndim !== 2) throw new ShapeError(`${op}: input has shape ${fmtShape(zn0.shape)}; expected [batch, classes]`);
   if (yn.dtype !== 'int32') throw new DTypeError(`${op}: target has dtype ${yn.dtype}; expected int32 class indices`);
   const [n, c] = zn0.shape;
-  if (yn.ndim !== 1 || yn.shape[0] !== n) throw new ShapeError(`${op}: target has shape ${fmtShape(yn.shape)}; expected [${n}] (one class index per row of the input ${fmtShape(zn0.shape)})`);
+  if (yn.ndim !== 1 || yn.shape[0] !== n)
+    throw new ShapeError(
+      `${op}: target has shape ${fmtShape(yn.shape)}; expected [${n}] (one class index per row of the input ${fmtShape(zn0.shape)})`,
+    );
   const hostY = readSync(yn, false);
   const b = zn0.backend;
   const site = { op, name: 'target', range: `the class range [0, ${c}) of the input's ${c} columns` };
@@ -115,27 +138,54 @@ export function softmaxCrossEntropy(logits: Tensor, target: Tensor, opts: { labe
   if (zn !== zn0) zn.dispose();
   const out = reduction === 'none' ? terms.sum(1) : terms.sum();
   terms.dispose();
-  const result = fromOp(op, out, [logits], (g) => {
-    // g is a scalar, or [N] for 'none' (made [N, 1]).
-    const gk = reduction === 'none' ? g.reshape([n, 1]) : alias(g);
-    const [gz] = NDArray.elementwise([x.gradOfG], [gk, e, s, y2, cols], `${op} backward`);
-    gk.dispose();
-    return [gz];
-  }, [e, s, y2, cols], () => {
-    // loss.backward() with the implicit seed 1: the same kernel without g (e stands in for
-    // input 0, which the expression does not read).
-    const [gz] = NDArray.elementwise([x.grad], [e, e, s, y2, cols], `${op} backward`);
-    return [gz];
-  });
+  const result = fromOp(
+    op,
+    out,
+    [logits],
+    (g) => {
+      // g is a scalar, or [N] for 'none' (made [N, 1]).
+      const gk = reduction === 'none' ? g.reshape([n, 1]) : alias(g);
+      const [gz] = NDArray.elementwise([x.gradOfG], [gk, e, s, y2, cols], `${op} backward`);
+      gk.dispose();
+      return [gz];
+    },
+    [e, s, y2, cols],
+    () => {
+      // loss.backward() with the implicit seed 1: the same kernel without g (e stands in for
+      // input 0, which the expression does not read).
+      const [gz] = NDArray.elementwise([x.grad], [e, e, s, y2, cols], `${op} backward`);
+      return [gz];
+    },
+  );
   return result;
 }
 
 /** The forward as the backend's one-pass rows (Backend.crossEntropyRows) and a sum; the index check rides in it. */
-function fusedRows(op: string, logits: Tensor, zn: NDArray, zn0: NDArray, yn: NDArray, y2: NDArray, cols: NDArray, o: { c: number; eps: number; scale: number; reduction: CrossEntropyReduction; site: { op: string; name: string; range: string } }): Tensor {
+function fusedRows(
+  op: string,
+  logits: Tensor,
+  zn: NDArray,
+  zn0: NDArray,
+  yn: NDArray,
+  y2: NDArray,
+  cols: NDArray,
+  o: {
+    c: number;
+    eps: number;
+    scale: number;
+    reduction: CrossEntropyReduction;
+    site: { op: string; name: string; range: string };
+  },
+): Tensor {
   const n = zn.shape[0];
   const plainY = yn.view.mask ? yn.contiguous() : yn;
   // A backend that can sums the rows in the same pass (one dispatch fewer per step).
-  const [ms, ss, rs, ts] = zn.backend.crossEntropyRows!(zn.strided, plainY.strided, { smoothing: o.eps, scale: o.scale, site: o.site, total: o.reduction !== 'none' });
+  const [ms, ss, rs, ts] = zn.backend.crossEntropyRows!(zn.strided, plainY.strided, {
+    smoothing: o.eps,
+    scale: o.scale,
+    site: o.site,
+    total: o.reduction !== 'none',
+  });
   if (plainY !== yn) plainY.dispose();
   const m = NDArray.fromStorage(ms, [n, 1]);
   const s = NDArray.fromStorage(ss, [n, 1]);
@@ -145,21 +195,36 @@ function fusedRows(op: string, logits: Tensor, zn: NDArray, zn0: NDArray, yn: ND
   // The backward reads the logits again: keep a reference (a float32 copy when they were cast).
   const z = zn === zn0 ? alias(zn) : zn;
   const x = ceExprs(o.c, o.eps, o.scale);
-  return fromOp(op, out, [logits], (g) => {
-    const gk = o.reduction === 'none' ? g.reshape([n, 1]) : alias(g);
-    const [gz] = NDArray.elementwise([x.rowsGradOfG], [gk, z, m, s, y2, cols], `${op} backward`);
-    gk.dispose();
-    return [gz];
-  }, [z, m, s, y2, cols], () => {
-    const [gz] = NDArray.elementwise([x.rowsGrad], [z, z, m, s, y2, cols], `${op} backward`);
-    return [gz];
-  });
+  return fromOp(
+    op,
+    out,
+    [logits],
+    (g) => {
+      const gk = o.reduction === 'none' ? g.reshape([n, 1]) : alias(g);
+      const [gz] = NDArray.elementwise([x.rowsGradOfG], [gk, z, m, s, y2, cols], `${op} backward`);
+      gk.dispose();
+      return [gz];
+    },
+    [z, m, s, y2, cols],
+    () => {
+      const [gz] = NDArray.elementwise([x.rowsGrad], [z, z, m, s, y2, cols], `${op} backward`);
+      return [gz];
+    },
+  );
 }
 
 /** Queues the device-side check of the indices (a backend that cannot read them at once has one). */
-function deviceCheckClassIndices(op: string, y: NDArray, c: number, site: { op: string; name: string; range: string }): void {
+function deviceCheckClassIndices(
+  op: string,
+  y: NDArray,
+  c: number,
+  site: { op: string; name: string; range: string },
+): void {
   const b = y.backend;
-  if (!b.checkIndices) throw new ValueError(`${op}: backend '${b.name}' can neither read the class indices now nor check them on the device`);
+  if (!b.checkIndices)
+    throw new ValueError(
+      `${op}: backend '${b.name}' can neither read the class indices now nor check them on the device`,
+    );
   const plain = y.view.mask ? y.contiguous() : y;
   b.checkIndices(plain.strided, 0, c, site);
   if (plain !== y) plain.dispose();
@@ -169,7 +234,9 @@ function deviceCheckClassIndices(op: string, y: NDArray, c: number, site: { op: 
 function checkClassIndices(op: string, y: ArrayLike<number>, c: number): void {
   for (let i = 0; i < y.length; i++) {
     if (y[i] < 0 || y[i] >= c) {
-      throw new ValueError(`${op}: target[${i}] = ${y[i]} is outside the class range [0, ${c}) of the input's ${c} columns`);
+      throw new ValueError(
+        `${op}: target[${i}] = ${y[i]} is outside the class range [0, ${c}) of the input's ${c} columns`,
+      );
     }
   }
 }

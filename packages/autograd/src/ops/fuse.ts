@@ -1,4 +1,16 @@
-import { BINARY_TABLE, BinaryOp, DType, E, Expr, NDArray, UNARY_TABLE, UnaryOp, deriveExpr, exprInputs, remapInputs } from '@surf/core';
+import {
+  BINARY_TABLE,
+  BinaryOp,
+  DType,
+  E,
+  Expr,
+  NDArray,
+  UNARY_TABLE,
+  UnaryOp,
+  deriveExpr,
+  exprInputs,
+  remapInputs,
+} from '@surf/core';
 import { Scalar, checkScalar, promoteTypes, scalarDType } from '../dtypes';
 import { alias, fromOp, needsGrad } from '../node';
 import { Tensor } from '../tensor';
@@ -45,7 +57,11 @@ export function runExprs(op: string, outs: Expr[], inputs: NDArray[]): NDArray[]
   // An expression that reads no input (a constant) still takes its shape from input 0.
   const order = used.size ? [...used].sort((a, b) => a - b) : [0];
   const m = new Map(order.map((i, j) => [i, j]));
-  return NDArray.elementwise(outs.map((e) => remapInputs(e, (i) => m.get(i)!)), order.map((i) => inputs[i]), op);
+  return NDArray.elementwise(
+    outs.map((e) => remapInputs(e, (i) => m.get(i)!)),
+    order.map((i) => inputs[i]),
+    op,
+  );
 }
 
 /**
@@ -64,20 +80,33 @@ export function fused(op: string, xs: readonly Operand[], dts: readonly DType[],
   const outIndex = 1 + tensors.length;
   const all = rule.grad(E.in(0), operandExprs(xs, dts, 1), E.in(outIndex));
   const want: (Expr | null)[] = [];
-  xs.forEach((x, i) => { if (x instanceof Tensor) want.push(x.requiresGrad ? all[i] : null); });
+  xs.forEach((x, i) => {
+    if (x instanceof Tensor) want.push(x.requiresGrad ? all[i] : null);
+  });
   const used = new Set<number>();
-  want.forEach((e) => { if (e) exprInputs(e, used); });
-  const slots: (NDArray | null)[] = [...nds.map((nd, k) => (used.has(1 + k) ? alias(nd) : null)), used.has(outIndex) ? alias(out) : null];
+  want.forEach((e) => {
+    if (e) exprInputs(e, used);
+  });
+  const slots: (NDArray | null)[] = [
+    ...nds.map((nd, k) => (used.has(1 + k) ? alias(nd) : null)),
+    used.has(outIndex) ? alias(out) : null,
+  ];
   const saved = slots.filter((s): s is NDArray => s !== null);
   const isG = (e: Expr) => e.kind === 'input' && e.index === 0;
   const exprs = want.filter((e): e is Expr => e !== null && !isG(e));
-  const t = fromOp(op, out, tensors, (g) => {
-    // Unsaved slots are never read by the expressions; g stands in for them.
-    const ins = [g, ...slots.map((s) => s ?? g)];
-    const res = exprs.length ? runExprs(`${op} backward`, exprs, ins) : [];
-    let r = 0;
-    return want.map((e) => (e === null ? null : isG(e) ? alias(g) : res[r++]));
-  }, saved);
+  const t = fromOp(
+    op,
+    out,
+    tensors,
+    (g) => {
+      // Unsaved slots are never read by the expressions; g stands in for them.
+      const ins = [g, ...slots.map((s) => s ?? g)];
+      const res = exprs.length ? runExprs(`${op} backward`, exprs, ins) : [];
+      let r = 0;
+      return want.map((e) => (e === null ? null : isG(e) ? alias(g) : res[r++]));
+    },
+    saved,
+  );
   // fusion pass: a one-gradient backward can ride in the producer's matmul (fusion/grad-epilogue.ts)
   if (t._node) t._node.gradEpilogue = gradEpilogueOf(want, (k) => slots[k - 1]!);
   return t;
@@ -110,7 +139,7 @@ export function derivedRule(fwd: (x: Expr[]) => Expr): Rule {
       return x.map((xi) => {
         let node = xi;
         while (node.kind === 'cast') node = node.a;
-        return node.kind === 'input' ? grads.get(node.index) ?? E.f(0) : null;
+        return node.kind === 'input' ? (grads.get(node.index) ?? E.f(0)) : null;
       });
     },
   };

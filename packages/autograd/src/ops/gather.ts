@@ -18,15 +18,22 @@ export function gatherFlat(op: string, x: Tensor, positions: NDArray): Tensor {
   flatX.dispose();
   const out = got.reshape(shape);
   got.dispose();
-  return fromOp(op, out, [x], (g) => {
-    const zero = NDArray.full(g.backend, [xs.reduce((a, b) => a * b, 1)], 0);
-    const gf = g.reshape([g.size]);
-    const s = scatterFlat('add', zero, flatP, gf);
-    zero.dispose(); gf.dispose();
-    const r = s.reshape(xs);
-    s.dispose();
-    return [r];
-  }, [flatP]);
+  return fromOp(
+    op,
+    out,
+    [x],
+    (g) => {
+      const zero = NDArray.full(g.backend, [xs.reduce((a, b) => a * b, 1)], 0);
+      const gf = g.reshape([g.size]);
+      const s = scatterFlat('add', zero, flatP, gf);
+      zero.dispose();
+      gf.dispose();
+      const r = s.reshape(xs);
+      s.dispose();
+      return [r];
+    },
+    [flatP],
+  );
 }
 
 export function indexArray(op: string, index: Tensor): NDArray {

@@ -15,13 +15,20 @@ export function indexSelect(x: Tensor, dim: number, index: Tensor | readonly num
   let idx: NDArray;
   if (index instanceof Tensor) {
     const i = index.nd('indexSelect');
-    if (i.dtype !== 'int32') throw new DTypeError(`indexSelect: index has dtype ${i.dtype}; expected int32 (use .int())`);
-    if (i.ndim !== 1) throw new ShapeError(`indexSelect: index has shape ${fmtShape(i.shape)}; expected a 1-d index (flatten it, then reshape the result)`);
+    if (i.dtype !== 'int32')
+      throw new DTypeError(`indexSelect: index has dtype ${i.dtype}; expected int32 (use .int())`);
+    if (i.ndim !== 1)
+      throw new ShapeError(
+        `indexSelect: index has shape ${fmtShape(i.shape)}; expected a 1-d index (flatten it, then reshape the result)`,
+      );
     idx = alias(i);
   } else if (Array.isArray(index)) {
     // Host indices can be checked; a tensor index is not read back (out-of-range rows read 0).
     index.forEach((v) => {
-      if (!Number.isInteger(v) || v < 0 || v >= n) throw new ValueError(`indexSelect: index ${v} is out of range for dim ${dim} of size ${n} in shape ${fmtShape(nd.shape)}`);
+      if (!Number.isInteger(v) || v < 0 || v >= n)
+        throw new ValueError(
+          `indexSelect: index ${v} is out of range for dim ${dim} of size ${n} in shape ${fmtShape(nd.shape)}`,
+        );
     });
     idx = NDArray.fromData(nd.backend, Int32Array.from(index), [index.length]);
   } else {
@@ -29,18 +36,26 @@ export function indexSelect(x: Tensor, dim: number, index: Tensor | readonly num
   }
   const out = nd.gather(ax, idx);
   const shape = nd.shape.slice();
-  return fromOp('indexSelect', out, [x], (g) => {
-    const shaped = idx.reshape(shape.map((_, d) => (d === ax ? idx.shape[0] : 1)));
-    const pos = flatPositions('indexSelect backward', shape, ax, shaped, g.shape);
-    shaped.dispose();
-    const flatP = pos.reshape([pos.size]);
-    pos.dispose();
-    const zero = NDArray.full(g.backend, [shape.reduce((a, b) => a * b, 1)], 0);
-    const gf = g.reshape([g.size]);
-    const s = scatterFlat('add', zero, flatP, gf);
-    zero.dispose(); gf.dispose(); flatP.dispose();
-    const r = s.reshape(shape);
-    s.dispose();
-    return [r];
-  }, [idx]);
+  return fromOp(
+    'indexSelect',
+    out,
+    [x],
+    (g) => {
+      const shaped = idx.reshape(shape.map((_, d) => (d === ax ? idx.shape[0] : 1)));
+      const pos = flatPositions('indexSelect backward', shape, ax, shaped, g.shape);
+      shaped.dispose();
+      const flatP = pos.reshape([pos.size]);
+      pos.dispose();
+      const zero = NDArray.full(g.backend, [shape.reduce((a, b) => a * b, 1)], 0);
+      const gf = g.reshape([g.size]);
+      const s = scatterFlat('add', zero, flatP, gf);
+      zero.dispose();
+      gf.dispose();
+      flatP.dispose();
+      const r = s.reshape(shape);
+      s.dispose();
+      return [r];
+    },
+    [idx],
+  );
 }

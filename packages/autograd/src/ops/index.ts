@@ -16,20 +16,32 @@ import { X } from './fuse';
  * Basic indexing gives views (no kernel); a slice with step > 1 and integer arrays gather
  * (one kernel; gradients scatter-add back).
  */
-export interface SliceSpec { start?: number | null; stop?: number | null; step?: number | null }
+export interface SliceSpec {
+  start?: number | null;
+  stop?: number | null;
+  step?: number | null;
+}
 export type IndexArg = number | null | string | SliceSpec | Tensor | readonly number[];
 
-interface Advanced { pos: number; idx: NDArray; size: number }
+interface Advanced {
+  pos: number;
+  idx: NDArray;
+  size: number;
+}
 
 function parseSlice(op: string, a: string | SliceSpec): SliceSpec {
   if (typeof a !== 'string') return a;
   const parts = a.split(':');
-  if (parts.length < 2 || parts.length > 3) throw new ValueError(`${op}: cannot read ${JSON.stringify(a)} as a slice; expected 'start:stop' or 'start:stop:step' (parts may be empty), ':' or '...'`);
+  if (parts.length < 2 || parts.length > 3)
+    throw new ValueError(
+      `${op}: cannot read ${JSON.stringify(a)} as a slice; expected 'start:stop' or 'start:stop:step' (parts may be empty), ':' or '...'`,
+    );
   const num = (s: string): number | null => {
     const t = s.trim();
     if (t === '') return null;
     const v = Number(t);
-    if (!Number.isInteger(v)) throw new ValueError(`${op}: slice ${JSON.stringify(a)} has a non-integer part ${JSON.stringify(s)}`);
+    if (!Number.isInteger(v))
+      throw new ValueError(`${op}: slice ${JSON.stringify(a)} has a non-integer part ${JSON.stringify(s)}`);
     return v;
   };
   return { start: num(parts[0]), stop: num(parts[1]), step: parts.length === 3 ? num(parts[2]) : null };
@@ -38,7 +50,8 @@ function parseSlice(op: string, a: string | SliceSpec): SliceSpec {
 /** PyTorch's slice bounds: negatives count from the end, then clamp into [0, n]. */
 function bounds(op: string, s: SliceSpec, n: number): [number, number, number] {
   const step = s.step ?? 1;
-  if (!Number.isInteger(step) || step <= 0) throw new ValueError(`${op}: slice step ${step}; expected a positive integer (use flip() to reverse)`);
+  if (!Number.isInteger(step) || step <= 0)
+    throw new ValueError(`${op}: slice step ${step}; expected a positive integer (use flip() to reverse)`);
   const fix = (v: number | null | undefined, dflt: number) => {
     if (v === null || v === undefined) return dflt;
     if (!Number.isInteger(v)) throw new ValueError(`${op}: slice bound ${v}; expected an integer`);
@@ -70,12 +83,17 @@ export function slice(x: Tensor, dim: number, start?: number | null, end?: numbe
 function toIndexArray(op: string, a: Tensor | readonly number[], n: number, backend: NDArray['backend']): NDArray {
   if (a instanceof Tensor) {
     const nd = a.nd(op);
-    if (nd.dtype === 'bool') throw new DTypeError(`${op}: boolean-mask indexing gives a shape that depends on the data, which Surf does not read back; use where()/maskedFill(), or pass the int32 positions`);
-    if (nd.dtype !== 'int32') throw new DTypeError(`${op}: an index tensor has dtype ${nd.dtype}; expected int32 (use .int())`);
+    if (nd.dtype === 'bool')
+      throw new DTypeError(
+        `${op}: boolean-mask indexing gives a shape that depends on the data, which Surf does not read back; use where()/maskedFill(), or pass the int32 positions`,
+      );
+    if (nd.dtype !== 'int32')
+      throw new DTypeError(`${op}: an index tensor has dtype ${nd.dtype}; expected int32 (use .int())`);
     return nd.reshape(nd.shape);
   }
   a.forEach((v) => {
-    if (!Number.isInteger(v) || v < -n || v >= n) throw new ValueError(`${op}: index ${v} is out of range for a dim of size ${n}`);
+    if (!Number.isInteger(v) || v < -n || v >= n)
+      throw new ValueError(`${op}: index ${v} is out of range for a dim of size ${n}`);
   });
   return NDArray.fromData(backend, Int32Array.from(a), [a.length]);
 }
@@ -87,7 +105,10 @@ export function index(x: Tensor, args: readonly IndexArg[]): Tensor {
   const ell = args.filter((a) => a === '...').length;
   if (ell > 1) throw new ValueError(`${op}: at most one '...' is allowed; got ${ell}`);
   const consumed = args.filter((a) => a !== null && a !== '...').length;
-  if (consumed > shape.length) throw new ShapeError(`${op}: ${consumed} indices for a ${shape.length}-d tensor of shape ${fmtShape(shape)}; expected at most ${shape.length}`);
+  if (consumed > shape.length)
+    throw new ShapeError(
+      `${op}: ${consumed} indices for a ${shape.length}-d tensor of shape ${fmtShape(shape)}; expected at most ${shape.length}`,
+    );
   const full: IndexArg[] = [];
   for (const a of args) {
     if (a === '...') for (let k = 0; k < shape.length - consumed; k++) full.push(':');
@@ -99,12 +120,23 @@ export function index(x: Tensor, args: readonly IndexArg[]): Tensor {
       let v = x;
       let d = 0;
       for (const a of full) {
-        if (a === null) { v = S.unsqueeze(v, d); d++; continue; }
+        if (a === null) {
+          v = S.unsqueeze(v, d);
+          d++;
+          continue;
+        }
         const n = v.shape[d];
         if (typeof a === 'number') {
-          if (!Number.isInteger(a) || a < -n || a >= n) throw new ValueError(`${op}: index ${a} is out of range for dim ${d} of size ${n} in shape ${fmtShape(v.shape)}`);
+          if (!Number.isInteger(a) || a < -n || a >= n)
+            throw new ValueError(
+              `${op}: index ${a} is out of range for dim ${d} of size ${n} in shape ${fmtShape(v.shape)}`,
+            );
           const nv = S.narrow(v, d, a < 0 ? a + n : a, 1);
-          v = S.reshape(nv, v.shape.filter((_, i) => i !== d), 'index');
+          v = S.reshape(
+            nv,
+            v.shape.filter((_, i) => i !== d),
+            'index',
+          );
           continue;
         }
         if (a instanceof Tensor || Array.isArray(a)) {
@@ -118,7 +150,9 @@ export function index(x: Tensor, args: readonly IndexArg[]): Tensor {
           d++;
           continue;
         }
-        throw new ValueError(`${op}: cannot index with ${JSON.stringify(a)}; expected a number, a slice string like '1:3', {start, stop, step}, null, '...', an int32 Tensor or a number[]`);
+        throw new ValueError(
+          `${op}: cannot index with ${JSON.stringify(a)}; expected a number, a slice string like '1:3', {start, stop, step}, null, '...', an int32 Tensor or a number[]`,
+        );
       }
       return adv.length ? advanced(v, adv) : v === x ? S.reshape(x, shape, 'index') : v;
     });
@@ -139,7 +173,9 @@ function advanced(v: Tensor, adv: Advanced[]): Tensor {
   const P = pos.reduce((a, p) => a * shape[p], 1);
   const flat = S.reshape(moved, [P, ...rest.map((i) => shape[i])], op);
   // One row number per index tuple, -1 if any entry is out of range (that row reads 0).
-  let row: Expr = E.i(0), ok: Expr | null = null, mult = 1;
+  let row: Expr = E.i(0),
+    ok: Expr | null = null,
+    mult = 1;
   for (let j = adv.length - 1; j >= 0; j--) {
     const n = adv[j].size;
     const raw = E.in(j);
@@ -149,7 +185,11 @@ function advanced(v: Tensor, adv: Advanced[]): Tensor {
     row = E.add(row, E.mul(w, E.i(mult)));
     mult *= n;
   }
-  const [rows] = NDArray.elementwise([E.where(ok!, row, E.i(-1))], adv.map((a) => a.idx), op);
+  const [rows] = NDArray.elementwise(
+    [E.where(ok!, row, E.i(-1))],
+    adv.map((a) => a.idx),
+    op,
+  );
   const r1 = rows.reshape([L]);
   rows.dispose();
   let out: Tensor;

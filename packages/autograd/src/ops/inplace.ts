@@ -21,7 +21,8 @@ export function clampInPlace<T extends Tensor>(x: T, lo?: Operand | null, hi?: O
 }
 
 export function fill<T extends Tensor>(x: T, value: number | boolean): T {
-  if (typeof value !== 'number' && typeof value !== 'boolean') throw new ValueError(`fill_: value ${JSON.stringify(value)}; expected a number or a boolean`);
+  if (typeof value !== 'number' && typeof value !== 'boolean')
+    throw new ValueError(`fill_: value ${JSON.stringify(value)}; expected a number or a boolean`);
   return x._inplace('fill_', (old) => {
     const nd = old.nd('fill_');
     return new Tensor(NDArray.full(nd.backend, nd.shape, Number(value), nd.dtype));

@@ -21,17 +21,30 @@ export function linear(x: Tensor, w: Tensor, b: Tensor | null = null, activation
   checkTensor('linear', x, 'the input');
   checkTensor('linear', w, 'the weight');
   if (b !== null) checkTensor('linear', b, 'the bias');
-  if (activation !== 'none' && activation !== 'relu') throw new ValueError(`linear: activation must be 'none' or 'relu'; got ${JSON.stringify(activation)}`);
-  const xn = x.nd('linear'), wn = w.nd('linear'), bn = b ? b.nd('linear') : null;
-  for (const [what, a] of [['input', xn], ['weight', wn], ['bias', bn]] as const) {
-    if (a && a.dtype !== 'float32') throw new DTypeError(`linear: the ${what} has dtype ${a.dtype}; expected float32 (cast with .float())`);
+  if (activation !== 'none' && activation !== 'relu')
+    throw new ValueError(`linear: activation must be 'none' or 'relu'; got ${JSON.stringify(activation)}`);
+  const xn = x.nd('linear'),
+    wn = w.nd('linear'),
+    bn = b ? b.nd('linear') : null;
+  for (const [what, a] of [
+    ['input', xn],
+    ['weight', wn],
+    ['bias', bn],
+  ] as const) {
+    if (a && a.dtype !== 'float32')
+      throw new DTypeError(`linear: the ${what} has dtype ${a.dtype}; expected float32 (cast with .float())`);
   }
   if (wn.ndim !== 2) throw new ShapeError(`linear: weight has shape ${fmtShape(wn.shape)}; expected [out, in]`);
   const [outF, inF] = wn.shape;
-  if (xn.ndim < 1 || xn.shape[xn.ndim - 1] !== inF) throw new ShapeError(`linear: input has shape ${fmtShape(xn.shape)}; expected the last dim to be in = ${inF} (weight ${fmtShape(wn.shape)})`);
-  if (bn && (bn.ndim !== 1 || bn.shape[0] !== outF)) throw new ShapeError(`linear: bias has shape ${fmtShape(bn.shape)}; expected [${outF}]`);
+  if (xn.ndim < 1 || xn.shape[xn.ndim - 1] !== inF)
+    throw new ShapeError(
+      `linear: input has shape ${fmtShape(xn.shape)}; expected the last dim to be in = ${inF} (weight ${fmtShape(wn.shape)})`,
+    );
+  if (bn && (bn.ndim !== 1 || bn.shape[0] !== outF))
+    throw new ShapeError(`linear: bias has shape ${fmtShape(bn.shape)}; expected [${outF}]`);
   for (const o of [wn, bn]) {
-    if (o && o.backend !== xn.backend) throw new BackendError(`linear: the input lives on backend ${xn.backend.name}, a parameter on ${o.backend.name}`);
+    if (o && o.backend !== xn.backend)
+      throw new BackendError(`linear: the input lives on backend ${xn.backend.name}, a parameter on ${o.backend.name}`);
   }
   const y = product(x, w, xn, wn);
   if (!b && activation === 'none') return y;
@@ -66,11 +79,12 @@ function product(x: Tensor, w: Tensor, xn: NDArray, wn: NDArray): Tensor {
   const backwardWith = (g: NDArray, epis: readonly (GradEpilogue | undefined)[]): (NDArray | null)[] => {
     const gz = g.ndim === 2 ? alias(g) : g.reshape([rows, outF]);
     const res: (NDArray | null)[] = [null, null];
-    if (x.requiresGrad) res[0] = matmulGrad(gz, wSaved!, epis[0], xShape, (gx) => {
-      const r = gx.reshape(xShape);
-      gx.dispose();
-      return r;
-    });
+    if (x.requiresGrad)
+      res[0] = matmulGrad(gz, wSaved!, epis[0], xShape, (gx) => {
+        const r = gx.reshape(xShape);
+        gx.dispose();
+        return r;
+      });
     if (w.requiresGrad) {
       const gt = gz.permute([1, 0]);
       res[1] = gt.matmul(xSaved!);
@@ -79,7 +93,13 @@ function product(x: Tensor, w: Tensor, xn: NDArray, wn: NDArray): Tensor {
     gz.dispose();
     return res;
   };
-  const t = fromOp('linear', pending, [x, w], (g) => backwardWith(g, []), [wSaved, xSaved].filter((s): s is NDArray => s !== null));
+  const t = fromOp(
+    'linear',
+    pending,
+    [x, w],
+    (g) => backwardWith(g, []),
+    [wSaved, xSaved].filter((s): s is NDArray => s !== null),
+  );
   if (t._node) t._node.backwardWith = backwardWith;
   return t;
 }

@@ -12,16 +12,29 @@ import { Tensor, checkTensor } from '../tensor';
  */
 export function matmul(a: Tensor, b: Tensor, op = 'matmul'): Tensor {
   checkTensor(op, b, 'the right operand');
-  const an = a.nd(op), bn = b.nd(op);
-  if (an.dtype !== 'float32' || bn.dtype !== 'float32') throw new DTypeError(`${op}: got dtypes ${an.dtype} and ${bn.dtype}; expected float32 (cast with .float())`);
-  if (an.ndim === 0 || bn.ndim === 0) throw new ShapeError(`${op}: got shapes ${fmtShape(an.shape)} and ${fmtShape(bn.shape)}; expected both at least 1-d (use mul for scalars)`);
+  const an = a.nd(op),
+    bn = b.nd(op);
+  if (an.dtype !== 'float32' || bn.dtype !== 'float32')
+    throw new DTypeError(`${op}: got dtypes ${an.dtype} and ${bn.dtype}; expected float32 (cast with .float())`);
+  if (an.ndim === 0 || bn.ndim === 0)
+    throw new ShapeError(
+      `${op}: got shapes ${fmtShape(an.shape)} and ${fmtShape(bn.shape)}; expected both at least 1-d (use mul for scalars)`,
+    );
   const k = an.shape[an.ndim - 1];
   const k2 = bn.ndim === 1 ? bn.shape[0] : bn.shape[bn.ndim - 2];
-  if (k !== k2) throw new ShapeError(`${op}: inner dimensions differ: a ${fmtShape(an.shape)} and b ${fmtShape(bn.shape)} (expected a's last dim ${k} to equal b's ${bn.ndim === 1 ? 'only' : 'second-to-last'} dim ${k2})`);
+  if (k !== k2)
+    throw new ShapeError(
+      `${op}: inner dimensions differ: a ${fmtShape(an.shape)} and b ${fmtShape(bn.shape)} (expected a's last dim ${k} to equal b's ${bn.ndim === 1 ? 'only' : 'second-to-last'} dim ${k2})`,
+    );
   // Validate before making the 2-d views below, so a rejected call leaves nothing behind.
   matmulBatch(op, an.shape, bn.shape);
-  if (an.backend !== bn.backend) throw new BackendError(`${op}: operands live on different backends (${an.backend.name} and ${bn.backend.name})`);
-  const full = [...matmulBatch(op, an.shape, bn.shape), an.ndim === 1 ? 1 : an.shape[an.ndim - 2], bn.ndim === 1 ? 1 : bn.shape[bn.ndim - 1]];
+  if (an.backend !== bn.backend)
+    throw new BackendError(`${op}: operands live on different backends (${an.backend.name} and ${bn.backend.name})`);
+  const full = [
+    ...matmulBatch(op, an.shape, bn.shape),
+    an.ndim === 1 ? 1 : an.shape[an.ndim - 2],
+    bn.ndim === 1 ? 1 : bn.shape[bn.ndim - 1],
+  ];
   an.backend.checkOutput?.(op, 'float32', numel(full));
   const a2 = an.ndim === 1 ? an.reshape([1, k]) : alias(an);
   const b2 = bn.ndim === 1 ? bn.reshape([k, 1]) : alias(bn);
@@ -90,7 +103,9 @@ function dropDim(x: NDArray, d: number): NDArray {
 export function dot(a: Tensor, b: Tensor): Tensor {
   checkTensor('dot', b, 'the right operand');
   if (a.ndim !== 1 || b.ndim !== 1 || a.shape[0] !== b.shape[0]) {
-    throw new ShapeError(`dot: got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}; expected two 1-d tensors of the same length`);
+    throw new ShapeError(
+      `dot: got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}; expected two 1-d tensors of the same length`,
+    );
   }
   return matmul(a, b, 'dot');
 }

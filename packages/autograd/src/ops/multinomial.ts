@@ -16,26 +16,39 @@ import { scanArray } from './scan';
  */
 export function multinomial(probs: Tensor, numSamples: number, opts: { replacement?: boolean } = {}): Tensor {
   if (!(probs instanceof Tensor)) throw new ValueError('multinomial: probs must be a Tensor');
-  if (opts === null || typeof opts !== 'object') throw new ValueError('multinomial: expected an object { replacement?: boolean }');
+  if (opts === null || typeof opts !== 'object')
+    throw new ValueError('multinomial: expected an object { replacement?: boolean }');
   const nd0 = probs.nd('multinomial');
   if (nd0.dtype !== 'float32') throw new DTypeError(`multinomial: probs have dtype ${nd0.dtype}; expected float32`);
-  if (nd0.ndim !== 1 && nd0.ndim !== 2) throw new ShapeError(`multinomial: probs of shape ${fmtShape(nd0.shape)}; expected 1-d [C] or 2-d [rows, C]`);
+  if (nd0.ndim !== 1 && nd0.ndim !== 2)
+    throw new ShapeError(`multinomial: probs of shape ${fmtShape(nd0.shape)}; expected 1-d [C] or 2-d [rows, C]`);
   const C = nd0.shape[nd0.ndim - 1];
   const replacement = !!opts.replacement;
-  if (!Number.isInteger(numSamples) || numSamples <= 0) throw new ValueError(`multinomial: numSamples ${numSamples}; expected a positive integer`);
+  if (!Number.isInteger(numSamples) || numSamples <= 0)
+    throw new ValueError(`multinomial: numSamples ${numSamples}; expected a positive integer`);
   if (C === 0) throw new ShapeError('multinomial: probs have 0 categories');
-  if (!replacement && numSamples > C) throw new ValueError(`multinomial: cannot draw ${numSamples} samples without replacement from ${C} categories (pass { replacement: true })`);
+  if (!replacement && numSamples > C)
+    throw new ValueError(
+      `multinomial: cannot draw ${numSamples} samples without replacement from ${C} categories (pass { replacement: true })`,
+    );
   const nd = nd0.ndim === 1 ? nd0.reshape([1, C]) : nd0.reshape(nd0.shape);
   const rows = nd.shape[0];
   const n = numSamples;
   let out: NDArray;
   if (replacement) {
     const cdf = scanArray(nd, 1, 'add');
-    const total = cdf.crop([[0, rows], [C - 1, C]]);
+    const total = cdf.crop([
+      [0, rows],
+      [C - 1, C],
+    ]);
     const u = NDArray.fromData(nd.backend, randomArray('uniform', rows * n, nextSeed()), [rows, n, 1]);
     const c3 = cdf.reshape([rows, 1, C]);
     const t3 = total.reshape([rows, 1, 1]);
-    const [below] = NDArray.elementwise([E.cast(E.lt(E.in(0), E.mul(E.in(1), E.in(2))), 'int32')], [c3, u, t3], 'multinomial');
+    const [below] = NDArray.elementwise(
+      [E.cast(E.lt(E.in(0), E.mul(E.in(1), E.in(2))), 'int32')],
+      [c3, u, t3],
+      'multinomial',
+    );
     [cdf, total, u, c3, t3].forEach((a) => a.dispose());
     const count = below.sum(2);
     below.dispose();
@@ -49,8 +62,12 @@ export function multinomial(probs: Tensor, numSamples: number, opts: { replaceme
     const [keys] = NDArray.elementwise([E.sub(E.log(E.in(0)), E.log(E.neg(E.log(uu))))], [nd, u], 'multinomial');
     u.dispose();
     const [v, i] = sortAlong(keys, 1, true);
-    keys.dispose(); v.dispose();
-    out = i.crop([[0, rows], [0, n]]);
+    keys.dispose();
+    v.dispose();
+    out = i.crop([
+      [0, rows],
+      [0, n],
+    ]);
     i.dispose();
   }
   nd.dispose();

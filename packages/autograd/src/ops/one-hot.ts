@@ -9,10 +9,18 @@ import { Tensor } from '../tensor';
 export function oneHot(t: Tensor, numClasses: number): Tensor {
   const nd = t.nd('oneHot');
   if (nd.dtype !== 'int32') throw new DTypeError(`oneHot: got dtype ${nd.dtype}; expected int32 class indices`);
-  if (!Number.isInteger(numClasses) || numClasses <= 0) throw new ValueError(`oneHot: numClasses ${numClasses}; expected a positive integer (Surf does not infer it from the data)`);
+  if (!Number.isInteger(numClasses) || numClasses <= 0)
+    throw new ValueError(
+      `oneHot: numClasses ${numClasses}; expected a positive integer (Surf does not infer it from the data)`,
+    );
   const col = nd.reshape([...nd.shape, 1]);
-  const classes = NDArray.fromData(nd.backend, Int32Array.from({ length: numClasses }, (_, i) => i), [numClasses]);
+  const classes = NDArray.fromData(
+    nd.backend,
+    Int32Array.from({ length: numClasses }, (_, i) => i),
+    [numClasses],
+  );
   const [r] = NDArray.elementwise([E.cast(E.eq(E.in(0), E.in(1)), 'int32')], [col, classes], 'oneHot');
-  col.dispose(); classes.dispose();
+  col.dispose();
+  classes.dispose();
   return new Tensor(r);
 }

@@ -27,21 +27,36 @@ export interface AvgPoolOptions {
 /** PyTorch's pooling output size: the last window must start inside the input or the low padding. */
 function poolOut(op: string, len: number, k: number, s: number, p: number, d: number, ceil: boolean): number {
   const span = len + 2 * p - d * (k - 1) - 1;
-  if (span < 0) throw new ShapeError(`${op}: kernel ${k} (dilation ${d}) is larger than the padded input ${len} + 2·${p}`);
+  if (span < 0)
+    throw new ShapeError(`${op}: kernel ${k} (dilation ${d}) is larger than the padded input ${len} + 2·${p}`);
   let o = Math.floor((span + (ceil ? s - 1 : 0)) / s) + 1;
   if (ceil && (o - 1) * s >= len + p) o--;
   return o;
 }
 
-interface Geometry { k: number[]; s: number[]; p: number[]; d: number[]; out: number[] }
+interface Geometry {
+  k: number[];
+  s: number[];
+  p: number[];
+  d: number[];
+  out: number[];
+}
 
-function geometry(op: string, x: Tensor, kernelSize: unknown, opts: { stride?: unknown; padding?: unknown; dilation?: unknown; ceilMode?: boolean }): Geometry {
+function geometry(
+  op: string,
+  x: Tensor,
+  kernelSize: unknown,
+  opts: { stride?: unknown; padding?: unknown; dilation?: unknown; ceilMode?: boolean },
+): Geometry {
   if (x.dtype !== 'float32') throw new DTypeError(`${op}: input has dtype ${x.dtype}; expected float32`);
   const k = tuple(op, 'kernelSize', kernelSize, 2, 1);
   const s = opts.stride === undefined || opts.stride === null ? k.slice() : tuple(op, 'stride', opts.stride, 2, 1);
   const p = tuple(op, 'padding', opts.padding ?? 0, 2, 0);
   const d = tuple(op, 'dilation', opts.dilation ?? 1, 2, 1);
-  if (p.some((q, i) => q > k[i] / 2)) throw new ValueError(`${op}: padding ${JSON.stringify(p)} should be at most half the kernel size ${JSON.stringify(k)}`);
+  if (p.some((q, i) => q > k[i] / 2))
+    throw new ValueError(
+      `${op}: padding ${JSON.stringify(p)} should be at most half the kernel size ${JSON.stringify(k)}`,
+    );
   const xs = x.shape;
   const out = [0, 1].map((i) => poolOut(op, xs[xs.length - 2 + i], k[i], s[i], p[i], d[i], !!opts.ceilMode));
   return { k, s, p, d, out };
@@ -59,7 +74,15 @@ export function maxPool2d(x: Tensor, kernelSize: number | readonly number[], opt
 /** The contract's pool parameters for this geometry. */
 function params(kind: 'max' | 'avg', g: Geometry, countIncludePad = true): PoolParams {
   const two = (a: number[]) => [a[0], a[1]] as const;
-  return { kind, kernel: two(g.k), stride: two(g.s), padding: two(g.p), dilation: two(g.d), out: two(g.out), countIncludePad };
+  return {
+    kind,
+    kernel: two(g.k),
+    stride: two(g.s),
+    padding: two(g.p),
+    dilation: two(g.d),
+    out: two(g.out),
+    countIncludePad,
+  };
 }
 
 /** One pool2d kernel forward; its gradient is the contract's pool2dBackward (a gather, no atomics). */
@@ -89,20 +112,32 @@ export function adaptiveAvgPool2d(x: Tensor, outputSize: number | readonly (numb
   if (x.dtype !== 'float32') throw new DTypeError(`${op}: input has dtype ${x.dtype}; expected float32`);
   const [xb, unbatch] = batchify(op, x, 2, '[N, C, H, W]');
   const [h, w] = xb.shape.slice(2);
-  const raw = typeof outputSize === 'number' ? [outputSize, outputSize] : Array.isArray(outputSize) && outputSize.length === 2 ? outputSize.map((v, i) => (v === null ? [h, w][i] : v)) : null;
-  if (!raw || !raw.every((v) => Number.isInteger(v) && (v as number) >= 1)) throw new ValueError(`${op}: outputSize ${JSON.stringify(outputSize)}; expected a positive integer or a pair (null keeps that dim)`);
+  const raw =
+    typeof outputSize === 'number'
+      ? [outputSize, outputSize]
+      : Array.isArray(outputSize) && outputSize.length === 2
+        ? outputSize.map((v, i) => (v === null ? [h, w][i] : v))
+        : null;
+  if (!raw || !raw.every((v) => Number.isInteger(v) && (v as number) >= 1))
+    throw new ValueError(
+      `${op}: outputSize ${JSON.stringify(outputSize)}; expected a positive integer or a pair (null keeps that dim)`,
+    );
   const [oH, oW] = raw as number[];
   const avg = (o: number, len: number, transpose: boolean): Tensor => {
     const m = new Float32Array(o * len);
     for (let i = 0; i < o; i++) {
-      const st = Math.floor((i * len) / o), en = Math.ceil(((i + 1) * len) / o);
+      const st = Math.floor((i * len) / o),
+        en = Math.ceil(((i + 1) * len) / o);
       for (let j = st; j < en; j++) m[transpose ? j * o + i : i * len + j] = 1 / (en - st);
     }
     return new Tensor(NDArray.fromData(xb.nd(op).backend, m, transpose ? [len, o] : [o, len]));
   };
-  const ph = avg(oH, h, false), pw = avg(oW, w, true);
+  const ph = avg(oH, h, false),
+    pw = avg(oW, w, true);
   const t = matmul(ph, xb);
   const y = matmul(t, pw);
-  t.dispose(); ph.dispose(); pw.dispose();
+  t.dispose();
+  ph.dispose();
+  pw.dispose();
   return unbatch(y);
 }

@@ -70,7 +70,8 @@ export function mean(x: Tensor, dim: Dims, keepdim: boolean): Tensor {
 function extreme(op: 'max' | 'min', x: Tensor, dim: Dims, keepdim: boolean): Tensor {
   const nd = numeric(op, x);
   const axes = normAxes(op, dim, nd.ndim);
-  if (axes.some((a) => nd.shape[a] === 0) && nd.size === 0) throw new ValueError(`${op}: cannot reduce an empty dim (it has no ${op === 'max' ? 'maximum' : 'minimum'})`);
+  if (axes.some((a) => nd.shape[a] === 0) && nd.size === 0)
+    throw new ValueError(`${op}: cannot reduce an empty dim (it has no ${op === 'max' ? 'maximum' : 'minimum'})`);
   // min(x) = -max(-x) for floats (exact); for int32, ~x = -1 - x flips the order without overflow.
   const flip = (e = E.in(0)) => (nd.dtype === 'float32' ? E.neg(e) : E.sub(E.i(-1), e));
   const src = op === 'max' ? alias(nd) : nd.map(flip());
@@ -82,14 +83,22 @@ function extreme(op: 'max' | 'min', x: Tensor, dim: Dims, keepdim: boolean): Ten
   const kept = keptShape(shape, axes);
   const out = keepdim ? alias(mKept) : mKept.reshape(shape.filter((_, i) => !axes.includes(i)));
   const savedX = alias(nd);
-  return fromOp(op, out, [x], (g) => {
-    const [hit] = NDArray.elementwise([E.cast(E.eq(E.in(0), E.in(1)), 'float32')], [savedX, mKept], `${op} backward`);
-    const count = hit.sum(axes, true);
-    const gk = g.reshape(kept);
-    const [r] = NDArray.elementwise([E.div(E.mul(E.in(0), E.in(1)), E.in(2))], [hit, gk, count], `${op} backward`);
-    hit.dispose(); count.dispose(); gk.dispose();
-    return [r];
-  }, [savedX, mKept]);
+  return fromOp(
+    op,
+    out,
+    [x],
+    (g) => {
+      const [hit] = NDArray.elementwise([E.cast(E.eq(E.in(0), E.in(1)), 'float32')], [savedX, mKept], `${op} backward`);
+      const count = hit.sum(axes, true);
+      const gk = g.reshape(kept);
+      const [r] = NDArray.elementwise([E.div(E.mul(E.in(0), E.in(1)), E.in(2))], [hit, gk, count], `${op} backward`);
+      hit.dispose();
+      count.dispose();
+      gk.dispose();
+      return [r];
+    },
+    [savedX, mKept],
+  );
 }
 export const max = (x: Tensor, dim: Dims, keepdim: boolean) => extreme('max', x, dim, keepdim);
 export const min = (x: Tensor, dim: Dims, keepdim: boolean) => extreme('min', x, dim, keepdim);
@@ -107,11 +116,17 @@ function argExtreme(op: 'argmax' | 'argmin', x: Tensor, dim: number | undefined,
   nd.dispose();
   const m = src.max(ax, true);
   const idxShape = src.shape.map((d, i) => (i === ax ? d : 1));
-  const idx = NDArray.fromData(src.backend, Int32Array.from({ length: n }, (_, i) => i), idxShape);
+  const idx = NDArray.fromData(
+    src.backend,
+    Int32Array.from({ length: n }, (_, i) => i),
+    idxShape,
+  );
   const hit = isF ? X.or(E.eq(E.in(0), E.in(1)), X.not(E.eq(E.in(0), E.in(0)))) : E.eq(E.in(0), E.in(1));
   // Non-hits get n; the first hit is the smallest candidate, found as -1 - max(-1 - cand).
   const cand = NDArray.elementwise([E.sub(E.i(-1), E.where(hit, E.in(2), E.i(n)))], [src, m, idx], op)[0];
-  src.dispose(); m.dispose(); idx.dispose();
+  src.dispose();
+  m.dispose();
+  idx.dispose();
   const best = cand.max(ax, keepdim);
   cand.dispose();
   const out = best.map(E.sub(E.i(-1), E.in(0)));
@@ -140,4 +155,3 @@ export function variance(x: Tensor, dim: Dims, keepdim: boolean, correction: num
 export function std(x: Tensor, dim: Dims, keepdim: boolean, correction: number): Tensor {
   return tidy(() => sqrt(variance(x, dim, keepdim, correction, 'std')));
 }
-

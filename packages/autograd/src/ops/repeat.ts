@@ -11,12 +11,26 @@ import * as S from './shape';
 export function repeat(x: Tensor, sizes: readonly number[]): Tensor {
   const shape = x.shape;
   if (sizes.length < shape.length || !sizes.every((r) => Number.isInteger(r) && r >= 0)) {
-    throw new ShapeError(`repeat: got sizes ${fmtShape(sizes)} for shape ${fmtShape(shape)}; expected at least ${shape.length} non-negative integers`);
+    throw new ShapeError(
+      `repeat: got sizes ${fmtShape(sizes)} for shape ${fmtShape(shape)}; expected at least ${shape.length} non-negative integers`,
+    );
   }
   const full = [...new Array<number>(sizes.length - shape.length).fill(1), ...shape];
   return tidy(() => {
-    const inter = S.reshape(x, full.flatMap((d) => [1, d]), 'repeat');
-    const big = S.expand(inter, full.flatMap((d, i) => [sizes[i], d]), 'repeat');
-    return S.reshape(big, full.map((d, i) => d * sizes[i]), 'repeat');
+    const inter = S.reshape(
+      x,
+      full.flatMap((d) => [1, d]),
+      'repeat',
+    );
+    const big = S.expand(
+      inter,
+      full.flatMap((d, i) => [sizes[i], d]),
+      'repeat',
+    );
+    return S.reshape(
+      big,
+      full.map((d, i) => d * sizes[i]),
+      'repeat',
+    );
   });
 }

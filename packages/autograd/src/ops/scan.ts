@@ -11,7 +11,11 @@ import { Tensor } from '../tensor';
  */
 function iota(backend: NDArray['backend'], shape: readonly number[], axis: number): NDArray {
   const n = shape[axis];
-  return NDArray.fromData(backend, Int32Array.from({ length: n }, (_, i) => i), shape.map((d, i) => (i === axis ? n : 1)));
+  return NDArray.fromData(
+    backend,
+    Int32Array.from({ length: n }, (_, i) => i),
+    shape.map((d, i) => (i === axis ? n : 1)),
+  );
 }
 
 function shifted(y: NDArray, axis: number, s: number): NDArray {
@@ -30,8 +34,13 @@ export function scanArray(x: NDArray, axis: number, op: 'add' | 'mul'): NDArray 
   for (let s = 1; s < n; s *= 2) {
     const sh = shifted(y, axis, s);
     const e = op === 'add' ? E.add(E.in(0), E.in(1)) : E.where(E.lt(E.in(2), E.i(s)), E.in(0), E.mul(E.in(0), E.in(1)));
-    const [next] = NDArray.elementwise([e], op === 'add' ? [y, sh] : [y, sh, pos!], op === 'add' ? 'cumsum' : 'cumprod');
-    sh.dispose(); y.dispose();
+    const [next] = NDArray.elementwise(
+      [e],
+      op === 'add' ? [y, sh] : [y, sh, pos!],
+      op === 'add' ? 'cumsum' : 'cumprod',
+    );
+    sh.dispose();
+    y.dispose();
     y = next;
   }
   pos?.dispose();
@@ -76,8 +85,13 @@ export function cumsum(x: Tensor, dim: number): Tensor {
 function exclusive(y: NDArray, axis: number): NDArray {
   const sh = shifted(y, axis, 1);
   const pos = iota(y.backend, y.shape, axis);
-  const [r] = NDArray.elementwise([E.where(E.eq(E.in(1), E.i(0)), E.c(1, y.dtype), E.in(0))], [sh, pos], 'prod backward');
-  sh.dispose(); pos.dispose();
+  const [r] = NDArray.elementwise(
+    [E.where(E.eq(E.in(1), E.i(0)), E.c(1, y.dtype), E.in(0))],
+    [sh, pos],
+    'prod backward',
+  );
+  sh.dispose();
+  pos.dispose();
   return r;
 }
 
@@ -90,7 +104,10 @@ export function prod(x: Tensor, dim?: number, keepdim = false): Tensor {
   const all = dim === undefined;
   const nd1 = all ? nd0.reshape([nd0.size]) : nd0.reshape(nd0.shape);
   const ax = all ? 0 : normAxis('prod', dim, nd0.ndim);
-  if (nd0.dtype === 'bool') { nd1.dispose(); throw new DTypeError('prod: got dtype bool; expected float32 or int32 (cast first)'); }
+  if (nd0.dtype === 'bool') {
+    nd1.dispose();
+    throw new DTypeError('prod: got dtype bool; expected float32 or int32 (cast first)');
+  }
   const n = nd1.shape[ax];
   const keptShape = nd1.shape.map((d, i) => (i === ax ? 1 : d));
   let last: NDArray;
@@ -100,23 +117,35 @@ export function prod(x: Tensor, dim?: number, keepdim = false): Tensor {
     last = s.crop(s.shape.map((d, i) => (i === ax ? [n - 1, n] : [0, d]) as [number, number]));
     s.dispose();
   }
-  const outShape = all ? (keepdim ? nd0.shape.map(() => 1) : []) : keepdim ? keptShape : nd0.shape.filter((_, i) => i !== ax);
+  const outShape = all
+    ? keepdim
+      ? nd0.shape.map(() => 1)
+      : []
+    : keepdim
+      ? keptShape
+      : nd0.shape.filter((_, i) => i !== ax);
   const out = last.reshape(outShape);
   last.dispose();
   const saved = nd1;
-  return fromOp('prod', out, [x], (g) => {
-    if (n === 0) return [NDArray.full(g.backend, nd0.shape, 0)];
-    const pre = scanArray(saved, ax, 'mul');
-    const suf = reverseScan(saved, ax, 'mul');
-    const a = exclusive(pre, ax);
-    const sufF = suf.flip([ax]);
-    const bF = exclusive(sufF, ax);
-    const b = bF.flip([ax]);
-    const gk = g.reshape(keptShape);
-    const [r] = NDArray.elementwise([E.mul(E.mul(E.in(0), E.in(1)), E.in(2))], [gk, a, b], 'prod backward');
-    [pre, suf, a, sufF, bF, b, gk].forEach((t) => t.dispose());
-    const back = r.reshape(nd0.shape);
-    r.dispose();
-    return [back];
-  }, [saved]);
+  return fromOp(
+    'prod',
+    out,
+    [x],
+    (g) => {
+      if (n === 0) return [NDArray.full(g.backend, nd0.shape, 0)];
+      const pre = scanArray(saved, ax, 'mul');
+      const suf = reverseScan(saved, ax, 'mul');
+      const a = exclusive(pre, ax);
+      const sufF = suf.flip([ax]);
+      const bF = exclusive(sufF, ax);
+      const b = bF.flip([ax]);
+      const gk = g.reshape(keptShape);
+      const [r] = NDArray.elementwise([E.mul(E.mul(E.in(0), E.in(1)), E.in(2))], [gk, a, b], 'prod backward');
+      [pre, suf, a, sufF, bF, b, gk].forEach((t) => t.dispose());
+      const back = r.reshape(nd0.shape);
+      r.dispose();
+      return [back];
+    },
+    [saved],
+  );
 }

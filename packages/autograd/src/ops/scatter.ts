@@ -23,13 +23,20 @@ function scatterOp(mode: ScatterMode, x: Tensor, dim: number, index: Tensor, src
   let srcNd: NDArray;
   if (src instanceof Tensor) {
     const s = src.nd(op);
-    if (s.dtype !== xnd.dtype) throw new DTypeError(`${op}: src has dtype ${s.dtype} but the input has ${xnd.dtype}; expected them equal`);
-    if (s.ndim !== ishape.length || s.shape.some((v, d) => v < ishape[d])) throw new ValueError(`${op}: src of shape [${s.shape}] is smaller than the index [${ishape}] in some dim; expected src.shape[d] >= index.shape[d]`);
+    if (s.dtype !== xnd.dtype)
+      throw new DTypeError(`${op}: src has dtype ${s.dtype} but the input has ${xnd.dtype}; expected them equal`);
+    if (s.ndim !== ishape.length || s.shape.some((v, d) => v < ishape[d]))
+      throw new ValueError(
+        `${op}: src of shape [${s.shape}] is smaller than the index [${ishape}] in some dim; expected src.shape[d] >= index.shape[d]`,
+      );
     const part = s.crop(ishape.map((v) => [0, v] as [number, number]));
     srcNd = part.reshape([n]);
     part.dispose();
   } else if (typeof src === 'number') {
-    if (mode === 'add') throw new ValueError('scatterAdd: src must be a Tensor (use scatter with a value, or add a tensor of that value)');
+    if (mode === 'add')
+      throw new ValueError(
+        'scatterAdd: src must be a Tensor (use scatter with a value, or add a tensor of that value)',
+      );
     srcNd = NDArray.full(xnd.backend, [n], src, xnd.dtype);
   } else {
     throw new ValueError(`${op}: src must be a Tensor or a number`);
@@ -41,27 +48,34 @@ function scatterOp(mode: ScatterMode, x: Tensor, dim: number, index: Tensor, src
   srcNd.dispose();
   const srcShape = src instanceof Tensor ? src.shape : null;
   const parents = src instanceof Tensor ? [x, src] : [x];
-  return fromOp(op, r, parents, (g) => {
-    // x's gradient: everything, except (for 'set') the positions that were overwritten.
-    let gx: NDArray;
-    if (mode === 'add') gx = alias(g);
-    else {
-      const zero = NDArray.full(g.backend, [n], 0);
-      gx = scatterFlat('set', g, flatP, zero);
-      zero.dispose();
-    }
-    if (!srcShape) return [gx];
-    // src's gradient: g read at the positions it went to (PyTorch's rule), zero where unused.
-    const gf = g.reshape([g.size]);
-    const picked = gf.gather(0, flatP);
-    gf.dispose();
-    const shaped = picked.reshape(ishape);
-    picked.dispose();
-    const gs = shaped.pad(ishape.map((v, d) => [0, srcShape[d] - v] as [number, number]));
-    shaped.dispose();
-    return [gx, gs];
-  }, [flatP]);
+  return fromOp(
+    op,
+    r,
+    parents,
+    (g) => {
+      // x's gradient: everything, except (for 'set') the positions that were overwritten.
+      let gx: NDArray;
+      if (mode === 'add') gx = alias(g);
+      else {
+        const zero = NDArray.full(g.backend, [n], 0);
+        gx = scatterFlat('set', g, flatP, zero);
+        zero.dispose();
+      }
+      if (!srcShape) return [gx];
+      // src's gradient: g read at the positions it went to (PyTorch's rule), zero where unused.
+      const gf = g.reshape([g.size]);
+      const picked = gf.gather(0, flatP);
+      gf.dispose();
+      const shaped = picked.reshape(ishape);
+      picked.dispose();
+      const gs = shaped.pad(ishape.map((v, d) => [0, srcShape[d] - v] as [number, number]));
+      shaped.dispose();
+      return [gx, gs];
+    },
+    [flatP],
+  );
 }
 
-export const scatter = (x: Tensor, dim: number, index: Tensor, src: Tensor | number) => scatterOp('set', x, dim, index, src);
+export const scatter = (x: Tensor, dim: number, index: Tensor, src: Tensor | number) =>
+  scatterOp('set', x, dim, index, src);
 export const scatterAdd = (x: Tensor, dim: number, index: Tensor, src: Tensor) => scatterOp('add', x, dim, index, src);

@@ -11,13 +11,18 @@ import { Tensor } from '../tensor';
 /** Resolves one -1 in a requested shape. */
 function inferShape(op: string, shape: readonly number[], size: number, from: readonly number[]): number[] {
   const free = shape.filter((d) => d === -1).length;
-  if (free > 1 || !shape.every((d) => Number.isInteger(d) && d >= -1)) throw new ShapeError(`${op}: invalid shape ${fmtShape(shape)}; expected non-negative integers and at most one -1`);
+  if (free > 1 || !shape.every((d) => Number.isInteger(d) && d >= -1))
+    throw new ShapeError(`${op}: invalid shape ${fmtShape(shape)}; expected non-negative integers and at most one -1`);
   if (free === 0) {
-    if (numel(shape) !== size) throw new ShapeError(`${op}: cannot reshape ${fmtShape(from)} (${size} elements) to ${fmtShape(shape)} (${numel(shape)} elements)`);
+    if (numel(shape) !== size)
+      throw new ShapeError(
+        `${op}: cannot reshape ${fmtShape(from)} (${size} elements) to ${fmtShape(shape)} (${numel(shape)} elements)`,
+      );
     return shape.slice();
   }
   const known = shape.reduce((a, d) => (d === -1 ? a : a * d), 1);
-  if (known === 0 || size % known !== 0) throw new ShapeError(`${op}: cannot reshape ${fmtShape(from)} (${size} elements) to ${fmtShape(shape)}`);
+  if (known === 0 || size % known !== 0)
+    throw new ShapeError(`${op}: cannot reshape ${fmtShape(from)} (${size} elements) to ${fmtShape(shape)}`);
   return shape.map((d) => (d === -1 ? size / known : d));
 }
 
@@ -30,16 +35,22 @@ export function reshape(x: Tensor, shape: readonly number[], op = 'reshape'): Te
 
 export function permute(x: Tensor, order: readonly number[]): Tensor {
   const nd = x.nd('permute');
-  if (order.length !== nd.ndim) throw new ShapeError(`permute: got ${order.length} dims ${JSON.stringify(order)} for a ${nd.ndim}-d tensor of shape ${fmtShape(nd.shape)}; expected a permutation of all ${nd.ndim} dims`);
+  if (order.length !== nd.ndim)
+    throw new ShapeError(
+      `permute: got ${order.length} dims ${JSON.stringify(order)} for a ${nd.ndim}-d tensor of shape ${fmtShape(nd.shape)}; expected a permutation of all ${nd.ndim} dims`,
+    );
   const ord = order.map((a) => normAxis('permute', a, nd.ndim));
   const inv = new Array<number>(ord.length);
-  ord.forEach((a, i) => { inv[a] = i; });
+  ord.forEach((a, i) => {
+    inv[a] = i;
+  });
   return fromOp('permute', nd.permute(ord), [x], (g) => [g.permute(inv)]);
 }
 
 export function transpose(x: Tensor, d0: number, d1: number): Tensor {
   const n = x.ndim;
-  const a = normAxis('transpose', d0, n), b = normAxis('transpose', d1, n);
+  const a = normAxis('transpose', d0, n),
+    b = normAxis('transpose', d1, n);
   const order = Array.from({ length: n }, (_, i) => (i === a ? b : i === b ? a : i));
   return permute(x, order);
 }
@@ -47,7 +58,8 @@ export function transpose(x: Tensor, d0: number, d1: number): Tensor {
 export function expand(x: Tensor, shape: readonly number[], op = 'expand'): Tensor {
   const nd = x.nd(op);
   const lead = shape.length - nd.ndim;
-  if (lead < 0) throw new ShapeError(`${op}: cannot expand shape ${fmtShape(nd.shape)} to fewer dims ${fmtShape(shape)}`);
+  if (lead < 0)
+    throw new ShapeError(`${op}: cannot expand shape ${fmtShape(nd.shape)} to fewer dims ${fmtShape(shape)}`);
   const target = shape.map((d, i) => (d === -1 && i >= lead ? nd.shape[i - lead] : d));
   return fromOp(op, nd.expand(target, op), [x], (g) => [alias(g)]);
 }
@@ -56,7 +68,9 @@ export function pad(x: Tensor, widths: readonly (readonly [number, number])[]): 
   const nd = x.nd('pad');
   const shape = nd.shape.slice();
   const out = nd.pad(widths);
-  return fromOp('pad', out, [x], (g) => [g.crop(shape.map((d, i) => [widths[i][0], widths[i][0] + d] as [number, number]))]);
+  return fromOp('pad', out, [x], (g) => [
+    g.crop(shape.map((d, i) => [widths[i][0], widths[i][0] + d] as [number, number])),
+  ]);
 }
 
 export function narrow(x: Tensor, dim: number, start: number, length: number): Tensor {
@@ -65,7 +79,9 @@ export function narrow(x: Tensor, dim: number, start: number, length: number): T
   const n = nd.shape[ax];
   const s = start < 0 ? start + n : start;
   if (!Number.isInteger(s) || !Number.isInteger(length) || s < 0 || length < 0 || s + length > n) {
-    throw new ShapeError(`narrow: start ${start} and length ${length} do not fit dim ${dim} of size ${n} in shape ${fmtShape(nd.shape)} (expected 0 <= start <= start + length <= ${n})`);
+    throw new ShapeError(
+      `narrow: start ${start} and length ${length} do not fit dim ${dim} of size ${n} in shape ${fmtShape(nd.shape)} (expected 0 <= start <= start + length <= ${n})`,
+    );
   }
   const ranges = nd.shape.map((d, i) => (i === ax ? [s, s + length] : [0, d]) as [number, number]);
   const widths = nd.shape.map((d, i) => (i === ax ? [s, n - s - length] : [0, 0]) as [number, number]);
@@ -82,7 +98,11 @@ export function squeeze(x: Tensor, dim?: number | readonly number[]): Tensor {
   const shape = x.shape;
   const axes = dim === undefined ? shape.map((_, i) => i) : normAxes('squeeze', dim, shape.length);
   // As PyTorch: a named dim that is not 1 is left alone.
-  return reshape(x, shape.filter((d, i) => !(d === 1 && axes.includes(i))), 'squeeze');
+  return reshape(
+    x,
+    shape.filter((d, i) => !(d === 1 && axes.includes(i))),
+    'squeeze',
+  );
 }
 
 export function unsqueeze(x: Tensor, dim: number): Tensor {
@@ -95,8 +115,10 @@ export function unsqueeze(x: Tensor, dim: number): Tensor {
 export function flatten(x: Tensor, startDim: number, endDim: number): Tensor {
   const shape = x.shape;
   if (shape.length === 0) return reshape(x, [1], 'flatten');
-  const a = normAxis('flatten', startDim, shape.length), b = normAxis('flatten', endDim, shape.length);
-  if (a > b) throw new ValueError(`flatten: startDim ${startDim} comes after endDim ${endDim} for shape ${fmtShape(shape)}`);
+  const a = normAxis('flatten', startDim, shape.length),
+    b = normAxis('flatten', endDim, shape.length);
+  if (a > b)
+    throw new ValueError(`flatten: startDim ${startDim} comes after endDim ${endDim} for shape ${fmtShape(shape)}`);
   return reshape(x, [...shape.slice(0, a), numel(shape.slice(a, b + 1)), ...shape.slice(b + 1)], 'flatten');
 }
 

@@ -34,17 +34,28 @@ export function logsumexp(x: Tensor, dim: number | readonly number[] | undefined
   const { nd, own } = floatNd('logsumexp', x);
   const { m, s } = expSums('logsumexp', nd, axes);
   const [lse] = NDArray.elementwise([E.add(E.log(E.in(0)), finiteOr0(E.in(1)))], [s, m], 'logsumexp');
-  m.dispose(); s.dispose();
+  m.dispose();
+  s.dispose();
   const shape = x.shape;
   const kept = keptShape(shape, axes);
   const out = keepdim ? alias(lse) : lse.reshape(shape.filter((_, i) => !axes.includes(i)));
   const savedX = own ? nd : alias(nd);
-  return fromOp('logsumexp', out, [x], (g) => {
-    const gk = spread(g, kept, shape);
-    const [r] = NDArray.elementwise([E.mul(E.in(0), E.exp(E.sub(E.in(1), E.in(2))))], [gk, savedX, lse], 'logsumexp backward');
-    gk.dispose();
-    return [r];
-  }, [savedX, lse]);
+  return fromOp(
+    'logsumexp',
+    out,
+    [x],
+    (g) => {
+      const gk = spread(g, kept, shape);
+      const [r] = NDArray.elementwise(
+        [E.mul(E.in(0), E.exp(E.sub(E.in(1), E.in(2))))],
+        [gk, savedX, lse],
+        'logsumexp backward',
+      );
+      gk.dispose();
+      return [r];
+    },
+    [savedX, lse],
+  );
 }
 
 /** exp(x - m) / Σ exp(x - m); gradient out·(g - Σ g·out). */
@@ -53,17 +64,24 @@ export function softmax(x: Tensor, dim: number): Tensor {
   const { nd, own } = floatNd('softmax', x);
   const { m, s } = expSums('softmax', nd, [ax]);
   const [out] = NDArray.elementwise([E.div(E.exp(E.sub(E.in(0), finiteOr0(E.in(1)))), E.in(2))], [nd, m, s], 'softmax');
-  m.dispose(); s.dispose();
+  m.dispose();
+  s.dispose();
   if (own) nd.dispose();
   const saved = alias(out);
-  return fromOp('softmax', out, [x], (g) => {
-    const [go] = NDArray.elementwise([E.mul(E.in(0), E.in(1))], [g, saved], 'softmax backward');
-    const dotp = go.sum(ax, true);
-    go.dispose();
-    const [r] = NDArray.elementwise([E.mul(E.in(1), E.sub(E.in(0), E.in(2)))], [g, saved, dotp], 'softmax backward');
-    dotp.dispose();
-    return [r];
-  }, [saved]);
+  return fromOp(
+    'softmax',
+    out,
+    [x],
+    (g) => {
+      const [go] = NDArray.elementwise([E.mul(E.in(0), E.in(1))], [g, saved], 'softmax backward');
+      const dotp = go.sum(ax, true);
+      go.dispose();
+      const [r] = NDArray.elementwise([E.mul(E.in(1), E.sub(E.in(0), E.in(2)))], [g, saved, dotp], 'softmax backward');
+      dotp.dispose();
+      return [r];
+    },
+    [saved],
+  );
 }
 
 /** x - m - log Σ exp(x - m); gradient g - exp(out)·Σ g. */
@@ -71,14 +89,29 @@ export function logSoftmax(x: Tensor, dim: number): Tensor {
   const ax = axisOf('logSoftmax', x, dim);
   const { nd, own } = floatNd('logSoftmax', x);
   const { m, s } = expSums('logSoftmax', nd, [ax]);
-  const [out] = NDArray.elementwise([E.sub(E.sub(E.in(0), finiteOr0(E.in(1))), E.log(E.in(2)))], [nd, m, s], 'logSoftmax');
-  m.dispose(); s.dispose();
+  const [out] = NDArray.elementwise(
+    [E.sub(E.sub(E.in(0), finiteOr0(E.in(1))), E.log(E.in(2)))],
+    [nd, m, s],
+    'logSoftmax',
+  );
+  m.dispose();
+  s.dispose();
   if (own) nd.dispose();
   const saved = alias(out);
-  return fromOp('logSoftmax', out, [x], (g) => {
-    const gs = g.sum(ax, true);
-    const [r] = NDArray.elementwise([E.sub(E.in(0), E.mul(E.exp(E.in(1)), E.in(2)))], [g, saved, gs], 'logSoftmax backward');
-    gs.dispose();
-    return [r];
-  }, [saved]);
+  return fromOp(
+    'logSoftmax',
+    out,
+    [x],
+    (g) => {
+      const gs = g.sum(ax, true);
+      const [r] = NDArray.elementwise(
+        [E.sub(E.in(0), E.mul(E.exp(E.in(1)), E.in(2)))],
+        [g, saved, gs],
+        'logSoftmax backward',
+      );
+      gs.dispose();
+      return [r];
+    },
+    [saved],
+  );
 }

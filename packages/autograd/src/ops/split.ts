@@ -20,18 +20,25 @@ export function split(x: Tensor, size: number | readonly number[], dim = 0): Ten
     sizes = size.slice();
     const total = sizes.reduce((a, b) => a + b, 0);
     if (!sizes.every((s) => Number.isInteger(s) && s >= 0) || total !== n) {
-      throw new ValueError(`split: sizes ${fmtShape(sizes)} add up to ${total}; expected non-negative integers adding up to dim ${dim} of size ${n} in shape ${fmtShape(shape)}`);
+      throw new ValueError(
+        `split: sizes ${fmtShape(sizes)} add up to ${total}; expected non-negative integers adding up to dim ${dim} of size ${n} in shape ${fmtShape(shape)}`,
+      );
     }
   } else {
     throw new ValueError('split: size must be a number or an array of numbers');
   }
   let at = 0;
-  return sizes.map((s) => { const t = S.narrow(x, ax, at, s); at += s; return t; });
+  return sizes.map((s) => {
+    const t = S.narrow(x, ax, at, s);
+    at += s;
+    return t;
+  });
 }
 
 /** torch.chunk: up to `chunks` pieces of ceil(n / chunks) along dim (fewer when n is small). */
 export function chunk(x: Tensor, chunks: number, dim = 0): Tensor[] {
-  if (!Number.isInteger(chunks) || chunks <= 0) throw new ValueError(`chunk: chunks ${chunks}; expected a positive integer`);
+  if (!Number.isInteger(chunks) || chunks <= 0)
+    throw new ValueError(`chunk: chunks ${chunks}; expected a positive integer`);
   const shape = x.nd('chunk').shape;
   const n = shape[normAxis('chunk', dim, shape.length)];
   return split(x, Math.max(1, Math.ceil(n / chunks)), dim);

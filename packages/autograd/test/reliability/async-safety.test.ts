@@ -15,20 +15,33 @@ import { describeEach, gpuAvailable, gpuBackend, watchUnhandled } from './gpu';
  */
 let gpu: WebGPUBackend;
 const watch = watchUnhandled();
-beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
-afterAll(() => { gpu?.destroy(); watch.stop(); });
-afterEach(() => { expect(watch.list).toEqual([]); });
+beforeAll(async () => {
+  if (gpuAvailable) gpu = await gpuBackend();
+});
+afterAll(() => {
+  gpu?.destroy();
+  watch.stop();
+});
+afterEach(() => {
+  expect(watch.list).toEqual([]);
+});
 
 const makers = { cpu: (): CpuBackend | WebGPUBackend => new CpuBackend(), webgpu: () => gpu };
 
 describeEach(['cpu', 'webgpu'] as const, '%s', (kind) => {
   let prev: ReturnType<typeof setBackend> | null = null;
-  beforeAll(() => { prev = setBackend(makers[kind]()); });
-  afterAll(() => { if (prev) setBackend(prev); });
+  beforeAll(() => {
+    prev = setBackend(makers[kind]());
+  });
+  afterAll(() => {
+    if (prev) setBackend(prev);
+  });
 
   test('overlapping readbacks of many tensors (and of one tensor twice) each get the right values', async () => {
     const before = memory();
-    const ts: Tensor[] = Array.from({ length: 24 }, (_, i) => tensor(Float32Array.from({ length: 1 + i * 37 }, (_, j) => i * 1000 + j)));
+    const ts: Tensor[] = Array.from({ length: 24 }, (_, i) =>
+      tensor(Float32Array.from({ length: 1 + i * 37 }, (_, j) => i * 1000 + j)),
+    );
     const outs = ts.map((t, i) => tidy(() => t.mul(2).add(i)));
     const reads = [...outs.map((t) => t.data()), outs[5].data(), outs[5].data()];
     const got = await Promise.all(reads);
@@ -65,13 +78,17 @@ describeEach(['cpu', 'webgpu'] as const, '%s', (kind) => {
     let made: Tensor | null = null;
     let after: Tensor | null = null;
     let resume: () => void = () => undefined;
-    const gate = new Promise<void>((r) => { resume = r; });
-    expect(() => tidy((async () => {
-      made = tensor([1, 2]).mul(3);
-      await gate;
-      after = tensor([5]);
-      return made;
-    }) as unknown as () => Tensor)).toThrow(ValueError);
+    const gate = new Promise<void>((r) => {
+      resume = r;
+    });
+    expect(() =>
+      tidy((async () => {
+        made = tensor([1, 2]).mul(3);
+        await gate;
+        after = tensor([5]);
+        return made;
+      }) as unknown as () => Tensor),
+    ).toThrow(ValueError);
     expect(made!.isDisposed).toBe(true);
     expect(memory().tensors).toBe(before);
     // Tensors made after the await belong to no scope: the caller owns them.
@@ -85,7 +102,13 @@ describeEach(['cpu', 'webgpu'] as const, '%s', (kind) => {
 
   test('tidy() between awaits in interleaved async tasks frees exactly its own temporaries', async () => {
     const before = memory();
-    const w = tensor([[1, 2], [3, 4]], { dtype: 'float32' });
+    const w = tensor(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      { dtype: 'float32' },
+    );
     const task = async (k: number): Promise<number[]> => {
       const sums: number[] = [];
       for (let step = 0; step < 5; step++) {

@@ -15,7 +15,9 @@ afterAll(async () => {
   await init({ backend: 'cpu' });
   watch.stop();
 });
-afterEach(() => { expect(watch.list).toEqual([]); });
+afterEach(() => {
+  expect(watch.list).toEqual([]);
+});
 
 async function webgpu(): Promise<WebGPUBackend> {
   const r = await init({ backend: 'webgpu' });
@@ -88,18 +90,21 @@ testGpu('a read pending when the device is lost rejects with a SurfError instead
   expect(await tensor([3]).mul(3).item()).toBe(9);
 });
 
-testGpu('destroying the backend (init() to another one) makes its tensors raise DisposedError naming the op', async () => {
-  await webgpu();
-  const x: Tensor = tensor([1, 2]);
-  await init({ backend: 'cpu' });
-  const e = await errorOf(() => x.sum());
-  expect(e).toBeInstanceOf(DisposedError);
-  expect(e!.message).toMatch(/^sum: /);
-  const r = await errorOf(() => x.data());
-  expect(r).toBeInstanceOf(DisposedError);
-  x.dispose();
-  expect(await tensor([1, 2]).sum().item()).toBe(3);
-});
+testGpu(
+  'destroying the backend (init() to another one) makes its tensors raise DisposedError naming the op',
+  async () => {
+    await webgpu();
+    const x: Tensor = tensor([1, 2]);
+    await init({ backend: 'cpu' });
+    const e = await errorOf(() => x.sum());
+    expect(e).toBeInstanceOf(DisposedError);
+    expect(e!.message).toMatch(/^sum: /);
+    const r = await errorOf(() => x.data());
+    expect(r).toBeInstanceOf(DisposedError);
+    x.dispose();
+    expect(await tensor([1, 2]).sum().item()).toBe(3);
+  },
+);
 
 test('DeviceLostError is a BackendError, so apps can catch either', () => {
   const e = new DeviceLostError('x');

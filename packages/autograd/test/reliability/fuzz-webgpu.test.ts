@@ -18,8 +18,13 @@ let gpu: WebGPUBackend;
 const cpu = new CpuBackend();
 const watch = watchUnhandled();
 
-beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
-afterAll(() => { gpu?.destroy(); watch.stop(); });
+beforeAll(async () => {
+  if (gpuAvailable) gpu = await gpuBackend();
+});
+afterAll(() => {
+  gpu?.destroy();
+  watch.stop();
+});
 
 testGpu(`fuzz: ${CASES} random op chains agree between the CPU and WebGPU backends`, async () => {
   const prev = setBackend(cpu);
@@ -32,7 +37,11 @@ testGpu(`fuzz: ${CASES} random op chains agree between the CPU and WebGPU backen
       setBackend(gpu);
       const b = await runCase(c);
       // A GPU error from this case surfaces at the next op or sync: make it this case's.
-      try { await gpu.sync(); } catch (e) { failures.push(`seed ${seed}: GPU error after the case: ${(e as Error).message}`); }
+      try {
+        await gpu.sync();
+      } catch (e) {
+        failures.push(`seed ${seed}: GPU error after the case: ${(e as Error).message}`);
+      }
       failures.push(...disagreements(c, a, b));
       failures.push(...checkAgainstOracle(c, b).map((f) => `webgpu: ${f}`));
     }

@@ -6,7 +6,14 @@ export * from '../../../../test-support/gpu';
  */
 export function watchUnhandled(): { list: unknown[]; stop(): void } {
   const list: unknown[] = [];
-  const on = (e: unknown) => { list.push(e); };
+  const on = (e: unknown) => {
+    list.push(e);
+  };
   process.on('unhandledRejection', on);
-  return { list, stop: () => { process.off('unhandledRejection', on); } };
+  return {
+    list,
+    stop: () => {
+      process.off('unhandledRejection', on);
+    },
+  };
 }

@@ -12,7 +12,10 @@ async function main(): Promise<void> {
   const info = await init({ backend: choice });
   console.log(`backend: ${info.backend} (${info.description})${info.fallbackReason ? `; ${info.fallbackReason}` : ''}`);
   const rs = await runIeeeCases();
-  for (const r of rs) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}${r.ok ? '' : `\n     ${r.message}; got ${JSON.stringify(r.got)}, want ${JSON.stringify(r.want)}`}`);
+  for (const r of rs)
+    console.log(
+      `${r.ok ? 'ok  ' : 'FAIL'} ${r.name}${r.ok ? '' : `\n     ${r.message}; got ${JSON.stringify(r.got)}, want ${JSON.stringify(r.want)}`}`,
+    );
   const failed = rs.filter((r) => !r.ok).length;
   console.log(`${rs.length - failed}/${rs.length} cases as documented`);
   process.exitCode = failed ? 1 : 0;

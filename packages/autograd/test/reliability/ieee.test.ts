@@ -7,10 +7,16 @@ import { IEEE_CASES, IeeeResult, runIeeeCases } from '../../../../test-support/i
 /** The IEEE edge cases of ieee-cases.ts give the documented results on the CPU and on WebGPU. */
 let gpu: WebGPUBackend;
 const watch = watchUnhandled();
-beforeAll(async () => { if (gpuAvailable) gpu = await gpuBackend(); });
-afterAll(() => { gpu?.destroy(); watch.stop(); });
+beforeAll(async () => {
+  if (gpuAvailable) gpu = await gpuBackend();
+});
+afterAll(() => {
+  gpu?.destroy();
+  watch.stop();
+});
 
-const bad = (rs: IeeeResult[]) => rs.filter((r) => !r.ok).map((r) => `${r.name}: ${r.message} (got ${JSON.stringify(r.got)})`);
+const bad = (rs: IeeeResult[]) =>
+  rs.filter((r) => !r.ok).map((r) => `${r.name}: ${r.message} (got ${JSON.stringify(r.got)})`);
 
 async function runOn(backend: CpuBackend | WebGPUBackend): Promise<IeeeResult[]> {
   const prev = setBackend(backend);

@@ -7,8 +7,12 @@ import { Tensor, memory, setBackend, tensor } from '@surf/autograd';
  * rejected call must validate its arguments before it allocates, so it leaks nothing.
  */
 let prev: ReturnType<typeof setBackend>;
-beforeAll(() => { prev = setBackend(new CpuBackend()); });
-afterAll(() => { setBackend(prev); });
+beforeAll(() => {
+  prev = setBackend(new CpuBackend());
+});
+afterAll(() => {
+  setBackend(prev);
+});
 
 const f32 = (xs: number[]) => tensor(Float32Array.from(xs));
 const bool = (xs: number[]) => tensor(Uint8Array.from(xs));
@@ -33,10 +37,16 @@ test('fixed bug (autograd): dot of int32 vectors names dot, not matmul', () => {
   expect(messageOf(() => tensor([1, 2]).dot(tensor([3, 4])))).toMatch(/^dot: /);
 });
 test('fixed bug (autograd): relu and abs of a bool tensor name relu/abs, not max/neg', () => {
-  expect([messageOf(() => bool([1, 0]).relu()), messageOf(() => bool([1, 0]).abs())].map((m) => m.split(':')[0])).toEqual(['relu', 'abs']);
+  expect(
+    [messageOf(() => bool([1, 0]).relu()), messageOf(() => bool([1, 0]).abs())].map((m) => m.split(':')[0]),
+  ).toEqual(['relu', 'abs']);
 });
 test('fixed bug (autograd): maximum and minimum of bool tensors name maximum/minimum, not max/lt', () => {
-  expect([messageOf(() => bool([1]).maximum(bool([0]))), messageOf(() => bool([1]).minimum(bool([0])))].map((m) => m.split(':')[0])).toEqual(['maximum', 'minimum']);
+  expect(
+    [messageOf(() => bool([1]).maximum(bool([0]))), messageOf(() => bool([1]).minimum(bool([0])))].map(
+      (m) => m.split(':')[0],
+    ),
+  ).toEqual(['maximum', 'minimum']);
 });
 test('fixed bug (autograd): a matmul batch mismatch names both operand shapes, not just the batch dims', () => {
   const a = f32(new Array(24).fill(1)).reshape(3, 4, 2);

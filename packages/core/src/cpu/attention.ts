@@ -27,20 +27,38 @@ function forEachBatch(batch: readonly number[], fn: (b: number, offsetOf: (v: Vi
       for (let d = 0; d < batch.length; d++) o += idx[d] * v.strides[d];
       return o;
     });
-    for (let d = batch.length - 1; d >= 0; d--) { if (++idx[d] < batch[d]) break; idx[d] = 0; }
+    for (let d = batch.length - 1; d >= 0; d--) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
   }
 }
 
-interface Dims { batch: number[]; L: number; S: number; E: number; Ev: number; nd: number }
+interface Dims {
+  batch: number[];
+  L: number;
+  S: number;
+  E: number;
+  Ev: number;
+  nd: number;
+}
 
 function dims(q: View, v: View): Dims {
   const nd = q.ndim;
-  return { batch: q.shape.slice(0, -2), L: q.shape[nd - 2], S: v.shape[nd - 2], E: q.shape[nd - 1], Ev: v.shape[nd - 1], nd };
+  return {
+    batch: q.shape.slice(0, -2),
+    L: q.shape[nd - 2],
+    S: v.shape[nd - 2],
+    E: q.shape[nd - 1],
+    Ev: v.shape[nd - 1],
+    nd,
+  };
 }
 
 /** Copies `rows` rows of `cols` elements of x (batch offset o) into a dense float64 block. */
 function pack(x: CpuOperand, o: number, rows: number, cols: number, rowAxis: number, into: Float64Array): Float64Array {
-  const rs = x.view.strides[rowAxis], cs = cols > 0 ? x.view.strides[rowAxis + 1] : 0;
+  const rs = x.view.strides[rowAxis],
+    cs = cols > 0 ? x.view.strides[rowAxis + 1] : 0;
   const d = x.data;
   for (let r = 0, w = 0; r < rows; r++) {
     let src = o + r * rs;
@@ -53,7 +71,17 @@ function pack(x: CpuOperand, o: number, rows: number, cols: number, rowAxis: num
  * Row i's scores into s[0..n), n the keys it may see (j <= i when causal); hidden keys get
  * -Infinity. q is row i of the packed q block, k the packed [S, E] keys.
  */
-function scoreRow(s: Float64Array, i: number, n: number, qb: Float64Array, kb: Float64Array, E: number, opts: CpuAttentionOptions, mo: number, nd: number): void {
+function scoreRow(
+  s: Float64Array,
+  i: number,
+  n: number,
+  qb: Float64Array,
+  kb: Float64Array,
+  E: number,
+  opts: CpuAttentionOptions,
+  mo: number,
+  nd: number,
+): void {
   const qo = i * E;
   for (let j = 0, ko = 0; j < n; j++, ko += E) {
     let acc = 0;
@@ -62,19 +90,31 @@ function scoreRow(s: Float64Array, i: number, n: number, qb: Float64Array, kb: F
   }
   const m = opts.mask;
   if (!m) return;
-  const mr = mo + i * m.view.strides[nd - 2], mc = m.view.strides[nd - 1];
+  const mr = mo + i * m.view.strides[nd - 2],
+    mc = m.view.strides[nd - 1];
   for (let j = 0; j < n; j++) {
     const mv = m.data[mr + j * mc];
-    if (m.bool) { if (!mv) s[j] = -Infinity; } else s[j] += mv;
+    if (m.bool) {
+      if (!mv) s[j] = -Infinity;
+    } else s[j] += mv;
   }
 }
 
-export function attentionCpu(q: CpuOperand, k: CpuOperand, v: CpuOperand, opts: CpuAttentionOptions, out: Float32Array, lse: Float32Array): void {
+export function attentionCpu(
+  q: CpuOperand,
+  k: CpuOperand,
+  v: CpuOperand,
+  opts: CpuAttentionOptions,
+  out: Float32Array,
+  lse: Float32Array,
+): void {
   const d = dims(q.view, v.view);
   const { L, S, E, Ev, nd } = d;
   const s = new Float64Array(S);
   const acc = new Float64Array(Ev);
-  const qb = new Float64Array(L * E), kb = new Float64Array(S * E), vb = new Float64Array(S * Ev);
+  const qb = new Float64Array(L * E),
+    kb = new Float64Array(S * E),
+    vb = new Float64Array(S * Ev);
   forEachBatch(d.batch, (b, off) => {
     pack(q, off(q.view), L, E, nd - 2, qb);
     pack(k, off(k.view), S, E, nd - 2, kb);
@@ -107,8 +147,16 @@ export function attentionCpu(q: CpuOperand, k: CpuOperand, v: CpuOperand, opts: 
 }
 
 export function attentionBackwardCpu(
-  q: CpuOperand, k: CpuOperand, v: CpuOperand, out: CpuOperand, lse: CpuOperand, gOut: CpuOperand, opts: CpuAttentionOptions,
-  dq: Float32Array, dk: Float32Array, dv: Float32Array,
+  q: CpuOperand,
+  k: CpuOperand,
+  v: CpuOperand,
+  out: CpuOperand,
+  lse: CpuOperand,
+  gOut: CpuOperand,
+  opts: CpuAttentionOptions,
+  dq: Float32Array,
+  dk: Float32Array,
+  dv: Float32Array,
 ): void {
   const d = dims(q.view, v.view);
   const { L, S, E, Ev, nd } = d;
@@ -116,8 +164,11 @@ export function attentionBackwardCpu(
   const dkAcc = new Float64Array(S * E);
   const dvAcc = new Float64Array(S * Ev);
   const dqRow = new Float64Array(E);
-  const qb = new Float64Array(L * E), kb = new Float64Array(S * E), vb = new Float64Array(S * Ev);
-  const gb = new Float64Array(L * Ev), ob = new Float64Array(L * Ev);
+  const qb = new Float64Array(L * E),
+    kb = new Float64Array(S * E),
+    vb = new Float64Array(S * Ev);
+  const gb = new Float64Array(L * Ev),
+    ob = new Float64Array(L * Ev);
   const scale = opts.scale;
   forEachBatch(d.batch, (b, off) => {
     pack(q, off(q.view), L, E, nd - 2, qb);
@@ -125,7 +176,8 @@ export function attentionBackwardCpu(
     pack(v, off(v.view), S, Ev, nd - 2, vb);
     pack(gOut, off(gOut.view), L, Ev, nd - 2, gb);
     pack(out, off(out.view), L, Ev, nd - 2, ob);
-    const lo = off(lse.view), ls = lse.view.strides[nd - 2];
+    const lo = off(lse.view),
+      ls = lse.view.strides[nd - 2];
     const mo = opts.mask ? off(opts.mask.view) : 0;
     dkAcc.fill(0);
     dvAcc.fill(0);
@@ -135,7 +187,8 @@ export function attentionBackwardCpu(
       if (li !== -Infinity) {
         const n = opts.causal ? Math.min(S, i + 1) : S;
         scoreRow(s, i, n, qb, kb, E, opts, mo, nd);
-        const go = i * Ev, qo = i * E;
+        const go = i * Ev,
+          qo = i * E;
         let D = 0;
         for (let e = 0; e < Ev; e++) D += gb[go + e] * ob[go + e];
         for (let j = 0; j < n; j++) {

@@ -41,7 +41,15 @@ function copyRun(dst: Float32Array, at: number, src: Float32Array, from: number,
  * -1 for padding and lhs-dilation holes: computed once per call, so the packing loop does no
  * division.
  */
-function taps(k: number, out: number, inSize: number, stride: number, dil: number, lhs: number, pad: number): Int32Array {
+function taps(
+  k: number,
+  out: number,
+  inSize: number,
+  stride: number,
+  dil: number,
+  lhs: number,
+  pad: number,
+): Int32Array {
   const idx = new Int32Array(k * out);
   const din = (inSize - 1) * lhs + 1;
   for (let t = 0; t < k; t++) {
@@ -60,7 +68,15 @@ let prod = new Float32Array(0);
 const CHUNK = Number(globalThis.process?.env?.SURF_CONV_CHUNK ?? 1 << 17);
 
 /** Writes conv(x, w) into out ([N, O, ...outSpatial], contiguous). */
-export function convInto(x: Float32Array, xv: View, w: Float32Array, wv: View, p: ConvParams, outShape: readonly number[], out: Float32Array): void {
+export function convInto(
+  x: Float32Array,
+  xv: View,
+  w: Float32Array,
+  wv: View,
+  p: ConvParams,
+  outShape: readonly number[],
+  out: Float32Array,
+): void {
   const one = xv.ndim === 3;
   // Lift 1-d to 2-d with a unit H dimension.
   const sp = (arr: readonly number[], d: number, unit: number) => (one ? [unit, arr[d]] : [arr[d], arr[d + 1]]);
@@ -73,8 +89,10 @@ export function convInto(x: Float32Array, xv: View, w: Float32Array, wv: View, p
   const [dH, dW] = sp(p.dilation, 0, 1);
   const [lH, lW] = sp(p.lhsDilation, 0, 1);
   const [pH, pW] = one ? [0, p.padding[0][0]] : [p.padding[0][0], p.padding[1][0]];
-  const G = p.groups, Og = O / G;
-  const K = Cg * kH * kW, P = oH * oW;
+  const G = p.groups,
+    Og = O / G;
+  const K = Cg * kH * kW,
+    P = oH * oW;
   if (N * O * P === 0) return;
   const { data: xd, off: xo } = dense(x, xv);
   const { data: wd, off: wo } = dense(w, wv);
@@ -111,14 +129,18 @@ export function convInto(x: Float32Array, xv: View, w: Float32Array, wv: View, p
               let q = r * wdt + b * P;
               const cj = j * oW;
               // The first and last output column whose tap j lands inside the row.
-              let lo = 0, hi = oW;
+              let lo = 0,
+                hi = oW;
               if (runs) {
                 while (lo < oW && cols[cj + lo] < 0) lo++;
                 while (hi > lo && cols[cj + hi - 1] < 0) hi--;
               }
               for (let oy = 0; oy < oH; oy++, q += oW) {
                 const iy = rows[i * oH + oy];
-                if (iy < 0) { col.fill(0, q, q + oW); continue; }
+                if (iy < 0) {
+                  col.fill(0, q, q + oW);
+                  continue;
+                }
                 const rowBase = xBase + iy * W;
                 if (runs) {
                   if (lo > 0) col.fill(0, q, q + lo);
@@ -153,7 +175,20 @@ export function convInto(x: Float32Array, xv: View, w: Float32Array, wv: View, p
   }
 }
 
-interface Geom { C: number; Cg: number; H: number; W: number; kH: number; kW: number; oH: number; oW: number; sW: number; pW: number; K: number; P: number }
+interface Geom {
+  C: number;
+  Cg: number;
+  H: number;
+  W: number;
+  kH: number;
+  kW: number;
+  oH: number;
+  oW: number;
+  sW: number;
+  pW: number;
+  K: number;
+  P: number;
+}
 
 /**
  * Packs the windows of batch items n0 .. n0+cnt of group g as rows: row b·P + p holds output
@@ -161,7 +196,16 @@ interface Geom { C: number; Cg: number; H: number; W: number; kH: number; kW: nu
  * along W, the kW taps of one kernel row are one contiguous run of an input row (zeros where
  * it hangs over the padding).
  */
-function packTransposed(col: Float32Array, xd: Float32Array, xo: number, n0: number, cnt: number, g: number, q: Geom, rows: Int32Array): void {
+function packTransposed(
+  col: Float32Array,
+  xd: Float32Array,
+  xo: number,
+  n0: number,
+  cnt: number,
+  g: number,
+  q: Geom,
+  rows: Int32Array,
+): void {
   const { C, Cg, H, W, kH, kW, oH, oW, sW, pW, K, P } = q;
   for (let b = 0; b < cnt; b++) {
     for (let c = 0; c < Cg; c++) {
@@ -172,9 +216,13 @@ function packTransposed(col: Float32Array, xd: Float32Array, xo: number, n0: num
           const iy = rows[i * oH + oy];
           let dst = (b * P + oy * oW) * K + r0;
           for (let ox = 0; ox < oW; ox++, dst += K) {
-            if (iy < 0) { col.fill(0, dst, dst + kW); continue; }
+            if (iy < 0) {
+              col.fill(0, dst, dst + kW);
+              continue;
+            }
             const x0 = ox * sW - pW; // input column of tap j = 0
-            const lo = Math.max(0, -x0), hi = Math.min(kW, W - x0);
+            const lo = Math.max(0, -x0),
+              hi = Math.min(kW, W - x0);
             if (lo > 0) col.fill(0, dst, dst + Math.min(lo, kW));
             if (hi > lo) {
               const at = xBase + iy * W + x0;

@@ -10,12 +10,24 @@ import type { View } from '../view';
  * their sum) with one loop: for the MLP's 64 × 10 logits the kernels' overhead was the cost.
  * An index outside [0, C) is an error at once (the CPU can check synchronously).
  */
-export function crossEntropyRowsInto(z: Float32Array, zv: View, y: Int32Array, yv: View, smoothing: number, scale: number, site: { op: string; name: string; range: string }, m: Float32Array, s: Float32Array, rows: Float32Array): void {
+export function crossEntropyRowsInto(
+  z: Float32Array,
+  zv: View,
+  y: Int32Array,
+  yv: View,
+  smoothing: number,
+  scale: number,
+  site: { op: string; name: string; range: string },
+  m: Float32Array,
+  s: Float32Array,
+  rows: Float32Array,
+): void {
   const [n, c] = zv.shape;
   const [zr, zc] = zv.strides;
   const ys = yv.strides[0];
   const f = Math.fround;
-  const wHit = f(1 - smoothing + smoothing / c), wMiss = f(smoothing / c);
+  const wHit = f(1 - smoothing + smoothing / c),
+    wMiss = f(smoothing / c);
   for (let i = 0; i < n; i++) {
     const t = y[yv.offset + i * ys];
     if (!(t >= 0 && t < c)) throw new ValueError(`${site.op}: ${site.name}[${i}] = ${t} is outside ${site.range}`);
@@ -23,7 +35,10 @@ export function crossEntropyRowsInto(z: Float32Array, zv: View, y: Int32Array, y
     let mx = -Infinity;
     for (let j = 0, p = base; j < c; j++, p += zc) {
       const v = z[p];
-      if (v !== v) { mx = v; break; }
+      if (v !== v) {
+        mx = v;
+        break;
+      }
       if (v > mx) mx = v;
     }
     const mt = mx - mx === 0 ? mx : 0;

@@ -24,9 +24,15 @@ export function gatherInto(x: TypedArray, xv: View, axis: number, idx: Int32Arra
         let s = rb;
         for (let d = 0; d < inner.length; d++) s += inIdx[d] * xv.strides[axis + 1 + d];
         out[o] = ok ? x[s] : 0;
-        for (let d = inner.length - 1; d >= 0; d--) { if (++inIdx[d] < inner[d]) break; inIdx[d] = 0; }
+        for (let d = inner.length - 1; d >= 0; d--) {
+          if (++inIdx[d] < inner[d]) break;
+          inIdx[d] = 0;
+        }
       }
     }
-    for (let d = outer.length - 1; d >= 0; d--) { if (++oIdx[d] < outer[d]) break; oIdx[d] = 0; }
+    for (let d = outer.length - 1; d >= 0; d--) {
+      if (++oIdx[d] < outer[d]) break;
+      oIdx[d] = 0;
+    }
   }
 }

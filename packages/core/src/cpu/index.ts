@@ -1,7 +1,16 @@
 import type { AttentionGrads, AttentionOptions, AttentionResult } from '../backend';
 import { attentionBackwardCpu, attentionCpu } from './attention';
 import { checkAttentionArgs } from '../attention';
-import type { Backend, ElementwiseGroup, MatmulEpilogue, MemoryInfo, ReduceOp, ScatterMode, Storage, Strided } from '../backend';
+import type {
+  Backend,
+  ElementwiseGroup,
+  MatmulEpilogue,
+  MemoryInfo,
+  ReduceOp,
+  ScatterMode,
+  Storage,
+  Strided,
+} from '../backend';
 import { View } from '../view';
 import { hasWasmSimd } from './wasm/simd';
 import { Arena, sharedArena } from './wasm/arena';
@@ -101,7 +110,13 @@ export class CpuBackend implements Backend {
     const outDT = outs.map((e) => exprDType(e, dts));
     const size = numel(shape);
     const arrays = outDT.map((d) => allocate(this.take, 'elementwise', d, shape));
-    if (size > 0) runElementwise(outs, arrays, inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })), shape);
+    if (size > 0)
+      runElementwise(
+        outs,
+        arrays,
+        inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })),
+        shape,
+      );
     return arrays.map((a, i) => this.make(outDT[i], a));
   }
 
@@ -125,9 +140,21 @@ export class CpuBackend implements Backend {
     const shape = [...a.view.shape.slice(0, -1), b.view.shape[nd - 1]];
     if (epilogue) checkEpilogueArgs(this, epilogue, shape);
     const out = allocate(this.take, 'matmul', 'float32', shape) as Float32Array;
-    const ep = epilogue && { expr: epilogue.expr, inputs: epilogue.inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })) };
+    const ep = epilogue && {
+      expr: epilogue.expr,
+      inputs: epilogue.inputs.map((x) => ({ data: this.arr(x.storage), dtype: x.storage.dtype, view: x.view })),
+    };
     let fused = false;
-    if (out.length > 0) fused = matmulInto(this.arr(a.storage) as Float32Array, a.view, this.arr(b.storage) as Float32Array, b.view, out, undefined, ep);
+    if (out.length > 0)
+      fused = matmulInto(
+        this.arr(a.storage) as Float32Array,
+        a.view,
+        this.arr(b.storage) as Float32Array,
+        b.view,
+        out,
+        undefined,
+        ep,
+      );
     const prod = this.make('float32', out);
     if (!epilogue || fused) return prod;
     return unfusedEpilogue(this, prod, epilogue, shape);
@@ -141,12 +168,17 @@ export class CpuBackend implements Backend {
     const shape = x.view.shape.slice();
     shape[axis] = idx.view.shape[0];
     const out = allocate(this.take, 'gather', x.storage.dtype, shape);
-    if (out.length > 0) gatherInto(this.arr(x.storage), x.view, axis, this.arr(idx.storage) as Int32Array, idx.view, out);
+    if (out.length > 0)
+      gatherInto(this.arr(x.storage), x.view, axis, this.arr(idx.storage) as Int32Array, idx.view, out);
     return this.make(x.storage.dtype, out);
   }
 
   /** The contract's crossEntropyRows: one loop per row (cross-entropy-rows.ts). */
-  crossEntropyRows(z: Strided, y: Strided, opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string } }): [Storage, Storage, Storage] {
+  crossEntropyRows(
+    z: Strided,
+    y: Strided,
+    opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string } },
+  ): [Storage, Storage, Storage] {
     this.check();
     const op = opts.site.op;
     checkOperand(this, op, 'input', z, { mask: false });
@@ -154,7 +186,18 @@ export class CpuBackend implements Backend {
     checkCrossEntropyRowsArgs(op, z, y, opts);
     const n = z.view.shape[0];
     const [m, s, rows] = [0, 1, 2].map(() => allocate(this.take, op, 'float32', [n]) as Float32Array);
-    crossEntropyRowsInto(this.arr(z.storage) as Float32Array, z.view, this.arr(y.storage) as Int32Array, y.view, opts.smoothing, opts.scale, opts.site, m, s, rows);
+    crossEntropyRowsInto(
+      this.arr(z.storage) as Float32Array,
+      z.view,
+      this.arr(y.storage) as Int32Array,
+      y.view,
+      opts.smoothing,
+      opts.scale,
+      opts.site,
+      m,
+      s,
+      rows,
+    );
     return [this.make('float32', m), this.make('float32', s), this.make('float32', rows)];
   }
 
@@ -162,7 +205,11 @@ export class CpuBackend implements Backend {
   private attnOperands(op: string, xs: Record<string, Strided>, opts: AttentionOptions) {
     for (const [name, x] of Object.entries(xs)) checkOperand(this, op, name, x, { mask: false });
     if (opts.mask) checkOperand(this, op, 'mask', opts.mask, { mask: false });
-    const mask = opts.mask && { data: this.arr(opts.mask.storage), view: opts.mask.view, bool: opts.mask.storage.dtype === 'bool' };
+    const mask = opts.mask && {
+      data: this.arr(opts.mask.storage),
+      view: opts.mask.view,
+      bool: opts.mask.storage.dtype === 'bool',
+    };
     return { scale: opts.scale, causal: opts.causal, mask };
   }
 
@@ -178,7 +225,15 @@ export class CpuBackend implements Backend {
     return { out: this.make('float32', out), lse: this.make('float32', lse) };
   }
 
-  attentionBackward(q: Strided, k: Strided, v: Strided, out: Strided, lse: Strided, gOut: Strided, opts: AttentionOptions): AttentionGrads {
+  attentionBackward(
+    q: Strided,
+    k: Strided,
+    v: Strided,
+    out: Strided,
+    lse: Strided,
+    gOut: Strided,
+    opts: AttentionOptions,
+  ): AttentionGrads {
     this.check();
     checkAttentionArgs('attention backward', q, k, v, opts, { out, lse, gOut });
     const o = this.attnOperands('attention backward', { q, k, v, out, lse, gOut }, opts);
@@ -186,7 +241,8 @@ export class CpuBackend implements Backend {
     const dk = this.pool.take('float32', numel(k.view.shape)) as Float32Array;
     const dv = this.pool.take('float32', numel(v.view.shape)) as Float32Array;
     const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
-    if (dq.length + dk.length + dv.length > 0) attentionBackwardCpu(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv);
+    if (dq.length + dk.length + dv.length > 0)
+      attentionBackwardCpu(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv);
     return { dq: this.make('float32', dq), dk: this.make('float32', dk), dv: this.make('float32', dv) };
   }
   // ---- end attention ----
@@ -223,7 +279,15 @@ export class CpuBackend implements Backend {
     epilogue?.inputs.forEach((e, i) => checkOperand(this, 'conv epilogue', `input ${i + 1}`, e));
     const out = this.pool.take('float32', numel(shape)) as Float32Array;
     out.fill(0);
-    convInto(this.arr(x.storage) as Float32Array, x.view, this.arr(w.storage) as Float32Array, w.view, params, shape, out);
+    convInto(
+      this.arr(x.storage) as Float32Array,
+      x.view,
+      this.arr(w.storage) as Float32Array,
+      w.view,
+      params,
+      shape,
+      out,
+    );
     const res = this.make('float32', out);
     return epilogue ? unfusedEpilogue(this, res, epilogue, shape) : res;
   }
@@ -245,7 +309,16 @@ export class CpuBackend implements Backend {
     if (arg) checkOperand(this, 'pool backward', 'tap indices', arg, { mask: false });
     checkPoolBackwardArgs(gy, arg, params, inShape);
     const out = allocate(this.take, 'pool backward', 'float32', inShape) as Float32Array;
-    if (out.length > 0) poolBackwardInto(this.arr(gy.storage) as Float32Array, gy.view, arg && (this.arr(arg.storage) as Int32Array), arg && arg.view, params, inShape, out);
+    if (out.length > 0)
+      poolBackwardInto(
+        this.arr(gy.storage) as Float32Array,
+        gy.view,
+        arg && (this.arr(arg.storage) as Int32Array),
+        arg && arg.view,
+        params,
+        inShape,
+        out,
+      );
     return this.make('float32', out);
   }
 
@@ -271,12 +344,14 @@ export class CpuBackend implements Backend {
   adopt(dst: Storage, src: Storage): boolean {
     const d = dst as CpuStorage;
     const s = src as CpuStorage;
-    if (!this.live.has(s)) throw new BackendError('adopt: the source storage is not a live storage of this CPU backend');
+    if (!this.live.has(s))
+      throw new BackendError('adopt: the source storage is not a live storage of this CPU backend');
     if (!this.live.has(d)) {
       this.dispose(s);
       return false;
     }
-    if (d.dtype !== s.dtype || d.size !== s.size) throw new BackendError(`adopt: storages differ (${d.dtype}[${d.size}] and ${s.dtype}[${s.size}])`);
+    if (d.dtype !== s.dtype || d.size !== s.size)
+      throw new BackendError(`adopt: storages differ (${d.dtype}[${d.size}] and ${s.dtype}[${s.size}])`);
     this.live.delete(s);
     const old = d.swap(s.free()!);
     if (old) this.pool.give(d.dtype, old);

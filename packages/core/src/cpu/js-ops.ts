@@ -52,7 +52,11 @@ export const JS_BINARY: Record<BinaryOp, Spell2> = {
 
 /** The functions a compiled kernel closes over (JS has no erf, half-even round, ...). */
 export const JS_HELPERS = {
-  erf, rint, sign, imod, fmodFloor,
+  erf,
+  rint,
+  sign,
+  imod,
+  fmodFloor,
   toI32: (v: number) => castScalar(v, 'int32'),
   // Integer division truncates toward zero; division by zero gives 0 on every backend.
   idiv: (a: number, b: number) => (b === 0 ? 0 : (a / b) | 0),

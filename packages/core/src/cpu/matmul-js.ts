@@ -18,7 +18,15 @@ function pack(M: MatRef, rows: number, cols: number, dst: Float32Array): void {
   }
 }
 
-export function gemmJs(Am: MatRef, Bm: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number): void {
+export function gemmJs(
+  Am: MatRef,
+  Bm: MatRef,
+  m: number,
+  n: number,
+  k: number,
+  out: Float32Array,
+  outOff: number,
+): void {
   const A = new Float32Array(m * k);
   const B = new Float32Array(k * n);
   const acc = new Float64Array(Math.min(n, NB));

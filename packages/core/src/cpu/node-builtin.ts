@@ -7,7 +7,8 @@
 const nodeRequire: any = typeof require === 'function' ? require : undefined;
 
 export function nodeBuiltin<T>(name: string): T | undefined {
-  const p = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: (n: string) => unknown } }).process;
+  const p = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: (n: string) => unknown } })
+    .process;
   if (typeof p?.versions?.node !== 'string') return undefined;
   try {
     return (p.getBuiltinModule?.(name) ?? nodeRequire?.(name)) as T | undefined;

@@ -23,7 +23,12 @@ export class ArrayPool {
   private readonly free = new Map<number, TypedArray[]>();
   private bytes = 0;
 
-  constructor(readonly maxBytes = 64 * 2 ** 20, readonly minElements = 256, readonly perSize = 8, readonly arena: Arena | null = null) {}
+  constructor(
+    readonly maxBytes = 64 * 2 ** 20,
+    readonly minElements = 256,
+    readonly perSize = 8,
+    readonly arena: Arena | null = null,
+  ) {}
 
   /** An array of `size` elements, its contents unspecified (a reused one) or zero (a new one). */
   take(dtype: DType, size: number): TypedArray {

@@ -11,7 +11,8 @@ export function poolInto(x: Float32Array, xv: View, p: PoolParams, out: Float32A
   if (tiles(p, xv.shape[2], xv.shape[3])) return poolTiles(x, xv, p, out, arg);
   const [n, c, h, w] = xv.shape;
   const [sn, sc, sh, sw] = xv.strides;
-  const [kH, kW] = p.kernel, [oH, oW] = p.out;
+  const [kH, kW] = p.kernel,
+    [oH, oW] = p.out;
   const div = p.kind === 'avg' ? avgPoolDivisors(p, h, w) : null;
   let o = 0;
   for (let b = 0; b < n; b++) {
@@ -31,7 +32,10 @@ export function poolInto(x: Float32Array, xv: View, p: PoolParams, out: Float32A
               if (xx < 0 || xx >= w) continue;
               const v = x[plane + y * sh + xx * sw];
               if (p.kind === 'avg') acc += v;
-              else if (best < 0 || v > acc || (v !== v && acc === acc)) { acc = v; best = i * kW + j; }
+              else if (best < 0 || v > acc || (v !== v && acc === acc)) {
+                acc = v;
+                best = i * kW + j;
+              }
             }
           }
           out[o] = div ? acc / div[oh * oW + ow] : acc;
@@ -48,10 +52,19 @@ export function poolInto(x: Float32Array, xv: View, p: PoolParams, out: Float32A
  * divided by the window's count). No output cell is written twice, so no atomics are needed
  * on a GPU, and the sum's order is fixed.
  */
-export function poolBackwardInto(gy: Float32Array, gv: View, arg: Int32Array | null, av: View | null, p: PoolParams, inShape: readonly number[], out: Float32Array): void {
+export function poolBackwardInto(
+  gy: Float32Array,
+  gv: View,
+  arg: Int32Array | null,
+  av: View | null,
+  p: PoolParams,
+  inShape: readonly number[],
+  out: Float32Array,
+): void {
   if (tiles(p, inShape[2], inShape[3])) return poolBackwardTiles(gy, gv, arg, av, p, inShape, out);
   const [n, c, h, w] = inShape;
-  const [kH, kW] = p.kernel, [oH, oW] = p.out;
+  const [kH, kW] = p.kernel,
+    [oH, oW] = p.out;
   const [gn, gc, gh, gw] = gv.strides;
   const div = arg ? null : avgPoolDivisors(p, h, w);
   let o = 0;
@@ -94,14 +107,23 @@ export function poolBackwardInto(gy: Float32Array, gv: View, arg: Int32Array | n
  * into its own window (the gather above with one term per element: the same values).
  */
 function tiles(p: PoolParams, h: number, w: number): boolean {
-  return p.stride[0] === p.kernel[0] && p.stride[1] === p.kernel[1] && p.padding[0] === 0 && p.padding[1] === 0 &&
-    p.dilation[0] === 1 && p.dilation[1] === 1 && p.out[0] * p.kernel[0] <= h && p.out[1] * p.kernel[1] <= w;
+  return (
+    p.stride[0] === p.kernel[0] &&
+    p.stride[1] === p.kernel[1] &&
+    p.padding[0] === 0 &&
+    p.padding[1] === 0 &&
+    p.dilation[0] === 1 &&
+    p.dilation[1] === 1 &&
+    p.out[0] * p.kernel[0] <= h &&
+    p.out[1] * p.kernel[1] <= w
+  );
 }
 
 function poolTiles(x: Float32Array, xv: View, p: PoolParams, out: Float32Array, arg: Int32Array | null): void {
   const [n, c] = xv.shape;
   const [sn, sc, sh, sw] = xv.strides;
-  const [kH, kW] = p.kernel, [oH, oW] = p.out;
+  const [kH, kW] = p.kernel,
+    [oH, oW] = p.out;
   const max = p.kind === 'max';
   const div = kH * kW;
   let o = 0;
@@ -117,7 +139,10 @@ function poolTiles(x: Float32Array, xv: View, p: PoolParams, out: Float32Array, 
             for (let j = 0, q = corner + i * sh; j < kW; j++, q += sw) {
               const v = x[q];
               if (!max) acc += v;
-              else if (v > acc || (v !== v && acc === acc)) { acc = v; best = i * kW + j; }
+              else if (v > acc || (v !== v && acc === acc)) {
+                acc = v;
+                best = i * kW + j;
+              }
             }
           }
           out[o] = max ? acc : acc / div;
@@ -128,9 +153,18 @@ function poolTiles(x: Float32Array, xv: View, p: PoolParams, out: Float32Array, 
   }
 }
 
-function poolBackwardTiles(gy: Float32Array, gv: View, arg: Int32Array | null, av: View | null, p: PoolParams, inShape: readonly number[], out: Float32Array): void {
+function poolBackwardTiles(
+  gy: Float32Array,
+  gv: View,
+  arg: Int32Array | null,
+  av: View | null,
+  p: PoolParams,
+  inShape: readonly number[],
+  out: Float32Array,
+): void {
   const [n, c, h, w] = inShape;
-  const [kH, kW] = p.kernel, [oH, oW] = p.out;
+  const [kH, kW] = p.kernel,
+    [oH, oW] = p.out;
   const [gn, gc, gh, gw] = gv.strides;
   const div = kH * kW;
   out.fill(0, 0, n * c * h * w);

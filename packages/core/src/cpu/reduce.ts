@@ -7,7 +7,14 @@ import { View } from '../view';
  * accumulate in float64 (JS numbers), so the CPU result is the accurate reference the GPU's
  * tree reductions are checked against. Max propagates NaN, as PyTorch does.
  */
-export function reduceInto(op: ReduceOp, src: TypedArray, view: View, axes: readonly number[], out: TypedArray, emptyMax: number): void {
+export function reduceInto(
+  op: ReduceOp,
+  src: TypedArray,
+  view: View,
+  axes: readonly number[],
+  out: TypedArray,
+  emptyMax: number,
+): void {
   const nd = view.ndim;
   if (nd === 2 && axes.length === 1 && axes[0] === 0 && view.strides[1] === 1 && view.shape[0] > 0) {
     reduceRows(op, src, view.offset, view.strides[0], view.shape[0], view.shape[1], out);
@@ -45,10 +52,16 @@ export function reduceInto(op: ReduceOp, src: TypedArray, view: View, axes: read
           if (v > acc || v !== v) acc = v;
         }
       }
-      for (let d = rOuterShape.length - 1; d >= 0; d--) { if (++rIdx[d] < rOuterShape[d]) break; rIdx[d] = 0; }
+      for (let d = rOuterShape.length - 1; d >= 0; d--) {
+        if (++rIdx[d] < rOuterShape[d]) break;
+        rIdx[d] = 0;
+      }
     }
     out[o] = acc;
-    for (let d = kShape.length - 1; d >= 0; d--) { if (++kIdx[d] < kShape[d]) break; kIdx[d] = 0; }
+    for (let d = kShape.length - 1; d >= 0; d--) {
+      if (++kIdx[d] < kShape[d]) break;
+      kIdx[d] = 0;
+    }
   }
 }
 
@@ -58,7 +71,15 @@ export function reduceInto(op: ReduceOp, src: TypedArray, view: View, axes: read
  * each column. Each output still combines its column top to bottom, as the general loop
  * does, so the results are identical to it.
  */
-function reduceRows(op: ReduceOp, src: TypedArray, off: number, rs: number, R: number, C: number, out: TypedArray): void {
+function reduceRows(
+  op: ReduceOp,
+  src: TypedArray,
+  off: number,
+  rs: number,
+  R: number,
+  C: number,
+  out: TypedArray,
+): void {
   if (op === 'sum') {
     const acc = new Float64Array(C);
     for (let r = 0, b = off; r < R; r++, b += rs) for (let j = 0; j < C; j++) acc[j] += src[b + j];

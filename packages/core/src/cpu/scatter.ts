@@ -7,7 +7,14 @@ import { View } from '../view';
  * idx[i]; positions outside out are skipped. Sequential, so duplicates under 'set' leave
  * the last one and 'add' sums in index order.
  */
-export function scatterInto(mode: ScatterMode, out: TypedArray, idx: Int32Array, iv: View, src: TypedArray, sv: View): void {
+export function scatterInto(
+  mode: ScatterMode,
+  out: TypedArray,
+  idx: Int32Array,
+  iv: View,
+  src: TypedArray,
+  sv: View,
+): void {
   const n = iv.shape[0];
   const size = out.length;
   for (let i = 0; i < n; i++) {

@@ -17,8 +17,10 @@ export function sortRows(x: TypedArray, xv: View, descending: boolean, values: T
   const order = Array.from({ length: n }, (_, i) => i);
   const sign = descending ? -1 : 1;
   const cmp = (a: number, b: number): number => {
-    const va = row[a], vb = row[b];
-    const na = va !== va, nb = vb !== vb;
+    const va = row[a],
+      vb = row[b];
+    const na = va !== va,
+      nb = vb !== vb;
     let c: number;
     if (na || nb) c = na && nb ? 0 : na ? 1 : -1;
     else c = va < vb ? -1 : va > vb ? 1 : 0;
@@ -28,12 +30,18 @@ export function sortRows(x: TypedArray, xv: View, descending: boolean, values: T
     let base = xv.offset;
     for (let d = 0; d < outer.length; d++) base += digit[d] * xv.strides[d];
     const st = xv.strides[nd - 1];
-    for (let j = 0; j < n; j++) { row[j] = x[base + j * st]; order[j] = j; }
+    for (let j = 0; j < n; j++) {
+      row[j] = x[base + j * st];
+      order[j] = j;
+    }
     order.sort(cmp);
     for (let j = 0; j < n; j++) {
       values[r * n + j] = row[order[j]];
       indices[r * n + j] = order[j];
     }
-    for (let d = outer.length - 1; d >= 0; d--) { if (++digit[d] < outer[d]) break; digit[d] = 0; }
+    for (let d = outer.length - 1; d >= 0; d--) {
+      if (++digit[d] < outer[d]) break;
+      digit[d] = 0;
+    }
   }
 }

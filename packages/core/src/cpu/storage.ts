@@ -4,11 +4,19 @@ import { BackendError, DisposedError } from '../errors';
 
 export class CpuStorage implements Storage {
   private _data: TypedArray | null;
-  constructor(readonly backend: Backend, readonly dtype: DType, data: TypedArray) {
+  constructor(
+    readonly backend: Backend,
+    readonly dtype: DType,
+    data: TypedArray,
+  ) {
     this._data = data;
   }
-  get size(): number { return this._data ? this._data.length : 0; }
-  get disposed(): boolean { return this._data === null; }
+  get size(): number {
+    return this._data ? this._data.length : 0;
+  }
+  get disposed(): boolean {
+    return this._data === null;
+  }
   get data(): TypedArray {
     if (!this._data) throw new DisposedError('cpu: storage was used after dispose()');
     return this._data;
@@ -37,13 +45,20 @@ const ITEM_BYTES: Record<DType, number> = { float32: 4, int32: 4, bool: 1 };
  * cannot allocate (RangeError: "Invalid typed array length", or "Array buffer allocation
  * failed") becomes a BackendError naming the op, the shape and the bytes, as on WebGPU.
  */
-export function allocate(take: (dtype: DType, size: number) => TypedArray, op: string, dtype: DType, shape: readonly number[]): TypedArray {
+export function allocate(
+  take: (dtype: DType, size: number) => TypedArray,
+  op: string,
+  dtype: DType,
+  shape: readonly number[],
+): TypedArray {
   const size = shape.reduce((a, b) => a * b, 1);
   try {
     return take(dtype, size);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     const bytes = size * ITEM_BYTES[dtype];
-    throw new BackendError(`cpu ${op}: cannot allocate ${dtype} [${shape.join(',')}] (${bytes.toLocaleString('en-US')} bytes): ${e.message}`);
+    throw new BackendError(
+      `cpu ${op}: cannot allocate ${dtype} [${shape.join(',')}] (${bytes.toLocaleString('en-US')} bytes): ${e.message}`,
+    );
   }
 }

@@ -8,7 +8,14 @@
  */
 const TILE = 32;
 
-export function transposeInto(src: ArrayLike<number>, off: number, rows: number, cols: number, cs: number, out: { [i: number]: number }): void {
+export function transposeInto(
+  src: ArrayLike<number>,
+  off: number,
+  rows: number,
+  cols: number,
+  cs: number,
+  out: { [i: number]: number },
+): void {
   for (let i0 = 0; i0 < rows; i0 += TILE) {
     const i1 = Math.min(i0 + TILE, rows);
     for (let j0 = 0; j0 < cols; j0 += TILE) {

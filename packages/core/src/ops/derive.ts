@@ -23,8 +23,11 @@ export function deriveExpr(e: Expr, g: Expr): Map<number, Expr> {
         acc.set(node.index, prev ? E.add(prev, gn) : gn);
         return;
       }
-      case 'const': return;
-      case 'cast': visit(node.a, gn); return;
+      case 'const':
+        return;
+      case 'cast':
+        visit(node.a, gn);
+        return;
       case 'unary': {
         const rule = UNARY_TABLE[node.op].grad;
         if (!rule) return;

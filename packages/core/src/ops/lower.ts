@@ -28,7 +28,10 @@ export interface Collapsed {
 export function collapseDims(shape: readonly number[], ops: readonly Operand[]): Collapsed {
   const keep = shape.map((_, d) => d).filter((d) => shape[d] !== 1);
   const sh = keep.map((d) => shape[d]);
-  const os = ops.map((o) => ({ strides: keep.map((d) => o.strides[d]), mask: o.mask && keep.map((d) => [o.mask![d][0], o.mask![d][1]] as [number, number]) }));
+  const os = ops.map((o) => ({
+    strides: keep.map((d) => o.strides[d]),
+    mask: o.mask && keep.map((d) => [o.mask![d][0], o.mask![d][1]] as [number, number]),
+  }));
   const fullOn = (o: Collapsed['ops'][number], d: number) => !o.mask || (o.mask[d][0] <= 0 && o.mask[d][1] >= sh[d]);
   for (let d = sh.length - 2; d >= 0; d--) {
     if (!os.every((o) => o.strides[d] === o.strides[d + 1] * sh[d + 1] && fullOn(o, d) && fullOn(o, d + 1))) continue;
@@ -40,7 +43,9 @@ export function collapseDims(shape: readonly number[], ops: readonly Operand[]):
   }
   // A size-1 dim whose mask is empty (a pad of a size-0 slice) is dropped above but masks the
   // operand away entirely: say so on the dims that remain.
-  ops.forEach((o, i) => { if (isEmpty(o)) os[i].mask = sh.map(() => [0, 0]); });
+  ops.forEach((o, i) => {
+    if (isEmpty(o)) os[i].mask = sh.map(() => [0, 0]);
+  });
   return { shape: sh, ops: os };
 }
 
@@ -57,7 +62,10 @@ export interface LoweredOperand {
   mask: [number, number][] | null;
 }
 
-export interface Lowered { shape: number[]; ops: LoweredOperand[] }
+export interface Lowered {
+  shape: number[];
+  ops: LoweredOperand[];
+}
 
 /**
  * Collapses and classifies. With `minRank` 1 a fully collapsed shape is [1] (strides 0)
@@ -67,11 +75,17 @@ export function lowerViews(shape: readonly number[], ops: readonly Operand[], mi
   const c = collapseDims(shape, ops);
   if (c.shape.length < minRank) {
     c.shape.push(1);
-    c.ops.forEach((o, i) => { o.strides.push(0); if (o.mask) o.mask.push(isEmpty(ops[i]) ? [0, 0] : [0, 1]); });
+    c.ops.forEach((o, i) => {
+      o.strides.push(0);
+      if (o.mask) o.mask.push(isEmpty(ops[i]) ? [0, 0] : [0, 1]);
+    });
   }
   const rank = c.shape.length;
   const dense: number[] = [];
-  for (let d = rank - 1, acc = 1; d >= 0; d--) { dense[d] = acc; acc *= c.shape[d]; }
+  for (let d = rank - 1, acc = 1; d >= 0; d--) {
+    dense[d] = acc;
+    acc *= c.shape[d];
+  }
   return {
     shape: c.shape,
     ops: c.ops.map((o, i): LoweredOperand => {
@@ -81,7 +95,11 @@ export function lowerViews(shape: readonly number[], ops: readonly Operand[], mi
       else if (mask && mask.some(([lo, hi], d) => lo > 0 || hi < c.shape[d])) access = 'm';
       else {
         mask = null;
-        access = o.strides.every((s) => s === 0) ? 'b' : o.strides.every((s, d) => s === dense[d] || c.shape[d] === 1) ? 'c' : 's';
+        access = o.strides.every((s) => s === 0)
+          ? 'b'
+          : o.strides.every((s, d) => s === dense[d] || c.shape[d] === 1)
+            ? 'c'
+            : 's';
       }
       const last = o.strides[rank - 1];
       const inner: InnerStep = mask || rank === 0 ? 'g' : last === 1 ? 'u' : last === 0 ? '0' : 'g';

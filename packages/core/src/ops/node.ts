@@ -14,8 +14,12 @@ export type Expr =
   | { readonly kind: 'where'; readonly c: Expr; readonly a: Expr; readonly b: Expr }
   | { readonly kind: 'cast'; readonly dtype: DType; readonly a: Expr };
 
-const un = (op: UnaryOp) => (a: Expr): Expr => ({ kind: 'unary', op, a });
-const bin = (op: BinaryOp) => (a: Expr, b: Expr): Expr => ({ kind: 'binary', op, a, b });
+const un =
+  (op: UnaryOp) =>
+  (a: Expr): Expr => ({ kind: 'unary', op, a });
+const bin =
+  (op: BinaryOp) =>
+  (a: Expr, b: Expr): Expr => ({ kind: 'binary', op, a, b });
 
 /** Builders, so composite ops read like arithmetic: E.add(E.in(0), E.f(1)). */
 export const E = {

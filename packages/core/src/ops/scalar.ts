@@ -13,7 +13,8 @@ export function erf(x: number): number {
   if (Number.isNaN(x)) return NaN;
   const a = Math.abs(x);
   if (a >= 4) return x > 0 ? 1 : -1;
-  let sum = 0, term = x;
+  let sum = 0,
+    term = x;
   const z = -x * x;
   for (let n = 0; n < 120; n++) {
     const t = term / (2 * n + 1);
@@ -33,7 +34,7 @@ export function rint(x: number): number {
 /** PyTorch's remainder for floats: fmod, moved to the divisor's sign; x mod 0 is NaN. */
 export function fmodFloor(a: number, b: number): number {
   let m = a % b; // JS % is the exact C fmod
-  if (m !== 0 && (m < 0) !== (b < 0)) m += b;
+  if (m !== 0 && m < 0 !== b < 0) m += b;
   return m;
 }
 
@@ -41,7 +42,7 @@ export function fmodFloor(a: number, b: number): number {
 export function imod(a: number, b: number): number {
   if (b === 0) return 0;
   let m = a % b;
-  if (m !== 0 && (m < 0) !== (b < 0)) m += b;
+  if (m !== 0 && m < 0 !== b < 0) m += b;
   return m | 0;
 }
 

@@ -20,7 +20,10 @@ export interface ExprFold<T> {
   where(c: T, a: T, b: T, dtype: DType): T;
 }
 
-export interface Folded<T> { value: T; dtype: DType }
+export interface Folded<T> {
+  value: T;
+  dtype: DType;
+}
 
 /**
  * Folds `e`. Dtypes are computed structurally (exprDType has already validated the tree);
@@ -28,8 +31,10 @@ export interface Folded<T> { value: T; dtype: DType }
  */
 export function foldExpr<T>(e: Expr, inputs: readonly DType[], f: ExprFold<T>, counter = { next: 0 }): Folded<T> {
   switch (e.kind) {
-    case 'input': return { value: f.input(e.index, inputs[e.index]), dtype: inputs[e.index] };
-    case 'const': return { value: f.const(e.value, e.dtype, counter.next++), dtype: e.dtype };
+    case 'input':
+      return { value: f.input(e.index, inputs[e.index]), dtype: inputs[e.index] };
+    case 'const':
+      return { value: f.const(e.value, e.dtype, counter.next++), dtype: e.dtype };
     case 'cast': {
       const a = foldExpr(e.a, inputs, f, counter);
       return { value: f.cast(a.value, a.dtype, e.dtype), dtype: e.dtype };

@@ -78,14 +78,27 @@ export class CaseContext {
   }
 
   /** Reads an NDArray back (through its view) and records it against `want`. */
-  async check(label: string, got: NDArray, want: RefArray, tol: Tolerance = EXACT, mag?: ArrayLike<number>): Promise<void> {
+  async check(
+    label: string,
+    got: NDArray,
+    want: RefArray,
+    tol: Tolerance = EXACT,
+    mag?: ArrayLike<number>,
+  ): Promise<void> {
     this.keep(got);
     const data = await got.data();
     this.checks.push({ label, got: data, gotShape: got.shape.slice(), gotDType: got.dtype, want, tol, mag });
   }
 
   /** Reads a raw storage back (as a contiguous array of `shape`) and records it. */
-  async checkStorage(label: string, got: Storage, shape: readonly number[], want: RefArray, tol: Tolerance = EXACT, mag?: ArrayLike<number>): Promise<void> {
+  async checkStorage(
+    label: string,
+    got: Storage,
+    shape: readonly number[],
+    want: RefArray,
+    tol: Tolerance = EXACT,
+    mag?: ArrayLike<number>,
+  ): Promise<void> {
     this.keepStorage(got);
     const data = await this.backend.read(got);
     this.checks.push({ label, got: data, gotShape: shape.slice(), gotDType: got.dtype, want, tol, mag });
@@ -110,7 +123,11 @@ export interface CaseOptions {
 }
 
 /** Builds an OpCase from a body; the group is the name's first path segment. */
-export function defineCase(name: string, body: (t: CaseContext) => Promise<void> | void, opts: CaseOptions = {}): OpCase {
+export function defineCase(
+  name: string,
+  body: (t: CaseContext) => Promise<void> | void,
+  opts: CaseOptions = {},
+): OpCase {
   return {
     name,
     group: name.split('/')[0],
@@ -130,8 +147,20 @@ export function defineCase(name: string, body: (t: CaseContext) => Promise<void>
 export function compareCheck(c: Check): Comparison {
   const label = c.label;
   const shapeOk = c.gotShape.length === c.want.shape.length && c.gotShape.every((d, i) => d === c.want.shape[i]);
-  if (!shapeOk) return { ok: false, bad: c.got.length, worst: null, message: `${label}: got shape [${c.gotShape.join(',')}], expected [${c.want.shape.join(',')}]` };
-  if (c.gotDType !== c.want.dtype) return { ok: false, bad: c.got.length, worst: null, message: `${label}: got dtype ${c.gotDType}, expected ${c.want.dtype}` };
+  if (!shapeOk)
+    return {
+      ok: false,
+      bad: c.got.length,
+      worst: null,
+      message: `${label}: got shape [${c.gotShape.join(',')}], expected [${c.want.shape.join(',')}]`,
+    };
+  if (c.gotDType !== c.want.dtype)
+    return {
+      ok: false,
+      bad: c.got.length,
+      worst: null,
+      message: `${label}: got dtype ${c.gotDType}, expected ${c.want.dtype}`,
+    };
   return compare(c.got, c.want.data, { tol: c.tol, shape: c.gotShape, mag: c.mag, label });
 }
 
@@ -146,17 +175,32 @@ export async function runCase(c: OpCase, backend: Backend): Promise<CaseReport> 
     result = await c.run(backend);
   } catch (e) {
     const err = e as Error;
-    return { name: c.name, ok: false, checks: 0, message: `threw ${err?.name ?? 'error'}: ${err?.message ?? String(e)}${err?.stack ? `\n${err.stack}` : ''}` };
+    return {
+      name: c.name,
+      ok: false,
+      checks: 0,
+      message: `threw ${err?.name ?? 'error'}: ${err?.message ?? String(e)}${err?.stack ? `\n${err.stack}` : ''}`,
+    };
   }
   await backend.sync();
   const after = backend.memory().buffers;
   const lines: string[] = [];
   let ok = true;
   const judged = result.checks.map(compareCheck);
-  for (const j of judged) if (!j.ok) { ok = false; lines.push(j.message); }
+  for (const j of judged)
+    if (!j.ok) {
+      ok = false;
+      lines.push(j.message);
+    }
   for (const j of judged) if (j.ok) lines.push(j.message);
-  if (result.checks.length === 0) { ok = false; lines.unshift('the case recorded no checks'); }
-  if (after !== before) { ok = false; lines.unshift(`live buffers went from ${before} to ${after} (a leak, or a double free)`); }
+  if (result.checks.length === 0) {
+    ok = false;
+    lines.unshift('the case recorded no checks');
+  }
+  if (after !== before) {
+    ok = false;
+    lines.unshift(`live buffers went from ${before} to ${after} (a leak, or a double free)`);
+  }
   return { name: c.name, ok, checks: result.checks.length, message: lines.join('\n') };
 }
 

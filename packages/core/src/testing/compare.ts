@@ -68,7 +68,12 @@ export function compare(got: ArrayLike<number>, want: ArrayLike<number>, opts: C
   const tol = opts.tol ?? EXACT;
   const label = opts.label ? `${opts.label}: ` : '';
   if (got.length !== want.length) {
-    return { ok: false, bad: Math.max(got.length, want.length), worst: null, message: `${label}got ${got.length} elements, expected ${want.length}` };
+    return {
+      ok: false,
+      bad: Math.max(got.length, want.length),
+      worst: null,
+      message: `${label}got ${got.length} elements, expected ${want.length}`,
+    };
   }
   let bad = 0;
   let worst: Mismatch | null = null;
@@ -98,13 +103,20 @@ export function compare(got: ArrayLike<number>, want: ArrayLike<number>, opts: C
     }
   }
   const ok = bad === 0;
-  const where = worst ? `at [${worst.at.join(',')}] got ${worst.got}, want ${worst.want} (|err| ${worst.err.toPrecision(3)}, allowed ${worst.allowed.toPrecision(3)})` : '';
+  const where = worst
+    ? `at [${worst.at.join(',')}] got ${worst.got}, want ${worst.want} (|err| ${worst.err.toPrecision(3)}, allowed ${worst.allowed.toPrecision(3)})`
+    : '';
   const message = ok
     ? `${label}ok (${got.length} elements${worst && worst.err > 0 ? `, worst ${where}` : ''})`
     : `${label}${bad} of ${got.length} elements outside rtol=${tol.rtol} atol=${tol.atol}; worst ${where}`;
   return { ok, bad, worst, message };
 }
 
-export function allclose(got: ArrayLike<number>, want: ArrayLike<number>, tol: Tolerance = EXACT, mag?: ArrayLike<number>): boolean {
+export function allclose(
+  got: ArrayLike<number>,
+  want: ArrayLike<number>,
+  tol: Tolerance = EXACT,
+  mag?: ArrayLike<number>,
+): boolean {
   return compare(got, want, { tol, mag }).ok;
 }

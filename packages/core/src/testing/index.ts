@@ -38,9 +38,16 @@ export interface CaseFilter {
 /** Every case of the table, in a stable order. */
 export function opCases(filter: CaseFilter = {}): OpCase[] {
   const all = [
-    ...elementwiseCases(), ...castCases(), ...ieeeCases(), ...movementCases(),
-    ...reduceCases(), ...matmulCases(), ...gatherCases(), ...backendCases(),
-    ...scatterCases(), ...sortCases(),
+    ...elementwiseCases(),
+    ...castCases(),
+    ...ieeeCases(),
+    ...movementCases(),
+    ...reduceCases(),
+    ...matmulCases(),
+    ...gatherCases(),
+    ...backendCases(),
+    ...scatterCases(),
+    ...sortCases(),
     ...attentionCases(), // attention
     ...convCases(), // conv (cnn)
   ];

@@ -29,16 +29,29 @@ type Eval = (vals: readonly number[]) => number;
 function compileRef(e: Expr, inputs: readonly DType[]): Eval {
   return foldExpr<Eval>(e, inputs, {
     input: (i) => (vals) => vals[i],
-    const: (value, dtype) => { const v = refCast(value, dtype); return () => v; },
+    const: (value, dtype) => {
+      const v = refCast(value, dtype);
+      return () => v;
+    },
     cast: (a, _, to) => (vals) => refCast(a(vals), to),
-    unary: (op, a, dt) => { const f = UNARY_TABLE[op].ref; return (vals) => f([a(vals)], dt); },
-    binary: (op, a, b, dt) => { const f = BINARY_TABLE[op].ref; return (vals) => f([a(vals), b(vals)], dt); },
+    unary: (op, a, dt) => {
+      const f = UNARY_TABLE[op].ref;
+      return (vals) => f([a(vals)], dt);
+    },
+    binary: (op, a, b, dt) => {
+      const f = BINARY_TABLE[op].ref;
+      return (vals) => f([a(vals), b(vals)], dt);
+    },
     where: (c, a, b) => (vals) => (c(vals) !== 0 ? a(vals) : b(vals)),
   }).value;
 }
 
 /** Evaluates each expression at every index of the broadcast shape of the inputs. */
-export function refElementwise(outs: readonly Expr[], inputs: readonly RefArray[], shape?: readonly number[]): RefArray[] {
+export function refElementwise(
+  outs: readonly Expr[],
+  inputs: readonly RefArray[],
+  shape?: readonly number[],
+): RefArray[] {
   const sh = shape ?? refBroadcastShape(...inputs.map((x) => x.shape));
   const xs = inputs.map((x) => refExpand(x, sh));
   const dts = inputs.map((x) => x.dtype);

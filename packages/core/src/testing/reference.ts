@@ -45,7 +45,9 @@ export function flatOf(shape: readonly number[], idx: readonly number[]): number
 
 function build(shape: readonly number[], dtype: DType, at: (idx: number[]) => number): RefArray {
   const data = new Float64Array(refSize(shape));
-  forEachIndex(shape, (idx, flat) => { data[flat] = at(idx); });
+  forEachIndex(shape, (idx, flat) => {
+    data[flat] = at(idx);
+  });
   return { shape: shape.slice(), dtype, data };
 }
 
@@ -152,7 +154,8 @@ export interface RefMatmul {
 
 /** [...batch, m, k] @ [...batch, k, n] with NumPy-broadcast batch dims, accumulated in float64. */
 export function refMatmul(a: RefArray, b: RefArray): RefMatmul {
-  const m = a.shape[a.shape.length - 2], k = a.shape[a.shape.length - 1];
+  const m = a.shape[a.shape.length - 2],
+    k = a.shape[a.shape.length - 1];
   const n = b.shape[b.shape.length - 1];
   const batch = refBroadcastShape(a.shape.slice(0, -2), b.shape.slice(0, -2));
   const A = refExpand(a, [...batch, m, k]);
@@ -161,8 +164,10 @@ export function refMatmul(a: RefArray, b: RefArray): RefMatmul {
   const mag = new Float64Array(refSize(shape));
   const out = build(shape, 'float32', (idx) => {
     const bi = idx.slice(0, -2);
-    const i = idx[idx.length - 2], j = idx[idx.length - 1];
-    let s = 0, g = 0;
+    const i = idx[idx.length - 2],
+      j = idx[idx.length - 1];
+    let s = 0,
+      g = 0;
     for (let p = 0; p < k; p++) {
       const t = A.data[flatOf(A.shape, [...bi, i, p])] * B.data[flatOf(B.shape, [...bi, p, j])];
       s += t;

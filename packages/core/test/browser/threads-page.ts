@@ -8,8 +8,13 @@ async function main(): Promise<void> {
   const y = (await x.matmul(x).data()) as Float32Array;
   const mainThread = { isolated: crossOriginIsolated, threads: cpuThreads(), value: y[0] };
   const w = new Worker('/worker.js', { type: 'module' });
-  const worker = await new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); w.onerror = (e) => resolve({ error: e.message }); });
+  const worker = await new Promise((resolve) => {
+    w.onmessage = (e) => resolve(e.data);
+    w.onerror = (e) => resolve({ error: e.message });
+  });
   (window as unknown as { __surfReport: unknown }).__surfReport = { mainThread, worker };
 }
 
-main().catch((e) => { (window as unknown as { __surfReport: unknown }).__surfReport = { error: String(e?.stack ?? e) }; });
+main().catch((e) => {
+  (window as unknown as { __surfReport: unknown }).__surfReport = { error: String(e?.stack ?? e) };
+});

@@ -22,7 +22,8 @@ export function permutation(n: number, seed: string | number): Int32Array {
 
 /** Splits an order of rows into batches of `batchSize`, dropping a short last one if asked. */
 export function batchIndices(order: Int32Array, batchSize: number, dropLast: boolean): Int32Array[] {
-  if (!(Number.isInteger(batchSize) && batchSize > 0)) throw new ValueError(`DataLoader: batchSize ${batchSize} is not a positive integer`);
+  if (!(Number.isInteger(batchSize) && batchSize > 0))
+    throw new ValueError(`DataLoader: batchSize ${batchSize} is not a positive integer`);
   const out: Int32Array[] = [];
   for (let s = 0; s < order.length; s += batchSize) {
     const e = Math.min(order.length, s + batchSize);

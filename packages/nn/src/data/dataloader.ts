@@ -45,14 +45,18 @@ export class DataLoader<T extends readonly Tensor[] = Tensor[]> implements Itera
     checkOptions('DataLoader', opts, '{ batchSize, shuffle?, seed?, dropLast? }');
     const ds = data instanceof TensorDataset ? data : null;
     const list = ds ? ds.tensors.slice() : data instanceof Tensor ? [data] : Array.isArray(data) ? data.slice() : null;
-    if (!list || list.length === 0 || !list.every((t) => t instanceof Tensor)) throw new ValueError('DataLoader: expected a tensor or a non-empty array of tensors (or a TensorDataset)');
+    if (!list || list.length === 0 || !list.every((t) => t instanceof Tensor))
+      throw new ValueError('DataLoader: expected a tensor or a non-empty array of tensors (or a TensorDataset)');
     const n = list[0].ndim > 0 ? list[0].shape[0] : -1;
     list.forEach((t, i) => {
       if (t.ndim === 0 || t.shape[0] !== n) {
-        throw new ShapeError(`DataLoader: tensor ${i} has shape ${fmtShape(t.shape)}; every tensor needs the same first dim (rows), here ${n < 0 ? 'at least 1-d' : n}`);
+        throw new ShapeError(
+          `DataLoader: tensor ${i} has shape ${fmtShape(t.shape)}; every tensor needs the same first dim (rows), here ${n < 0 ? 'at least 1-d' : n}`,
+        );
       }
     });
-    if (!opts || !(Number.isInteger(opts.batchSize) && opts.batchSize > 0)) throw new ValueError(`DataLoader: batchSize must be a positive integer; got ${opts?.batchSize}`);
+    if (!opts || !(Number.isInteger(opts.batchSize) && opts.batchSize > 0))
+      throw new ValueError(`DataLoader: batchSize must be a positive integer; got ${opts?.batchSize}`);
     this.rows = ds?.indices ?? null;
     this.tensors = list as unknown as T;
     this.batchSize = opts.batchSize;

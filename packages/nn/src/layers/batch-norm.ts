@@ -26,10 +26,16 @@ abstract class BatchNormNd extends Module {
   readonly eps: number;
   readonly momentum: number | null;
 
-  constructor(private readonly layer: string, private readonly dims: number[], readonly numFeatures: number, opts: BatchNormModuleOptions) {
+  constructor(
+    private readonly layer: string,
+    private readonly dims: number[],
+    readonly numFeatures: number,
+    opts: BatchNormModuleOptions,
+  ) {
     super();
     checkOptions(layer, opts, '{ eps?, momentum?, affine?, trackRunningStats? }');
-    if (!Number.isInteger(numFeatures) || numFeatures < 1) throw new ValueError(`${layer}: numFeatures must be a positive integer; got ${numFeatures}`);
+    if (!Number.isInteger(numFeatures) || numFeatures < 1)
+      throw new ValueError(`${layer}: numFeatures must be a positive integer; got ${numFeatures}`);
     this.eps = opts.eps ?? 1e-5;
     this.momentum = opts.momentum === undefined ? 0.1 : opts.momentum;
     const affine = opts.affine ?? true;
@@ -51,7 +57,9 @@ abstract class BatchNormNd extends Module {
 
   forward(x: Tensor): Tensor {
     if (!this.dims.includes(x.ndim) || x.shape[1] !== this.numFeatures) {
-      throw new ShapeError(`${this.layer}: input has shape ${fmtShape(x.shape)}; expected ${this.dims.map((d) => `${d}-d`).join(' or ')} with ${this.numFeatures} channels in dim 1`);
+      throw new ShapeError(
+        `${this.layer}: input has shape ${fmtShape(x.shape)}; expected ${this.dims.map((d) => `${d}-d`).join(' or ')} with ${this.numFeatures} channels in dim 1`,
+      );
     }
     let momentum = this.momentum ?? 0;
     if (this.training && this.num_batches_tracked) {
@@ -69,7 +77,11 @@ abstract class BatchNormNd extends Module {
       if (this.momentum === null) momentum = 1 / this.batches;
     }
     const useBatch = this.training || !this.running_mean;
-    return batchNorm(x, this.running_mean, this.running_var, this.weight, this.bias, { training: useBatch, momentum, eps: this.eps });
+    return batchNorm(x, this.running_mean, this.running_var, this.weight, this.bias, {
+      training: useBatch,
+      momentum,
+      eps: this.eps,
+    });
   }
 
   /** Training batches seen by this instance (for momentum null). */

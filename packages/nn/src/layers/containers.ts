@@ -3,7 +3,10 @@ import { Tensor } from '@surf/autograd';
 import { Module } from '../module';
 
 function checkModule(op: string, m: unknown, where: string): Module {
-  if (!(m instanceof Module)) throw new ValueError(`${op}: ${where} is ${m === null ? 'null' : typeof m === 'object' ? (m.constructor?.name ?? 'an object') : typeof m}; expected a Module`);
+  if (!(m instanceof Module))
+    throw new ValueError(
+      `${op}: ${where} is ${m === null ? 'null' : typeof m === 'object' ? (m.constructor?.name ?? 'an object') : typeof m}; expected a Module`,
+    );
   return m;
 }
 
@@ -20,7 +23,9 @@ export class ModuleList extends Module implements Iterable<Module> {
     return this.items.map((m, i) => [String(i), m]);
   }
 
-  get length(): number { return this.items.length; }
+  get length(): number {
+    return this.items.length;
+  }
 
   /** The module at index i (negative counts from the end). */
   at(i: number): Module {
@@ -35,7 +40,8 @@ export class ModuleList extends Module implements Iterable<Module> {
   }
 
   extend(modules: Iterable<Module>): this {
-    if (modules === null || typeof (modules as Iterable<Module>)?.[Symbol.iterator] !== 'function') throw new ValueError('ModuleList: expected an iterable of modules');
+    if (modules === null || typeof (modules as Iterable<Module>)?.[Symbol.iterator] !== 'function')
+      throw new ValueError('ModuleList: expected an iterable of modules');
     [...modules].forEach((m, i) => this.items.push(checkModule('ModuleList', m, `item ${i}`)));
     return this;
   }
@@ -46,7 +52,9 @@ export class ModuleList extends Module implements Iterable<Module> {
     return this;
   }
 
-  [Symbol.iterator](): Iterator<Module> { return this.items[Symbol.iterator](); }
+  [Symbol.iterator](): Iterator<Module> {
+    return this.items[Symbol.iterator]();
+  }
 
   forward(): Tensor {
     throw new ValueError('ModuleList has no forward(); iterate over it and call each module');
@@ -59,8 +67,14 @@ export class ModuleDict extends Module implements Iterable<[string, Module]> {
 
   constructor(modules: Record<string, Module> | Iterable<[string, Module]> = {}) {
     super();
-    if (modules === null || typeof modules !== 'object') throw new ValueError(`ModuleDict: expected an object or an iterable of [name, module] pairs; got ${modules === null ? 'null' : typeof modules}`);
-    const pairs = typeof (modules as Iterable<[string, Module]>)[Symbol.iterator] === 'function' ? [...(modules as Iterable<[string, Module]>)] : Object.entries(modules);
+    if (modules === null || typeof modules !== 'object')
+      throw new ValueError(
+        `ModuleDict: expected an object or an iterable of [name, module] pairs; got ${modules === null ? 'null' : typeof modules}`,
+      );
+    const pairs =
+      typeof (modules as Iterable<[string, Module]>)[Symbol.iterator] === 'function'
+        ? [...(modules as Iterable<[string, Module]>)]
+        : Object.entries(modules);
     for (const [k, m] of pairs) this.set(k, m);
   }
 
@@ -68,26 +82,42 @@ export class ModuleDict extends Module implements Iterable<[string, Module]> {
     return [...this.items];
   }
 
-  get size(): number { return this.items.size; }
+  get size(): number {
+    return this.items.size;
+  }
 
   get(key: string): Module {
     const m = this.items.get(key);
-    if (!m) throw new ValueError(`ModuleDict.get: no module named ${JSON.stringify(key)}; have ${[...this.items.keys()].join(', ') || 'none'}`);
+    if (!m)
+      throw new ValueError(
+        `ModuleDict.get: no module named ${JSON.stringify(key)}; have ${[...this.items.keys()].join(', ') || 'none'}`,
+      );
     return m;
   }
 
-  has(key: string): boolean { return this.items.has(key); }
+  has(key: string): boolean {
+    return this.items.has(key);
+  }
 
   set(key: string, m: Module): this {
-    if (typeof key !== 'string' || key === '' || key.includes('.')) throw new ValueError(`ModuleDict: a key must be a non-empty string without '.'; got ${JSON.stringify(key)}`);
+    if (typeof key !== 'string' || key === '' || key.includes('.'))
+      throw new ValueError(`ModuleDict: a key must be a non-empty string without '.'; got ${JSON.stringify(key)}`);
     this.items.set(key, checkModule('ModuleDict', m, `'${key}'`));
     return this;
   }
 
-  delete(key: string): boolean { return this.items.delete(key); }
-  keys(): string[] { return [...this.items.keys()]; }
-  values(): Module[] { return [...this.items.values()]; }
-  [Symbol.iterator](): Iterator<[string, Module]> { return this.items[Symbol.iterator](); }
+  delete(key: string): boolean {
+    return this.items.delete(key);
+  }
+  keys(): string[] {
+    return [...this.items.keys()];
+  }
+  values(): Module[] {
+    return [...this.items.values()];
+  }
+  [Symbol.iterator](): Iterator<[string, Module]> {
+    return this.items[Symbol.iterator]();
+  }
 
   forward(): Tensor {
     throw new ValueError('ModuleDict has no forward(); get() a module and call it');
@@ -96,5 +126,7 @@ export class ModuleDict extends Module implements Iterable<[string, Module]> {
 
 /** Returns its input unchanged (a placeholder layer, PyTorch's nn.Identity). */
 export class Identity extends Module {
-  forward(x: Tensor): Tensor { return x; }
+  forward(x: Tensor): Tensor {
+    return x;
+  }
 }

@@ -30,16 +30,22 @@ export interface ConvTransposeModuleOptions {
 
 function sizes(layer: string, name: string, v: Size, n: number): number[] {
   const a = typeof v === 'number' ? new Array<number>(n).fill(v) : Array.isArray(v) ? v.slice() : [];
-  if (a.length !== n || !a.every((x) => Number.isInteger(x) && x >= 1)) throw new ValueError(`${layer}: ${name} ${JSON.stringify(v)}; expected a positive integer or ${n} of them`);
+  if (a.length !== n || !a.every((x) => Number.isInteger(x) && x >= 1))
+    throw new ValueError(`${layer}: ${name} ${JSON.stringify(v)}; expected a positive integer or ${n} of them`);
   return a;
 }
 
 function channels(layer: string, inC: number, outC: number, groups: number): void {
-  for (const [k, v] of [['inChannels', inC], ['outChannels', outC]] as const) {
+  for (const [k, v] of [
+    ['inChannels', inC],
+    ['outChannels', outC],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) throw new ValueError(`${layer}: ${k} must be a positive integer; got ${v}`);
   }
-  if (!Number.isInteger(groups) || groups < 1) throw new ValueError(`${layer}: groups must be a positive integer; got ${groups}`);
-  if (inC % groups !== 0 || outC % groups !== 0) throw new ValueError(`${layer}: inChannels ${inC} and outChannels ${outC} must both divide by groups ${groups}`);
+  if (!Number.isInteger(groups) || groups < 1)
+    throw new ValueError(`${layer}: groups must be a positive integer; got ${groups}`);
+  if (inC % groups !== 0 || outC % groups !== 0)
+    throw new ValueError(`${layer}: inChannels ${inC} and outChannels ${outC} must both divide by groups ${groups}`);
 }
 
 function initParams(weightShape: number[], bias: boolean): [Tensor, Tensor | null] {
@@ -53,7 +59,14 @@ abstract class ConvNd extends Module {
   readonly bias: Tensor | null;
   readonly kernelSize: number[];
 
-  constructor(layer: string, sd: number, readonly inChannels: number, readonly outChannels: number, kernelSize: Size, readonly opts: ConvModuleOptions) {
+  constructor(
+    layer: string,
+    sd: number,
+    readonly inChannels: number,
+    readonly outChannels: number,
+    kernelSize: Size,
+    readonly opts: ConvModuleOptions,
+  ) {
     super();
     checkOptions(layer, opts, '{ stride?, padding?, dilation?, groups?, bias? }');
     const groups = opts.groups ?? 1;
@@ -74,9 +87,17 @@ abstract class ConvNd extends Module {
 
   protected override extraRepr(): string {
     const { stride, padding, dilation, groups } = this.opts;
-    const extra = [stride !== undefined && `stride=${JSON.stringify(stride)}`, padding !== undefined && `padding=${JSON.stringify(padding)}`,
-      dilation !== undefined && `dilation=${JSON.stringify(dilation)}`, groups !== undefined && `groups=${groups}`].filter(Boolean);
-    return [`${this.inChannels}, ${this.outChannels}, kernelSize=${JSON.stringify(this.kernelSize)}`, ...extra, `bias=${this.bias !== null}`].join(', ');
+    const extra = [
+      stride !== undefined && `stride=${JSON.stringify(stride)}`,
+      padding !== undefined && `padding=${JSON.stringify(padding)}`,
+      dilation !== undefined && `dilation=${JSON.stringify(dilation)}`,
+      groups !== undefined && `groups=${groups}`,
+    ].filter(Boolean);
+    return [
+      `${this.inChannels}, ${this.outChannels}, kernelSize=${JSON.stringify(this.kernelSize)}`,
+      ...extra,
+      `bias=${this.bias !== null}`,
+    ].join(', ');
   }
 }
 
@@ -85,7 +106,9 @@ export class Conv1d extends ConvNd {
   constructor(inChannels: number, outChannels: number, kernelSize: Size, opts: ConvModuleOptions = {}) {
     super('Conv1d', 1, inChannels, outChannels, kernelSize, opts);
   }
-  forward(x: Tensor): Tensor { return conv1d(x, this.weight, this.bias, this.conv()); }
+  forward(x: Tensor): Tensor {
+    return conv1d(x, this.weight, this.bias, this.conv());
+  }
 }
 
 /** nn.Conv2d: [N, C, H, W] -> [N, O, H', W']. */
@@ -93,7 +116,9 @@ export class Conv2d extends ConvNd {
   constructor(inChannels: number, outChannels: number, kernelSize: Size, opts: ConvModuleOptions = {}) {
     super('Conv2d', 2, inChannels, outChannels, kernelSize, opts);
   }
-  forward(x: Tensor): Tensor { return conv2d(x, this.weight, this.bias, this.conv()); }
+  forward(x: Tensor): Tensor {
+    return conv2d(x, this.weight, this.bias, this.conv());
+  }
 }
 
 /** nn.ConvTranspose2d: weight [C, O/groups, kH, kW] as PyTorch. */
@@ -102,7 +127,12 @@ export class ConvTranspose2d extends Module {
   readonly bias: Tensor | null;
   readonly kernelSize: number[];
 
-  constructor(readonly inChannels: number, readonly outChannels: number, kernelSize: Size, readonly opts: ConvTransposeModuleOptions = {}) {
+  constructor(
+    readonly inChannels: number,
+    readonly outChannels: number,
+    kernelSize: Size,
+    readonly opts: ConvTransposeModuleOptions = {},
+  ) {
     super();
     checkOptions('ConvTranspose2d', opts, '{ stride?, padding?, outputPadding?, groups?, dilation?, bias? }');
     const groups = opts.groups ?? 1;

@@ -9,7 +9,8 @@ import { Module } from '../module';
 export class Dropout extends Module {
   constructor(readonly p = 0.5) {
     super();
-    if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new ValueError(`Dropout: p must be a probability in [0, 1]; got ${p}`);
+    if (typeof p !== 'number' || !(p >= 0 && p <= 1))
+      throw new ValueError(`Dropout: p must be a probability in [0, 1]; got ${p}`);
   }
 
   forward(x: Tensor): Tensor {
@@ -19,5 +20,7 @@ export class Dropout extends Module {
     return tidy(() => Tensor.where(rand(x.shape).ge(this.p), x.mul(1 / (1 - this.p)), 0));
   }
 
-  protected override extraRepr(): string { return `p=${this.p}`; }
+  protected override extraRepr(): string {
+    return `p=${this.p}`;
+  }
 }

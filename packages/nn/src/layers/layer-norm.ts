@@ -13,11 +13,17 @@ export class LayerNorm extends Module {
   readonly weight: Tensor | null;
   readonly bias: Tensor | null;
 
-  constructor(normalizedShape: number | readonly number[], opts: { eps?: number; elementwiseAffine?: boolean; bias?: boolean } = {}) {
+  constructor(
+    normalizedShape: number | readonly number[],
+    opts: { eps?: number; elementwiseAffine?: boolean; bias?: boolean } = {},
+  ) {
     super();
     checkOptions('LayerNorm', opts, '{ eps?, elementwiseAffine?, bias? }');
     const shape = typeof normalizedShape === 'number' ? [normalizedShape] : normalizedShape.slice();
-    if (!shape.length || !shape.every((d) => Number.isInteger(d) && d > 0)) throw new ValueError(`LayerNorm: normalizedShape must be positive integers; got ${JSON.stringify(normalizedShape)}`);
+    if (!shape.length || !shape.every((d) => Number.isInteger(d) && d > 0))
+      throw new ValueError(
+        `LayerNorm: normalizedShape must be positive integers; got ${JSON.stringify(normalizedShape)}`,
+      );
     this.normalizedShape = shape;
     this.eps = opts.eps ?? 1e-5;
     if (!(this.eps >= 0)) throw new ValueError(`LayerNorm: eps must be non-negative; got ${this.eps}`);
@@ -30,7 +36,9 @@ export class LayerNorm extends Module {
     const k = this.normalizedShape.length;
     const tail = x.shape.slice(x.ndim - k);
     if (x.ndim < k || tail.some((d, i) => d !== this.normalizedShape[i])) {
-      throw new ShapeError(`LayerNorm: input has shape ${fmtShape(x.shape)}; expected it to end in normalizedShape ${fmtShape(this.normalizedShape)}`);
+      throw new ShapeError(
+        `LayerNorm: input has shape ${fmtShape(x.shape)}; expected it to end in normalizedShape ${fmtShape(this.normalizedShape)}`,
+      );
     }
     const dims = Array.from({ length: k }, (_, i) => x.ndim - k + i);
     return tidy(() => {

@@ -9,10 +9,17 @@ export class Linear extends Module {
   readonly weight: Tensor;
   readonly bias: Tensor | null;
 
-  constructor(readonly inFeatures: number, readonly outFeatures: number, opts: { bias?: boolean } = {}) {
+  constructor(
+    readonly inFeatures: number,
+    readonly outFeatures: number,
+    opts: { bias?: boolean } = {},
+  ) {
     super();
     checkOptions('Linear', opts, '{ bias?: boolean }');
-    for (const [k, v] of [['inFeatures', inFeatures], ['outFeatures', outFeatures]] as const) {
+    for (const [k, v] of [
+      ['inFeatures', inFeatures],
+      ['outFeatures', outFeatures],
+    ] as const) {
       if (!Number.isInteger(v) || v < 0) throw new ValueError(`Linear: ${k} must be a non-negative integer; got ${v}`);
     }
     // PyTorch's reset_parameters: kaiming_uniform(a=√5) is U(±1/√in); the bias the same bound.
@@ -31,7 +38,9 @@ export class Linear extends Module {
    */
   forwardWith(x: Tensor, activation: LinearActivation): Tensor {
     if (x.ndim < 1 || x.shape[x.ndim - 1] !== this.inFeatures) {
-      throw new ShapeError(`Linear: input has shape ${fmtShape(x.shape)}; expected the last dim to be inFeatures = ${this.inFeatures}`);
+      throw new ShapeError(
+        `Linear: input has shape ${fmtShape(x.shape)}; expected the last dim to be inFeatures = ${this.inFeatures}`,
+      );
     }
     return linear(x, this.weight, this.bias, activation);
   }

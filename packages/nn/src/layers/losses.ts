@@ -2,7 +2,18 @@ import { Tensor } from '@surf/autograd';
 import { Module } from '../module';
 import { checkOptions } from '../options';
 import {
-  CrossEntropyOptions, KLDivReduction, LossOptions, binaryCrossEntropy, binaryCrossEntropyWithLogits, crossEntropy, huberLoss, klDivLoss, l1Loss, mseLoss, nllLoss, smoothL1Loss,
+  CrossEntropyOptions,
+  KLDivReduction,
+  LossOptions,
+  binaryCrossEntropy,
+  binaryCrossEntropyWithLogits,
+  crossEntropy,
+  huberLoss,
+  klDivLoss,
+  l1Loss,
+  mseLoss,
+  nllLoss,
+  smoothL1Loss,
 } from '../losses';
 
 /**
@@ -17,53 +28,91 @@ abstract class Loss<O extends object> extends Module {
   }
   abstract override forward(input: Tensor, target: Tensor): Tensor;
   protected override extraRepr(): string {
-    return Object.entries(this.opts).map(([k, v]) => `${k}=${typeof v === 'string' ? `'${v}'` : String(v)}`).join(', ');
+    return Object.entries(this.opts)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? `'${v}'` : String(v)}`)
+      .join(', ');
   }
 }
 
 const R = "{ reduction?: 'mean' | 'sum' | 'none' }";
 
 export class CrossEntropyLoss extends Loss<CrossEntropyOptions> {
-  constructor(opts?: CrossEntropyOptions) { super('CrossEntropyLoss', opts, '{ reduction?, labelSmoothing? }'); }
-  forward(input: Tensor, target: Tensor): Tensor { return crossEntropy(input, target, this.opts); }
+  constructor(opts?: CrossEntropyOptions) {
+    super('CrossEntropyLoss', opts, '{ reduction?, labelSmoothing? }');
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return crossEntropy(input, target, this.opts);
+  }
 }
 
 export class NLLLoss extends Loss<LossOptions> {
-  constructor(opts?: LossOptions) { super('NLLLoss', opts, R); }
-  forward(input: Tensor, target: Tensor): Tensor { return nllLoss(input, target, this.opts); }
+  constructor(opts?: LossOptions) {
+    super('NLLLoss', opts, R);
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return nllLoss(input, target, this.opts);
+  }
 }
 
 export class MSELoss extends Loss<LossOptions> {
-  constructor(opts?: LossOptions) { super('MSELoss', opts, R); }
-  forward(input: Tensor, target: Tensor): Tensor { return mseLoss(input, target, this.opts); }
+  constructor(opts?: LossOptions) {
+    super('MSELoss', opts, R);
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return mseLoss(input, target, this.opts);
+  }
 }
 
 export class L1Loss extends Loss<LossOptions> {
-  constructor(opts?: LossOptions) { super('L1Loss', opts, R); }
-  forward(input: Tensor, target: Tensor): Tensor { return l1Loss(input, target, this.opts); }
+  constructor(opts?: LossOptions) {
+    super('L1Loss', opts, R);
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return l1Loss(input, target, this.opts);
+  }
 }
 
 export class BCELoss extends Loss<LossOptions> {
-  constructor(opts?: LossOptions) { super('BCELoss', opts, R); }
-  forward(input: Tensor, target: Tensor): Tensor { return binaryCrossEntropy(input, target, this.opts); }
+  constructor(opts?: LossOptions) {
+    super('BCELoss', opts, R);
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return binaryCrossEntropy(input, target, this.opts);
+  }
 }
 
 export class BCEWithLogitsLoss extends Loss<LossOptions & { posWeight?: Tensor | number }> {
-  constructor(opts?: LossOptions & { posWeight?: Tensor | number }) { super('BCEWithLogitsLoss', opts, '{ reduction?, posWeight? }'); }
-  forward(input: Tensor, target: Tensor): Tensor { return binaryCrossEntropyWithLogits(input, target, this.opts); }
+  constructor(opts?: LossOptions & { posWeight?: Tensor | number }) {
+    super('BCEWithLogitsLoss', opts, '{ reduction?, posWeight? }');
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return binaryCrossEntropyWithLogits(input, target, this.opts);
+  }
 }
 
 export class HuberLoss extends Loss<LossOptions & { delta?: number }> {
-  constructor(opts?: LossOptions & { delta?: number }) { super('HuberLoss', opts, '{ reduction?, delta? }'); }
-  forward(input: Tensor, target: Tensor): Tensor { return huberLoss(input, target, this.opts); }
+  constructor(opts?: LossOptions & { delta?: number }) {
+    super('HuberLoss', opts, '{ reduction?, delta? }');
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return huberLoss(input, target, this.opts);
+  }
 }
 
 export class SmoothL1Loss extends Loss<LossOptions & { beta?: number }> {
-  constructor(opts?: LossOptions & { beta?: number }) { super('SmoothL1Loss', opts, '{ reduction?, beta? }'); }
-  forward(input: Tensor, target: Tensor): Tensor { return smoothL1Loss(input, target, this.opts); }
+  constructor(opts?: LossOptions & { beta?: number }) {
+    super('SmoothL1Loss', opts, '{ reduction?, beta? }');
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return smoothL1Loss(input, target, this.opts);
+  }
 }
 
 export class KLDivLoss extends Loss<{ reduction?: KLDivReduction; logTarget?: boolean }> {
-  constructor(opts?: { reduction?: KLDivReduction; logTarget?: boolean }) { super('KLDivLoss', opts, "{ reduction?: 'mean' | 'batchmean' | 'sum' | 'none', logTarget? }"); }
-  forward(input: Tensor, target: Tensor): Tensor { return klDivLoss(input, target, this.opts); }
+  constructor(opts?: { reduction?: KLDivReduction; logTarget?: boolean }) {
+    super('KLDivLoss', opts, "{ reduction?: 'mean' | 'batchmean' | 'sum' | 'none', logTarget? }");
+  }
+  forward(input: Tensor, target: Tensor): Tensor {
+    return klDivLoss(input, target, this.opts);
+  }
 }

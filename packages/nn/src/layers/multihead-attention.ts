@@ -38,14 +38,25 @@ export class MultiheadAttention extends Module {
   readonly dropout: number;
   readonly batchFirst: boolean;
 
-  constructor(readonly embedDim: number, readonly numHeads: number, opts: MultiheadAttentionOptions = {}) {
+  constructor(
+    readonly embedDim: number,
+    readonly numHeads: number,
+    opts: MultiheadAttentionOptions = {},
+  ) {
     super();
-    if (opts === null || typeof opts !== 'object') throw new ValueError(`MultiheadAttention: options must be an object { bias, dropout, batchFirst }; got ${opts === null ? 'null' : typeof opts}`);
-    if (!Number.isInteger(embedDim) || embedDim <= 0) throw new ValueError(`MultiheadAttention: embedDim must be a positive integer; got ${embedDim}`);
-    if (!Number.isInteger(numHeads) || numHeads <= 0) throw new ValueError(`MultiheadAttention: numHeads must be a positive integer; got ${numHeads}`);
-    if (embedDim % numHeads !== 0) throw new ValueError(`MultiheadAttention: embedDim ${embedDim} is not divisible by numHeads ${numHeads}`);
+    if (opts === null || typeof opts !== 'object')
+      throw new ValueError(
+        `MultiheadAttention: options must be an object { bias, dropout, batchFirst }; got ${opts === null ? 'null' : typeof opts}`,
+      );
+    if (!Number.isInteger(embedDim) || embedDim <= 0)
+      throw new ValueError(`MultiheadAttention: embedDim must be a positive integer; got ${embedDim}`);
+    if (!Number.isInteger(numHeads) || numHeads <= 0)
+      throw new ValueError(`MultiheadAttention: numHeads must be a positive integer; got ${numHeads}`);
+    if (embedDim % numHeads !== 0)
+      throw new ValueError(`MultiheadAttention: embedDim ${embedDim} is not divisible by numHeads ${numHeads}`);
     const dropout = opts.dropout ?? 0;
-    if (typeof dropout !== 'number' || !(dropout >= 0 && dropout <= 1)) throw new ValueError(`MultiheadAttention: dropout must be a probability in [0, 1]; got ${dropout}`);
+    if (typeof dropout !== 'number' || !(dropout >= 0 && dropout <= 1))
+      throw new ValueError(`MultiheadAttention: dropout must be a probability in [0, 1]; got ${dropout}`);
     this.headDim = embedDim / numHeads;
     this.dropout = dropout;
     this.batchFirst = opts.batchFirst ?? true;
@@ -59,24 +70,41 @@ export class MultiheadAttention extends Module {
 
   /** Self-attention when key and value are omitted. */
   forward(query: Tensor, key?: Tensor, value?: Tensor, opts: MultiheadAttentionForwardOptions = {}): Tensor {
-    if (opts === null || typeof opts !== 'object') throw new ValueError(`MultiheadAttention.forward: options must be an object { attnMask, keyPaddingMask, isCausal }; got ${opts === null ? 'null' : typeof opts}`);
+    if (opts === null || typeof opts !== 'object')
+      throw new ValueError(
+        `MultiheadAttention.forward: options must be an object { attnMask, keyPaddingMask, isCausal }; got ${opts === null ? 'null' : typeof opts}`,
+      );
     key ??= query;
     value ??= key;
-    const E = this.embedDim, H = this.numHeads, Dh = this.headDim;
+    const E = this.embedDim,
+      H = this.numHeads,
+      Dh = this.headDim;
     const unbatched = query.ndim === 2;
-    for (const [name, t] of [['query', query], ['key', key], ['value', value]] as const) {
+    for (const [name, t] of [
+      ['query', query],
+      ['key', key],
+      ['value', value],
+    ] as const) {
       if (t.ndim !== query.ndim || (t.ndim !== 2 && t.ndim !== 3) || t.shape[t.ndim - 1] !== E) {
-        throw new ShapeError(`MultiheadAttention: ${name} has shape ${fmtShape(t.shape)}; expected ${this.batchFirst ? '[N, L, E]' : '[L, N, E]'} or unbatched [L, E] with E = embedDim = ${E}, all inputs of the same rank`);
+        throw new ShapeError(
+          `MultiheadAttention: ${name} has shape ${fmtShape(t.shape)}; expected ${this.batchFirst ? '[N, L, E]' : '[L, N, E]'} or unbatched [L, E] with E = embedDim = ${E}, all inputs of the same rank`,
+        );
       }
     }
     // Work in [N, L, E].
     const toNLE = (t: Tensor) => (unbatched ? t.unsqueeze(0) : this.batchFirst ? t : t.transpose(0, 1));
-    const q0 = toNLE(query), k0 = toNLE(key), v0 = toNLE(value);
-    const [N, L] = q0.shape, S = k0.shape[1];
+    const q0 = toNLE(query),
+      k0 = toNLE(key),
+      v0 = toNLE(value);
+    const [N, L] = q0.shape,
+      S = k0.shape[1];
     if (k0.shape[0] !== N || v0.shape[0] !== N || v0.shape[1] !== S) {
-      throw new ShapeError(`MultiheadAttention: query ${fmtShape(query.shape)}, key ${fmtShape(key.shape)} and value ${fmtShape(value.shape)} disagree on the batch size or the key count`);
+      throw new ShapeError(
+        `MultiheadAttention: query ${fmtShape(query.shape)}, key ${fmtShape(key.shape)} and value ${fmtShape(value.shape)} disagree on the batch size or the key count`,
+      );
     }
-    const w = this.in_proj_weight, b = this.in_proj_bias;
+    const w = this.in_proj_weight,
+      b = this.in_proj_bias;
     const part = (t: Tensor | null, i: number) => (t ? t.narrow(0, i * E, E) : null);
     let q: Tensor, k: Tensor, v: Tensor;
     if (query === key && key === value) {
@@ -93,7 +121,11 @@ export class MultiheadAttention extends Module {
     const causal = !!opts.isCausal && !mask;
     let attnMask = mask;
     if (opts.isCausal && mask) attnMask = mask.add(causalBias(L, S));
-    const o = scaledDotProductAttention(heads(q, L), heads(k, S), heads(v, S), { attnMask, causal, dropoutP: this.training ? this.dropout : 0 });
+    const o = scaledDotProductAttention(heads(q, L), heads(k, S), heads(v, S), {
+      attnMask,
+      causal,
+      dropoutP: this.training ? this.dropout : 0,
+    });
     let out = this.out_proj.forward(o.permute([0, 2, 1, 3]).reshape([N, L, E]));
     if (unbatched) out = out.squeeze(0);
     else if (!this.batchFirst) out = out.transpose(0, 1);
@@ -101,19 +133,32 @@ export class MultiheadAttention extends Module {
   }
 
   /** attnMask and keyPaddingMask as one float mask broadcastable to [N, H, L, S], or null. */
-  private combinedMask(opts: MultiheadAttentionForwardOptions, N: number, L: number, S: number, unbatched: boolean): Tensor | null {
+  private combinedMask(
+    opts: MultiheadAttentionForwardOptions,
+    N: number,
+    L: number,
+    S: number,
+    unbatched: boolean,
+  ): Tensor | null {
     const asFloat = (m: Tensor) => (m.dtype === 'bool' ? where(m, -Infinity, 0) : m);
     let out: Tensor | null = null;
     const am = opts.attnMask ?? null;
     if (am) {
       if (am.ndim === 2 && am.shape[0] === L && am.shape[1] === S) out = asFloat(am);
-      else if (am.ndim === 3 && am.shape[0] === N * this.numHeads && am.shape[1] === L && am.shape[2] === S) out = asFloat(am).reshape([N, this.numHeads, L, S]);
-      else throw new ShapeError(`MultiheadAttention: attnMask has shape ${fmtShape(am.shape)}; expected ${fmtShape([L, S])} or ${fmtShape([N * this.numHeads, L, S])} ([L, S] or [N·numHeads, L, S])`);
+      else if (am.ndim === 3 && am.shape[0] === N * this.numHeads && am.shape[1] === L && am.shape[2] === S)
+        out = asFloat(am).reshape([N, this.numHeads, L, S]);
+      else
+        throw new ShapeError(
+          `MultiheadAttention: attnMask has shape ${fmtShape(am.shape)}; expected ${fmtShape([L, S])} or ${fmtShape([N * this.numHeads, L, S])} ([L, S] or [N·numHeads, L, S])`,
+        );
     }
     const kp = opts.keyPaddingMask ?? null;
     if (kp) {
       const want = unbatched ? [S] : [N, S];
-      if (kp.ndim !== want.length || kp.shape.some((d, i) => d !== want[i])) throw new ShapeError(`MultiheadAttention: keyPaddingMask has shape ${fmtShape(kp.shape)}; expected ${fmtShape(want)}`);
+      if (kp.ndim !== want.length || kp.shape.some((d, i) => d !== want[i]))
+        throw new ShapeError(
+          `MultiheadAttention: keyPaddingMask has shape ${fmtShape(kp.shape)}; expected ${fmtShape(want)}`,
+        );
       const f = asFloat(kp).reshape([N, 1, 1, S]);
       out = out ? out.add(f) : f;
     }

@@ -15,18 +15,29 @@ export class RMSNorm extends Module {
   constructor(normalizedShape: number | readonly number[], opts: { eps?: number; elementwiseAffine?: boolean } = {}) {
     super();
     checkOptions('RMSNorm', opts, '{ eps?, elementwiseAffine? }');
-    const shape = typeof normalizedShape === 'number' ? [normalizedShape] : Array.isArray(normalizedShape) ? normalizedShape.slice() : [];
-    if (!shape.length || !shape.every((d) => Number.isInteger(d) && d > 0)) throw new ValueError(`RMSNorm: normalizedShape must be positive integers; got ${JSON.stringify(normalizedShape)}`);
+    const shape =
+      typeof normalizedShape === 'number'
+        ? [normalizedShape]
+        : Array.isArray(normalizedShape)
+          ? normalizedShape.slice()
+          : [];
+    if (!shape.length || !shape.every((d) => Number.isInteger(d) && d > 0))
+      throw new ValueError(
+        `RMSNorm: normalizedShape must be positive integers; got ${JSON.stringify(normalizedShape)}`,
+      );
     this.normalizedShape = shape;
     this.eps = opts.eps ?? 1.1920928955078125e-7;
-    if (typeof this.eps !== 'number' || !(this.eps >= 0)) throw new ValueError(`RMSNorm: eps must be non-negative; got ${this.eps}`);
+    if (typeof this.eps !== 'number' || !(this.eps >= 0))
+      throw new ValueError(`RMSNorm: eps must be non-negative; got ${this.eps}`);
     this.weight = opts.elementwiseAffine === false ? null : parameter(ones(shape));
   }
 
   forward(x: Tensor): Tensor {
     const k = this.normalizedShape.length;
     if (x.ndim < k || x.shape.slice(x.ndim - k).some((d, i) => d !== this.normalizedShape[i])) {
-      throw new ShapeError(`RMSNorm: input has shape ${fmtShape(x.shape)}; expected it to end in normalizedShape ${fmtShape(this.normalizedShape)}`);
+      throw new ShapeError(
+        `RMSNorm: input has shape ${fmtShape(x.shape)}; expected it to end in normalizedShape ${fmtShape(this.normalizedShape)}`,
+      );
     }
     const dims = Array.from({ length: k }, (_, i) => x.ndim - k + i);
     return tidy(() => {
@@ -50,15 +61,24 @@ export class GroupNorm extends Module {
   readonly weight: Tensor | null;
   readonly bias: Tensor | null;
 
-  constructor(readonly numGroups: number, readonly numChannels: number, opts: { eps?: number; affine?: boolean } = {}) {
+  constructor(
+    readonly numGroups: number,
+    readonly numChannels: number,
+    opts: { eps?: number; affine?: boolean } = {},
+  ) {
     super();
     checkOptions('GroupNorm', opts, '{ eps?, affine? }');
-    for (const [k, v] of [['numGroups', numGroups], ['numChannels', numChannels]] as const) {
+    for (const [k, v] of [
+      ['numGroups', numGroups],
+      ['numChannels', numChannels],
+    ] as const) {
       if (!Number.isInteger(v) || v <= 0) throw new ValueError(`GroupNorm: ${k} must be a positive integer; got ${v}`);
     }
-    if (numChannels % numGroups !== 0) throw new ValueError(`GroupNorm: numChannels ${numChannels} is not divisible by numGroups ${numGroups}`);
+    if (numChannels % numGroups !== 0)
+      throw new ValueError(`GroupNorm: numChannels ${numChannels} is not divisible by numGroups ${numGroups}`);
     this.eps = opts.eps ?? 1e-5;
-    if (typeof this.eps !== 'number' || !(this.eps >= 0)) throw new ValueError(`GroupNorm: eps must be non-negative; got ${this.eps}`);
+    if (typeof this.eps !== 'number' || !(this.eps >= 0))
+      throw new ValueError(`GroupNorm: eps must be non-negative; got ${this.eps}`);
     const affine = opts.affine ?? true;
     this.weight = affine ? parameter(ones([numChannels])) : null;
     this.bias = affine ? parameter(zeros([numChannels])) : null;
@@ -66,7 +86,9 @@ export class GroupNorm extends Module {
 
   forward(x: Tensor): Tensor {
     if (x.ndim < 2 || x.shape[1] !== this.numChannels) {
-      throw new ShapeError(`GroupNorm: input has shape ${fmtShape(x.shape)}; expected [N, ${this.numChannels}, ...] (numChannels in dim 1)`);
+      throw new ShapeError(
+        `GroupNorm: input has shape ${fmtShape(x.shape)}; expected [N, ${this.numChannels}, ...] (numChannels in dim 1)`,
+      );
     }
     const [n] = x.shape;
     return tidy(() => {

@@ -9,7 +9,8 @@ export class Sequential extends Module {
   constructor(...layers: Module[]) {
     super();
     layers.forEach((l, i) => {
-      if (!(l instanceof Module)) throw new ValueError(`Sequential: argument ${i} is ${l === null ? 'null' : typeof l}; expected a Module`);
+      if (!(l instanceof Module))
+        throw new ValueError(`Sequential: argument ${i} is ${l === null ? 'null' : typeof l}; expected a Module`);
     });
     this.layers = layers;
   }
@@ -18,7 +19,9 @@ export class Sequential extends Module {
     return this.layers.map((l, i) => [String(i), l]);
   }
 
-  get length(): number { return this.layers.length; }
+  get length(): number {
+    return this.layers.length;
+  }
 
   at(i: number): Module {
     const l = this.layers.at(i);

@@ -13,11 +13,19 @@ export interface AdagradOptions extends BaseOptions {
 /** torch.optim.Adagrad: s ← s + g²; p -= lr/(1 + (t-1)·lrDecay) · g/(√s + ε). One fused kernel. */
 export class Adagrad extends Optimizer<AdagradOptions> {
   constructor(params: ParamsArg<AdagradOptions>, opts: Partial<AdagradOptions> = {}) {
-    super('Adagrad', params, { lr: 1e-2, lrDecay: 0, weightDecay: 0, initialAccumulatorValue: 0, eps: 1e-10, ...checkOptions('Adagrad', opts, '{ lr?, lrDecay?, weightDecay?, initialAccumulatorValue?, eps? }') });
+    super('Adagrad', params, {
+      lr: 1e-2,
+      lrDecay: 0,
+      weightDecay: 0,
+      initialAccumulatorValue: 0,
+      eps: 1e-10,
+      ...checkOptions('Adagrad', opts, '{ lr?, lrDecay?, weightDecay?, initialAccumulatorValue?, eps? }'),
+    });
   }
 
   protected validate(o: AdagradOptions): void {
-    for (const k of ['lr', 'lrDecay', 'weightDecay', 'initialAccumulatorValue', 'eps'] as const) checkNonNegative('Adagrad', k, o[k]);
+    for (const k of ['lr', 'lrDecay', 'weightDecay', 'initialAccumulatorValue', 'eps'] as const)
+      checkNonNegative('Adagrad', k, o[k]);
   }
 
   protected update(p: NDArray, g: NDArray, st: ParamState, o: AdagradOptions) {

@@ -35,16 +35,31 @@ export abstract class Optimizer<O extends BaseOptions> {
   readonly paramGroups: ParamGroup<O>[];
   protected readonly state = new Map<Tensor, ParamState>();
 
-  constructor(readonly name: string, params: ParamsArg<O>, defaults: O) {
-    if (params === null || typeof params !== 'object' || typeof (params as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+  constructor(
+    readonly name: string,
+    params: ParamsArg<O>,
+    defaults: O,
+  ) {
+    if (
+      params === null ||
+      typeof params !== 'object' ||
+      typeof (params as Iterable<unknown>)[Symbol.iterator] !== 'function'
+    ) {
       throw new ValueError(`${name}: params must be an array of tensors (model.parameters()) or of parameter groups`);
     }
     const list = [...(params as Iterable<unknown>)];
     if (list.length === 0) throw new ValueError(`${name}: got an empty parameter list`);
-    const groups = list.every((x) => x instanceof Tensor) ? [{ params: list as Tensor[] }] : (list as ({ params: Iterable<Tensor> } & Partial<O>)[]);
+    const groups = list.every((x) => x instanceof Tensor)
+      ? [{ params: list as Tensor[] }]
+      : (list as ({ params: Iterable<Tensor> } & Partial<O>)[]);
     const seen = new Set<Tensor>();
     this.paramGroups = groups.map((g, gi) => {
-      if (g === null || typeof g !== 'object' || !g.params || typeof (g.params as Iterable<Tensor>)[Symbol.iterator] !== 'function') {
+      if (
+        g === null ||
+        typeof g !== 'object' ||
+        !g.params ||
+        typeof (g.params as Iterable<Tensor>)[Symbol.iterator] !== 'function'
+      ) {
         throw new ValueError(`${name}: parameter group ${gi} is not a tensor or a { params: [...] } group`);
       }
       const ps = [...g.params];
@@ -52,10 +67,20 @@ export abstract class Optimizer<O extends BaseOptions> {
         if (!(p instanceof Tensor)) throw new ValueError(`${name}: group ${gi} param ${i} is not a Tensor`);
         // Frozen parameters (requiresGrad false) are accepted, as PyTorch does: they have no
         // grad, so step() skips them until they are unfrozen.
-        if (!p.isLeaf) throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) was made by an op; an optimizer updates leaves (model.parameters())`);
-        if (!p.requiresGrad && !isParameter(p)) throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) does not require grad and is not a (frozen) module parameter; pass model.parameters() or tensors made with requiresGrad: true`);
-        if (p.dtype !== 'float32') throw new ValueError(`${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) has dtype ${p.dtype}; expected float32`);
-        if (seen.has(p)) throw new ValueError(`${name}: a parameter appears in more than one place (group ${gi}, index ${i})`);
+        if (!p.isLeaf)
+          throw new ValueError(
+            `${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) was made by an op; an optimizer updates leaves (model.parameters())`,
+          );
+        if (!p.requiresGrad && !isParameter(p))
+          throw new ValueError(
+            `${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) does not require grad and is not a (frozen) module parameter; pass model.parameters() or tensors made with requiresGrad: true`,
+          );
+        if (p.dtype !== 'float32')
+          throw new ValueError(
+            `${name}: group ${gi} param ${i} (shape ${fmtShape(p.shape)}) has dtype ${p.dtype}; expected float32`,
+          );
+        if (seen.has(p))
+          throw new ValueError(`${name}: a parameter appears in more than one place (group ${gi}, index ${i})`);
         seen.add(p);
       });
       const opts = { ...defaults, ...g, params: ps } as ParamGroup<O>;
@@ -68,7 +93,12 @@ export abstract class Optimizer<O extends BaseOptions> {
   protected abstract validate(opts: O): void;
 
   /** Computes the new parameter and state in one fused kernel; returns them. */
-  protected abstract update(p: NDArray, g: NDArray, state: ParamState, group: O): { param: NDArray; arrays: Record<string, NDArray> };
+  protected abstract update(
+    p: NDArray,
+    g: NDArray,
+    state: ParamState,
+    group: O,
+  ): { param: NDArray; arrays: Record<string, NDArray> };
 
   /** Applies one update to every parameter that has a gradient. Never reads back. */
   step(): void {
@@ -76,14 +106,19 @@ export abstract class Optimizer<O extends BaseOptions> {
       for (const p of group.params) {
         const g = p.grad;
         if (!g) continue;
-        if (g.dtype !== 'float32') throw new DTypeError(`${this.name}.step: a gradient of shape ${fmtShape(g.shape)} has dtype ${g.dtype}; expected float32`);
+        if (g.dtype !== 'float32')
+          throw new DTypeError(
+            `${this.name}.step: a gradient of shape ${fmtShape(g.shape)} has dtype ${g.dtype}; expected float32`,
+          );
         let st = this.state.get(p);
         if (!st) {
           st = { step: 0, arrays: {} };
           this.state.set(p, st);
         }
         const counted = st;
-        hostEffect(() => { counted.step++; }); // jit: a replayed step counts too
+        hostEffect(() => {
+          counted.step++;
+        }); // jit: a replayed step counts too
         const { param, arrays } = this.update(p.ndarray, g.ndarray, st, group);
         p.assign(param);
         param.dispose();
@@ -125,21 +160,31 @@ export abstract class Optimizer<O extends BaseOptions> {
 
   /** Restores hyperparameters and state saved by stateDict() for the same parameter layout. */
   loadStateDict(sd: OptimizerStateDict<O>): void {
-    if (!sd || !Array.isArray(sd.paramGroups) || typeof sd.state !== 'object') throw new ValueError(`${this.name}.loadStateDict: expected { state, paramGroups } from stateDict()`);
-    if (sd.paramGroups.length !== this.paramGroups.length || sd.paramGroups.some((g, i) => g.params.length !== this.paramGroups[i].params.length)) {
-      throw new ValueError(`${this.name}.loadStateDict: the saved groups hold [${sd.paramGroups.map((g) => g.params.length).join(', ')}] parameters; this optimizer's hold [${this.paramGroups.map((g) => g.params.length).join(', ')}]`);
+    if (!sd || !Array.isArray(sd.paramGroups) || typeof sd.state !== 'object')
+      throw new ValueError(`${this.name}.loadStateDict: expected { state, paramGroups } from stateDict()`);
+    if (
+      sd.paramGroups.length !== this.paramGroups.length ||
+      sd.paramGroups.some((g, i) => g.params.length !== this.paramGroups[i].params.length)
+    ) {
+      throw new ValueError(
+        `${this.name}.loadStateDict: the saved groups hold [${sd.paramGroups.map((g) => g.params.length).join(', ')}] parameters; this optimizer's hold [${this.paramGroups.map((g) => g.params.length).join(', ')}]`,
+      );
     }
     const all = this.indexed();
     const next = new Map<Tensor, ParamState>();
     for (const [key, entry] of Object.entries(sd.state)) {
       const p = all[Number(key)];
-      if (!p) throw new ValueError(`${this.name}.loadStateDict: state for parameter ${key}, but there are ${all.length}`);
+      if (!p)
+        throw new ValueError(`${this.name}.loadStateDict: state for parameter ${key}, but there are ${all.length}`);
       const arrays: Record<string, NDArray> = {};
       for (const [k, v] of Object.entries(entry)) {
         if (k === 'step') continue;
-        if (!(v instanceof Tensor)) throw new ValueError(`${this.name}.loadStateDict: state ${key}.${k} is not a Tensor`);
+        if (!(v instanceof Tensor))
+          throw new ValueError(`${this.name}.loadStateDict: state ${key}.${k} is not a Tensor`);
         if (v.shape.length !== p.shape.length || v.shape.some((d, i) => d !== p.shape[i])) {
-          throw new ShapeError(`${this.name}.loadStateDict: state ${key}.${k} has shape ${fmtShape(v.shape)}; the parameter has ${fmtShape(p.shape)}`);
+          throw new ShapeError(
+            `${this.name}.loadStateDict: state ${key}.${k} has shape ${fmtShape(v.shape)}; the parameter has ${fmtShape(p.shape)}`,
+          );
         }
         arrays[k] = v.ndarray.contiguous();
       }
@@ -163,5 +208,6 @@ export abstract class Optimizer<O extends BaseOptions> {
 
 /** Shared hyperparameter checks. */
 export function checkNonNegative(op: string, name: string, v: unknown): void {
-  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new ValueError(`${op}: ${name} must be a finite number >= 0; got ${v}`);
+  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v))
+    throw new ValueError(`${op}: ${name} must be a finite number >= 0; got ${v}`);
 }

@@ -17,7 +17,15 @@ export interface RMSpropOptions extends BaseOptions {
  */
 export class RMSprop extends Optimizer<RMSpropOptions> {
   constructor(params: ParamsArg<RMSpropOptions>, opts: Partial<RMSpropOptions> = {}) {
-    super('RMSprop', params, { lr: 1e-2, alpha: 0.99, eps: 1e-8, weightDecay: 0, momentum: 0, centered: false, ...checkOptions('RMSprop', opts, '{ lr?, alpha?, eps?, weightDecay?, momentum?, centered? }') });
+    super('RMSprop', params, {
+      lr: 1e-2,
+      alpha: 0.99,
+      eps: 1e-8,
+      weightDecay: 0,
+      momentum: 0,
+      centered: false,
+      ...checkOptions('RMSprop', opts, '{ lr?, alpha?, eps?, weightDecay?, momentum?, centered? }'),
+    });
   }
 
   protected validate(o: RMSpropOptions): void {

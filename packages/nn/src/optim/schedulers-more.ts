@@ -13,11 +13,14 @@ export class MultiStepLR extends LRScheduler {
     super(optimizer);
     checkOptions('MultiStepLR', opts, '{ milestones: number[], gamma? }');
     if (!Array.isArray(opts?.milestones) || !opts.milestones.every((m) => Number.isInteger(m) && m >= 0)) {
-      throw new ValueError(`MultiStepLR: milestones must be an array of non-negative integers; got ${JSON.stringify(opts?.milestones)}`);
+      throw new ValueError(
+        `MultiStepLR: milestones must be an array of non-negative integers; got ${JSON.stringify(opts?.milestones)}`,
+      );
     }
     this.milestones = [...opts.milestones].sort((a, b) => a - b);
     this.gamma = opts.gamma ?? 0.1;
-    if (typeof this.gamma !== 'number' || !(this.gamma >= 0)) throw new ValueError(`MultiStepLR: gamma must be >= 0; got ${this.gamma}`);
+    if (typeof this.gamma !== 'number' || !(this.gamma >= 0))
+      throw new ValueError(`MultiStepLR: gamma must be >= 0; got ${this.gamma}`);
     this.apply();
   }
   lrAt(i: number, t: number): number {
@@ -28,20 +31,26 @@ export class MultiStepLR extends LRScheduler {
 /** lr = base·f(t), with one f for all groups or one per group. */
 export class LambdaLR extends LRScheduler {
   readonly lrLambdas: ((t: number) => number)[];
-  constructor(optimizer: Optimizer<BaseOptions>, opts: { lrLambda: ((t: number) => number) | ((t: number) => number)[] }) {
+  constructor(
+    optimizer: Optimizer<BaseOptions>,
+    opts: { lrLambda: ((t: number) => number) | ((t: number) => number)[] },
+  ) {
     super(optimizer);
     checkOptions('LambdaLR', opts, '{ lrLambda: (step) => factor }');
     const f = opts?.lrLambda;
     const list = Array.isArray(f) ? f : optimizer.paramGroups.map(() => f);
     if (list.length !== optimizer.paramGroups.length || !list.every((x) => typeof x === 'function')) {
-      throw new ValueError(`LambdaLR: lrLambda must be a function or one function per parameter group (${optimizer.paramGroups.length})`);
+      throw new ValueError(
+        `LambdaLR: lrLambda must be a function or one function per parameter group (${optimizer.paramGroups.length})`,
+      );
     }
     this.lrLambdas = list as ((t: number) => number)[];
     this.apply();
   }
   lrAt(i: number, t: number): number {
     const f = this.lrLambdas[i](t);
-    if (typeof f !== 'number' || !Number.isFinite(f)) throw new ValueError(`LambdaLR: lrLambda(${t}) returned ${f}; expected a finite number`);
+    if (typeof f !== 'number' || !Number.isFinite(f))
+      throw new ValueError(`LambdaLR: lrLambda(${t}) returned ${f}; expected a finite number`);
     return this.baseLrs[i] * f;
   }
 }
@@ -72,23 +81,39 @@ export class OneCycleLR extends LRScheduler {
   readonly finalDivFactor: number;
   constructor(optimizer: Optimizer<BaseOptions>, opts: OneCycleOptions) {
     super(optimizer);
-    checkOptions('OneCycleLR', opts, "{ maxLr, totalSteps, pctStart?, annealStrategy?: 'cos' | 'linear', divFactor?, finalDivFactor? }");
+    checkOptions(
+      'OneCycleLR',
+      opts,
+      "{ maxLr, totalSteps, pctStart?, annealStrategy?: 'cos' | 'linear', divFactor?, finalDivFactor? }",
+    );
     const n = optimizer.paramGroups.length;
     const maxLr = opts?.maxLr;
     const list = Array.isArray(maxLr) ? maxLr : Array.from({ length: n }, () => maxLr);
-    if (list.length !== n || !list.every((v) => typeof v === 'number' && v > 0)) throw new ValueError(`OneCycleLR: maxLr must be a positive number or one per parameter group (${n}); got ${JSON.stringify(maxLr)}`);
-    if (!Number.isInteger(opts.totalSteps) || opts.totalSteps <= 1) throw new ValueError(`OneCycleLR: totalSteps must be an integer > 1; got ${opts.totalSteps}`);
+    if (list.length !== n || !list.every((v) => typeof v === 'number' && v > 0))
+      throw new ValueError(
+        `OneCycleLR: maxLr must be a positive number or one per parameter group (${n}); got ${JSON.stringify(maxLr)}`,
+      );
+    if (!Number.isInteger(opts.totalSteps) || opts.totalSteps <= 1)
+      throw new ValueError(`OneCycleLR: totalSteps must be an integer > 1; got ${opts.totalSteps}`);
     this.maxLrs = list as number[];
     this.totalSteps = opts.totalSteps;
     this.pctStart = opts.pctStart ?? 0.3;
-    if (!(this.pctStart > 0 && this.pctStart < 1)) throw new ValueError(`OneCycleLR: pctStart must be in (0, 1); got ${this.pctStart}`);
+    if (!(this.pctStart > 0 && this.pctStart < 1))
+      throw new ValueError(`OneCycleLR: pctStart must be in (0, 1); got ${this.pctStart}`);
     this.annealStrategy = opts.annealStrategy ?? 'cos';
-    if (this.annealStrategy !== 'cos' && this.annealStrategy !== 'linear') throw new ValueError(`OneCycleLR: annealStrategy must be 'cos' or 'linear'; got ${JSON.stringify(this.annealStrategy)}`);
+    if (this.annealStrategy !== 'cos' && this.annealStrategy !== 'linear')
+      throw new ValueError(
+        `OneCycleLR: annealStrategy must be 'cos' or 'linear'; got ${JSON.stringify(this.annealStrategy)}`,
+      );
     this.divFactor = opts.divFactor ?? 25;
     this.finalDivFactor = opts.finalDivFactor ?? 1e4;
-    if (!(this.divFactor > 0) || !(this.finalDivFactor > 0)) throw new ValueError('OneCycleLR: divFactor and finalDivFactor must be > 0');
+    if (!(this.divFactor > 0) || !(this.finalDivFactor > 0))
+      throw new ValueError('OneCycleLR: divFactor and finalDivFactor must be > 0');
     // As PyTorch, the schedule's own start lr becomes each group's initial lr.
-    optimizer.paramGroups.forEach((g, i) => { g.initialLr = this.maxLrs[i] / this.divFactor; this.baseLrs[i] = g.initialLr; });
+    optimizer.paramGroups.forEach((g, i) => {
+      g.initialLr = this.maxLrs[i] / this.divFactor;
+      this.baseLrs[i] = g.initialLr;
+    });
     this.apply();
   }
   private anneal(start: number, end: number, pct: number): number {
@@ -135,25 +160,42 @@ export class ReduceLROnPlateau {
   cooldownCounter = 0;
   lastEpoch = 0;
 
-  constructor(readonly optimizer: Optimizer<BaseOptions>, opts: ReduceLROnPlateauOptions = {}) {
+  constructor(
+    readonly optimizer: Optimizer<BaseOptions>,
+    opts: ReduceLROnPlateauOptions = {},
+  ) {
     if (!(optimizer instanceof Optimizer)) throw new ValueError('ReduceLROnPlateau: expected an optimizer');
-    const o = checkOptions('ReduceLROnPlateau', opts, "{ mode?: 'min' | 'max', factor?, patience?, threshold?, thresholdMode?, cooldown?, minLr?, eps? }");
+    const o = checkOptions(
+      'ReduceLROnPlateau',
+      opts,
+      "{ mode?: 'min' | 'max', factor?, patience?, threshold?, thresholdMode?, cooldown?, minLr?, eps? }",
+    );
     this.mode = o.mode ?? 'min';
-    if (this.mode !== 'min' && this.mode !== 'max') throw new ValueError(`ReduceLROnPlateau: mode must be 'min' or 'max'; got ${JSON.stringify(this.mode)}`);
+    if (this.mode !== 'min' && this.mode !== 'max')
+      throw new ValueError(`ReduceLROnPlateau: mode must be 'min' or 'max'; got ${JSON.stringify(this.mode)}`);
     this.factor = o.factor ?? 0.1;
-    if (!(this.factor >= 0 && this.factor < 1)) throw new ValueError(`ReduceLROnPlateau: factor must be in [0, 1); got ${this.factor}`);
+    if (!(this.factor >= 0 && this.factor < 1))
+      throw new ValueError(`ReduceLROnPlateau: factor must be in [0, 1); got ${this.factor}`);
     this.patience = o.patience ?? 10;
     this.cooldown = o.cooldown ?? 0;
-    for (const [k, v] of [['patience', this.patience], ['cooldown', this.cooldown]] as const) {
-      if (!Number.isInteger(v) || v < 0) throw new ValueError(`ReduceLROnPlateau: ${k} must be a non-negative integer; got ${v}`);
+    for (const [k, v] of [
+      ['patience', this.patience],
+      ['cooldown', this.cooldown],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 0)
+        throw new ValueError(`ReduceLROnPlateau: ${k} must be a non-negative integer; got ${v}`);
     }
     this.threshold = o.threshold ?? 1e-4;
     this.thresholdMode = o.thresholdMode ?? 'rel';
-    if (this.thresholdMode !== 'rel' && this.thresholdMode !== 'abs') throw new ValueError(`ReduceLROnPlateau: thresholdMode must be 'rel' or 'abs'; got ${JSON.stringify(this.thresholdMode)}`);
+    if (this.thresholdMode !== 'rel' && this.thresholdMode !== 'abs')
+      throw new ValueError(
+        `ReduceLROnPlateau: thresholdMode must be 'rel' or 'abs'; got ${JSON.stringify(this.thresholdMode)}`,
+      );
     const n = optimizer.paramGroups.length;
     const minLr = o.minLr ?? 0;
     this.minLrs = Array.isArray(minLr) ? minLr.slice() : Array.from({ length: n }, () => minLr);
-    if (this.minLrs.length !== n) throw new ValueError(`ReduceLROnPlateau: minLr has ${this.minLrs.length} entries; the optimizer has ${n} groups`);
+    if (this.minLrs.length !== n)
+      throw new ValueError(`ReduceLROnPlateau: minLr has ${this.minLrs.length} entries; the optimizer has ${n} groups`);
     this.eps = o.eps ?? 1e-8;
     this.best = this.mode === 'min' ? Infinity : -Infinity;
   }
@@ -166,7 +208,10 @@ export class ReduceLROnPlateau {
 
   /** Records this epoch's metric and lowers the lr when it has plateaued. */
   step(metric: number): void {
-    if (typeof metric !== 'number' || Number.isNaN(metric)) throw new ValueError(`ReduceLROnPlateau.step: metric must be a number (read the loss with await loss.item()); got ${typeof metric === 'number' ? metric : typeof metric}`);
+    if (typeof metric !== 'number' || Number.isNaN(metric))
+      throw new ValueError(
+        `ReduceLROnPlateau.step: metric must be a number (read the loss with await loss.item()); got ${typeof metric === 'number' ? metric : typeof metric}`,
+      );
     this.lastEpoch++;
     if (this.isBetter(metric)) {
       this.best = metric;
@@ -193,11 +238,19 @@ export class ReduceLROnPlateau {
   }
 
   stateDict(): SchedulerStateDict {
-    return { lastEpoch: this.lastEpoch, best: this.best, numBadEpochs: this.numBadEpochs, cooldownCounter: this.cooldownCounter };
+    return {
+      lastEpoch: this.lastEpoch,
+      best: this.best,
+      numBadEpochs: this.numBadEpochs,
+      cooldownCounter: this.cooldownCounter,
+    };
   }
 
   loadStateDict(sd: SchedulerStateDict): void {
-    if (sd === null || typeof sd !== 'object' || typeof sd.best !== 'number') throw new ValueError('ReduceLROnPlateau.loadStateDict: expected { lastEpoch, best, numBadEpochs, cooldownCounter } from stateDict()');
+    if (sd === null || typeof sd !== 'object' || typeof sd.best !== 'number')
+      throw new ValueError(
+        'ReduceLROnPlateau.loadStateDict: expected { lastEpoch, best, numBadEpochs, cooldownCounter } from stateDict()',
+      );
     this.lastEpoch = sd.lastEpoch;
     this.best = sd.best;
     this.numBadEpochs = Number(sd.numBadEpochs) || 0;

@@ -23,7 +23,9 @@ export abstract class LRScheduler {
   abstract lrAt(i: number, t: number): number;
 
   protected apply(): void {
-    this.optimizer.paramGroups.forEach((g, i) => { g.lr = this.lrAt(i, this.lastEpoch); });
+    this.optimizer.paramGroups.forEach((g, i) => {
+      g.lr = this.lrAt(i, this.lastEpoch);
+    });
   }
 
   step(): void {
@@ -46,11 +48,18 @@ export abstract class LRScheduler {
   /** Restores stateDict() and writes the lr of that step into the optimizer. */
   loadStateDict(sd: SchedulerStateDict): void {
     if (sd === null || typeof sd !== 'object' || !Number.isInteger(sd.lastEpoch) || sd.lastEpoch < 0) {
-      throw new ValueError(`${this.constructor.name}.loadStateDict: expected { lastEpoch, baseLrs } from stateDict(); got ${JSON.stringify(sd)}`);
+      throw new ValueError(
+        `${this.constructor.name}.loadStateDict: expected { lastEpoch, baseLrs } from stateDict(); got ${JSON.stringify(sd)}`,
+      );
     }
     if (sd.baseLrs !== undefined) {
-      if (!Array.isArray(sd.baseLrs) || sd.baseLrs.length !== this.baseLrs.length) throw new ValueError(`${this.constructor.name}.loadStateDict: baseLrs has ${Array.isArray(sd.baseLrs) ? sd.baseLrs.length : 'no'} entries; the optimizer has ${this.baseLrs.length} groups`);
-      sd.baseLrs.forEach((v, i) => { this.baseLrs[i] = v; });
+      if (!Array.isArray(sd.baseLrs) || sd.baseLrs.length !== this.baseLrs.length)
+        throw new ValueError(
+          `${this.constructor.name}.loadStateDict: baseLrs has ${Array.isArray(sd.baseLrs) ? sd.baseLrs.length : 'no'} entries; the optimizer has ${this.baseLrs.length} groups`,
+        );
+      sd.baseLrs.forEach((v, i) => {
+        this.baseLrs[i] = v;
+      });
     }
     this.lastEpoch = sd.lastEpoch;
     this.apply();
@@ -64,7 +73,8 @@ export interface SchedulerStateDict {
 }
 
 function positiveInt(op: string, name: string, v: unknown): void {
-  if (!Number.isInteger(v) || (v as number) <= 0) throw new ValueError(`${op}: ${name} must be a positive integer; got ${v}`);
+  if (!Number.isInteger(v) || (v as number) <= 0)
+    throw new ValueError(`${op}: ${name} must be a positive integer; got ${v}`);
 }
 
 /** lr = base·γ^⌊t/stepSize⌋. */
@@ -114,7 +124,8 @@ export class LinearWarmup extends LRScheduler {
     super(optimizer);
     checkOptions('LinearWarmup', opts, '{ warmupSteps, after? }');
     positiveInt('LinearWarmup', 'warmupSteps', opts?.warmupSteps);
-    if (opts.after && opts.after.optimizer !== optimizer) throw new ValueError('LinearWarmup: `after` must schedule the same optimizer');
+    if (opts.after && opts.after.optimizer !== optimizer)
+      throw new ValueError('LinearWarmup: `after` must schedule the same optimizer');
     this.warmupSteps = opts.warmupSteps;
     this.after = opts.after;
     this.apply();

@@ -16,24 +16,50 @@ export interface SGDOptions extends BaseOptions {
  */
 export class SGD extends Optimizer<SGDOptions> {
   constructor(params: ParamsArg<SGDOptions>, opts: Partial<SGDOptions> = {}) {
-    super('SGD', params, { lr: 1e-3, momentum: 0, dampening: 0, weightDecay: 0, nesterov: false, ...checkOptions('SGD', opts, '{ lr, momentum?, dampening?, weightDecay?, nesterov? }') });
+    super('SGD', params, {
+      lr: 1e-3,
+      momentum: 0,
+      dampening: 0,
+      weightDecay: 0,
+      nesterov: false,
+      ...checkOptions('SGD', opts, '{ lr, momentum?, dampening?, weightDecay?, nesterov? }'),
+    });
   }
 
   protected validate(o: SGDOptions): void {
     for (const k of ['lr', 'momentum', 'dampening', 'weightDecay'] as const) checkNonNegative('SGD', k, o[k]);
-    if (o.nesterov && (o.momentum <= 0 || o.dampening !== 0)) throw new ValueError(`SGD: nesterov needs momentum > 0 and dampening 0; got momentum ${o.momentum}, dampening ${o.dampening}`);
+    if (o.nesterov && (o.momentum <= 0 || o.dampening !== 0))
+      throw new ValueError(
+        `SGD: nesterov needs momentum > 0 and dampening 0; got momentum ${o.momentum}, dampening ${o.dampening}`,
+      );
   }
 
-  protected update(p: NDArray, g: NDArray, st: ParamState, o: SGDOptions): { param: NDArray; arrays: Record<string, NDArray> } {
+  protected update(
+    p: NDArray,
+    g: NDArray,
+    st: ParamState,
+    o: SGDOptions,
+  ): { param: NDArray; arrays: Record<string, NDArray> } {
     const first = st.step === 1 || !st.arrays.momentumBuffer;
     // jit: the live form lets a replayed step read the current lr
-    const consts = () => ({ lr: o.lr, weightDecay: o.weightDecay, momentum: o.momentum, dampening: o.dampening, nesterov: o.nesterov, first });
+    const consts = () => ({
+      lr: o.lr,
+      weightDecay: o.weightDecay,
+      momentum: o.momentum,
+      dampening: o.dampening,
+      nesterov: o.nesterov,
+      first,
+    });
     const exprs = sgdExprs(consts(), consts);
     if (o.momentum === 0) {
       const [param] = NDArray.elementwise(exprs, [p, g], 'SGD.step');
       return { param, arrays: {} };
     }
-    const [param, momentumBuffer] = NDArray.elementwise(exprs, first ? [p, g] : [p, g, st.arrays.momentumBuffer], 'SGD.step');
+    const [param, momentumBuffer] = NDArray.elementwise(
+      exprs,
+      first ? [p, g] : [p, g, st.arrays.momentumBuffer],
+      'SGD.step',
+    );
     return { param, arrays: { momentumBuffer } };
   }
 }

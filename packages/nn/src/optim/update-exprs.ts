@@ -16,7 +16,11 @@ const G = E.in(1);
  * they are when called) each is a dynamic constant, so a replayed step reads the current lr
  * and step count; without, a plain E.f.
  */
-function scalarConsts<C, T extends Record<string, number>>(c: C, scalars: (c: C) => T, live?: () => C): (name: keyof T) => Expr {
+function scalarConsts<C, T extends Record<string, number>>(
+  c: C,
+  scalars: (c: C) => T,
+  live?: () => C,
+): (name: keyof T) => Expr {
   const now = scalars(c);
   return (name) => (live ? dynamicConst(() => scalars(live())[name]) : E.f(now[name]));
 }
@@ -28,7 +32,11 @@ function scalarConsts<C, T extends Record<string, number>>(c: C, scalars: (c: C)
  * walking a fresh tree per parameter per step. A recording builds afresh: its constants must
  * be the live ones a replay re-reads.
  */
-function memoized<C>(build: (c: C, live?: () => C) => Expr[], scalars: (c: C) => Record<string, number>, flags: (c: C) => string): (c: C, live?: () => C) => Expr[] {
+function memoized<C>(
+  build: (c: C, live?: () => C) => Expr[],
+  scalars: (c: C) => Record<string, number>,
+  flags: (c: C) => string,
+): (c: C, live?: () => C) => Expr[] {
   const cache = new Map<string, Expr[]>();
   return (c, live) => {
     if (isRecording()) return build(c, live);
@@ -59,7 +67,12 @@ export interface SgdConsts {
   first: boolean;
 }
 
-const sgdScalars = (c: SgdConsts) => ({ weightDecay: c.weightDecay, lr: c.lr, momentum: c.momentum, keep: 1 - c.dampening });
+const sgdScalars = (c: SgdConsts) => ({
+  weightDecay: c.weightDecay,
+  lr: c.lr,
+  momentum: c.momentum,
+  keep: 1 - c.dampening,
+});
 
 function buildSgd(c: SgdConsts, live?: () => SgdConsts): Expr[] {
   const k = scalarConsts(c, sgdScalars, live);
@@ -142,7 +155,14 @@ export interface RmspropConsts {
   buf: number | null;
 }
 
-const rmspropScalars = (c: RmspropConsts) => ({ weightDecay: c.weightDecay, alpha: c.alpha, rest: 1 - c.alpha, eps: c.eps, momentum: c.momentum, lr: c.lr });
+const rmspropScalars = (c: RmspropConsts) => ({
+  weightDecay: c.weightDecay,
+  alpha: c.alpha,
+  rest: 1 - c.alpha,
+  eps: c.eps,
+  momentum: c.momentum,
+  lr: c.lr,
+});
 
 function buildRmsprop(c: RmspropConsts, live?: () => RmspropConsts): Expr[] {
   const k = scalarConsts(c, rmspropScalars, live);
@@ -184,7 +204,11 @@ export interface AdagradConsts {
   first: boolean;
 }
 
-const adagradScalars = (c: AdagradConsts) => ({ weightDecay: c.weightDecay, clr: c.lr / (1 + (c.step - 1) * c.lrDecay), eps: c.eps });
+const adagradScalars = (c: AdagradConsts) => ({
+  weightDecay: c.weightDecay,
+  clr: c.lr / (1 + (c.step - 1) * c.lrDecay),
+  eps: c.eps,
+});
 
 function buildAdagrad(c: AdagradConsts, live?: () => AdagradConsts): Expr[] {
   const k = scalarConsts(c, adagradScalars, live);

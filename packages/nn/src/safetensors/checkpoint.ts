@@ -42,7 +42,8 @@ interface Meta {
 /** Serialises model, optimizer, scheduler and step to safetensors bytes (reads the device back). */
 export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array> {
   checkOptions('saveCheckpoint', parts, '{ model, optimizer?, scheduler?, step?, extra? }');
-  if (!(parts?.model instanceof Module)) throw new ValueError('saveCheckpoint: expected { model: Module, optimizer?, scheduler?, step?, extra? }');
+  if (!(parts?.model instanceof Module))
+    throw new ValueError('saveCheckpoint: expected { model: Module, optimizer?, scheduler?, step?, extra? }');
   const tensors = new Map<string, Tensor>();
   for (const [k, t] of Object.entries(parts.model.stateDict())) tensors.set(`model.${k}`, t);
   const owned: Tensor[] = [];
@@ -54,7 +55,10 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
     for (const [i, entry] of Object.entries(sd.state)) {
       steps[i] = entry.step;
       for (const [k, v] of Object.entries(entry)) {
-        if (v instanceof Tensor) { tensors.set(`optimizer.${i}.${k}`, v); owned.push(v); }
+        if (v instanceof Tensor) {
+          tensors.set(`optimizer.${i}.${k}`, v);
+          owned.push(v);
+        }
       }
     }
     optimizer = { name: parts.optimizer.name, paramGroups: sd.paramGroups, steps };
@@ -73,13 +77,21 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
  * scheduler built the same way; returns the step and extra. Each part is checked before
  * anything is written into it.
  */
-export function loadCheckpoint(bytes: Uint8Array, parts: Omit<CheckpointParts, 'step' | 'extra'>): { step: number | null; extra: unknown } {
+export function loadCheckpoint(
+  bytes: Uint8Array,
+  parts: Omit<CheckpointParts, 'step' | 'extra'>,
+): { step: number | null; extra: unknown } {
   checkOptions('loadCheckpoint', parts, '{ model, optimizer?, scheduler? }');
-  if (!(parts?.model instanceof Module)) throw new ValueError('loadCheckpoint: expected { model: Module, optimizer?, scheduler? } as the second argument');
+  if (!(parts?.model instanceof Module))
+    throw new ValueError('loadCheckpoint: expected { model: Module, optimizer?, scheduler? } as the second argument');
   const raw = loadMetadata(bytes)?.[META_KEY];
-  if (raw === undefined) throw new ValueError(`loadCheckpoint: these bytes have no '${META_KEY}' metadata; they are not a checkpoint from saveCheckpoint() (a plain state dict loads with load())`);
+  if (raw === undefined)
+    throw new ValueError(
+      `loadCheckpoint: these bytes have no '${META_KEY}' metadata; they are not a checkpoint from saveCheckpoint() (a plain state dict loads with load())`,
+    );
   const meta = JSON.parse(raw) as Meta;
-  if (meta.version !== VERSION) throw new ValueError(`loadCheckpoint: checkpoint version ${meta.version}; this Surf reads version ${VERSION}`);
+  if (meta.version !== VERSION)
+    throw new ValueError(`loadCheckpoint: checkpoint version ${meta.version}; this Surf reads version ${VERSION}`);
   const all = load(bytes);
   const model: Record<string, Tensor> = {};
   const optState: Record<string, Record<string, Tensor | number>> = {};
@@ -91,15 +103,22 @@ export function loadCheckpoint(bytes: Uint8Array, parts: Omit<CheckpointParts, '
     }
   }
   try {
-    if (parts.optimizer && !meta.optimizer) throw new ValueError('loadCheckpoint: the checkpoint holds no optimizer state');
-    if (parts.scheduler && !meta.scheduler) throw new ValueError('loadCheckpoint: the checkpoint holds no scheduler state');
+    if (parts.optimizer && !meta.optimizer)
+      throw new ValueError('loadCheckpoint: the checkpoint holds no optimizer state');
+    if (parts.scheduler && !meta.scheduler)
+      throw new ValueError('loadCheckpoint: the checkpoint holds no scheduler state');
     if (parts.optimizer && meta.optimizer && parts.optimizer.name !== meta.optimizer.name) {
-      throw new ValueError(`loadCheckpoint: the checkpoint's optimizer is ${meta.optimizer.name}; got ${parts.optimizer.name}`);
+      throw new ValueError(
+        `loadCheckpoint: the checkpoint's optimizer is ${meta.optimizer.name}; got ${parts.optimizer.name}`,
+      );
     }
     parts.model.loadStateDict(model);
     if (parts.optimizer && meta.optimizer) {
       for (const [i, step] of Object.entries(meta.optimizer.steps)) (optState[i] ??= {}).step = step;
-      const sd = { state: optState, paramGroups: meta.optimizer.paramGroups } as unknown as OptimizerStateDict<BaseOptions>;
+      const sd = {
+        state: optState,
+        paramGroups: meta.optimizer.paramGroups,
+      } as unknown as OptimizerStateDict<BaseOptions>;
       parts.optimizer.loadStateDict(sd);
     }
     if (parts.scheduler && meta.scheduler) parts.scheduler.loadStateDict(meta.scheduler);

@@ -46,21 +46,31 @@ function bytesOf(t: RawTensor): Uint8Array {
 }
 
 /** Writes tensors (in the given order) and optional string metadata as one safetensors buffer. */
-export function encodeSafetensors(tensors: Iterable<[string, RawTensor]>, metadata?: Record<string, string>): Uint8Array {
+export function encodeSafetensors(
+  tensors: Iterable<[string, RawTensor]>,
+  metadata?: Record<string, string>,
+): Uint8Array {
   const header: Record<string, unknown> = {};
   if (metadata !== undefined) {
     for (const [k, v] of Object.entries(metadata)) {
-      if (typeof v !== 'string') throw new ValueError(`save: metadata value for '${k}' is ${typeof v}; expected a string (safetensors metadata is string to string)`);
+      if (typeof v !== 'string')
+        throw new ValueError(
+          `save: metadata value for '${k}' is ${typeof v}; expected a string (safetensors metadata is string to string)`,
+        );
     }
     header.__metadata__ = metadata;
   }
   const chunks: Uint8Array[] = [];
   let offset = 0;
   for (const [name, t] of tensors) {
-    if (name === '__metadata__') throw new ValueError(`save: '__metadata__' is reserved by the safetensors format and cannot name a tensor`);
+    if (name === '__metadata__')
+      throw new ValueError(`save: '__metadata__' is reserved by the safetensors format and cannot name a tensor`);
     if (name in header) throw new ValueError(`save: tensor name '${name}' appears twice`);
     const n = t.shape.reduce((a, b) => a * b, 1);
-    if (n !== t.data.length) throw new ValueError(`save: tensor '${name}' has ${t.data.length} values for shape [${t.shape.join(',')}] (${n} elements)`);
+    if (n !== t.data.length)
+      throw new ValueError(
+        `save: tensor '${name}' has ${t.data.length} values for shape [${t.shape.join(',')}] (${n} elements)`,
+      );
     const b = bytesOf(t);
     header[name] = { dtype: TO_SAFE[t.dtype], shape: t.shape.slice(), data_offsets: [offset, offset + b.length] };
     chunks.push(b);
@@ -96,7 +106,10 @@ function isSafeDType(d: unknown): d is SafeDType {
 
 /** Parses and validates a safetensors buffer; every inconsistency is a ValueError naming it. */
 export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
-  if (!(bytes instanceof Uint8Array)) throw new ValueError(`load: got ${Object.prototype.toString.call(bytes)}; expected a Uint8Array of safetensors bytes`);
+  if (!(bytes instanceof Uint8Array))
+    throw new ValueError(
+      `load: got ${Object.prototype.toString.call(bytes)}; expected a Uint8Array of safetensors bytes`,
+    );
   if (bytes.length < 8) fail(`${bytes.length} bytes is too short for the 8-byte header length`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n64 = dv.getBigUint64(0, true);
@@ -116,7 +129,12 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
   const entries: { name: string; dtype: SafeDType; shape: number[]; begin: number; end: number }[] = [];
   for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
-      if (info === null || typeof info !== 'object' || Array.isArray(info) || !Object.values(info).every((v) => typeof v === 'string')) {
+      if (
+        info === null ||
+        typeof info !== 'object' ||
+        Array.isArray(info) ||
+        !Object.values(info).every((v) => typeof v === 'string')
+      ) {
         fail('__metadata__ must map strings to strings');
       }
       metadata = { ...(info as Record<string, string>) };
@@ -126,14 +144,21 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
     const { dtype, shape, data_offsets: offs } = info as Record<string, unknown>;
     if (typeof dtype !== 'string') fail(`tensor '${name}' has no dtype`);
     if (!isSafeDType(dtype)) {
-      throw new ValueError(`load: tensor '${name}' has dtype ${dtype}, which Surf cannot hold; expected F32, I32 or BOOL (convert it, e.g. tensor.float() in PyTorch, before saving)`);
+      throw new ValueError(
+        `load: tensor '${name}' has dtype ${dtype}, which Surf cannot hold; expected F32, I32 or BOOL (convert it, e.g. tensor.float() in PyTorch, before saving)`,
+      );
     }
-    if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) fail(`tensor '${name}' has shape ${JSON.stringify(shape)}; expected an array of non-negative integers`);
-    if (!Array.isArray(offs) || offs.length !== 2 || !offs.every((o) => Number.isSafeInteger(o) && o >= 0)) fail(`tensor '${name}' has data_offsets ${JSON.stringify(offs)}; expected [begin, end] non-negative integers`);
+    if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0))
+      fail(`tensor '${name}' has shape ${JSON.stringify(shape)}; expected an array of non-negative integers`);
+    if (!Array.isArray(offs) || offs.length !== 2 || !offs.every((o) => Number.isSafeInteger(o) && o >= 0))
+      fail(`tensor '${name}' has data_offsets ${JSON.stringify(offs)}; expected [begin, end] non-negative integers`);
     const [begin, end] = offs as number[];
     if (end < begin) fail(`tensor '${name}' has data_offsets [${begin}, ${end}] with end before begin`);
     const want = (shape as number[]).reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype];
-    if (end - begin !== want) fail(`tensor '${name}' (${dtype}, shape [${shape.join(',')}]) needs ${want} bytes but data_offsets [${begin}, ${end}] span ${end - begin}`);
+    if (end - begin !== want)
+      fail(
+        `tensor '${name}' (${dtype}, shape [${shape.join(',')}]) needs ${want} bytes but data_offsets [${begin}, ${end}] span ${end - begin}`,
+      );
     entries.push({ name, dtype, shape: shape as number[], begin, end });
   }
 
@@ -143,9 +168,12 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
   const sorted = entries.slice().sort((a, b) => a.begin - b.begin || a.end - b.end);
   let pos = 0;
   for (const e of sorted) {
-    if (e.end > dataLen) fail(`tensor '${e.name}' has data_offsets [${e.begin}, ${e.end}] beyond the ${dataLen}-byte data area`);
-    if (e.begin < pos) fail(`tensor '${e.name}' at [${e.begin}, ${e.end}] overlaps the tensor before it (which ends at ${pos})`);
-    if (e.begin > pos) fail(`gap in the data area: bytes [${pos}, ${e.begin}) belong to no tensor (before '${e.name}')`);
+    if (e.end > dataLen)
+      fail(`tensor '${e.name}' has data_offsets [${e.begin}, ${e.end}] beyond the ${dataLen}-byte data area`);
+    if (e.begin < pos)
+      fail(`tensor '${e.name}' at [${e.begin}, ${e.end}] overlaps the tensor before it (which ends at ${pos})`);
+    if (e.begin > pos)
+      fail(`gap in the data area: bytes [${pos}, ${e.begin}) belong to no tensor (before '${e.name}')`);
     pos = e.end;
   }
   if (pos !== dataLen) fail(`the data area holds ${dataLen} bytes but the tensors cover ${pos}`);
@@ -165,7 +193,8 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
     } else {
       const rdv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
       data = e.dtype === 'F32' ? new Float32Array(count) : new Int32Array(count);
-      for (let i = 0; i < count; i++) data[i] = e.dtype === 'F32' ? rdv.getFloat32(i * 4, true) : rdv.getInt32(i * 4, true);
+      for (let i = 0; i < count; i++)
+        data[i] = e.dtype === 'F32' ? rdv.getFloat32(i * 4, true) : rdv.getInt32(i * 4, true);
     }
     tensors.set(e.name, { dtype: FROM_SAFE[e.dtype], shape: e.shape, data });
   }

@@ -13,7 +13,9 @@ async function fs(op: string): Promise<typeof import('node:fs/promises')> {
   try {
     return (await import(/* webpackIgnore: true */ /* @vite-ignore */ FS)) as typeof import('node:fs/promises');
   } catch (e) {
-    throw new ValueError(`${op}: needs Node's fs module (${(e as Error).message}); in a browser use save()/load() with bytes`);
+    throw new ValueError(
+      `${op}: needs Node's fs module (${(e as Error).message}); in a browser use save()/load() with bytes`,
+    );
   }
 }
 
@@ -36,7 +38,10 @@ export async function saveCheckpointFile(path: string, parts: CheckpointParts): 
 }
 
 /** loadCheckpoint() from a file. */
-export async function loadCheckpointFile(path: string, parts: Omit<CheckpointParts, 'step' | 'extra'>): Promise<{ step: number | null; extra: unknown }> {
+export async function loadCheckpointFile(
+  path: string,
+  parts: Omit<CheckpointParts, 'step' | 'extra'>,
+): Promise<{ step: number | null; extra: unknown }> {
   const buf = await (await fs('loadCheckpointFile')).readFile(path);
   return loadCheckpoint(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), parts);
 }

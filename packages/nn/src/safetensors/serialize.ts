@@ -9,7 +9,9 @@ function entriesOf(x: Saveable): [string, Tensor][] {
   if (x instanceof Module) return Object.entries(x.stateDict());
   if (x instanceof Map) return [...x.entries()];
   if (x !== null && typeof x === 'object') return Object.entries(x);
-  throw new ValueError(`save: expected a Module, or an object or Map of tensors; got ${x === null ? 'null' : typeof x}`);
+  throw new ValueError(
+    `save: expected a Module, or an object or Map of tensors; got ${x === null ? 'null' : typeof x}`,
+  );
 }
 
 /**
@@ -20,7 +22,8 @@ export async function save(x: Saveable, metadata?: Record<string, string>): Prom
   const entries = entriesOf(x);
   const raw: [string, RawTensor][] = [];
   for (const [name, t] of entries) {
-    if (!(t instanceof Tensor)) throw new ValueError(`save: '${name}' is ${t === null ? 'null' : typeof t}; expected a Tensor`);
+    if (!(t instanceof Tensor))
+      throw new ValueError(`save: '${name}' is ${t === null ? 'null' : typeof t}; expected a Tensor`);
     raw.push([name, { dtype: t.dtype, shape: t.shape, data: await t.data() }]);
   }
   return encodeSafetensors(raw, metadata);

@@ -34,29 +34,75 @@ function file(header: string, data: Uint8Array): Uint8Array {
 
 /** JSON-level mutations of a valid header: each keeps the file well-formed JSON. */
 const HEADER_MUTATIONS: ((h: Record<string, any>, name: string) => void)[] = [
-  (h, n) => { h[n].dtype = 'F64'; },
-  (h, n) => { h[n].dtype = 'BF16'; },
-  (h, n) => { h[n].dtype = 7; },
-  (h, n) => { delete h[n].dtype; },
-  (h, n) => { h[n].shape = [-1, 2]; },
-  (h, n) => { h[n].shape = [1.5]; },
-  (h, n) => { h[n].shape = 'big'; },
-  (h, n) => { h[n].shape = [1e20]; },
-  (h, n) => { h[n].shape = [...h[n].shape, 2]; },
-  (h, n) => { h[n].shape = []; },
-  (h, n) => { delete h[n].data_offsets; },
-  (h, n) => { h[n].data_offsets = [h[n].data_offsets[1], h[n].data_offsets[0]]; },
-  (h, n) => { h[n].data_offsets = [h[n].data_offsets[0] + 4, h[n].data_offsets[1] + 4]; },
-  (h, n) => { h[n].data_offsets = [h[n].data_offsets[0] - 4, h[n].data_offsets[1] - 4]; },
-  (h, n) => { h[n].data_offsets = [0, h[n].data_offsets[1] - h[n].data_offsets[0]]; },
-  (h, n) => { h[n].data_offsets = [-4, 0]; },
-  (h, n) => { h[n].data_offsets = [0, 2 ** 60]; },
-  (h, n) => { h[n] = null; },
-  (h, n) => { h[n] = [1, 2]; },
-  (h) => { h.__metadata__ = { a: 1 }; },
-  (h) => { h.__metadata__ = 'x'; },
-  (h, n) => { h[`${n}_copy`] = { ...h[n] }; },
-  (h, n) => { delete h[n]; },
+  (h, n) => {
+    h[n].dtype = 'F64';
+  },
+  (h, n) => {
+    h[n].dtype = 'BF16';
+  },
+  (h, n) => {
+    h[n].dtype = 7;
+  },
+  (h, n) => {
+    delete h[n].dtype;
+  },
+  (h, n) => {
+    h[n].shape = [-1, 2];
+  },
+  (h, n) => {
+    h[n].shape = [1.5];
+  },
+  (h, n) => {
+    h[n].shape = 'big';
+  },
+  (h, n) => {
+    h[n].shape = [1e20];
+  },
+  (h, n) => {
+    h[n].shape = [...h[n].shape, 2];
+  },
+  (h, n) => {
+    h[n].shape = [];
+  },
+  (h, n) => {
+    delete h[n].data_offsets;
+  },
+  (h, n) => {
+    h[n].data_offsets = [h[n].data_offsets[1], h[n].data_offsets[0]];
+  },
+  (h, n) => {
+    h[n].data_offsets = [h[n].data_offsets[0] + 4, h[n].data_offsets[1] + 4];
+  },
+  (h, n) => {
+    h[n].data_offsets = [h[n].data_offsets[0] - 4, h[n].data_offsets[1] - 4];
+  },
+  (h, n) => {
+    h[n].data_offsets = [0, h[n].data_offsets[1] - h[n].data_offsets[0]];
+  },
+  (h, n) => {
+    h[n].data_offsets = [-4, 0];
+  },
+  (h, n) => {
+    h[n].data_offsets = [0, 2 ** 60];
+  },
+  (h, n) => {
+    h[n] = null;
+  },
+  (h, n) => {
+    h[n] = [1, 2];
+  },
+  (h) => {
+    h.__metadata__ = { a: 1 };
+  },
+  (h) => {
+    h.__metadata__ = 'x';
+  },
+  (h, n) => {
+    h[`${n}_copy`] = { ...h[n] };
+  },
+  (h, n) => {
+    delete h[n];
+  },
 ];
 
 let base: Uint8Array;
@@ -84,7 +130,12 @@ test(`safetensors: ${CASES} corrupted files are rejected with a ValueError namin
     let bytes: Uint8Array;
     let what: string;
     switch (c % 6) {
-      case 0: { const len = pick(base.length); bytes = base.slice(0, len); what = `truncated to ${len}`; break; }
+      case 0: {
+        const len = pick(base.length);
+        bytes = base.slice(0, len);
+        what = `truncated to ${len}`;
+        break;
+      }
       case 1: {
         bytes = base.slice();
         const flips = 1 + pick(3);
@@ -94,7 +145,9 @@ test(`safetensors: ${CASES} corrupted files are rejected with a ValueError namin
       }
       case 2: {
         bytes = base.slice();
-        const v = [0n, 1n, 2n, BigInt(n - 1), BigInt(n + 1), BigInt(base.length), 2n ** 63n, BigInt(pick(2 ** 31))][pick(8)];
+        const v = [0n, 1n, 2n, BigInt(n - 1), BigInt(n + 1), BigInt(base.length), 2n ** 63n, BigInt(pick(2 ** 31))][
+          pick(8)
+        ];
         new DataView(bytes.buffer).setBigUint64(0, v, true);
         what = `header length set to ${v}`;
         break;
@@ -108,7 +161,13 @@ test(`safetensors: ${CASES} corrupted files are rejected with a ValueError namin
         what = `header mutation ${m} on '${name}'`;
         break;
       }
-      case 4: { bytes = base.slice(); const i = 8 + n + pick(data.length); bytes[i] ^= 0xff; what = `data byte ${i} flipped`; break; }
+      case 4: {
+        bytes = base.slice();
+        const i = 8 + n + pick(data.length);
+        bytes[i] ^= 0xff;
+        what = `data byte ${i} flipped`;
+        break;
+      }
       default: {
         const extra = 1 + pick(16);
         bytes = new Uint8Array(base.length + extra);
@@ -122,14 +181,17 @@ test(`safetensors: ${CASES} corrupted files are rejected with a ValueError namin
     } catch (e) {
       counts.rejected++;
       if (!(e instanceof ValueError) || !(e as Error).message.startsWith('load: ')) {
-        problems.push(`case ${c} (${what}): ${e instanceof SurfError ? '' : 'non-Surf '}${(e as Error).name}: ${(e as Error).message}`);
+        problems.push(
+          `case ${c} (${what}): ${e instanceof SurfError ? '' : 'non-Surf '}${(e as Error).name}: ${(e as Error).message}`,
+        );
       }
       continue;
     }
     counts.loaded++;
     for (const [k, t] of Object.entries(dict)) {
       const d = await t.data();
-      if (d.length !== t.numel) problems.push(`case ${c} (${what}): '${k}' has ${d.length} values for shape [${t.shape}]`);
+      if (d.length !== t.numel)
+        problems.push(`case ${c} (${what}): '${k}' has ${d.length} values for shape [${t.shape}]`);
       t.dispose();
     }
   }

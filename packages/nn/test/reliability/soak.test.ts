@@ -14,7 +14,11 @@ async function soakOn(backend: CpuBackend | WebGPUBackend, steps: number, hidden
   try {
     const r = await runSoak({ steps, readEvery: 20, hidden });
     expect(r.steps).toBe(steps);
-    expect(r.firstMovedStep === null ? 'flat' : `moved at step ${r.firstMovedStep}: ${JSON.stringify(r.first)} -> ${JSON.stringify(r.movedTo)}`).toBe('flat');
+    expect(
+      r.firstMovedStep === null
+        ? 'flat'
+        : `moved at step ${r.firstMovedStep}: ${JSON.stringify(r.first)} -> ${JSON.stringify(r.movedTo)}`,
+    ).toBe('flat');
     expect(r.lastLoss).toBeLessThan(r.firstLoss * 0.5);
     // Everything the loop made is freed at the end.
     expect(backend.memory().buffers).toBe(0);

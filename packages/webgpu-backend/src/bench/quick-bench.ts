@@ -10,7 +10,12 @@
 import { E, NDArray, randomArray } from '@surf/core';
 import { createWebGPUBackend } from '../backend';
 
-interface Row { what: string; ms: number; rate: number; unit: string }
+interface Row {
+  what: string;
+  ms: number;
+  rate: number;
+  unit: string;
+}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -70,7 +75,10 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ adapter: b.description, rows }, null, 2));
   } else {
     console.log(`adapter: ${b.description}`);
-    for (const r of rows) console.log(`${r.what.padEnd(38)} ${r.ms.toFixed(3).padStart(10)} ms  ${r.rate.toFixed(2).padStart(10)} ${r.unit}`);
+    for (const r of rows)
+      console.log(
+        `${r.what.padEnd(38)} ${r.ms.toFixed(3).padStart(10)} ms  ${r.rate.toFixed(2).padStart(10)} ${r.unit}`,
+      );
   }
   b.destroy();
 }

@@ -11,10 +11,18 @@ export class Params {
     this.layout.add(name, kind === 'u' ? 'u32' : kind === 'i' ? 'i32' : 'f32');
     this.values.push([name, v]);
   }
-  u(name: string): string { return this.layout.ref(name); }
-  i(name: string): string { return this.layout.ref(name); }
-  f(name: string): string { return this.layout.ref(name); }
-  get words(): number { return this.layout.words; }
+  u(name: string): string {
+    return this.layout.ref(name);
+  }
+  i(name: string): string {
+    return this.layout.ref(name);
+  }
+  f(name: string): string {
+    return this.layout.ref(name);
+  }
+  get words(): number {
+    return this.layout.words;
+  }
 }
 
 /** Every attention kernel's sizes: L, S, the batch count B, the scale, the batch shape. */
@@ -22,7 +30,11 @@ export function commonParams(dims: AttnDims, scale: number): Params {
   const p = new Params();
   p.add('L', 'u', dims.L);
   p.add('S', 'u', dims.S);
-  p.add('B', 'u', dims.batch.reduce((a, c) => a * c, 1));
+  p.add(
+    'B',
+    'u',
+    dims.batch.reduce((a, c) => a * c, 1),
+  );
   p.add('scale', 'f', scale);
   dims.batch.forEach((d, i) => p.add(`bs${i}`, 'u', d));
   return p;
@@ -40,7 +52,17 @@ export function operandParams(p: Params, name: string, x: AttnOperand, nb: numbe
  * Runs an attention kernel as a Program (kernels/program.ts): the key names everything the
  * WGSL depends on (the parameter layout included), the values are written by name.
  */
-export function launch(rt: Runtime, key: string, reads: number, writes: number, workgroupSize: number, p: Params, wgsl: () => string, bufs: readonly PooledBuffer[], groups: number): void {
+export function launch(
+  rt: Runtime,
+  key: string,
+  reads: number,
+  writes: number,
+  workgroupSize: number,
+  p: Params,
+  wgsl: () => string,
+  bufs: readonly PooledBuffer[],
+  groups: number,
+): void {
   const k = rt.program({ key, reads, writes, workgroupSize, uniforms: () => p.layout, wgsl });
   const blk = rt.block(k);
   for (const [name, v] of p.values) blk.set(name, v);

@@ -39,7 +39,10 @@ const HEAD_DIMS = [32, 64];
 const LOG2E = 1.4426950408889634;
 
 /** Owned rows per workgroup (32 or 64) and streamed rows per step. */
-export interface AttnTile { R: number; T: number }
+export interface AttnTile {
+  R: number;
+  T: number;
+}
 
 export interface AttnTiledConfig {
   fwd: AttnTile;
@@ -57,16 +60,35 @@ export interface AttnTiledConfig {
 }
 
 /** A kernel's layout: tile, row groups, lanes, score block, accumulator vec4 columns, head dim (and its vec4 count hv). */
-interface Geo { R: number; T: number; OG: number; SG: number; ts: number; cv: number; hd: number; hv: number }
+interface Geo {
+  R: number;
+  T: number;
+  OG: number;
+  SG: number;
+  ts: number;
+  cv: number;
+  hd: number;
+  hv: number;
+}
 
 function geo(t: AttnTile, hd: number): Geo {
-  const OG = t.R / 4, SG = WG / OG, hv = hd / 4;
+  const OG = t.R / 4,
+    SG = WG / OG,
+    hv = hd / 4;
   return { R: t.R, T: t.T, OG, SG, ts: t.T / SG, cv: hv / SG, hd, hv };
 }
 
 function tileOk(t: AttnTile, hd: number): boolean {
   const g = geo(t, hd);
-  return (t.R === 32 || t.R === 64) && Number.isInteger(g.ts) && g.ts >= 1 && g.ts <= 4 && Number.isInteger(g.cv) && g.cv >= 1 && (t.T * g.hv) % WG === 0;
+  return (
+    (t.R === 32 || t.R === 64) &&
+    Number.isInteger(g.ts) &&
+    g.ts >= 1 &&
+    g.ts <= 4 &&
+    Number.isInteger(g.cv) &&
+    g.cv >= 1 &&
+    (t.T * g.hv) % WG === 0
+  );
 }
 
 /**
@@ -80,7 +102,8 @@ function tileFor(t: AttnTile, hd: number): AttnTile {
 /** Workgroup bytes of each kernel (what decides which tiles an adapter can take). */
 export function tiledBytes(kind: 'fwd' | 'dq' | 'dkv', t: AttnTile, shuffle: number, hd = 64): number {
   const g = geo(t, hd);
-  const v4 = 16, hv = g.hv;
+  const v4 = 16,
+    hv = g.hv;
   if (kind === 'fwd') return v4 * (t.R * hv + 2 * t.T * hv + t.T * g.OG + (shuffle < g.SG ? WG : 0));
   if (kind === 'dq') return v4 * (2 * t.R * hv + 2 * t.T * hv + (g.OG > hv ? t.T * g.OG : 0)); // dS reuses V's tile when it fits
   return v4 * (2 * t.R * hv + 2 * t.T * hv + 2 * t.T * g.OG);
@@ -91,16 +114,32 @@ export function tiledFits(dims: AttnDims, masked: boolean, cfg: AttnTiledConfig,
   if (masked || !HEAD_DIMS.includes(dims.E) || dims.Ev !== dims.E || dims.L < 1 || dims.S < 1) return false;
   // Loops step by min(unroll, extent), which must divide the head dim's vec4s and T.
   if (!(cfg.unroll >= 1 && Number.isInteger(Math.log2(cfg.unroll)))) return false;
-  return (['fwd', 'dq', 'dkv'] as const).every((k) => { const t = tileFor(cfg[k], dims.E); return tileOk(t, dims.E) && tiledBytes(k, t, cfg.shuffle, dims.E) <= maxBytes; });
+  return (['fwd', 'dq', 'dkv'] as const).every((k) => {
+    const t = tileFor(cfg[k], dims.E);
+    return tileOk(t, dims.E) && tiledBytes(k, t, cfg.shuffle, dims.E) <= maxBytes;
+  });
 }
 
 /** The largest tiles that fit `maxBytes` (48 KiB: the H100's Dawn; 32 KiB: SwiftShader), or null. */
 export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnTiledConfig | null {
   const shuffle = Math.min(32, Math.max(1, subgroupMin));
-  const pick = (kind: 'fwd' | 'dq' | 'dkv', order: AttnTile[]) => order.find((t) => tiledBytes(kind, t, shuffle) <= maxBytes);
-  const fwd = pick('fwd', [{ R: 64, T: 32 }, { R: 64, T: 16 }]);
-  const dq = pick('dq', [{ R: 64, T: 32 }, { R: 64, T: 16 }, { R: 32, T: 32 }, { R: 32, T: 16 }]);
-  const dkv = pick('dkv', [{ R: 32, T: 32 }, { R: 64, T: 16 }, { R: 32, T: 16 }]);
+  const pick = (kind: 'fwd' | 'dq' | 'dkv', order: AttnTile[]) =>
+    order.find((t) => tiledBytes(kind, t, shuffle) <= maxBytes);
+  const fwd = pick('fwd', [
+    { R: 64, T: 32 },
+    { R: 64, T: 16 },
+  ]);
+  const dq = pick('dq', [
+    { R: 64, T: 32 },
+    { R: 64, T: 16 },
+    { R: 32, T: 32 },
+    { R: 32, T: 16 },
+  ]);
+  const dkv = pick('dkv', [
+    { R: 32, T: 32 },
+    { R: 64, T: 16 },
+    { R: 32, T: 16 },
+  ]);
   return fwd && dq && dkv ? { fwd, dq, dkv, shuffle, unroll: 8, fixed: true } : null;
 }
 
@@ -116,20 +155,33 @@ type Fixed = { L: number; S: number } | null;
 
 /** Contiguous rows of `hd` floats at a 16-byte aligned offset and batch strides: readable as vec4 rows. */
 function aligned(x: AttnOperand, nb: number, hd: number): boolean {
-  return x.strides[nb + 1] === 1 && x.strides[nb] === hd && x.offset % 4 === 0 && x.strides.slice(0, nb).every((st) => st % 4 === 0);
+  return (
+    x.strides[nb + 1] === 1 &&
+    x.strides[nb] === hd &&
+    x.offset % 4 === 0 &&
+    x.strides.slice(0, nb).every((st) => st % 4 === 0)
+  );
 }
 
 /** The aligned path when `cfg.fixed`, the owned and streamed extents divide the tile and every operand is aligned. */
 function fixedOf(cfg: AttnTiledConfig, t: AttnTile, dims: AttnDims, owned: 'L' | 'S', ops: AttnOperand[]): Fixed {
   const streamed = owned === 'L' ? dims.S : dims.L;
-  const ok = cfg.fixed && dims[owned] % t.R === 0 && streamed % t.T === 0 && ops.every((x) => aligned(x, dims.batch.length, dims.E));
+  const ok =
+    cfg.fixed &&
+    dims[owned] % t.R === 0 &&
+    streamed % t.T === 0 &&
+    ops.every((x) => aligned(x, dims.batch.length, dims.E));
   return ok ? { L: dims.L, S: dims.S } : null;
 }
 
 /** WGSL: the kernel's storage buffers, read-only ones first, from binding 1 (0 is the parameters); `vec` ones as vec4 arrays. */
 function storages(reads: readonly string[], writes: readonly string[], vec: readonly string[] = []): string {
   return [...reads.map((n) => ['read', n]), ...writes.map((n) => ['read_write', n])]
-    .map(([a, n], i) => `@group(0) @binding(${i + 1}) var<storage, ${a}> ${n}: array<${vec.includes(n) ? 'vec4<f32>' : 'f32'}>;`).join('\n');
+    .map(
+      ([a, n], i) =>
+        `@group(0) @binding(${i + 1}) var<storage, ${a}> ${n}: array<${vec.includes(n) ? 'vec4<f32>' : 'f32'}>;`,
+    )
+    .join('\n');
 }
 
 /** WGSL: the sizes, and which batch entry `b` a workgroup takes (blocks of R rows along `rows`, L or S). */
@@ -160,14 +212,27 @@ function keyLoop(g: Geo, st: { decl: string; first: string; step: string }, caus
 
 /** WGSL: batch digits of `b` and each operand's batch base `<name>B` (aligned path: also in vec4s, `<name>V`). */
 function bases(p: Params, nb: number, names: string[], fx: Fixed): string {
-  return [batchDigits(p, nb, 'b'), ...names.map((n) => batchBase(p, n, nb) + (fx ? ` let ${n}V = u32(${n}B / 4);` : ''))].join('\n  ');
+  return [
+    batchDigits(p, nb, 'b'),
+    ...names.map((n) => batchBase(p, n, nb) + (fx ? ` let ${n}V = u32(${n}B / 4);` : '')),
+  ].join('\n  ');
 }
 
 /**
  * WGSL: loads rows r0.. of a strided operand (zeros past `limit`) into vec4 registers reg0..
  * (this thread's share of the tile); on the aligned path one unchecked vec4 load each.
  */
-function stageLoad(p: Params, hv: number, reg: string, rows: number, buf: string, name: string, r0: string, limit: string, fx: Fixed): string {
+function stageLoad(
+  p: Params,
+  hv: number,
+  reg: string,
+  rows: number,
+  buf: string,
+  name: string,
+  r0: string,
+  limit: string,
+  fx: Fixed,
+): string {
   const out: string[] = [];
   for (let n = 0; n < (rows * hv) / WG; n++) {
     if (fx) {
@@ -187,15 +252,34 @@ function stageLoad(p: Params, hv: number, reg: string, rows: number, buf: string
   return out.join('\n  ');
 }
 
-const regDecl = (hv: number, reg: string, rows: number) => range((rows * hv) / WG).map((n) => `var ${reg}${n}: vec4<f32>;`).join(' ');
+const regDecl = (hv: number, reg: string, rows: number) =>
+  range((rows * hv) / WG)
+    .map((n) => `var ${reg}${n}: vec4<f32>;`)
+    .join(' ');
 
 /** WGSL: stores registers reg0.. into a swizzled vec4 tile (vec4 column e4 of row r at e4 ^ (r & 7)), times `mul`. */
 function stageStore(hv: number, tile: string, reg: string, rows: number, mul = ''): string {
-  return range((rows * hv) / WG).map((n) => `{ let f = lid + ${n * WG}u; let rr = f / ${hv}u; ${tile}[rr * ${hv}u + ((f % ${hv}u) ^ (rr & 7u))] = ${reg}${n}${mul}; }`).join('\n  ');
+  return range((rows * hv) / WG)
+    .map(
+      (n) =>
+        `{ let f = lid + ${n * WG}u; let rr = f / ${hv}u; ${tile}[rr * ${hv}u + ((f % ${hv}u) ^ (rr & 7u))] = ${reg}${n}${mul}; }`,
+    )
+    .join('\n  ');
 }
 
 /** WGSL: a whole tile staged at once (declares its registers in a block of its own). */
-function stage(p: Params, hv: number, tile: string, rows: number, buf: string, name: string, r0: string, limit: string, fx: Fixed, mul = ''): string {
+function stage(
+  p: Params,
+  hv: number,
+  tile: string,
+  rows: number,
+  buf: string,
+  name: string,
+  r0: string,
+  limit: string,
+  fx: Fixed,
+  mul = '',
+): string {
   return `{ ${regDecl(hv, 'x', rows)}\n  ${stageLoad(p, hv, 'x', rows, buf, name, r0, limit, fx)}\n  ${stageStore(hv, tile, 'x', rows, mul)} }`;
 }
 
@@ -204,13 +288,26 @@ function stage(p: Params, hv: number, tile: string, rows: number, buf: string, n
  * loaded during the previous step are stored, then the next step's rows are loaded, so the
  * global loads are in flight during this step's FMAs.
  */
-function streamStage(p: Params, hv: number, ops: [string, string, string, string][], T: number, r0: string, limit: string, start: string, fx: Fixed): { decl: string; first: string; step: string } {
+function streamStage(
+  p: Params,
+  hv: number,
+  ops: [string, string, string, string][],
+  T: number,
+  r0: string,
+  limit: string,
+  start: string,
+  fx: Fixed,
+): { decl: string; first: string; step: string } {
   // The aligned path has no bounds check: the load after the last tile is skipped instead.
-  const next = ops.map(([, buf, name, reg]) => stageLoad(p, hv, reg, T, buf, name, `(${r0} + ${T}u)`, limit, fx)).join('\n    ');
+  const next = ops
+    .map(([, buf, name, reg]) => stageLoad(p, hv, reg, T, buf, name, `(${r0} + ${T}u)`, limit, fx))
+    .join('\n    ');
   return {
     decl: ops.map(([, , , reg]) => regDecl(hv, reg, T)).join(' '),
     first: ops.map(([, buf, name, reg]) => stageLoad(p, hv, reg, T, buf, name, start, limit, fx)).join('\n  '),
-    step: ops.map(([tile, , , reg]) => stageStore(hv, tile, reg, T)).join('\n    ') + '\n    ' +
+    step:
+      ops.map(([tile, , , reg]) => stageStore(hv, tile, reg, T)).join('\n    ') +
+      '\n    ' +
       (fx ? `if (${r0} + ${T}u < ${limit}) {\n    ${next}\n    }` : next),
   };
 }
@@ -226,10 +323,20 @@ function scores(s: string, A: string, Bt: string, g: Geo, un: number): string {
   const body: string[] = [];
   for (let e = 0; e < u; e++) {
     const ee = u === g.hv ? `${e}u` : `(e0 + ${e}u)`;
-    body.push('{ ' + I4.map((i) => `let a${i} = ${A}[o${i} + (${ee} ^ oKey)];`).join(' ') + ' ' + range(g.ts).map((k) => `let b${k} = ${Bt}[t${k} + (${ee} ^ sKey)];`).join(' '));
-    for (const i of I4) for (let k = 0; k < g.ts; k++) {
-      body.push(`  ${s}${i}_${k} = fma(a${i}.w, b${k}.w, fma(a${i}.z, b${k}.z, fma(a${i}.y, b${k}.y, fma(a${i}.x, b${k}.x, ${s}${i}_${k}))));`);
-    }
+    body.push(
+      '{ ' +
+        I4.map((i) => `let a${i} = ${A}[o${i} + (${ee} ^ oKey)];`).join(' ') +
+        ' ' +
+        range(g.ts)
+          .map((k) => `let b${k} = ${Bt}[t${k} + (${ee} ^ sKey)];`)
+          .join(' '),
+    );
+    for (const i of I4)
+      for (let k = 0; k < g.ts; k++) {
+        body.push(
+          `  ${s}${i}_${k} = fma(a${i}.w, b${k}.w, fma(a${i}.z, b${k}.z, fma(a${i}.y, b${k}.y, fma(a${i}.x, b${k}.x, ${s}${i}_${k}))));`,
+        );
+      }
     body.push('}');
   }
   if (u === g.hv) lines.push(...body);
@@ -263,26 +370,53 @@ function accumulate(pairs: [string, string, string][], g: Geo, un: number): stri
 function layout(g: Geo): string {
   return `let og = lid / ${g.SG}u; let sg = lid % ${g.SG}u; let oKey = og & 7u; let sKey = sg & 7u;
   ${I4.map((i) => `let o${i} = (og + ${g.OG * i}u) * ${g.hv}u;`).join(' ')}
-  ${range(g.ts).map((k) => `let t${k} = (sg + ${g.SG * k}u) * ${g.hv}u;`).join(' ')}`;
+  ${range(g.ts)
+    .map((k) => `let t${k} = (sg + ${g.SG * k}u) * ${g.hv}u;`)
+    .join(' ')}`;
 }
 
-const accDecl = (acc: string, g: Geo) => I4.flatMap((i) => range(g.cv).map((v) => `var ${acc}${i}_${v} = vec4<f32>(0.0);`)).join(' ');
+const accDecl = (acc: string, g: Geo) =>
+  I4.flatMap((i) => range(g.cv).map((v) => `var ${acc}${i}_${v} = vec4<f32>(0.0);`)).join(' ');
 
 /** WGSL: writes a 4 x ts register block (vec4 over owned rows) into a P-layout tile. */
 function storeBlock(tile: string, s: string, g: Geo): string {
-  return range(g.ts).map((k) => `${tile}[(sg + ${g.SG * k}u) * ${g.OG}u + (og ^ sKey)] = vec4<f32>(${I4.map((i) => `${s}${i}_${k}`).join(', ')});`).join('\n    ');
+  return range(g.ts)
+    .map(
+      (k) =>
+        `${tile}[(sg + ${g.SG * k}u) * ${g.OG}u + (og ^ sKey)] = vec4<f32>(${I4.map((i) => `${s}${i}_${k}`).join(', ')});`,
+    )
+    .join('\n    ');
 }
 
 /** WGSL: stores acc rows (row-major, 64 wide) at out rows `rowExpr(i)` of buffer OUT, times `mul`; aligned path: unchecked vec4 stores. */
-function storeAcc(OUT: string, acc: string, g: Geo, rowOk: (i: number) => string, rowIdx: (i: number) => string, mul: (i: number) => string, fx: Fixed): string {
+function storeAcc(
+  OUT: string,
+  acc: string,
+  g: Geo,
+  rowOk: (i: number) => string,
+  rowIdx: (i: number) => string,
+  mul: (i: number) => string,
+  fx: Fixed,
+): string {
   if (fx) {
-    return I4.map((i) => `{ let r = ${rowIdx(i)};
-    ${range(g.cv).map((v) => `${OUT}[r * ${g.hv}u + sg + ${g.SG * v}u] = ${acc}${i}_${v} * ${mul(i)};`).join(' ')} }`).join('\n  ');
+    return I4.map(
+      (i) => `{ let r = ${rowIdx(i)};
+    ${range(g.cv)
+      .map((v) => `${OUT}[r * ${g.hv}u + sg + ${g.SG * v}u] = ${acc}${i}_${v} * ${mul(i)};`)
+      .join(' ')} }`,
+    ).join('\n  ');
   }
-  return I4.map((i) => `if (${rowOk(i)}) {
+  return I4.map(
+    (i) => `if (${rowOk(i)}) {
     let r = ${rowIdx(i)};
-    ${range(g.cv).map((v) => `{ let y = ${acc}${i}_${v} * ${mul(i)}; let a = r * ${g.hd}u + (sg + ${g.SG * v}u) * 4u; ${I4.map((c) => `${OUT}[a + ${c}u] = y.${C[c]};`).join(' ')} }`).join('\n    ')}
-  }`).join('\n  ');
+    ${range(g.cv)
+      .map(
+        (v) =>
+          `{ let y = ${acc}${i}_${v} * ${mul(i)}; let a = r * ${g.hd}u + (sg + ${g.SG * v}u) * 4u; ${I4.map((c) => `${OUT}[a + ${c}u] = y.${C[c]};`).join(' ')} }`,
+      )
+      .join('\n    ')}
+  }`,
+  ).join('\n  ');
 }
 
 /** WGSL: reduces vec4 `x` (one value per owned row) over a row group's SG lanes with `op` (max or +). */
@@ -305,7 +439,14 @@ const MASKED = '-3.0e38';
  * extent`, or the test `inside` given) unless the aligned path makes every streamed row real,
  * and at or before the query when causal; '' when always.
  */
-function visible(key: string, extent: string, query: string, fx: Fixed, causal: boolean, inside = `${key} < ${extent}`): string {
+function visible(
+  key: string,
+  extent: string,
+  query: string,
+  fx: Fixed,
+  causal: boolean,
+  inside = `${key} < ${extent}`,
+): string {
   const tests = [...(fx ? [] : [inside]), ...(causal ? [`${key} <= ${query}`] : [])];
   return tests.join(' && ');
 }
@@ -314,8 +455,16 @@ const masked = (x: string, ok: string) => (ok ? `select(0.0, ${x}, ${ok})` : x);
 const guarded = (fx: Fixed, ok: string, stmt: string) => (fx ? stmt : `if (${ok}) { ${stmt} }`);
 
 export function encodeTiledForward(
-  rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand,
-  scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer,
+  rt: Runtime,
+  cfg: AttnTiledConfig,
+  dims: AttnDims,
+  q: AttnOperand,
+  k: AttnOperand,
+  v: AttnOperand,
+  scale: number,
+  causal: boolean,
+  out: PooledBuffer,
+  lse: PooledBuffer,
 ): void {
   const g = geo(tileFor(cfg.fwd, dims.E), dims.E);
   const nb = dims.batch.length;
@@ -323,9 +472,28 @@ export function encodeTiledForward(
   const shuffle = Math.min(cfg.shuffle, g.SG);
   const p = operandsOf(dims, scale, { q, k, v });
   const fx = fixedOf(cfg, g, dims, 'L', [q, k, v]);
-  const st = streamStage(p, g.hv, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u', fx);
+  const st = streamStage(
+    p,
+    g.hv,
+    [
+      ['Ks', 'K', 'k', 'pk'],
+      ['Vs', 'V', 'v', 'pv'],
+    ],
+    g.T,
+    'j0',
+    'kEnd',
+    '0u',
+    fx,
+  );
   const key = `attention tiled|E${g.hd}|nb${nb}|R${g.R}|T${g.T}|sh${shuffle}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
-  launch(rt, key, 3, 2, WG, p, () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
+  launch(
+    rt,
+    key,
+    3,
+    2,
+    WG,
+    p,
+    () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
 ${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V'], ['O', 'LSE'], fx ? ['Q', 'K', 'V', 'O'] : [])}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * g.hv}>;
@@ -346,7 +514,11 @@ fn main(${MAIN_ARGS}) {
   var l = vec4<f32>(0.0);
   ${accDecl('acc', g)}
   ${keyLoop(g, st, causal, cfg.unroll)}
-    ${I4.flatMap((i) => range(g.ts).map((kk) => visible(`j0 + sg + ${g.SG * kk}u`, 'S', `i0 + og + ${g.OG * i}u`, fx, causal)).map((ok, kk) => (ok ? `s${i}_${kk} = select(${MASKED}, s${i}_${kk}, ${ok});` : ''))).join('\n    ')}
+    ${I4.flatMap((i) =>
+      range(g.ts)
+        .map((kk) => visible(`j0 + sg + ${g.SG * kk}u`, 'S', `i0 + og + ${g.OG * i}u`, fx, causal))
+        .map((ok, kk) => (ok ? `s${i}_${kk} = select(${MASKED}, s${i}_${kk}, ${ok});` : '')),
+    ).join('\n    ')}
     var mx = vec4<f32>(${I4.map((i) => range(g.ts).reduce((a, kk) => (a ? `max(${a}, s${i}_${kk})` : `s${i}_${kk}`), '')).join(', ')});
     ${rowReduce('mx', 'max', g, shuffle)}
     let mn = max(m, mx);
@@ -355,7 +527,11 @@ fn main(${MAIN_ARGS}) {
     l = l * cr;
     ${I4.flatMap((i) => range(g.cv).map((vv) => `acc${i}_${vv} = acc${i}_${vv} * cr.${C[i]};`)).join(' ')}
     ${I4.flatMap((i) => range(g.ts).map((kk) => `s${i}_${kk} = exp2(s${i}_${kk} - m.${C[i]});`)).join(' ')}
-    l = l + vec4<f32>(${I4.map((i) => range(g.ts).map((kk) => `s${i}_${kk}`).join(' + ')).join(', ')});
+    l = l + vec4<f32>(${I4.map((i) =>
+      range(g.ts)
+        .map((kk) => `s${i}_${kk}`)
+        .join(' + '),
+    ).join(', ')});
     ${storeBlock('Ps', 's', g)}
     workgroupBarrier();
     ${accumulate([['acc', 'Ps', 'Vs']], g, cfg.unroll)}
@@ -363,28 +539,68 @@ fn main(${MAIN_ARGS}) {
   workgroupBarrier();
   ${rowReduce('l', 'add', g, shuffle)}
   let inv = 1.0 / l;
-  ${storeAcc('O', 'acc', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, (i) => `inv.${C[i]}`, fx)}
+  ${storeAcc(
+    'O',
+    'acc',
+    g,
+    (i) => `i0 + og + ${g.OG * i}u < L`,
+    (i) => `b * L + i0 + og + ${g.OG * i}u`,
+    (i) => `inv.${C[i]}`,
+    fx,
+  )}
   if (sg == 0u) {
     ${I4.map((i) => guarded(fx, `i0 + og + ${g.OG * i}u < L`, `LSE[b * L + i0 + og + ${g.OG * i}u] = (m.${C[i]} + log2(l.${C[i]})) * ${Math.LN2};`)).join('\n    ')}
   }
-}`, [q.buf, k.buf, v.buf, out, lse], B * Math.ceil(dims.L / g.R));
+}`,
+    [q.buf, k.buf, v.buf, out, lse],
+    B * Math.ceil(dims.L / g.R),
+  );
 }
 
 /** dQ_i = scale Σ_j p_ij (dO_i·v_j - D_i) k_j, owned query rows, streamed keys; stats = (lse, D) per row. */
 export function encodeTiledDq(
-  rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, gOut: AttnOperand,
-  scale: number, causal: boolean, stats: PooledBuffer, dq: PooledBuffer,
+  rt: Runtime,
+  cfg: AttnTiledConfig,
+  dims: AttnDims,
+  q: AttnOperand,
+  k: AttnOperand,
+  v: AttnOperand,
+  gOut: AttnOperand,
+  scale: number,
+  causal: boolean,
+  stats: PooledBuffer,
+  dq: PooledBuffer,
 ): void {
   const g = geo(tileFor(cfg.dq, dims.E), dims.E);
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = operandsOf(dims, scale, { q, k, v, g: gOut });
   const fx = fixedOf(cfg, g, dims, 'L', [q, k, v, gOut]);
-  const st = streamStage(p, g.hv, [['Ks', 'K', 'k', 'pk'], ['Vs', 'V', 'v', 'pv']], g.T, 'j0', 'kEnd', '0u', fx);
+  const st = streamStage(
+    p,
+    g.hv,
+    [
+      ['Ks', 'K', 'k', 'pk'],
+      ['Vs', 'V', 'v', 'pv'],
+    ],
+    g.T,
+    'j0',
+    'kEnd',
+    '0u',
+    fx,
+  );
   // dS (T x OG vec4s) reuses V's tile (T x hv) when it fits: head dim 64 with 64 owned rows.
-  const ownDs = g.OG > g.hv, ds = ownDs ? 'Ds' : 'Vs';
+  const ownDs = g.OG > g.hv,
+    ds = ownDs ? 'Ds' : 'Vs';
   const key = `attention tiled dq|E${g.hd}|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
-  launch(rt, key, 5, 1, WG, p, () => /* wgsl */ `${paramsDecl(p.words)}
+  launch(
+    rt,
+    key,
+    5,
+    1,
+    WG,
+    p,
+    () => /* wgsl */ `${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V', 'G', 'ST'], ['DQ'], fx ? ['Q', 'K', 'V', 'G', 'DQ'] : [])}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * g.hv}>;
 var<workgroup> Gs: array<vec4<f32>, ${g.R * g.hv}>;
@@ -414,23 +630,63 @@ fn main(${MAIN_ARGS}) {
     workgroupBarrier();
     ${accumulate([['dq', ds, 'Ks']], g, cfg.unroll)}
   }
-  ${storeAcc('DQ', 'dq', g, (i) => `i0 + og + ${g.OG * i}u < L`, (i) => `b * L + i0 + og + ${g.OG * i}u`, () => 'scale', fx)}
-}`, [q.buf, k.buf, v.buf, gOut.buf, stats, dq], B * Math.ceil(dims.L / g.R));
+  ${storeAcc(
+    'DQ',
+    'dq',
+    g,
+    (i) => `i0 + og + ${g.OG * i}u < L`,
+    (i) => `b * L + i0 + og + ${g.OG * i}u`,
+    () => 'scale',
+    fx,
+  )}
+}`,
+    [q.buf, k.buf, v.buf, gOut.buf, stats, dq],
+    B * Math.ceil(dims.L / g.R),
+  );
 }
 
 /** dV_j = Σ_i p_ij dO_i, dK_j = scale Σ_i p_ij (dO_i·v_j - D_i) q_i: owned key rows, streamed query rows. */
 export function encodeTiledDkv(
-  rt: Runtime, cfg: AttnTiledConfig, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, gOut: AttnOperand,
-  scale: number, causal: boolean, stats: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer,
+  rt: Runtime,
+  cfg: AttnTiledConfig,
+  dims: AttnDims,
+  q: AttnOperand,
+  k: AttnOperand,
+  v: AttnOperand,
+  gOut: AttnOperand,
+  scale: number,
+  causal: boolean,
+  stats: PooledBuffer,
+  dk: PooledBuffer,
+  dv: PooledBuffer,
 ): void {
   const g = geo(tileFor(cfg.dkv, dims.E), dims.E);
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = operandsOf(dims, scale, { q, k, v, g: gOut });
   const fx = fixedOf(cfg, g, dims, 'S', [q, k, v, gOut]);
-  const st = streamStage(p, g.hv, [['Qs', 'Q', 'q', 'pq'], ['Gs', 'G', 'g', 'pg']], g.T, 'i0', 'L', 'iStart', fx);
+  const st = streamStage(
+    p,
+    g.hv,
+    [
+      ['Qs', 'Q', 'q', 'pq'],
+      ['Gs', 'G', 'g', 'pg'],
+    ],
+    g.T,
+    'i0',
+    'L',
+    'iStart',
+    fx,
+  );
   const key = `attention tiled dkv|E${g.hd}|nb${nb}|R${g.R}|T${g.T}|u${cfg.unroll}|${causal ? 'causal' : 'full'}|${fx ? `f${fx.L},${fx.S}` : 'g'}|w${p.words}`;
-  launch(rt, key, 5, 2, WG, p, () => /* wgsl */ `${paramsDecl(p.words)}
+  launch(
+    rt,
+    key,
+    5,
+    2,
+    WG,
+    p,
+    () => /* wgsl */ `${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V', 'G', 'ST'], ['DK', 'DV'], fx ? ['Q', 'K', 'V', 'G', 'DK', 'DV'] : [])}
 var<workgroup> Ks: array<vec4<f32>, ${g.R * g.hv}>;
 var<workgroup> Vs: array<vec4<f32>, ${g.R * g.hv}>;
@@ -458,7 +714,12 @@ fn main(${MAIN_ARGS}) {
   for (var i0 = iStart; i0 < L; i0 += ${g.T}u) {
     workgroupBarrier();
     ${st.step}
-    ${range(g.ts).map((kk) => `var lse${kk} = 0.0; var D${kk} = 0.0; { let row = i0 + sg + ${g.SG * kk}u; ${guarded(fx, 'row < L', `lse${kk} = ST[2u * (b * L + row)] * ${LOG2E}; D${kk} = ST[2u * (b * L + row) + 1u];`)} }`).join('\n    ')}
+    ${range(g.ts)
+      .map(
+        (kk) =>
+          `var lse${kk} = 0.0; var D${kk} = 0.0; { let row = i0 + sg + ${g.SG * kk}u; ${guarded(fx, 'row < L', `lse${kk} = ST[2u * (b * L + row)] * ${LOG2E}; D${kk} = ST[2u * (b * L + row) + 1u];`)} }`,
+      )
+      .join('\n    ')}
     workgroupBarrier();
     ${scores('s', 'Ks', 'Qs', g, cfg.unroll)}
     ${scores('d', 'Vs', 'Gs', g, cfg.unroll)}
@@ -466,9 +727,35 @@ fn main(${MAIN_ARGS}) {
     ${storeBlock('Ps', 's', g)}
     ${storeBlock('Ds', 'd', g)}
     workgroupBarrier();
-    ${accumulate([['dv', 'Ps', 'Gs'], ['dk', 'Ds', 'Qs']], g, cfg.unroll)}
+    ${accumulate(
+      [
+        ['dv', 'Ps', 'Gs'],
+        ['dk', 'Ds', 'Qs'],
+      ],
+      g,
+      cfg.unroll,
+    )}
   }
-  ${storeAcc('DK', 'dk', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => 'scale', fx)}
-  ${storeAcc('DV', 'dv', g, (i) => `j0 + og + ${g.OG * i}u < S`, (i) => `b * S + j0 + og + ${g.OG * i}u`, () => '1.0', fx)}
-}`, [q.buf, k.buf, v.buf, gOut.buf, stats, dk, dv], B * Math.ceil(dims.S / g.R));
+  ${storeAcc(
+    'DK',
+    'dk',
+    g,
+    (i) => `j0 + og + ${g.OG * i}u < S`,
+    (i) => `b * S + j0 + og + ${g.OG * i}u`,
+    () => 'scale',
+    fx,
+  )}
+  ${storeAcc(
+    'DV',
+    'dv',
+    g,
+    (i) => `j0 + og + ${g.OG * i}u < S`,
+    (i) => `b * S + j0 + og + ${g.OG * i}u`,
+    () => '1.0',
+    fx,
+  )}
+}`,
+    [q.buf, k.buf, v.buf, gOut.buf, stats, dk, dv],
+    B * Math.ceil(dims.S / g.R),
+  );
 }

@@ -18,10 +18,16 @@ import { AttnTiledConfig, encodeTiledDkv, encodeTiledDq, encodeTiledForward, til
  */
 
 /** The tiled kernels' config and the adapter's workgroup memory, or null for row kernels only. */
-export interface AttnPlan { tiled: AttnTiledConfig | null; maxBytes: number }
+export interface AttnPlan {
+  tiled: AttnTiledConfig | null;
+  maxBytes: number;
+}
 
-const useTiled = (plan: AttnPlan | undefined, dims: AttnDims, mask: AttnOperand | null): plan is AttnPlan & { tiled: AttnTiledConfig } =>
-  !!plan?.tiled && tiledFits(dims, !!mask, plan.tiled, plan.maxBytes);
+const useTiled = (
+  plan: AttnPlan | undefined,
+  dims: AttnDims,
+  mask: AttnOperand | null,
+): plan is AttnPlan & { tiled: AttnTiledConfig } => !!plan?.tiled && tiledFits(dims, !!mask, plan.tiled, plan.maxBytes);
 
 /** Threads per workgroup = rows (query or key) a workgroup owns. */
 const ROWS = 64;
@@ -35,7 +41,13 @@ export interface AttnOperand {
   strides: readonly number[];
 }
 
-export interface AttnDims { batch: readonly number[]; L: number; S: number; E: number; Ev: number }
+export interface AttnDims {
+  batch: readonly number[];
+  L: number;
+  S: number;
+  E: number;
+  Ev: number;
+}
 export type MaskKind = 'none' | 'float' | 'bool';
 
 /** The mask test for (row i, key j) inside a kernel: sets `vis` false or adds to `s`. */
@@ -48,7 +60,10 @@ function maskCode(p: Params, kind: MaskKind, i: string, j: string): string {
 
 function tileOf(op: string, words: number, dims: AttnDims): number {
   const t = Math.min(32, Math.floor(SHARED_WORDS / Math.max(1, words)));
-  if (t < 1) throw new BackendError(`${op}: head dims E=${dims.E} and Ev=${dims.Ev} are too large for one workgroup's memory (E + Ev + 2 must be at most ${SHARED_WORDS}); use the CPU backend or split the heads`);
+  if (t < 1)
+    throw new BackendError(
+      `${op}: head dims E=${dims.E} and Ev=${dims.Ev} are too large for one workgroup's memory (E + Ev + 2 must be at most ${SHARED_WORDS}); use the CPU backend or split the heads`,
+    );
   return t;
 }
 
@@ -58,8 +73,13 @@ const arr = (n: number) => Math.max(1, n);
  * A head dim as the kernel holds it: vec4 when it divides by 4 (one 16-byte workgroup-memory
  * read and one dot() per 4 elements instead of 4 scalar reads and FMAs), else scalar.
  */
-interface Lanes { w: 1 | 4; n: number; ty: string }
-const lanes = (d: number): Lanes => (d > 0 && d % 4 === 0 ? { w: 4, n: d / 4, ty: 'vec4<f32>' } : { w: 1, n: d, ty: 'f32' });
+interface Lanes {
+  w: 1 | 4;
+  n: number;
+  ty: string;
+}
+const lanes = (d: number): Lanes =>
+  d > 0 && d % 4 === 0 ? { w: 4, n: d / 4, ty: 'vec4<f32>' } : { w: 1, n: d, ty: 'f32' };
 
 /** WGSL: one lane group of a row read from a strided buffer, starting at element `col`. */
 function loadLanes(l: Lanes, buf: string, base: string, colStride: string, col: string): string {
@@ -76,7 +96,17 @@ function storeLanes(l: Lanes, buf: string, idx: string, val: string): string {
 }
 
 /** WGSL: all threads fill tile T (rows r0.., `l.n` lane groups each) from rows of X, 0 past `limit`. */
-function loadTile(l: Lanes, tile: string, rows: number, buf: string, base: string, rs: string, cs: string, r0: string, limit: string): string {
+function loadTile(
+  l: Lanes,
+  tile: string,
+  rows: number,
+  buf: string,
+  base: string,
+  rs: string,
+  cs: string,
+  r0: string,
+  limit: string,
+): string {
   return `for (var t = lid; t < ${rows * l.n}u; t += ${ROWS}u) {
       let rr = ${r0} + t / ${arr(l.n)}u;
       var x = ${l.ty}(0.0);
@@ -91,8 +121,18 @@ export function checkAttentionFits(op: string, dims: AttnDims): void {
 }
 
 export function encodeAttention(
-  rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
-  scale: number, causal: boolean, out: PooledBuffer, lse: PooledBuffer, plan?: AttnPlan,
+  rt: Runtime,
+  dims: AttnDims,
+  q: AttnOperand,
+  k: AttnOperand,
+  v: AttnOperand,
+  mask: AttnOperand | null,
+  maskKind: MaskKind,
+  scale: number,
+  causal: boolean,
+  out: PooledBuffer,
+  lse: PooledBuffer,
+  plan?: AttnPlan,
 ): void {
   const { L, E, Ev } = dims;
   const nb = dims.batch.length;
@@ -100,7 +140,8 @@ export function encodeAttention(
   if (B * L === 0) return;
   if (useTiled(plan, dims, mask)) return encodeTiledForward(rt, plan.tiled, dims, q, k, v, scale, causal, out, lse);
   const BC = tileOf('attention', E + Ev, dims);
-  const ek = lanes(E), ev = lanes(Ev);
+  const ek = lanes(E),
+    ev = lanes(Ev);
   const p = commonParams(dims, scale);
   operandParams(p, 'q', q, nb, true);
   operandParams(p, 'k', k, nb, true);
@@ -109,7 +150,14 @@ export function encodeAttention(
   const reads = mask ? 4 : 3;
   const key = `attention|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
   const bufs = [q.buf, k.buf, v.buf, ...(mask ? [mask.buf] : []), out, lse];
-  launch(rt, key, reads, 2, ROWS, p, () => /* wgsl */ `${FLOAT_HELPERS}
+  launch(
+    rt,
+    key,
+    reads,
+    2,
+    ROWS,
+    p,
+    () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -189,13 +237,30 @@ fn main(${MAIN_ARGS}) {
       LSE[r] = -inf_();
     }
   }
-}`, bufs, B * Math.ceil(L / ROWS));
+}`,
+    bufs,
+    B * Math.ceil(L / ROWS),
+  );
 }
 
 export function encodeAttentionBackward(
-  rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
-  out: AttnOperand, lse: AttnOperand, gOut: AttnOperand, scale: number, causal: boolean,
-  stats: PooledBuffer, dq: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer, plan?: AttnPlan,
+  rt: Runtime,
+  dims: AttnDims,
+  q: AttnOperand,
+  k: AttnOperand,
+  v: AttnOperand,
+  mask: AttnOperand | null,
+  maskKind: MaskKind,
+  out: AttnOperand,
+  lse: AttnOperand,
+  gOut: AttnOperand,
+  scale: number,
+  causal: boolean,
+  stats: PooledBuffer,
+  dq: PooledBuffer,
+  dk: PooledBuffer,
+  dv: PooledBuffer,
+  plan?: AttnPlan,
 ): void {
   const { L, S } = dims;
   const B = dims.batch.reduce((a, c) => a * c, 1);
@@ -214,7 +279,14 @@ export function encodeAttentionBackward(
 const STATS_LANES = 16;
 
 /** stats[2r] = lse_r, stats[2r+1] = D_r = Σ_e dO_re · out_re, per query row r. */
-function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOperand, gOut: AttnOperand, stats: PooledBuffer): void {
+function encodeStats(
+  rt: Runtime,
+  dims: AttnDims,
+  out: AttnOperand,
+  lse: AttnOperand,
+  gOut: AttnOperand,
+  stats: PooledBuffer,
+): void {
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const p = commonParams(dims, 1);
@@ -222,7 +294,14 @@ function encodeStats(rt: Runtime, dims: AttnDims, out: AttnOperand, lse: AttnOpe
   operandParams(p, 'l', lse, nb, false);
   operandParams(p, 'g', gOut, nb, true);
   const key = `attention stats|nb${nb}|Ev${dims.Ev}|w${p.words}`;
-  launch(rt, key, 3, 1, ROWS, p, () => /* wgsl */ `${paramsDecl(p.words)}
+  launch(
+    rt,
+    key,
+    3,
+    1,
+    ROWS,
+    p,
+    () => /* wgsl */ `${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> O: array<f32>;
 @group(0) @binding(2) var<storage, read> LS: array<f32>;
 @group(0) @binding(3) var<storage, read> G: array<f32>;
@@ -252,19 +331,33 @@ fn main(${MAIN_ARGS}) {
     ST[2u * r] = LS[u32(lB + i32(i) * ${p.i('l.rs')})];
     ST[2u * r + 1u] = t;
   }
-}`, [out.buf, lse.buf, gOut.buf, stats], Math.ceil((B * dims.L * STATS_LANES) / ROWS));
+}`,
+    [out.buf, lse.buf, gOut.buf, stats],
+    Math.ceil((B * dims.L * STATS_LANES) / ROWS),
+  );
 }
 
 /** dQ_i = scale Σ_j p_ij (dO_i·v_j - D_i) k_j: one thread per query row, keys in tiles. */
 function encodeDq(
-  rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
-  gOut: AttnOperand, scale: number, causal: boolean, stats: PooledBuffer, dq: PooledBuffer,
+  rt: Runtime,
+  dims: AttnDims,
+  q: AttnOperand,
+  k: AttnOperand,
+  v: AttnOperand,
+  mask: AttnOperand | null,
+  maskKind: MaskKind,
+  gOut: AttnOperand,
+  scale: number,
+  causal: boolean,
+  stats: PooledBuffer,
+  dq: PooledBuffer,
 ): void {
   const { L, E, Ev } = dims;
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const BC = tileOf('attention backward', E + Ev, dims);
-  const ek = lanes(E), ev = lanes(Ev);
+  const ek = lanes(E),
+    ev = lanes(Ev);
   const p = commonParams(dims, scale);
   operandParams(p, 'q', q, nb, true);
   operandParams(p, 'k', k, nb, true);
@@ -273,7 +366,14 @@ function encodeDq(
   if (mask) operandParams(p, 'm', mask, nb, true);
   const reads = mask ? 6 : 5;
   const key = `attention dq|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
-  launch(rt, key, reads, 1, ROWS, p, () => /* wgsl */ `${FLOAT_HELPERS}
+  launch(
+    rt,
+    key,
+    reads,
+    1,
+    ROWS,
+    p,
+    () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -339,7 +439,10 @@ fn main(${MAIN_ARGS}) {
     let r = b * L + i;
     for (var e = 0u; e < ${ek.n}u; e++) { ${storeLanes(ek, 'DQ', `r * ${E}u + e * ${ek.w}u`, 'acc[e] * scale')} }
   }
-}`, [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dq], B * Math.ceil(L / ROWS));
+}`,
+    [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dq],
+    B * Math.ceil(L / ROWS),
+  );
 }
 
 /**
@@ -347,14 +450,26 @@ fn main(${MAIN_ARGS}) {
  * query rows (with their dO and stats) in tiles.
  */
 function encodeDkv(
-  rt: Runtime, dims: AttnDims, q: AttnOperand, k: AttnOperand, v: AttnOperand, mask: AttnOperand | null, maskKind: MaskKind,
-  gOut: AttnOperand, scale: number, causal: boolean, stats: PooledBuffer, dk: PooledBuffer, dv: PooledBuffer,
+  rt: Runtime,
+  dims: AttnDims,
+  q: AttnOperand,
+  k: AttnOperand,
+  v: AttnOperand,
+  mask: AttnOperand | null,
+  maskKind: MaskKind,
+  gOut: AttnOperand,
+  scale: number,
+  causal: boolean,
+  stats: PooledBuffer,
+  dk: PooledBuffer,
+  dv: PooledBuffer,
 ): void {
   const { S, E, Ev } = dims;
   const nb = dims.batch.length;
   const B = dims.batch.reduce((a, c) => a * c, 1);
   const BQ = tileOf('attention backward', E + Ev + 2, dims);
-  const ek = lanes(E), ev = lanes(Ev);
+  const ek = lanes(E),
+    ev = lanes(Ev);
   const p = commonParams(dims, scale);
   operandParams(p, 'q', q, nb, true);
   operandParams(p, 'k', k, nb, true);
@@ -363,7 +478,14 @@ function encodeDkv(
   if (mask) operandParams(p, 'm', mask, nb, true);
   const reads = mask ? 6 : 5;
   const key = `attention dkv|nb${nb}|E${E}|Ev${Ev}|bq${BQ}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
-  launch(rt, key, reads, 2, ROWS, p, () => /* wgsl */ `${FLOAT_HELPERS}
+  launch(
+    rt,
+    key,
+    reads,
+    2,
+    ROWS,
+    p,
+    () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
 @group(0) @binding(1) var<storage, read> Q: array<f32>;
 @group(0) @binding(2) var<storage, read> K: array<f32>;
@@ -440,5 +562,8 @@ fn main(${MAIN_ARGS}) {
     for (var e = 0u; e < ${ek.n}u; e++) { ${storeLanes(ek, 'DK', `r * ${E}u + e * ${ek.w}u`, 'dka[e] * scale')} }
     for (var e = 0u; e < ${ev.n}u; e++) { ${storeLanes(ev, 'DV', `r * ${Ev}u + e * ${ev.w}u`, 'dva[e]')} }
   }
-}`, [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dk, dv], B * Math.ceil(S / ROWS));
+}`,
+    [q.buf, k.buf, v.buf, gOut.buf, stats, ...(mask ? [mask.buf] : []), dk, dv],
+    B * Math.ceil(S / ROWS),
+  );
 }

@@ -21,13 +21,27 @@ export class CrossEntropyRowsProgram implements Program {
   readonly reads = 2;
   readonly writes: number;
 
-  constructor(readonly smoothed: boolean, readonly workgroupSize: number, readonly total = false) {
+  constructor(
+    readonly smoothed: boolean,
+    readonly workgroupSize: number,
+    readonly total = false,
+  ) {
     this.writes = total ? 6 : 4;
     this.key = `ceRows|${smoothed ? 'smooth' : 'plain'}|wg${workgroupSize}${total ? '|total' : ''}`;
   }
 
   uniforms(): Uniforms {
-    return new Uniforms().u32('n').i32('c').i32('zOffset').i32('zRow').i32('zCol').i32('yOffset').i32('yStride').u32('slot').f32('eps').f32('scale');
+    return new Uniforms()
+      .u32('n')
+      .i32('c')
+      .i32('zOffset')
+      .i32('zRow')
+      .i32('zCol')
+      .i32('yOffset')
+      .i32('yStride')
+      .u32('slot')
+      .f32('eps')
+      .f32('scale');
   }
 
   wgsl(u: Uniforms): string {
@@ -58,10 +72,14 @@ export class CrossEntropyRowsProgram implements Program {
 @group(0) @binding(3) var<storage, read_write> M: array<f32>;
 @group(0) @binding(4) var<storage, read_write> S: array<f32>;
 @group(0) @binding(5) var<storage, read_write> R: array<f32>;
-@group(0) @binding(6) var<storage, read_write> F: array<atomic<u32>>;${this.total ? `
+@group(0) @binding(6) var<storage, read_write> F: array<atomic<u32>>;${
+      this.total
+        ? `
 @group(0) @binding(7) var<storage, read_write> Tot: array<f32>;
 @group(0) @binding(8) var<storage, read_write> sc: array<atomic<u32>>;
-var<workgroup> lastArrival: u32;` : ''}
+var<workgroup> lastArrival: u32;`
+        : ''
+    }
 ${FLOAT_HELPERS}
 var<workgroup> red: array<f32, ${wg}>;
 @compute @workgroup_size(${wg})
@@ -130,11 +148,26 @@ export interface CeRowsOperands {
 }
 
 /** `total`: the rows' sum's buffer and the one-dispatch scratch (only where ceTotalFits(n)). */
-export function encodeCrossEntropyRows(rt: Runtime, x: CeRowsOperands, eps: number, scale: number, outs: [PooledBuffer, PooledBuffer, PooledBuffer], flag: PooledBuffer, slot: number, wgSize: number, total?: { out: PooledBuffer; scratch: PooledBuffer }): void {
+export function encodeCrossEntropyRows(
+  rt: Runtime,
+  x: CeRowsOperands,
+  eps: number,
+  scale: number,
+  outs: [PooledBuffer, PooledBuffer, PooledBuffer],
+  flag: PooledBuffer,
+  slot: number,
+  wgSize: number,
+  total?: { out: PooledBuffer; scratch: PooledBuffer },
+): void {
   if (x.n === 0) return;
   const k = rt.program(new CrossEntropyRowsProgram(eps !== 0, wgSize, !!total));
   const p = rt.block(k);
   p.set('n', x.n).set('c', x.c).set('zOffset', x.z.offset).set('zRow', x.z.rowStride).set('zCol', x.z.colStride);
   p.set('yOffset', x.y.offset).set('yStride', x.y.stride).set('slot', slot).set('eps', eps).set('scale', scale);
-  rt.dispatch(k, total ? [x.z.buf, x.y.buf, ...outs, flag, total.out, total.scratch] : [x.z.buf, x.y.buf, ...outs, flag], p.base, x.n);
+  rt.dispatch(
+    k,
+    total ? [x.z.buf, x.y.buf, ...outs, flag, total.out, total.scratch] : [x.z.buf, x.y.buf, ...outs, flag],
+    p.base,
+    x.n,
+  );
 }

@@ -31,16 +31,26 @@ export interface ConvEpiloguePlan {
   fill(rt: Runtime, p: number): void;
 }
 
-export function planConvEpilogue(epi: { expr: Expr; inputs: ConvEpilogueInput[] } | undefined, base: number): ConvEpiloguePlan {
+export function planConvEpilogue(
+  epi: { expr: Expr; inputs: ConvEpilogueInput[] } | undefined,
+  base: number,
+): ConvEpiloguePlan {
   if (!epi) return { bufs: [], words: base, key: '', wgsl: () => [], fin: (v) => v, fill: () => {} };
   const used = exprInputs(epi.expr);
-  const bufs: PooledBuffer[] = [], dts: DType[] = [], bind: number[] = [], word: number[] = [];
+  const bufs: PooledBuffer[] = [],
+    dts: DType[] = [],
+    bind: number[] = [],
+    word: number[] = [];
   const consts: { value: number; dtype: DType }[] = [];
   let words = base;
   epi.inputs.forEach((e, j) => {
     if (!used.has(j + 1)) return;
     let q = bufs.findIndex((b, i) => b === e.buf && dts[i] === e.dtype);
-    if (q < 0) { q = bufs.length; bufs.push(e.buf); dts.push(e.dtype); }
+    if (q < 0) {
+      q = bufs.length;
+      bufs.push(e.buf);
+      dts.push(e.dtype);
+    }
     bind[j] = q;
     word[j] = words;
     words += 5;
@@ -49,7 +59,9 @@ export function planConvEpilogue(epi: { expr: Expr; inputs: ConvEpilogueInput[] 
   const constBase = words;
   words += consts.length;
   const wgsl = (first: number): string[] => {
-    const L = bufs.map((_, q) => `@group(0) @binding(${first + q}) var<storage, read> E${q}: array<${storageType(dts[q])}>;`);
+    const L = bufs.map(
+      (_, q) => `@group(0) @binding(${first + q}) var<storage, read> E${q}: array<${storageType(dts[q])}>;`,
+    );
     const inDT: DType[] = ['float32', ...epi.inputs.map((e) => e.dtype)];
     const reads: string[] = [];
     for (const j of bind.keys()) {
@@ -59,10 +71,16 @@ export function planConvEpilogue(epi: { expr: Expr; inputs: ConvEpilogueInput[] 
       const ld = epi.inputs[j].dtype === 'bool' ? `(E${bind[j]}[${idx}] != 0u)` : `E${bind[j]}[${idx}]`;
       reads.push(`let v${j + 1}: ${valueType(epi.inputs[j].dtype)} = ${ld};`);
     }
-    const em = new Emitter(inDT, inDT.map((_, i) => `v${i}`), constBase);
+    const em = new Emitter(
+      inDT,
+      inDT.map((_, i) => `v${i}`),
+      constBase,
+    );
     const res = em.emit(epi.expr).v;
     L.push(FLOAT_HELPERS, em.helpers());
-    L.push(`fn epi_(v0: f32, nb: i32, oc: i32, oy: i32, ox: i32) -> f32 {\n  ${[...reads, ...em.lines].join('\n  ')}\n  return ${res};\n}`);
+    L.push(
+      `fn epi_(v0: f32, nb: i32, oc: i32, oy: i32, ox: i32) -> f32 {\n  ${[...reads, ...em.lines].join('\n  ')}\n  return ${res};\n}`,
+    );
     return L;
   };
   const fin: ConvFin = (v, nb, oc, py, px) => `epi_(${v}, i32(${nb}), i32(${oc}), i32(${py}), i32(${px}))`;
@@ -76,7 +94,10 @@ export function planConvEpilogue(epi: { expr: Expr; inputs: ConvEpilogueInput[] 
     });
     consts.forEach((c, j) => {
       if (c.dtype === 'float32') f32[p + constBase + j] = c.value;
-      else if (c.dtype === 'int32') i32[p + constBase + j] = Number.isNaN(c.value) ? 0 : Math.max(-2147483648, Math.min(2147483647, Math.trunc(c.value)));
+      else if (c.dtype === 'int32')
+        i32[p + constBase + j] = Number.isNaN(c.value)
+          ? 0
+          : Math.max(-2147483648, Math.min(2147483647, Math.trunc(c.value)));
       else u32[p + constBase + j] = c.value !== 0 ? 1 : 0;
     });
   };

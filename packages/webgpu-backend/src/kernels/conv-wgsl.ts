@@ -12,14 +12,46 @@ import { pI, pU } from './wgsl';
  * keeps its B columns' window origins in registers for the whole k loop.
  */
 export interface ConvShape {
-  TM: number; TN: number; TK: number; RM: number; RN: number; padA: number; unroll: boolean;
-  kH: number; kW: number; sH: number; sW: number; dH: number; dW: number; lH: number; lW: number;
+  TM: number;
+  TN: number;
+  TK: number;
+  RM: number;
+  RN: number;
+  padA: number;
+  unroll: boolean;
+  kH: number;
+  kW: number;
+  sH: number;
+  sW: number;
+  dH: number;
+  dW: number;
+  lH: number;
+  lW: number;
 }
 
 /** Parameter words (u32/i32), before the epilogue's. */
 export const CW = {
-  Og: 0, cols: 1, K: 2, tilesN: 3, tilesM: 4, total: 5, P: 6, oW: 7, dinH: 8, dinW: 9, pH: 10, pW: 11,
-  xOff: 12, xS: 13, wOff: 17, wS: 18, Cg: 22, O: 23, groups: 24, kChunk: 25, outSize: 26,
+  Og: 0,
+  cols: 1,
+  K: 2,
+  tilesN: 3,
+  tilesM: 4,
+  total: 5,
+  P: 6,
+  oW: 7,
+  dinH: 8,
+  dinW: 9,
+  pH: 10,
+  pW: 11,
+  xOff: 12,
+  xS: 13,
+  wOff: 17,
+  wS: 18,
+  Cg: 22,
+  O: 23,
+  groups: 24,
+  kChunk: 25,
+  outSize: 26,
 } as const;
 export const CW_WORDS = 28;
 
@@ -29,10 +61,15 @@ export type ConvFin = (v: string, nb: string, oc: string, py: string, px: string
 /** The main function. */
 export function convMain(s: ConvShape, fin: ConvFin): string {
   const { TM, TN, TK, RM, RN, kH, kW, sH, sW, dH, dW, lH, lW } = s;
-  const TX = TN / RN, TY = TM / RM, NT = TX * TY, TMP = TM + s.padA;
-  const slots = Math.max(1, TN / NT), kStep = Math.max(1, NT / TN);
+  const TX = TN / RN,
+    TY = TM / RM,
+    NT = TX * TY,
+    TMP = TM + s.padA;
+  const slots = Math.max(1, TN / NT),
+    kStep = Math.max(1, NT / TN);
   const kHW = kH * kW;
-  const u = (w: number) => pU(w), i = (w: number) => pI(w);
+  const u = (w: number) => pU(w),
+    i = (w: number) => pI(w);
   const L: string[] = [];
   // B (input windows): fixed columns per thread.
   const pre: string[] = [];
@@ -42,19 +79,28 @@ export function convMain(s: ConvShape, fin: ConvFin): string {
     pre.push(`let cp${q} = col${q} % ${u(CW.P)};`);
     pre.push(`let y0_${q} = i32(cp${q} / ${u(CW.oW)}) * ${sH} - ${i(CW.pH)};`);
     pre.push(`let x0_${q} = i32(cp${q} % ${u(CW.oW)}) * ${sW} - ${i(CW.pW)};`);
-    pre.push(`let xb${q} = ${i(CW.xOff)} + i32(col${q} / ${u(CW.P)}) * ${i(CW.xS)} + i32(grp * ${u(CW.Cg)}) * ${i(CW.xS + 1)};`);
+    pre.push(
+      `let xb${q} = ${i(CW.xOff)} + i32(col${q} / ${u(CW.P)}) * ${i(CW.xS)} + i32(grp * ${u(CW.Cg)}) * ${i(CW.xS + 1)};`,
+    );
   }
   const hole = (v: string, l: number) => (l === 1 ? '' : ` && ${v} % ${l} == 0`);
   const loadB: string[] = [];
   loadB.push(`for (var kk = ${kStep > 1 ? `lid / ${TN}u` : '0u'}; kk < ${TK}u; kk += ${kStep}u) {`);
   loadB.push(`  let k = k0 + kk; let kOk = k < kEnd;`);
-  loadB.push(`  let c = i32(k / ${kHW}u); let r = k % ${kHW}u; let dy = i32(r / ${kW}u) * ${dH}; let dx = i32(r % ${kW}u) * ${dW};`);
+  loadB.push(
+    `  let c = i32(k / ${kHW}u); let r = k % ${kHW}u; let dy = i32(r / ${kW}u) * ${dH}; let dx = i32(r % ${kW}u) * ${dW};`,
+  );
   for (let q = 0; q < slots; q++) {
     loadB.push(`  { let yy = y0_${q} + dy; let xx = x0_${q} + dx; var v = 0.0;`);
-    loadB.push(`    if (kOk && ok${q} && yy >= 0 && xx >= 0 && yy < ${i(CW.dinH)} && xx < ${i(CW.dinW)}${hole('yy', lH)}${hole('xx', lW)}) {`);
-    const yi = lH === 1 ? 'yy' : `(yy / ${lH})`, xi = lW === 1 ? 'xx' : `(xx / ${lW})`;
+    loadB.push(
+      `    if (kOk && ok${q} && yy >= 0 && xx >= 0 && yy < ${i(CW.dinH)} && xx < ${i(CW.dinW)}${hole('yy', lH)}${hole('xx', lW)}) {`,
+    );
+    const yi = lH === 1 ? 'yy' : `(yy / ${lH})`,
+      xi = lW === 1 ? 'xx' : `(xx / ${lW})`;
     loadB.push(`      v = X[u32(xb${q} + c * ${i(CW.xS + 1)} + ${yi} * ${i(CW.xS + 2)} + ${xi} * ${i(CW.xS + 3)})]; }`);
-    loadB.push(`    let bi = kk * ${TN}u + ${slots > 1 ? `lid + ${q * NT}u` : `lid % ${TN}u`}; Bs4[bi / 4u][bi % 4u] = v; }`);
+    loadB.push(
+      `    let bi = kk * ${TN}u + ${slots > 1 ? `lid + ${q * NT}u` : `lid % ${TN}u`}; Bs4[bi / 4u][bi % 4u] = v; }`,
+    );
   }
   loadB.push('}');
   // A (weights): lanes along k (the weight's contiguous dim), rows strided.
@@ -75,7 +121,9 @@ export function convMain(s: ConvShape, fin: ConvFin): string {
     const o: string[] = [];
     for (let g = 0; g < RM / 4; g++) o.push(`let a4_${g} = As4[(${kk}) * ${TMP / 4}u + ty * ${RM / 4}u + ${g}u];`);
     for (let q = 0; q < RN / 4; q++) o.push(`let b${q} = Bs4[(${kk}) * ${TN / 4}u + ${q * TX}u + tx];`);
-    for (let a = 0; a < RM; a++) for (let q = 0; q < RN / 4; q++) o.push(`acc${a}_${q} = fma(vec4<f32>(a4_${a >> 2}[${a & 3}]), b${q}, acc${a}_${q});`);
+    for (let a = 0; a < RM; a++)
+      for (let q = 0; q < RN / 4; q++)
+        o.push(`acc${a}_${q} = fma(vec4<f32>(a4_${a >> 2}[${a & 3}]), b${q}, acc${a}_${q});`);
     return o;
   };
   const inner: string[] = [];
@@ -86,7 +134,9 @@ export function convMain(s: ConvShape, fin: ConvFin): string {
   for (let q = 0; q < RN / 4; q++) {
     for (let j = 0; j < 4; j++) {
       const n = q * 4 + j;
-      store.push(`let cc${n} = tileCol + ${q * TX * 4 + j}u + tx * 4u; let nb${n} = cc${n} / ${u(CW.P)}; let pp${n} = cc${n} % ${u(CW.P)};`);
+      store.push(
+        `let cc${n} = tileCol + ${q * TX * 4 + j}u + tx * 4u; let nb${n} = cc${n} / ${u(CW.P)}; let pp${n} = cc${n} % ${u(CW.P)};`,
+      );
     }
   }
   for (let a = 0; a < RM; a++) {
@@ -94,7 +144,9 @@ export function convMain(s: ConvShape, fin: ConvFin): string {
     store.push(`  if (m < ${u(CW.Og)}) { let oc = grp * ${u(CW.Og)} + m;`);
     for (let n = 0; n < RN; n++) {
       const v = fin(`acc${a}_${n >> 2}[${n & 3}]`, `nb${n}`, 'oc', `(pp${n} / ${u(CW.oW)})`, `(pp${n} % ${u(CW.oW)})`);
-      store.push(`    if (cc${n} < ${u(CW.cols)}) { Y[yOff + (nb${n} * ${u(CW.O)} + oc) * ${u(CW.P)} + pp${n}] = ${v}; }`);
+      store.push(
+        `    if (cc${n} < ${u(CW.cols)}) { Y[yOff + (nb${n} * ${u(CW.O)} + oc) * ${u(CW.P)} + pp${n}] = ${v}; }`,
+      );
     }
     store.push(`  } }`);
   }

@@ -23,14 +23,20 @@ export const WO_WORDS = 6;
  */
 export function winoGemmNTWgsl(A2: number, s: WinoTile): string {
   const { TM, TN, TK, RM, RN } = s;
-  const TX = TN / RN, TY = TM / RM, NT = TX * TY, TMP = TM + 4, TNP = TN + 4, K4 = TK / 4;
+  const TX = TN / RN,
+    TY = TM / RM,
+    NT = TX * TY,
+    TMP = TM + 4,
+    TNP = TN + 4,
+    K4 = TK / 4;
   const u = (w: number) => pU(w);
   const loads = (rows: number, pitch: number, buf: string, sh: string, base: string, first: string) => {
     const o: string[] = [];
     const n = rows * K4;
     for (let q = 0; q * NT < n; q++) {
       const e = `(lid + ${q * NT}u)`;
-      const body = `let r = ${e} / ${K4}u; let kq = ${e} % ${K4}u; let v = ${buf}[(${base} + (${first} + r) * tp) / 4u + kq]; ` +
+      const body =
+        `let r = ${e} / ${K4}u; let kq = ${e} % ${K4}u; let v = ${buf}[(${base} + (${first} + r) * tp) / 4u + kq]; ` +
         [0, 1, 2, 3].map((i) => `${sh}[(kq * 4u + ${i}u) * ${pitch}u + r] = v[${i}];`).join(' ');
       o.push((q + 1) * NT > n ? `if ${e} < ${n}u { ${body} }` : `{ ${body} }`);
     }
@@ -50,19 +56,27 @@ export function winoGemmNTWgsl(A2: number, s: WinoTile): string {
   L.push('  workgroupBarrier();');
   for (let kk = 0; kk < TK; kk++) {
     L.push('  {');
-    for (let g = 0; g < RM / 4; g++) L.push(`    let a4_${g} = vec4<f32>(As[${kk * TMP}u + ty * ${RM}u + ${4 * g}u], As[${kk * TMP}u + ty * ${RM}u + ${4 * g + 1}u], As[${kk * TMP}u + ty * ${RM}u + ${4 * g + 2}u], As[${kk * TMP}u + ty * ${RM}u + ${4 * g + 3}u]);`);
+    for (let g = 0; g < RM / 4; g++)
+      L.push(
+        `    let a4_${g} = vec4<f32>(As[${kk * TMP}u + ty * ${RM}u + ${4 * g}u], As[${kk * TMP}u + ty * ${RM}u + ${4 * g + 1}u], As[${kk * TMP}u + ty * ${RM}u + ${4 * g + 2}u], As[${kk * TMP}u + ty * ${RM}u + ${4 * g + 3}u]);`,
+      );
     for (let q = 0; q < RN / 4; q++) {
       const b0 = `${kk * TNP}u + (${q * TX}u + tx) * 4u`;
       L.push(`    let b${q} = vec4<f32>(Bs[${b0}], Bs[${b0} + 1u], Bs[${b0} + 2u], Bs[${b0} + 3u]);`);
     }
-    for (let a = 0; a < RM; a++) for (let q = 0; q < RN / 4; q++) L.push(`    acc${a}_${q} = fma(vec4<f32>(a4_${a >> 2}[${a & 3}]), b${q}, acc${a}_${q});`);
+    for (let a = 0; a < RM; a++)
+      for (let q = 0; q < RN / 4; q++)
+        L.push(`    acc${a}_${q} = fma(vec4<f32>(a4_${a >> 2}[${a & 3}]), b${q}, acc${a}_${q});`);
     L.push('  }');
   }
   L.push('  workgroupBarrier();', '}');
   L.push(`let pBase = (sp * ${A2}u + pos) * ${u(WN.Op)};`);
-  for (let a = 0; a < RM; a++) for (let q = 0; q < RN / 4; q++) {
-    L.push(`P[((pBase + tileRow + ty * ${RM}u + ${a}u) * ${u(WN.Np)} + tileCol + (${q * TX}u + tx) * 4u) / 4u] = acc${a}_${q};`);
-  }
+  for (let a = 0; a < RM; a++)
+    for (let q = 0; q < RN / 4; q++) {
+      L.push(
+        `P[((pBase + tileRow + ty * ${RM}u + ${a}u) * ${u(WN.Np)} + tileCol + (${q * TX}u + tx) * 4u) / 4u] = acc${a}_${q};`,
+      );
+    }
   return `var<workgroup> As: array<f32, ${TK * TMP}>;
 var<workgroup> Bs: array<f32, ${TK * TNP}>;
 ${mainOf(NT, L)}`;
@@ -80,9 +94,10 @@ export function winoOutWgsl(wn: Winograd, fin: ConvFin): string {
   L.push(`let stride = ${u(WO.Op)} * ${u(WO.Np)}; let at0 = oc * ${u(WO.Np)} + nb;`);
   L.push(...t.lines);
   L.push(`let yb = (nb * ${u(WO.O)} + oc) * ${u(WO.oH)};`);
-  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) {
-    const v = fin(t.value(i, j), 'nb', 'oc', `${i}u`, `${j}u`);
-    L.push(`Y[(yb + ${i}u) * ${u(WO.oW)} + ${j}u] = ${v};`);
-  }
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < m; j++) {
+      const v = fin(t.value(i, j), 'nb', 'oc', `${i}u`, `${j}u`);
+      L.push(`Y[(yb + ${i}u) * ${u(WO.oW)} + ${j}u] = ${v};`);
+    }
   return mainOf(256, L);
 }

@@ -30,24 +30,50 @@ function winoWM(cfg: ConvConfig, oH: number): number {
 }
 
 export function useWinoW(cfg: ConvConfig, g: ConvGeometry, maxBinding: number): boolean {
-  if (cfg.wino <= 0 || g.groups !== 1 || g.oH !== g.oW || winoWM(cfg, g.oH) === 0 || g.kH <= g.oH || g.kW <= g.oW) return false;
-  if (g.stride[0] !== 1 || g.stride[1] !== 1 || g.dilation[0] !== 1 || g.dilation[1] !== 1 || g.lhsDilation[0] !== 1 || g.lhsDilation[1] !== 1) return false;
+  if (cfg.wino <= 0 || g.groups !== 1 || g.oH !== g.oW || winoWM(cfg, g.oH) === 0 || g.kH <= g.oH || g.kW <= g.oW)
+    return false;
+  if (
+    g.stride[0] !== 1 ||
+    g.stride[1] !== 1 ||
+    g.dilation[0] !== 1 ||
+    g.dilation[1] !== 1 ||
+    g.lhsDilation[0] !== 1 ||
+    g.lhsDilation[1] !== 1
+  )
+    return false;
   if (2 * g.n * g.o * g.oH * g.oW * g.c * g.kH * g.kW < cfg.wino * 1e6) return false;
   const z = sizes(cfg, g);
   return Math.max(z.dBytes, z.vBytes) <= maxBinding;
 }
 
 function sizes(cfg: ConvConfig, g: ConvGeometry) {
-  const m = g.oH, b = cfg.winoBlock, A = m + b - 1;
+  const m = g.oH,
+    b = cfg.winoBlock,
+    A = m + b - 1;
   const TM = cfg.winoTM === 64 && g.o <= 32 ? 32 : cfg.winoTM;
-  const s: WinoTile = { TM, TN: Math.min(cfg.winoTN, 32), TK: Math.max(cfg.winoTK, 8), RM: Math.min(cfg.winoRM, TM), RN: 4 };
-  const bH = Math.ceil(g.kH / b), bW = Math.ceil(g.kW / b), T = g.c * bH * bW;
-  const Op = Math.ceil(g.o / s.TM) * s.TM, Np = Math.ceil(g.n / s.TN) * s.TN, Tp = Math.ceil(T / s.TK) * s.TK;
+  const s: WinoTile = {
+    TM,
+    TN: Math.min(cfg.winoTN, 32),
+    TK: Math.max(cfg.winoTK, 8),
+    RM: Math.min(cfg.winoRM, TM),
+    RN: 4,
+  };
+  const bH = Math.ceil(g.kH / b),
+    bW = Math.ceil(g.kW / b),
+    T = g.c * bH * bW;
+  const Op = Math.ceil(g.o / s.TM) * s.TM,
+    Np = Math.ceil(g.n / s.TN) * s.TN,
+    Tp = Math.ceil(T / s.TK) * s.TK;
   return { m, b, A, s, bH, bW, T, Op, Np, Tp, dBytes: A * A * Op * Tp * 4, vBytes: A * A * Np * Tp * 4 };
 }
 
 export function encodeWinoW(
-  rt: Runtime, cfg: ConvConfig, x: ConvOperand, w: ConvOperand, g: ConvGeometry, out: PooledBuffer,
+  rt: Runtime,
+  cfg: ConvConfig,
+  x: ConvOperand,
+  w: ConvOperand,
+  g: ConvGeometry,
+  out: PooledBuffer,
   epi?: { expr: Expr; inputs: ConvEpilogueInput[] },
 ): void {
   const z = sizes(cfg, g);
@@ -56,36 +82,83 @@ export function encodeWinoW(
   const { i32, u32 } = rt.words;
   const swap = (st: readonly number[]) => [st[1], st[0], st[2], st[3]];
   // V[p, n, t] from x (its batch n is the channel of the transform, its channel c' the tile's batch).
-  const tile = (key: string, M: number[][], pw: number, src: ConvOperand, C: number, Cp: number, H: number, W: number, pH: number, pW: number, bytes: number) => {
-    const k = rt.kernel(key, 1, 1, WI_WORDS, () => [
-      paramsDecl(WI_WORDS), '@group(0) @binding(1) var<storage, read> X: array<f32>;',
-      '@group(0) @binding(2) var<storage, read_write> V: array<f32>;', winoTileWgsl(M, pw, b),
-    ].join('\n'));
+  const tile = (
+    key: string,
+    M: number[][],
+    pw: number,
+    src: ConvOperand,
+    C: number,
+    Cp: number,
+    H: number,
+    W: number,
+    pH: number,
+    pW: number,
+    bytes: number,
+  ) => {
+    const k = rt.kernel(key, 1, 1, WI_WORDS, () =>
+      [
+        paramsDecl(WI_WORDS),
+        '@group(0) @binding(1) var<storage, read> X: array<f32>;',
+        '@group(0) @binding(2) var<storage, read_write> V: array<f32>;',
+        winoTileWgsl(M, pw, b),
+      ].join('\n'),
+    );
     const dst = rt.alloc(bytes);
     const p = rt.params(k);
-    [[WI.C, C], [WI.Cp, Cp], [WI.T, T], [WI.Tp, Tp], [WI.tW, bW], [WI.tHW, bH * bW], [WI.H, H], [WI.W, W],
-      [WI.pH, pH], [WI.pW, pW], [WI.xOff, src.offset]].forEach(([q, v]) => { i32[p + q] = v; });
-    swap(src.strides).forEach((v, d) => { i32[p + WI.xS + d] = v; });
+    [
+      [WI.C, C],
+      [WI.Cp, Cp],
+      [WI.T, T],
+      [WI.Tp, Tp],
+      [WI.tW, bW],
+      [WI.tHW, bH * bW],
+      [WI.H, H],
+      [WI.W, W],
+      [WI.pH, pH],
+      [WI.pW, pW],
+      [WI.xOff, src.offset],
+    ].forEach(([q, v]) => {
+      i32[p + q] = v;
+    });
+    swap(src.strides).forEach((v, d) => {
+      i32[p + WI.xS + d] = v;
+    });
     rt.dispatch(k, [src.buf, dst], p, Math.ceil((Cp * Tp) / 256));
     return dst;
   };
   const V = tile(`wino-i|${m},${b}`, wn.BT, A, x, g.n, Np, g.h, g.w, g.padLo[0], g.padLo[1], z.vBytes);
   const D = tile(`wino-k|${m},${b}`, wn.G, b, w, g.o, Op, g.kH, g.kW, 0, 0, z.dBytes);
   // Split GEMM: about cfg.splitGroups workgroups in all.
-  const tilesN = Np / s.TN, tiles = tilesN * (Op / s.TM);
+  const tilesN = Np / s.TN,
+    tiles = tilesN * (Op / s.TM);
   const steps = Tp / s.TK;
   const splits = Math.max(1, Math.min(steps, Math.round(cfg.splitGroups / (tiles * A * A))));
-  const kChunk = Math.ceil(steps / splits) * s.TK, nSplit = Math.ceil(Tp / kChunk);
+  const kChunk = Math.ceil(steps / splits) * s.TK,
+    nSplit = Math.ceil(Tp / kChunk);
   const size = A * A * Op * Np;
-  const kg = rt.kernel(`wino-n|${A}|${s.TM},${s.TN},${s.TK},${s.RM},${s.RN}`, 2, 1, WN_WORDS, () => [
-    paramsDecl(WN_WORDS), '@group(0) @binding(1) var<storage, read> D: array<vec4<f32>>;',
-    '@group(0) @binding(2) var<storage, read> V: array<vec4<f32>>;',
-    '@group(0) @binding(3) var<storage, read_write> P: array<vec4<f32>>;', winoGemmNTWgsl(A * A, s),
-  ].join('\n'));
+  const kg = rt.kernel(`wino-n|${A}|${s.TM},${s.TN},${s.TK},${s.RM},${s.RN}`, 2, 1, WN_WORDS, () =>
+    [
+      paramsDecl(WN_WORDS),
+      '@group(0) @binding(1) var<storage, read> D: array<vec4<f32>>;',
+      '@group(0) @binding(2) var<storage, read> V: array<vec4<f32>>;',
+      '@group(0) @binding(3) var<storage, read_write> P: array<vec4<f32>>;',
+      winoGemmNTWgsl(A * A, s),
+    ].join('\n'),
+  );
   const P = rt.alloc(size * nSplit * 4);
   const pg = rt.params(kg);
   const total = tiles * A * A * nSplit;
-  [[WN.Op, Op], [WN.Np, Np], [WN.Tp, Tp], [WN.tilesN, tilesN], [WN.tiles, tiles], [WN.total, total], [WN.kChunk, kChunk]].forEach(([q, v]) => { i32[pg + q] = v; });
+  [
+    [WN.Op, Op],
+    [WN.Np, Np],
+    [WN.Tp, Tp],
+    [WN.tilesN, tilesN],
+    [WN.tiles, tiles],
+    [WN.total, total],
+    [WN.kChunk, kChunk],
+  ].forEach(([q, v]) => {
+    i32[pg + q] = v;
+  });
   rt.dispatch(kg, [D, V, P], pg, total);
   let Ms = P;
   if (nSplit > 1) {
@@ -98,12 +171,26 @@ export function encodeWinoW(
   }
   // Output transform with the epilogue.
   const ep = planConvEpilogue(epi, WO_WORDS);
-  const ko = rt.kernel(`wino-o|${m},${b}${ep.key}`, 1 + ep.bufs.length, 1, ep.words, () => [
-    paramsDecl(ep.words), '@group(0) @binding(1) var<storage, read> Ms: array<f32>;', ...ep.wgsl(2),
-    `@group(0) @binding(${2 + ep.bufs.length}) var<storage, read_write> Y: array<f32>;`, winoOutWgsl(wn, ep.fin),
-  ].join('\n'));
+  const ko = rt.kernel(`wino-o|${m},${b}${ep.key}`, 1 + ep.bufs.length, 1, ep.words, () =>
+    [
+      paramsDecl(ep.words),
+      '@group(0) @binding(1) var<storage, read> Ms: array<f32>;',
+      ...ep.wgsl(2),
+      `@group(0) @binding(${2 + ep.bufs.length}) var<storage, read_write> Y: array<f32>;`,
+      winoOutWgsl(wn, ep.fin),
+    ].join('\n'),
+  );
   const po = rt.params(ko);
-  [[WO.O, g.o], [WO.N, g.n], [WO.Op, Op], [WO.Np, Np], [WO.oH, g.oH], [WO.oW, g.oW]].forEach(([q, v]) => { i32[po + q] = v; });
+  [
+    [WO.O, g.o],
+    [WO.N, g.n],
+    [WO.Op, Op],
+    [WO.Np, Np],
+    [WO.oH, g.oH],
+    [WO.oW, g.oW],
+  ].forEach(([q, v]) => {
+    i32[po + q] = v;
+  });
   ep.fill(rt, po);
   rt.dispatch(ko, [Ms, ...ep.bufs, out], po, Math.ceil((g.o * g.n) / 256));
   // Later dispatches that reuse these buffers run after these (same queue order).

@@ -41,7 +41,10 @@ export function exprsInfo(outs: readonly Expr[]): ExprInfo {
   if (outs.length === 1) return exprInfo(outs[0]);
   const parts = outs.map(exprInfo);
   const used: boolean[] = [];
-  for (const p of parts) p.used.forEach((u, i) => { used[i] = used[i] === true || u; });
+  for (const p of parts)
+    p.used.forEach((u, i) => {
+      used[i] = used[i] === true || u;
+    });
   // Each key numbers its constants from 0; their slots follow in order, as the emitter counts.
   return { key: parts.map((p) => p.key).join(';'), consts: parts.flatMap((p) => p.consts), used };
 }
@@ -50,7 +53,14 @@ const MAX_PER_KEY = 8;
 const MAX_KEYS = 2048;
 const caches = new WeakMap<Runtime, Map<string, EwPlan[]>>();
 
-export function findPlan(rt: Runtime, key: string, inputs: readonly EwInput[], shape: readonly number[], wgSize: number, allowVec4: boolean): EwPlan | null {
+export function findPlan(
+  rt: Runtime,
+  key: string,
+  inputs: readonly EwInput[],
+  shape: readonly number[],
+  wgSize: number,
+  allowVec4: boolean,
+): EwPlan | null {
   const list = caches.get(rt)?.get(key);
   if (!list) return null;
   for (let j = 0; j < list.length; j++) {
@@ -78,18 +88,39 @@ function sameNums(a: readonly number[], b: readonly number[]): boolean {
   return true;
 }
 
-function sameMask(a: readonly (readonly [number, number])[] | null, b: readonly (readonly [number, number])[] | null): boolean {
+function sameMask(
+  a: readonly (readonly [number, number])[] | null,
+  b: readonly (readonly [number, number])[] | null,
+): boolean {
   if (a === b) return true;
   if (!a || !b || a.length !== b.length) return false;
   for (let d = 0; d < a.length; d++) if (a[d][0] !== b[d][0] || a[d][1] !== b[d][1]) return false;
   return true;
 }
 
-function matches(p: EwPlan, inputs: readonly EwInput[], shape: readonly number[], wgSize: number, allowVec4: boolean): boolean {
-  if (p.wgSize !== wgSize || p.allowVec4 !== allowVec4 || inputs.length !== p.dtypes.length || !sameNums(p.shape, shape)) return false;
+function matches(
+  p: EwPlan,
+  inputs: readonly EwInput[],
+  shape: readonly number[],
+  wgSize: number,
+  allowVec4: boolean,
+): boolean {
+  if (
+    p.wgSize !== wgSize ||
+    p.allowVec4 !== allowVec4 ||
+    inputs.length !== p.dtypes.length ||
+    !sameNums(p.shape, shape)
+  )
+    return false;
   for (let i = 0; i < inputs.length; i++) {
     const x = inputs[i];
-    if (x.dtype !== p.dtypes[i] || (x.offset % 4 === 0) !== p.off4[i] || !sameNums(x.strides, p.strides[i]) || !sameMask(x.mask, p.masks[i])) return false;
+    if (
+      x.dtype !== p.dtypes[i] ||
+      (x.offset % 4 === 0) !== p.off4[i] ||
+      !sameNums(x.strides, p.strides[i]) ||
+      !sameMask(x.mask, p.masks[i])
+    )
+      return false;
   }
   // The same aliasing: inputs of one slot share its buffer, and distinct slots' buffers differ
   // (one buffer read as two dtypes takes two slots, which the dtype check above pins).
@@ -108,7 +139,13 @@ function matches(p: EwPlan, inputs: readonly EwInput[], shape: readonly number[]
 }
 
 /** Dispatches a cached plan: its block with this call's offsets and constants. */
-export function replayPlan(rt: Runtime, p: EwPlan, consts: ExprInfo['consts'], inputs: readonly EwInput[], outBufs: readonly PooledBuffer[]): void {
+export function replayPlan(
+  rt: Runtime,
+  p: EwPlan,
+  consts: ExprInfo['consts'],
+  inputs: readonly EwInput[],
+  outBufs: readonly PooledBuffer[],
+): void {
   const base = rt.params(p.kernel);
   const w = rt.words;
   w.u32.set(p.template, base);

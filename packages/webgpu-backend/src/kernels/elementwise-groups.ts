@@ -33,7 +33,12 @@ const seg = (s: number, f: string) => `s${s}${f}`;
 const vtype = (vec: boolean, dt: DType) => (vec ? `vec4<${storageType(dt)}>` : storageType(dt));
 
 /** Records one dispatch evaluating every segment (same expression structure, see the caller). */
-export function encodeElementwiseGroups(rt: Runtime, segs: readonly GroupSegment[], outDT: readonly DType[], wgSize: number): void {
+export function encodeElementwiseGroups(
+  rt: Runtime,
+  segs: readonly GroupSegment[],
+  outDT: readonly DType[],
+  wgSize: number,
+): void {
   const infos = segs.map((g) => exprsInfo(g.outs));
   const layouts = segs.map((g, s) => {
     const used = infos[s].used;
@@ -46,7 +51,9 @@ export function encodeElementwiseGroups(rt: Runtime, segs: readonly GroupSegment
       bindOf[i] = j;
     });
     // vec4 reads, unless a buffer is read both as a scalar and as a run (one binding, one type).
-    const mixed = g.inputs.some((x, i) => used[i] && x.scalar && g.inputs.some((y, k) => used[k] && !y.scalar && y.buf === x.buf));
+    const mixed = g.inputs.some(
+      (x, i) => used[i] && x.scalar && g.inputs.some((y, k) => used[k] && !y.scalar && y.buf === x.buf),
+    );
     const vec = !mixed && g.total % 4 === 0 && g.inputs.every((x, i) => !used[i] || x.scalar || x.offset % 4 === 0);
     return { used, bindOf, bound, vec, groups: Math.ceil(g.total / ((vec ? 4 : 1) * wgSize)) };
   });
@@ -63,7 +70,9 @@ export function encodeElementwiseGroups(rt: Runtime, segs: readonly GroupSegment
       const u = new Uniforms();
       segs.forEach((g, s) => {
         u.u32(seg(s, 'start')).u32(seg(s, 'total'));
-        g.inputs.forEach((_, i) => { if (layouts[s].used[i]) u.u32(seg(s, `in${i}`)); });
+        g.inputs.forEach((_, i) => {
+          if (layouts[s].used[i]) u.u32(seg(s, `in${i}`));
+        });
         u.u32(seg(s, 'consts'), infos[s].consts.length);
       });
       return u;
@@ -79,10 +88,18 @@ export function encodeElementwiseGroups(rt: Runtime, segs: readonly GroupSegment
           const i = l.bindOf.indexOf(j);
           // A buffer read as a broadcast scalar is bound element-wise (it may be read only so).
           const scalarOnly = segs[s].inputs.every((x, k) => l.bindOf[k] !== j || x.scalar);
-          decl.push(`@group(0) @binding(${binding++}) var<storage, read> ${seg(s, `b${j}`)}: array<${vtype(l.vec && !scalarOnly, inDT[i])}>;`);
+          decl.push(
+            `@group(0) @binding(${binding++}) var<storage, read> ${seg(s, `b${j}`)}: array<${vtype(l.vec && !scalarOnly, inDT[i])}>;`,
+          );
         });
       });
-      segs.forEach((_, s) => outDT.forEach((dt, o) => decl.push(`@group(0) @binding(${binding++}) var<storage, read_write> ${seg(s, `o${o}`)}: array<${vtype(layouts[s].vec, dt)}>;`)));
+      segs.forEach((_, s) =>
+        outDT.forEach((dt, o) =>
+          decl.push(
+            `@group(0) @binding(${binding++}) var<storage, read_write> ${seg(s, `o${o}`)}: array<${vtype(layouts[s].vec, dt)}>;`,
+          ),
+        ),
+      );
       segs.forEach((g, s) => {
         const l = layouts[s];
         const vty = (dt: DType) => vtype(l.vec, dt);
@@ -99,7 +116,9 @@ export function encodeElementwiseGroups(rt: Runtime, segs: readonly GroupSegment
           const lines: string[] = [];
           const vals = g.inputs.map((x, i) => {
             const zero = x.dtype === 'float32' ? '0.0' : '0';
-            lines.push(`let v${i}: ${valueType(x.dtype)} = ${l.used[i] ? (l.vec && !x.scalar ? `q${i}[${lane}]` : `q${i}`) : zero};`);
+            lines.push(
+              `let v${i}: ${valueType(x.dtype)} = ${l.used[i] ? (l.vec && !x.scalar ? `q${i}[${lane}]` : `q${i}`) : zero};`,
+            );
             return `v${i}`;
           });
           const em = new Emitter(inDT, vals, u.slot(seg(s, 'consts')).at);
@@ -139,7 +158,9 @@ fn main(${MAIN_ARGS}) {
   segs.forEach((g, s) => {
     const l = layouts[s];
     w.set(seg(s, 'start'), start).set(seg(s, 'total'), g.total);
-    g.inputs.forEach((x, i) => { if (l.used[i]) w.set(seg(s, `in${i}`), x.offset); });
+    g.inputs.forEach((x, i) => {
+      if (l.used[i]) w.set(seg(s, `in${i}`), x.offset);
+    });
     w.setConsts(seg(s, 'consts'), infos[s].consts);
     start += l.groups;
     bufs.push(...l.bound);

@@ -23,7 +23,11 @@ export interface TransposeInput {
 }
 
 /** Indices of the inputs to stage through the tile, or null when the tiled kernel does not apply. */
-export function transposeTiles(shape: readonly number[], inputs: readonly TransposeInput[], wgSize: number): number[] | null {
+export function transposeTiles(
+  shape: readonly number[],
+  inputs: readonly TransposeInput[],
+  wgSize: number,
+): number[] | null {
   if (wgSize !== 256 || shape.length !== 2 || shape[0] < TILE || shape[1] < TILE) return null;
   const t: number[] = [];
   for (let i = 0; i < inputs.length; i++) {
@@ -56,17 +60,26 @@ export function transposeGroups(shape: readonly number[]): number {
 export function transposeWgsl(a: TransposeWgslArgs): string {
   const { u, inputs, tiled, bindOf, boundDT, outDT, names } = a;
   const decl: string[] = [];
-  boundDT.forEach((dt, j) => decl.push(`@group(0) @binding(${j + 1}) var<storage, read> b${j}: array<${storageType(dt)}>;`));
-  outDT.forEach((dt, o) => decl.push(`@group(0) @binding(${boundDT.length + 1 + o}) var<storage, read_write> out${o}: array<${storageType(dt)}>;`));
+  boundDT.forEach((dt, j) =>
+    decl.push(`@group(0) @binding(${j + 1}) var<storage, read> b${j}: array<${storageType(dt)}>;`),
+  );
+  outDT.forEach((dt, o) =>
+    decl.push(
+      `@group(0) @binding(${boundDT.length + 1 + o}) var<storage, read_write> out${o}: array<${storageType(dt)}>;`,
+    ),
+  );
   for (const i of tiled) decl.push(`var<workgroup> tile${i}: array<${storageType(inputs[i].dtype)}, ${TILE * PITCH}>;`);
-  const R = u.ref('shape', 0), C = u.ref('shape', 1);
+  const R = u.ref('shape', 0),
+    C = u.ref('shape', 1);
   const stage: string[] = [];
   for (let j = 0; j < TILE / ROWS_PER_PASS; j++) {
     const loads = tiled.map((i) => {
       const n = names(i);
       return `tile${i}[(ly + ${j * ROWS_PER_PASS}u) * ${PITCH}u + lx] = b${bindOf[i]}[u32(${u.ref(n.Offset)} + i32(r) * ${u.ref(n.Strides, 0)} + i32(c) * ${u.ref(n.Strides, 1)})];`;
     });
-    stage.push(`{ let r = r0 + lx; let c = c0 + ly + ${j * ROWS_PER_PASS}u; if (r < ${R} && c < ${C}) { ${loads.join(' ')} } }`);
+    stage.push(
+      `{ let r = r0 + lx; let c = c0 + ly + ${j * ROWS_PER_PASS}u; if (r < ${R} && c < ${C}) { ${loads.join(' ')} } }`,
+    );
   }
   const produce: string[] = [];
   let helpers = '';
@@ -80,7 +93,11 @@ export function transposeWgsl(a: TransposeWgslArgs): string {
       let raw: string | null = null;
       if (x.used && x.kind !== 'z') {
         const off = pU(u.word(names(i).Offset));
-        raw = tiled.includes(i) ? `tile${i}[lx * ${PITCH}u + ly + ${j * ROWS_PER_PASS}u]` : x.kind === 'c' ? `b${bindOf[i]}[${off} + i]` : `b${bindOf[i]}[${off}]`;
+        raw = tiled.includes(i)
+          ? `tile${i}[lx * ${PITCH}u + ly + ${j * ROWS_PER_PASS}u]`
+          : x.kind === 'c'
+            ? `b${bindOf[i]}[${off} + i]`
+            : `b${bindOf[i]}[${off}]`;
       }
       lines.push(`let v${i}: ${ty} = ${raw === null ? zero : x.dtype === 'bool' ? `(${raw} != 0u)` : raw};`);
     });

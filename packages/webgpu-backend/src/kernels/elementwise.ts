@@ -36,7 +36,12 @@ interface Plan {
 function plan(shape: readonly number[], inputs: readonly EwInput[]): Plan {
   // The shared lowering (core ops/lower.ts): collapse, then classify each input's reads.
   const low = lowerViews(shape, inputs);
-  return { shape: low.shape, kinds: low.ops.map((o) => o.access), strides: low.ops.map((o) => o.strides), masks: low.ops.map((o) => o.mask) };
+  return {
+    shape: low.shape,
+    kinds: low.ops.map((o) => o.access),
+    strides: low.ops.map((o) => o.strides),
+    masks: low.ops.map((o) => o.mask),
+  };
 }
 
 /** Emits an expression as a sequence of `let` statements (shared subtrees computed once). */
@@ -45,7 +50,11 @@ export class Emitter {
   private memo = new Map<string, string>();
   private n = 0;
   private counter = { next: 0 };
-  constructor(private inDT: readonly DType[], private vals: readonly string[], private constBase: number) {}
+  constructor(
+    private inDT: readonly DType[],
+    private vals: readonly string[],
+    private constBase: number,
+  ) {}
 
   /** The op helpers (wgsl-ops.ts) the emitted lines call: put them next to FLOAT_HELPERS. */
   helpers(): string {
@@ -64,23 +73,28 @@ export class Emitter {
       return { v, key };
     };
     const cmp = (op: string) => op === 'eq' || op === 'lt';
-    return foldExpr<R>(e, this.inDT, {
-      input: (i) => ({ v: this.vals[i], key: `i${i}` }),
-      const: (_, dtype, slot) => {
-        const w = this.constBase + slot;
-        return line(`c${w}`, dtype === 'float32' ? pF(w) : dtype === 'int32' ? pI(w) : `(${pU(w)} != 0u)`, dtype);
+    return foldExpr<R>(
+      e,
+      this.inDT,
+      {
+        input: (i) => ({ v: this.vals[i], key: `i${i}` }),
+        const: (_, dtype, slot) => {
+          const w = this.constBase + slot;
+          return line(`c${w}`, dtype === 'float32' ? pF(w) : dtype === 'int32' ? pI(w) : `(${pU(w)} != 0u)`, dtype);
+        },
+        cast: (a, from, to) => line(`cast_${to}(${a.key})`, castCode(a.v, from, to), to),
+        unary: (op, a, dt) => line(`${op}(${a.key})`, WGSL_UNARY[op](a.v, dt), dt),
+        binary: (op, a, b, dt) => {
+          // x - x and x / x of one value: drivers fold them to 0 and 1 (NVIDIA does), which
+          // loses the NaN that Inf/NaN (and 0/0) give; decide from the bits instead.
+          const self = a.key === b.key && dt === 'float32' && (op === 'sub' || op === 'div');
+          const code = self ? `${op === 'sub' ? 'fsubself_' : 'fdivself_'}(${a.v})` : WGSL_BINARY[op](a.v, b.v, dt);
+          return line(`${op}(${a.key},${b.key})`, code, cmp(op) ? 'bool' : dt);
+        },
+        where: (c, a, b, dt) => line(`where(${c.key},${a.key},${b.key})`, `select(${b.v}, ${a.v}, ${c.v})`, dt),
       },
-      cast: (a, from, to) => line(`cast_${to}(${a.key})`, castCode(a.v, from, to), to),
-      unary: (op, a, dt) => line(`${op}(${a.key})`, WGSL_UNARY[op](a.v, dt), dt),
-      binary: (op, a, b, dt) => {
-        // x - x and x / x of one value: drivers fold them to 0 and 1 (NVIDIA does), which
-        // loses the NaN that Inf/NaN (and 0/0) give; decide from the bits instead.
-        const self = a.key === b.key && dt === 'float32' && (op === 'sub' || op === 'div');
-        const code = self ? `${op === 'sub' ? 'fsubself_' : 'fdivself_'}(${a.v})` : WGSL_BINARY[op](a.v, b.v, dt);
-        return line(`${op}(${a.key},${b.key})`, code, cmp(op) ? 'bool' : dt);
-      },
-      where: (c, a, b, dt) => line(`where(${c.key},${a.key},${b.key})`, `select(${b.v}, ${a.v}, ${c.v})`, dt),
-    }, this.counter).value;
+      this.counter,
+    ).value;
   }
 }
 
@@ -96,7 +110,15 @@ function castCode(a: string, from: DType, to: DType): string {
  * Records one elementwise dispatch writing every expression of `outs` to `outBufs`.
  * `inputs` are all the expression's inputs (unused ones are not bound).
  */
-export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: readonly EwInput[], shape: readonly number[], outBufs: readonly PooledBuffer[], wgSize: number, allowVec4 = true): void {
+export function encodeElementwise(
+  rt: Runtime,
+  outs: readonly Expr[],
+  inputs: readonly EwInput[],
+  shape: readonly number[],
+  outBufs: readonly PooledBuffer[],
+  wgSize: number,
+  allowVec4 = true,
+): void {
   const info = exprsInfo(outs);
   // A signature seen before: its block with this call's offsets and constants (elementwise-cache.ts).
   const hit = findPlan(rt, info.key, inputs, shape, wgSize, allowVec4);
@@ -105,7 +127,9 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
   const p = plan(shape, inputs);
   const rank = p.shape.length;
   const used = new Set<number>();
-  info.used.forEach((u, i) => { if (u) used.add(i); });
+  info.used.forEach((u, i) => {
+    if (u) used.add(i);
+  });
   // Bind each distinct buffer once, however many inputs view it.
   const bindOf: number[] = [];
   const bound: PooledBuffer[] = [];
@@ -130,7 +154,14 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
   // Four elements per thread through vec4 loads and stores (see vec4Plan).
   const vec = allowVec4 && vec4Plan(total, inputs, p, used);
   // A transposed input staged through workgroup tiles (elementwise-transpose.ts).
-  const tiled = vec || !allowVec4 ? null : transposeTiles(p.shape, inputs.map((x, i) => ({ dtype: x.dtype, kind: p.kinds[i], strides: p.strides[i], used: used.has(i) })), wgSize);
+  const tiled =
+    vec || !allowVec4
+      ? null
+      : transposeTiles(
+          p.shape,
+          inputs.map((x, i) => ({ dtype: x.dtype, kind: p.kinds[i], strides: p.strides[i], used: used.has(i) })),
+          wgSize,
+        );
 
   // Parameters: total, shape, then per read input its offset [, strides [, mask lo, hi]], then constants.
   const readKind = (i: number): Access => (used.has(i) ? p.kinds[i] : 'z');
@@ -154,8 +185,18 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
       if (vec) return vec4Wgsl(u, outs, inputs, used, p.kinds, bindOf, boundDT, outDT, wgSize);
       if (tiled) {
         return transposeWgsl({
-          u, tiled, bindOf, boundDT, outDT, names: inNames,
-          inputs: inputs.map((x, i) => ({ dtype: x.dtype, kind: p.kinds[i], strides: p.strides[i], used: used.has(i) })),
+          u,
+          tiled,
+          bindOf,
+          boundDT,
+          outDT,
+          names: inNames,
+          inputs: inputs.map((x, i) => ({
+            dtype: x.dtype,
+            kind: p.kinds[i],
+            strides: p.strides[i],
+            used: used.has(i),
+          })),
           emit: (vals) => {
             const em = new Emitter(inDT, vals, u.slot('consts').at);
             const results = outs.map((e) => em.emit(e).v);
@@ -164,13 +205,20 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
         });
       }
       const decl: string[] = [];
-      bound.forEach((_, j) => decl.push(`@group(0) @binding(${j + 1}) var<storage, read> b${j}: array<${storageType(boundDT[j])}>;`));
-      outDT.forEach((dt, o) => decl.push(`@group(0) @binding(${bound.length + 1 + o}) var<storage, read_write> out${o}: array<${storageType(dt)}>;`));
+      bound.forEach((_, j) =>
+        decl.push(`@group(0) @binding(${j + 1}) var<storage, read> b${j}: array<${storageType(boundDT[j])}>;`),
+      );
+      outDT.forEach((dt, o) =>
+        decl.push(
+          `@group(0) @binding(${bound.length + 1 + o}) var<storage, read_write> out${o}: array<${storageType(dt)}>;`,
+        ),
+      );
       const body: string[] = [];
       const needDigits = inputs.some((_, i) => used.has(i) && (p.kinds[i] === 's' || p.kinds[i] === 'm'));
       if (needDigits && rank > 0) {
         body.push(`var r = i;`);
-        for (let d = rank - 1; d > 0; d--) body.push(`let d${d} = r % ${u.ref('shape', d)}; r = r / ${u.ref('shape', d)};`);
+        for (let d = rank - 1; d > 0; d--)
+          body.push(`let d${d} = r % ${u.ref('shape', d)}; r = r / ${u.ref('shape', d)};`);
         body.push(`let d0 = r;`);
       }
       const vals: string[] = [];
@@ -189,7 +237,10 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
           body.push(`let o${i} = u32(${u.ref(inNames(i).Offset)} + ${terms.join(' + ')});`);
           if (kind === 's') body.push(`let v${i}: ${ty} = ${load(`o${i}`)};`);
           else {
-            const conds = Array.from({ length: rank }, (_, d) => `d${d} >= ${u.ref(inNames(i).Lo, d)} && d${d} < ${u.ref(inNames(i).Hi, d)}`);
+            const conds = Array.from(
+              { length: rank },
+              (_, d) => `d${d} >= ${u.ref(inNames(i).Lo, d)} && d${d} < ${u.ref(inNames(i).Hi, d)}`,
+            );
             body.push(`var v${i}: ${ty} = ${zero};`);
             body.push(`if (${conds.join(' && ')}) { v${i} = ${load(`o${i}`)}; }`);
           }
@@ -198,7 +249,9 @@ export function encodeElementwise(rt: Runtime, outs: readonly Expr[], inputs: re
       const em = new Emitter(inDT, vals, u.slot('consts').at);
       const results = outs.map((e) => em.emit(e).v);
       body.push(...em.lines);
-      results.forEach((v, o) => body.push(outDT[o] === 'bool' ? `out${o}[i] = select(0u, 1u, ${v});` : `out${o}[i] = ${v};`));
+      results.forEach((v, o) =>
+        body.push(outDT[o] === 'bool' ? `out${o}[i] = select(0u, 1u, ${v});` : `out${o}[i] = ${v};`),
+      );
       return `${paramsDecl(u.words)}
 ${decl.join('\n')}
 ${FLOAT_HELPERS}
@@ -220,18 +273,31 @@ fn main(${MAIN_ARGS}) {
     if (kind !== 'z') w.set(inNames(i).Offset, x.offset);
     if (kind === 's' || kind === 'm') w.setAll(inNames(i).Strides, p.strides[i]);
     if (kind === 'm') {
-      for (let d = 0; d < rank; d++) w.set(inNames(i).Lo, Math.max(0, p.masks[i]![d][0]), d).set(inNames(i).Hi, Math.max(0, p.masks[i]![d][1]), d);
+      for (let d = 0; d < rank; d++)
+        w.set(inNames(i).Lo, Math.max(0, p.masks[i]![d][0]), d).set(inNames(i).Hi, Math.max(0, p.masks[i]![d][1]), d);
     }
   });
   w.setConsts('consts', consts);
   const groups = tiled ? transposeGroups(p.shape) : Math.ceil(total / (vec ? 4 * wgSize : wgSize));
   const offsetWords: number[] = [];
-  inputs.forEach((_, i) => { if (readKind(i) !== 'z') offsetWords.push(k.uniforms.word(inNames(i).Offset), i); });
+  inputs.forEach((_, i) => {
+    if (readKind(i) !== 'z') offsetWords.push(k.uniforms.word(inNames(i).Offset), i);
+  });
   storePlan(rt, info.key, {
-    kernel: k, groups, shape: shape.slice(), wgSize, allowVec4,
-    dtypes: inDT, strides: inputs.map((x) => x.strides.slice()), masks: inputs.map((x) => x.mask && x.mask.map(([lo, hi]) => [lo, hi] as const)),
-    off4: inputs.map((x) => x.offset % 4 === 0), bindOf: inputs.map((_, i) => bindOf[i] ?? -1), firstOf,
-    template: rt.words.u32.slice(w.base, w.base + k.uniforms.words), offsetWords, constBase: k.uniforms.slot('consts').at,
+    kernel: k,
+    groups,
+    shape: shape.slice(),
+    wgSize,
+    allowVec4,
+    dtypes: inDT,
+    strides: inputs.map((x) => x.strides.slice()),
+    masks: inputs.map((x) => x.mask && x.mask.map(([lo, hi]) => [lo, hi] as const)),
+    off4: inputs.map((x) => x.offset % 4 === 0),
+    bindOf: inputs.map((_, i) => bindOf[i] ?? -1),
+    firstOf,
+    template: rt.words.u32.slice(w.base, w.base + k.uniforms.words),
+    offsetWords,
+    constBase: k.uniforms.slot('consts').at,
   });
   rt.dispatch(k, [...bound, ...outBufs], w.base, groups);
 }
@@ -245,15 +311,29 @@ fn main(${MAIN_ARGS}) {
  */
 function vec4Plan(total: number, inputs: readonly EwInput[], p: Plan, used: ReadonlySet<number>): boolean {
   if (total % 4 !== 0) return false;
-  return inputs.every((x, i) => !used.has(i) || p.kinds[i] === 'b' || p.kinds[i] === 'z' || (p.kinds[i] === 'c' && x.offset % 4 === 0));
+  return inputs.every(
+    (x, i) => !used.has(i) || p.kinds[i] === 'b' || p.kinds[i] === 'z' || (p.kinds[i] === 'c' && x.offset % 4 === 0),
+  );
 }
 
 /** The vec4 kernel: thread t owns elements 4t..4t+3; every bound buffer is seen as vec4s. */
-function vec4Wgsl(u: Uniforms, outs: readonly Expr[], inputs: readonly EwInput[], used: ReadonlySet<number>, kinds: readonly Access[], bindOf: readonly number[], boundDT: readonly DType[], outDT: readonly DType[], wgSize: number): string {
+function vec4Wgsl(
+  u: Uniforms,
+  outs: readonly Expr[],
+  inputs: readonly EwInput[],
+  used: ReadonlySet<number>,
+  kinds: readonly Access[],
+  bindOf: readonly number[],
+  boundDT: readonly DType[],
+  outDT: readonly DType[],
+  wgSize: number,
+): string {
   const decl: string[] = [];
   const vty = (dt: DType) => `vec4<${storageType(dt)}>`;
   boundDT.forEach((dt, j) => decl.push(`@group(0) @binding(${j + 1}) var<storage, read> b${j}: array<${vty(dt)}>;`));
-  outDT.forEach((dt, o) => decl.push(`@group(0) @binding(${boundDT.length + 1 + o}) var<storage, read_write> out${o}: array<${vty(dt)}>;`));
+  outDT.forEach((dt, o) =>
+    decl.push(`@group(0) @binding(${boundDT.length + 1 + o}) var<storage, read_write> out${o}: array<${vty(dt)}>;`),
+  );
   const body: string[] = [];
   const inDT = inputs.map((x) => x.dtype);
   inputs.forEach((x, i) => {

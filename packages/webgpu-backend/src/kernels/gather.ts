@@ -33,7 +33,13 @@ export class GatherProgram implements Program {
   readonly same: boolean;
   readonly rank: number;
 
-  constructor(readonly dtype: DType, rank: number, readonly axis: number, same: boolean, readonly workgroupSize: number) {
+  constructor(
+    readonly dtype: DType,
+    rank: number,
+    readonly axis: number,
+    same: boolean,
+    readonly workgroupSize: number,
+  ) {
     this.rank = rank;
     this.same = same;
     this.reads = same ? 1 : 2;
@@ -41,7 +47,14 @@ export class GatherProgram implements Program {
   }
 
   uniforms(): Uniforms {
-    return new Uniforms().u32('total').u32('rows').i32('xOffset').i32('iOffset').i32('iStride').u32('outShape', this.rank).i32('xStrides', this.rank);
+    return new Uniforms()
+      .u32('total')
+      .u32('rows')
+      .i32('xOffset')
+      .i32('iOffset')
+      .i32('iStride')
+      .u32('outShape', this.rank)
+      .i32('xStrides', this.rank);
   }
 
   wgsl(u: Uniforms): string {
@@ -54,7 +67,8 @@ export class GatherProgram implements Program {
     }
     lines.push(`let row = ${I}[u32(${u.ref('iOffset')} + i32(d${axis}) * ${u.ref('iStride')})];`);
     lines.push(`ok = row >= 0 && row < i32(${u.ref('rows')});`);
-    for (let d = 0; d < rank; d++) lines.push(d === axis ? `o += row * ${u.ref('xStrides', d)};` : `o += i32(d${d}) * ${u.ref('xStrides', d)};`);
+    for (let d = 0; d < rank; d++)
+      lines.push(d === axis ? `o += row * ${u.ref('xStrides', d)};` : `o += i32(d${d}) * ${u.ref('xStrides', d)};`);
     return `${paramsDecl(u.words)}
 @group(0) @binding(1) var<storage, read> X: array<${ty}>;
 ${same ? '' : '@group(0) @binding(2) var<storage, read> I: array<i32>;'}
@@ -72,7 +86,14 @@ fn main(${MAIN_ARGS}) {
   }
 }
 
-export function encodeGather(rt: Runtime, x: GatherSource, axis: number, idx: GatherIndex, out: PooledBuffer, wgSize: number): void {
+export function encodeGather(
+  rt: Runtime,
+  x: GatherSource,
+  axis: number,
+  idx: GatherIndex,
+  out: PooledBuffer,
+  wgSize: number,
+): void {
   const rank = x.shape.length;
   const outShape = x.shape.slice();
   outShape[axis] = idx.length;
@@ -81,7 +102,11 @@ export function encodeGather(rt: Runtime, x: GatherSource, axis: number, idx: Ga
   const same = x.buf === idx.buf && x.dtype === 'int32';
   const k = rt.program(new GatherProgram(x.dtype, rank, axis, same, wgSize));
   const p = rt.block(k);
-  p.set('total', total).set('rows', x.shape[axis]).set('xOffset', x.offset).set('iOffset', idx.offset).set('iStride', idx.stride);
+  p.set('total', total)
+    .set('rows', x.shape[axis])
+    .set('xOffset', x.offset)
+    .set('iOffset', idx.offset)
+    .set('iStride', idx.stride);
   p.setAll('outShape', outShape).setAll('xStrides', x.strides);
   rt.dispatch(k, same ? [x.buf, out] : [x.buf, idx.buf, out], p.base, Math.ceil(total / wgSize));
 }

@@ -61,10 +61,23 @@ export interface IndexOperand {
   length: number;
 }
 
-export function encodeIndexCheck(rt: Runtime, idx: IndexOperand, lo: number, hi: number, flag: PooledBuffer, slot: number, wgSize: number): void {
+export function encodeIndexCheck(
+  rt: Runtime,
+  idx: IndexOperand,
+  lo: number,
+  hi: number,
+  flag: PooledBuffer,
+  slot: number,
+  wgSize: number,
+): void {
   if (idx.length === 0) return;
   const k = rt.program(new IndexCheckProgram(wgSize));
   const p = rt.block(k);
-  p.set('total', idx.length).set('iOffset', idx.offset).set('iStride', idx.stride).set('lo', lo).set('hi', hi).set('slot', slot);
+  p.set('total', idx.length)
+    .set('iOffset', idx.offset)
+    .set('iStride', idx.stride)
+    .set('lo', lo)
+    .set('hi', hi)
+    .set('slot', slot);
   rt.dispatch(k, [idx.buf, flag], p.base, Math.ceil(idx.length / wgSize));
 }

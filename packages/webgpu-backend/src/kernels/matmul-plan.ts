@@ -137,35 +137,51 @@ export interface MatmulProblem {
 export interface MatmulPlan {
   readonly cfg: MatmulConfig;
   /** Tile extents (tileM, tileN, tileK), register tile (threadM, threadN). */
-  readonly TM: number; readonly TN: number; readonly TK: number; readonly RM: number; readonly RN: number;
+  readonly TM: number;
+  readonly TN: number;
+  readonly TK: number;
+  readonly RM: number;
+  readonly RN: number;
   /** Threads along n and m, threads per workgroup. */
-  readonly TX: number; readonly TY: number; readonly NT: number;
+  readonly TX: number;
+  readonly TY: number;
+  readonly NT: number;
   /** Collapsed batch rank. */
   readonly br: number;
   /** A is read along k (else along m); B along n (else along k). */
-  readonly aKMajor: boolean; readonly bNMajor: boolean;
+  readonly aKMajor: boolean;
+  readonly bNMajor: boolean;
   /** vec4 global loads of A and B; vec4 C stores. */
-  readonly aVec: boolean; readonly bVec: boolean; readonly cVec: boolean;
+  readonly aVec: boolean;
+  readonly bVec: boolean;
+  readonly cVec: boolean;
   /** vec4 staged tiles (workgroup memory) for A and B. */
-  readonly vecA: boolean; readonly vecB: boolean;
+  readonly vecA: boolean;
+  readonly vecB: boolean;
   readonly padA: number;
   /** k-row pitch of the staged A tile. */
   readonly TMP: number;
   readonly inter: boolean;
   /** Per-thread staged rows (see MatmulConfig.rows) and their lengths in vec4s. */
   readonly rows: boolean;
-  readonly aRowLen: number; readonly bRowLen: number;
+  readonly aRowLen: number;
+  readonly bRowLen: number;
   /** Thread columns per warp (0: the linear layout, see MatmulConfig.warpCols) and the A slot permutation. */
-  readonly warpCols: number; readonly swizzleA: boolean;
+  readonly warpCols: number;
+  readonly swizzleA: boolean;
   /** Double-buffered staged tiles (see MatmulConfig.doubleBuffer; only with rows). */
   readonly dbuf: boolean;
   /** The aligned fast path (see MatmulConfig.fixed): the problem's m, n, k are compiled in. */
   readonly fixed: boolean;
   /** k-chunks (1: no split) and the k-steps of tileK in each (the last may hold fewer). */
-  readonly splits: number; readonly chunkSteps: number;
-  readonly m: number; readonly n: number; readonly k: number;
+  readonly splits: number;
+  readonly chunkSteps: number;
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
   /** A's and B's row and column strides (constants of the fixed shader). */
-  readonly aStrides: [number, number]; readonly bStrides: [number, number];
+  readonly aStrides: [number, number];
+  readonly bStrides: [number, number];
   readonly unroll: boolean;
   /** The epilogue runs after the store (a rolled loop) rather than in it. */
   readonly after: boolean;
@@ -187,9 +203,15 @@ export interface MatmulPlan {
  * Drops size-1 batch dims and merges adjacent ones that every operand (A, B, epilogue views)
  * walks as one run, so the kernel splits the batch index into as few digits as possible.
  */
-export function collapseBatch(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
+export function collapseBatch(
+  shape: readonly number[],
+  strides: readonly (readonly number[])[],
+): { shape: number[]; strides: number[][] } {
   // optable: core's one collapse routine (ops/lower.ts), the one the elementwise generators use.
-  const c = collapseDims(shape, strides.map((s) => ({ strides: s, mask: null })));
+  const c = collapseDims(
+    shape,
+    strides.map((s) => ({ strides: s, mask: null })),
+  );
   return { shape: c.shape, strides: c.ops.map((o) => o.strides) };
 }
 
@@ -206,7 +228,14 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const aligned = (o: MatmulOperand, along: 'row' | 'col', len: number) => {
     const other = along === 'col' ? o.rowStride : o.colStride;
     const own = along === 'col' ? o.colStride : o.rowStride;
-    return cfg.vec4 && own === 1 && len % 4 === 0 && o.offset % 4 === 0 && other % 4 === 0 && o.batchStrides.every((s) => s % 4 === 0);
+    return (
+      cfg.vec4 &&
+      own === 1 &&
+      len % 4 === 0 &&
+      o.offset % 4 === 0 &&
+      other % 4 === 0 &&
+      o.batchStrides.every((s) => s % 4 === 0)
+    );
   };
   // A is loaded along k (its cols) or along m (its rows) — whichever is contiguous in memory.
   const aKMajor = Math.abs(a.colStride) <= Math.abs(a.rowStride);
@@ -215,7 +244,7 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const bVec = bNMajor ? aligned(b, 'col', n) : aligned(b, 'row', k);
   const vecB = RN % 4 === 0;
   const rows = !!cfg.rows && vecB && RM % 4 === 0;
-  const padA = rows ? 0 : cfg.padA ?? 0;
+  const padA = rows ? 0 : (cfg.padA ?? 0);
   const dbuf = rows && !!cfg.doubleBuffer;
   const warpCols = rows ? warpColsOf(cfg) : 0;
   const swizzleA = rows && !!cfg.swizzleA;
@@ -227,16 +256,57 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
   const unroll = cfg.unroll !== false;
   // A contiguous [rows, cols] operand, row-major or transposed: its strides follow from the
   // shape, so the shape in the key names them.
-  const dense = (o: MatmulOperand, r: number, c: number) => (o.rowStride === c && o.colStride === 1) || (o.rowStride === 1 && o.colStride === r);
+  const dense = (o: MatmulOperand, r: number, c: number) =>
+    (o.rowStride === c && o.colStride === 1) || (o.rowStride === 1 && o.colStride === r);
   const fixed = cfg.fixed !== false && m % TM === 0 && n % TN === 0 && k % TK === 0 && dense(a, m, k) && dense(b, k, n);
 
   const { eIdx, eBind, eBufs, eDT, consts, eKey } = planEpilogue(epi);
   const key = `mm|${TM},${TN},${TK},${RM},${RN}${unroll ? 'u' : 'r'}${vecA ? 'A' : ''}${padA ? `p${padA}` : ''}${inter ? 'i' : ''}${rows ? 'w' : ''}${warpCols ? `l${warpCols}` : ''}${swizzleA ? 'z' : ''}${dbuf ? 'd' : ''}${after ? 'x' : ''}|b${br}|a${aKMajor ? 'k' : 'm'}${aVec ? 'v' : ''}|b${bNMajor ? 'n' : 'k'}${bVec ? 'v' : ''}|c${cVec ? 'v' : ''}${fixed ? `|f${m},${n},${k}` : ''}${splits > 1 ? `|s${fixed ? chunkSteps : ''}` : ''}${eKey}`;
   return {
-    cfg, TM, TN, TK, RM, RN, TX, TY, NT: TX * TY, br, aKMajor, bNMajor, aVec, bVec, cVec, vecA, vecB, padA, TMP, inter, unroll, after,
-    rows, aRowLen: warpCols ? ((TK * RM) / 4) | 1 : (TK * RM) / 4, bRowLen: ((TK * RN) / 4) | 1, dbuf, warpCols, swizzleA,
-    fixed, splits, chunkSteps, splitEpi: splits > 1 ? pr.epi : undefined, m, n, k, aStrides: [a.rowStride, a.colStride], bStrides: [b.rowStride, b.colStride],
-    epi, eIdx, eBind, eBufs, eDT, consts, key,
+    cfg,
+    TM,
+    TN,
+    TK,
+    RM,
+    RN,
+    TX,
+    TY,
+    NT: TX * TY,
+    br,
+    aKMajor,
+    bNMajor,
+    aVec,
+    bVec,
+    cVec,
+    vecA,
+    vecB,
+    padA,
+    TMP,
+    inter,
+    unroll,
+    after,
+    rows,
+    aRowLen: warpCols ? ((TK * RM) / 4) | 1 : (TK * RM) / 4,
+    bRowLen: ((TK * RN) / 4) | 1,
+    dbuf,
+    warpCols,
+    swizzleA,
+    fixed,
+    splits,
+    chunkSteps,
+    splitEpi: splits > 1 ? pr.epi : undefined,
+    m,
+    n,
+    k,
+    aStrides: [a.rowStride, a.colStride],
+    bStrides: [b.rowStride, b.colStride],
+    epi,
+    eIdx,
+    eBind,
+    eBufs,
+    eDT,
+    consts,
+    key,
   };
 }
 
@@ -246,7 +316,8 @@ export function planMatmul(cfg: MatmulConfig, pr: MatmulProblem): MatmulPlan {
  */
 export function warpColsOf(cfg: MatmulConfig): number {
   const w = cfg.warpCols ?? 0;
-  const TX = cfg.tileN / cfg.threadN, TY = cfg.tileM / cfg.threadM;
+  const TX = cfg.tileN / cfg.threadN,
+    TY = cfg.tileM / cfg.threadM;
   return w > 0 && w <= 32 && 32 % w === 0 && TX % w === 0 && TY % (32 / w) === 0 ? w : 0;
 }
 
@@ -283,7 +354,11 @@ export function planEpilogue(epi: MatmulEpilogueDesc | undefined): EpiloguePlan 
   epi.inputs.forEach((x, j) => {
     if (!eUsed.has(j + 1)) return;
     let q = r.eBufs.findIndex((bb, i) => bb === x.buf && r.eDT[i] === x.dtype);
-    if (q < 0) { q = r.eBufs.length; r.eBufs.push(x.buf); r.eDT.push(x.dtype); }
+    if (q < 0) {
+      q = r.eBufs.length;
+      r.eBufs.push(x.buf);
+      r.eDT.push(x.dtype);
+    }
     r.eBind[j] = q;
     r.eIdx.push(j);
   });

@@ -35,7 +35,13 @@ class MatmulSumProgram implements Program {
   readonly writes = 1;
   readonly workgroupSize = WG;
 
-  constructor(readonly splits: number, readonly br: number, readonly vec: boolean, readonly epi: MatmulEpilogueDesc | undefined, readonly ep: EpiloguePlan) {
+  constructor(
+    readonly splits: number,
+    readonly br: number,
+    readonly vec: boolean,
+    readonly epi: MatmulEpilogueDesc | undefined,
+    readonly ep: EpiloguePlan,
+  ) {
     this.key = `mmsum|s${splits}|b${br}${vec ? '|v' : ''}${ep.eKey}`;
     this.reads = 1 + ep.eBufs.length;
   }
@@ -57,7 +63,11 @@ class MatmulSumProgram implements Program {
     L.push(...epilogueBindings(ep, 2));
     L.push(`@group(0) @binding(${2 + ep.eBufs.length}) var<storage, read_write> Y: array<${T}>;`);
     if (epi) L.push(...epilogueFn(epi, ep, u));
-    const fin = !epi ? 'v' : vec ? 'vec4<f32>(epi_(v.x, r, c), epi_(v.y, r, c + 1u), epi_(v.z, r, c + 2u), epi_(v.w, r, c + 3u))' : 'epi_(v, r, c)';
+    const fin = !epi
+      ? 'v'
+      : vec
+        ? 'vec4<f32>(epi_(v.x, r, c), epi_(v.y, r, c + 1u), epi_(v.z, r, c + 2u), epi_(v.w, r, c + 3u))'
+        : 'epi_(v, r, c)';
     L.push(`@compute @workgroup_size(${WG})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
@@ -87,13 +97,19 @@ export function encodeSplitSum(rt: Runtime, s: SplitSum): void {
   const ep = planEpilogue(epi);
   const kern = rt.program(new MatmulSumProgram(s.splits, batchShape.length, vec, epi, ep));
   const p = rt.block(kern);
-  p.set('threads', threads).set('n', n).set('mn', m * n).set('partStride', threads);
+  p.set('threads', threads)
+    .set('n', n)
+    .set('mn', m * n)
+    .set('partStride', threads);
   p.setAll('batchShape', batchShape);
   if (epi) {
     for (const j of ep.eIdx) {
       const x = epi.inputs[j];
       const e = epiNames(j);
-      p.set(e.Offset, x.offset).setAll(e.BatchStrides, x.batchStrides).set(e.RowStride, x.rowStride).set(e.ColStride, x.colStride);
+      p.set(e.Offset, x.offset)
+        .setAll(e.BatchStrides, x.batchStrides)
+        .set(e.RowStride, x.rowStride)
+        .set(e.ColStride, x.colStride);
     }
   }
   p.setConsts('consts', ep.consts);

@@ -46,7 +46,10 @@ type LoadPart = 'both' | 'fetch' | 'put';
 /** The registers a double-buffered operand fetch fills (one per unit the thread moves). */
 function tileRegs(s: TileSide, TK: number, NT: number, reg: string): string[] {
   const units = (s.xExtent * TK) / (s.vecGlobal ? 4 : 1);
-  return Array.from({ length: Math.ceil(units / NT) }, (_, it) => `var ${reg}${it}: ${s.vecGlobal ? 'vec4<f32>' : 'f32'};`);
+  return Array.from(
+    { length: Math.ceil(units / NT) },
+    (_, it) => `var ${reg}${it}: ${s.vecGlobal ? 'vec4<f32>' : 'f32'};`,
+  );
 }
 
 /** WGSL moving one operand's tile for step k0 into workgroup memory: ceil(elems/NT) elements (or vec4s) per thread. */
@@ -80,9 +83,15 @@ function loadTile(s: TileSide, TK: number, NT: number, K: string, part: LoadPart
     if (part !== 'fetch') {
       if (!s.vecGlobal) lines.push(put('kk', s.x, v));
       else if (!s.kContig && s.vecStaged) lines.push(`${s.vec('kk', s.x)} = ${v};`);
-      else for (let q = 0; q < 4; q++) lines.push(s.kContig ? put(`(kk + ${q}u)`, s.x, `${v}[${q}]`) : put('kk', `(${s.x} + ${q}u)`, `${v}[${q}]`));
+      else
+        for (let q = 0; q < 4; q++)
+          lines.push(s.kContig ? put(`(kk + ${q}u)`, s.x, `${v}[${q}]`) : put('kk', `(${s.x} + ${q}u)`, `${v}[${q}]`));
     }
-    out.push(guard ? `if (${e} < ${units}u) {\n      ${lines.join('\n      ')}\n    }` : `{\n      ${lines.join('\n      ')}\n    }`);
+    out.push(
+      guard
+        ? `if (${e} < ${units}u) {\n      ${lines.join('\n      ')}\n    }`
+        : `{\n      ${lines.join('\n      ')}\n    }`,
+    );
   }
   return out;
 }
@@ -94,9 +103,12 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   // The aligned fast path compiles sizes and strides in (the driver's compiler then folds the
   // address arithmetic) and drops every bounds check; else they are parameters.
   const F = p.fixed;
-  const M = F ? `${p.m}u` : u.ref('m'), N = F ? `${p.n}u` : u.ref('n'), K = F ? `${p.k}u` : u.ref('k');
+  const M = F ? `${p.m}u` : u.ref('m'),
+    N = F ? `${p.n}u` : u.ref('n'),
+    K = F ? `${p.k}u` : u.ref('k');
   const stride = (name: string, v: number) => (F ? `${v}i` : u.ref(name));
-  const tilesN = F ? `${p.n / TN}u` : u.ref('tilesN'), tilesM = F ? `${p.m / TM}u` : u.ref('tilesM');
+  const tilesN = F ? `${p.n / TN}u` : u.ref('tilesN'),
+    tilesM = F ? `${p.m / TM}u` : u.ref('tilesM');
   // Split k: workgroups past the batch's tiles take later k-chunks and store partial sums.
   const S = p.splits > 1;
   const kChunk = S ? (F ? `${p.chunkSteps * TK}u` : u.ref('kChunk')) : '';
@@ -106,31 +118,75 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   // (row = ty*RM + i) and Bs[tx][kk][q] (column group q of thread tx), so the inner loop reads
   // through one pointer per thread at constant indices.
   const flat = (name: string, pitch: number, vec: boolean) => ({
-    elem: (kk: string, x: string) => (vec ? `${name}4[(${kk} * ${pitch}u + ${x}) / 4u][(${kk} * ${pitch}u + ${x}) % 4u]` : `${name}[${kk} * ${pitch}u + ${x}]`),
+    elem: (kk: string, x: string) =>
+      vec
+        ? `${name}4[(${kk} * ${pitch}u + ${x}) / 4u][(${kk} * ${pitch}u + ${x}) % 4u]`
+        : `${name}[${kk} * ${pitch}u + ${x}]`,
     vec: (kk: string, x: string) => `${name}4[(${kk} * ${pitch}u + ${x}) / 4u]`,
   });
   // Thread and column group owning tile column c (the same mapping as colOf below).
-  const bOwner = (c: string): [string, string] => (inter ? [`(${c} / 4u) % ${TX}u`, `(${c} / 4u) / ${TX}u`] : [`${c} / ${RN}u`, `(${c} % ${RN}u) / 4u`]);
+  const bOwner = (c: string): [string, string] =>
+    inter ? [`(${c} / 4u) % ${TX}u`, `(${c} / 4u) / ${TX}u`] : [`${c} / ${RN}u`, `(${c} % ${RN}u) / 4u`];
   // Slot of A's k-row kk in a staged row (MatmulConfig.swizzleA): a WGSL expression, or a
   // number for the unrolled inner loop's constant reads.
   const aK = (kk: string) => (p.swizzleA ? `(${kk} ^ ((${kk} >> 2u) & 3u))` : kk);
   const aKc = (kk: number) => (p.swizzleA ? kk ^ ((kk >> 2) & 3) : kk);
   // Rows of buffer `buf` (double buffering) start at buf*TY (A) and buf*TX (B).
-  const aSlots = (buf: number) => (rows ? {
-    elem: (kk: string, x: string) => `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${aK(kk)} * ${RM / 4}u + (${x} % ${RM}u) / 4u][${x} % 4u]`,
-    vec: (kk: string, x: string) => `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${aK(kk)} * ${RM / 4}u + (${x} % ${RM}u) / 4u]`,
-  } : flat('As', TMP, vecA));
-  const bSlots = (buf: number) => (rows ? {
-    elem: (kk: string, x: string) => { const [t, q] = bOwner(x); return `Bs4[${buf ? `${buf * TX}u + ` : ''}${t}][${kk} * ${RN / 4}u + ${q}][${x} % 4u]`; },
-    vec: (kk: string, x: string) => { const [t, q] = bOwner(x); return `Bs4[${buf ? `${buf * TX}u + ` : ''}${t}][${kk} * ${RN / 4}u + ${q}]`; },
-  } : flat('Bs', TN, vecB));
+  const aSlots = (buf: number) =>
+    rows
+      ? {
+          elem: (kk: string, x: string) =>
+            `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${aK(kk)} * ${RM / 4}u + (${x} % ${RM}u) / 4u][${x} % 4u]`,
+          vec: (kk: string, x: string) =>
+            `As4[${buf ? `${buf * p.TY}u + ` : ''}${x} / ${RM}u][${aK(kk)} * ${RM / 4}u + (${x} % ${RM}u) / 4u]`,
+        }
+      : flat('As', TMP, vecA);
+  const bSlots = (buf: number) =>
+    rows
+      ? {
+          elem: (kk: string, x: string) => {
+            const [t, q] = bOwner(x);
+            return `Bs4[${buf ? `${buf * TX}u + ` : ''}${t}][${kk} * ${RN / 4}u + ${q}][${x} % 4u]`;
+          },
+          vec: (kk: string, x: string) => {
+            const [t, q] = bOwner(x);
+            return `Bs4[${buf ? `${buf * TX}u + ` : ''}${t}][${kk} * ${RN / 4}u + ${q}]`;
+          },
+        }
+      : flat('Bs', TN, vecB);
   const sideA = (buf: number): TileSide => ({
-    name: 'A', base: 'aBase', ...aSlots(buf), vecGlobal: p.aVec, vecStaged: vecA, kContig: p.aKMajor, xExtent: TM,
-    x: 'row', gx: 'gr', origin: 'tileRow', bound: M, xIsRow: true, rowStride: stride('aRowStride', p.aStrides[0]), colStride: stride('aColStride', p.aStrides[1]), inside: F,
+    name: 'A',
+    base: 'aBase',
+    ...aSlots(buf),
+    vecGlobal: p.aVec,
+    vecStaged: vecA,
+    kContig: p.aKMajor,
+    xExtent: TM,
+    x: 'row',
+    gx: 'gr',
+    origin: 'tileRow',
+    bound: M,
+    xIsRow: true,
+    rowStride: stride('aRowStride', p.aStrides[0]),
+    colStride: stride('aColStride', p.aStrides[1]),
+    inside: F,
   });
   const sideB = (buf: number): TileSide => ({
-    name: 'B', base: 'bBase', ...bSlots(buf), vecGlobal: p.bVec, vecStaged: vecB, kContig: !p.bNMajor, xExtent: TN,
-    x: 'col', gx: 'gc', origin: 'tileCol', bound: N, xIsRow: false, rowStride: stride('bRowStride', p.bStrides[0]), colStride: stride('bColStride', p.bStrides[1]), inside: F,
+    name: 'B',
+    base: 'bBase',
+    ...bSlots(buf),
+    vecGlobal: p.bVec,
+    vecStaged: vecB,
+    kContig: !p.bNMajor,
+    xExtent: TN,
+    x: 'col',
+    gx: 'gc',
+    origin: 'tileCol',
+    bound: N,
+    xIsRow: false,
+    rowStride: stride('bRowStride', p.bStrides[0]),
+    colStride: stride('bColStride', p.bStrides[1]),
+    inside: F,
   });
   const loadA = loadTile(sideA(0), TK, NT, K);
   const loadB = loadTile(sideB(0), TK, NT, K);
@@ -138,7 +194,8 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   const cols = vecB ? RN / 4 : RN;
   const accT = vecB ? 'vec4<f32>' : 'f32';
   // Column of group q (or scalar column q) of this thread, relative to the tile.
-  const colOf = (q: number) => (inter ? `${q * TX * 4}u + tx * 4u` : vecB ? `tx * ${RN}u + ${q * 4}u` : `tx * ${RN}u + ${q}u`);
+  const colOf = (q: number) =>
+    inter ? `${q * TX * 4}u + tx * 4u` : vecB ? `tx * ${RN}u + ${q * 4}u` : `tx * ${RN}u + ${q}u`;
   const bIdx = (q: number) => (inter ? `${q * TX}u + tx` : `tx * ${RN / 4}u + ${q}u`);
   const decl: string[] = [];
   for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) decl.push(`var acc${i}_${q} = ${accT}(0.0);`);
@@ -146,7 +203,8 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   // The register-tile multiply-adds of one k-step, reading staged buffer `buf` (rows only; else 0).
   const innerOf = (buf: number): string[] => {
     const inner: string[] = [];
-    const pa = `pa${buf || ''}`, pb = `pb${buf || ''}`;
+    const pa = `pa${buf || ''}`,
+      pb = `pb${buf || ''}`;
     for (let kk = 0; kk < (unroll ? TK : 1); kk++) {
       // Unrolled: constant offsets per step; rolled: one loop body over kk.
       const aRow = unroll ? `${kk * TMP}u` : `kk * ${TMP}u`;
@@ -154,7 +212,9 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
       const bRow = unroll ? `${(kk * TN) / 4}u` : `kk * ${TN / 4}u`;
       const bRowS = unroll ? `${kk * TN}u` : `kk * ${TN}u`;
       inner.push(unroll ? '{' : `for (var kk = 0u; kk < ${TK}u; kk++) {`);
-      const aR = unroll ? (g: number) => `${aKc(kk) * (RM / 4) + g}` : (g: number) => `${aK('kk')} * ${RM / 4}u + ${g}u`;
+      const aR = unroll
+        ? (g: number) => `${aKc(kk) * (RM / 4) + g}`
+        : (g: number) => `${aK('kk')} * ${RM / 4}u + ${g}u`;
       const bR = unroll ? (q: number) => `${kk * (RN / 4) + q}` : (q: number) => `kk * ${RN / 4}u + ${q}u`;
       if (rows) {
         for (let g = 0; g < RM / 4; g++) inner.push(`let a4_${g} = (*${pa})[${aR(g)}];`);
@@ -166,9 +226,17 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
         for (let i = 0; i < RM; i++) inner.push(`let a${i} = As[${aRow} + ty * ${RM}u + ${i}u];`);
       }
       for (let q = 0; q < cols; q++) {
-        inner.push(rows ? `let b${q} = (*${pb})[${bR(q)}];` : vecB ? `let b${q} = Bs4[${bRow} + ${bIdx(q)}];` : `let b${q} = Bs[${bRowS} + ${colOf(q)}];`);
+        inner.push(
+          rows
+            ? `let b${q} = (*${pb})[${bR(q)}];`
+            : vecB
+              ? `let b${q} = Bs4[${bRow} + ${bIdx(q)}];`
+              : `let b${q} = Bs[${bRowS} + ${colOf(q)}];`,
+        );
       }
-      for (let i = 0; i < RM; i++) for (let q = 0; q < cols; q++) inner.push(`acc${i}_${q} = fma(${vecB ? `vec4<f32>(a${i})` : `a${i}`}, b${q}, acc${i}_${q});`);
+      for (let i = 0; i < RM; i++)
+        for (let q = 0; q < cols; q++)
+          inner.push(`acc${i}_${q} = fma(${vecB ? `vec4<f32>(a${i})` : `a${i}`}, b${q}, acc${i}_${q});`);
       inner.push('}');
     }
     return inner;
@@ -184,15 +252,23 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
       const c0 = `tileCol + ${colOf(q)}`;
       if (vecB) {
         if (cVec) {
-          const v = epi && !after ? `vec4<f32>(${[0, 1, 2, 3].map((j) => fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)).join(', ')})` : `acc${i}_${q}`;
+          const v =
+            epi && !after
+              ? `vec4<f32>(${[0, 1, 2, 3].map((j) => fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)).join(', ')})`
+              : `acc${i}_${q}`;
           store.push(`    { let c0 = ${c0}; ${inb(`c0 < ${N}`, `C4[(cBase + r * ${N} + c0) / 4u] = ${v};`)} }`);
         } else {
           store.push(`    { let c0 = ${c0};`);
-          for (let j = 0; j < 4; j++) store.push(`      ${inb(`c0 + ${j}u < ${N}`, `C[cBase + r * ${N} + c0 + ${j}u] = ${fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)};`)}`);
+          for (let j = 0; j < 4; j++)
+            store.push(
+              `      ${inb(`c0 + ${j}u < ${N}`, `C[cBase + r * ${N} + c0 + ${j}u] = ${fin(`acc${i}_${q}[${j}]`, 'r', `c0 + ${j}u`)};`)}`,
+            );
           store.push(`    }`);
         }
       } else {
-        store.push(`    { let c = ${c0}; ${inb(`c < ${N}`, `C[cBase + r * ${N} + c] = ${fin(`acc${i}_${q}`, 'r', 'c')};`)} }`);
+        store.push(
+          `    { let c = ${c0}; ${inb(`c < ${N}`, `C[cBase + r * ${N} + c] = ${fin(`acc${i}_${q}`, 'r', 'c')};`)} }`,
+        );
       }
     }
     store.push(`  } }`);
@@ -206,13 +282,24 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
     ${F ? '' : `if (r >= ${M}) { break; }`}
     for (var q = 0u; q < ${RN / g}u; q++) {
       let c0 = tileCol + ${col};
-      ${cVec ? inb(`c0 < ${N}`, `let ci = (cBase + r * ${N} + c0) / 4u; let v = C4[ci]; C4[ci] = vec4<f32>(epi_(v.x, r, c0), epi_(v.y, r, c0 + 1u), epi_(v.z, r, c0 + 2u), epi_(v.w, r, c0 + 3u));`)
-    : Array.from({ length: g }, (_, j) => inb(`c0 + ${j}u < ${N}`, `let ci = cBase + r * ${N} + c0 + ${j}u; C[ci] = epi_(C[ci], r, c0 + ${j}u);`)).join('\n      ')}
+      ${
+        cVec
+          ? inb(
+              `c0 < ${N}`,
+              `let ci = (cBase + r * ${N} + c0) / 4u; let v = C4[ci]; C4[ci] = vec4<f32>(epi_(v.x, r, c0), epi_(v.y, r, c0 + 1u), epi_(v.z, r, c0 + 2u), epi_(v.w, r, c0 + 3u));`,
+            )
+          : Array.from({ length: g }, (_, j) =>
+              inb(`c0 + ${j}u < ${N}`, `let ci = cBase + r * ${N} + c0 + ${j}u; C[ci] = epi_(C[ci], r, c0 + ${j}u);`),
+            ).join('\n      ')
+      }
     }
   }`);
   }
   // Batch offsets from the collapsed batch index (A, B and each epilogue view).
-  const bat = batchBases(u, br, eIdx, [['aBase', 'aOffset', 'aBatchStrides'], ['bBase', 'bOffset', 'bBatchStrides']]);
+  const bat = batchBases(u, br, eIdx, [
+    ['aBase', 'aOffset', 'aBatchStrides'],
+    ['bBase', 'bOffset', 'bBatchStrides'],
+  ]);
   /**
    * Double buffering: step t computes from buffer t%2 while the next step's tiles, fetched
    * into registers before the compute, are stored into the other buffer after it; one barrier
@@ -221,7 +308,10 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
    */
   const doubleBuffered = (): string => {
     const fetch = [...loadTile(sideA(0), TK, NT, K, 'fetch', 'ra'), ...loadTile(sideB(0), TK, NT, K, 'fetch', 'rb')];
-    const put = (buf: number) => [...loadTile(sideA(buf), TK, NT, K, 'put', 'ra'), ...loadTile(sideB(buf), TK, NT, K, 'put', 'rb')];
+    const put = (buf: number) => [
+      ...loadTile(sideA(buf), TK, NT, K, 'put', 'ra'),
+      ...loadTile(sideB(buf), TK, NT, K, 'put', 'rb'),
+    ];
     const regs = [...tileRegs(sideA(0), TK, NT, 'ra'), ...tileRegs(sideB(0), TK, NT, 'rb')];
     const j = (x: string[], ind: string) => x.join(`\n${ind}`);
     // Fixed shape with an even step count: the first half's fetch always happens, so its
@@ -259,14 +349,20 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
   L.push(`@group(0) @binding(1) var<storage, read> ${p.aVec ? 'A4: array<vec4<f32>>' : 'A: array<f32>'};`);
   L.push(`@group(0) @binding(2) var<storage, read> ${p.bVec ? 'B4: array<vec4<f32>>' : 'B: array<f32>'};`);
   L.push(...epilogueBindings(p, 3));
-  L.push(`@group(0) @binding(${3 + p.eBufs.length}) var<storage, read_write> ${cVec ? 'C4: array<vec4<f32>>' : 'C: array<f32>'};`);
+  L.push(
+    `@group(0) @binding(${3 + p.eBufs.length}) var<storage, read_write> ${cVec ? 'C4: array<vec4<f32>>' : 'C: array<f32>'};`,
+  );
   if (rows) {
     const nb = p.dbuf ? 2 : 1;
     L.push(`var<workgroup> As4: array<array<vec4<f32>, ${p.aRowLen}>, ${nb * p.TY}>;`);
     L.push(`var<workgroup> Bs4: array<array<vec4<f32>, ${p.bRowLen}>, ${nb * TX}>;`);
   } else {
-    L.push(vecA ? `var<workgroup> As4: array<vec4<f32>, ${(TMP * TK) / 4}>;` : `var<workgroup> As: array<f32, ${TMP * TK}>;`);
-    L.push(vecB ? `var<workgroup> Bs4: array<vec4<f32>, ${(TK * TN) / 4}>;` : `var<workgroup> Bs: array<f32, ${TK * TN}>;`);
+    L.push(
+      vecA ? `var<workgroup> As4: array<vec4<f32>, ${(TMP * TK) / 4}>;` : `var<workgroup> As: array<f32, ${TMP * TK}>;`,
+    );
+    L.push(
+      vecB ? `var<workgroup> Bs4: array<vec4<f32>, ${(TK * TN) / 4}>;` : `var<workgroup> Bs: array<f32, ${TK * TN}>;`,
+    );
   }
   if (epi) L.push(...epilogueFn(epi, p, u));
   L.push(`@compute @workgroup_size(${NT})
@@ -276,24 +372,32 @@ fn main(${MAIN_ARGS}) {
   let tn = wg % ${tilesN};
   let rest = wg / ${tilesN};
   let tm = rest % ${tilesM};
-  ${S ? `let sb = rest / ${tilesM};
+  ${
+    S
+      ? `let sb = rest / ${tilesM};
   let split = sb / ${u.ref('batchN')};
   let bt = sb % ${u.ref('batchN')};
   let kb = split * ${kChunk};
-  let ke = min(${K}, kb + ${kChunk});` : `let bt = rest / ${tilesM};`}
+  let ke = min(${K}, kb + ${kChunk});`
+      : `let bt = rest / ${tilesM};`
+  }
   let tileRow = tm * ${TM}u;
   let tileCol = tn * ${TN}u;
   ${threadXY(p)}
   ${bat.join('\n  ')}
   let cBase = ${S ? `(split * ${u.ref('batchN')} + bt)` : 'bt'} * ${M} * ${N};
   ${decl.join('\n  ')}${rows ? '\n  let pa = &As4[ty];\n  let pb = &Bs4[tx];' : ''}
-  ${p.dbuf ? doubleBuffered() : `for (var k0 = ${S ? 'kb' : '0u'}; k0 < ${S ? 'ke' : K}; k0 += ${TK}u) {
+  ${
+    p.dbuf
+      ? doubleBuffered()
+      : `for (var k0 = ${S ? 'kb' : '0u'}; k0 < ${S ? 'ke' : K}; k0 += ${TK}u) {
     ${loadA.join('\n    ')}
     ${loadB.join('\n    ')}
     workgroupBarrier();
     ${inner.join('\n    ')}
     workgroupBarrier();
-  }`}
+  }`
+  }
   ${store.join('\n  ')}
 }`);
   return L.join('\n');
@@ -345,7 +449,12 @@ export function epilogueFn(epi: MatmulEpilogueDesc, p: Pick<EpiloguePlan, 'eIdx'
  * Base offsets of batch `bt` (a u32 in scope): for each [variable, offset word, batch-strides
  * words] a `var`, and each epilogue view's private `eb<j>`, walking the collapsed batch digits.
  */
-export function batchBases(u: Uniforms, br: number, eIdx: readonly number[], ops: readonly [string, string, string][]): string[] {
+export function batchBases(
+  u: Uniforms,
+  br: number,
+  eIdx: readonly number[],
+  ops: readonly [string, string, string][],
+): string[] {
   const bat: string[] = [ops.map(([v, off]) => `var ${v} = ${u.ref(off)};`).join(' ')];
   for (const j of eIdx) bat.push(`eb${j} = ${u.ref(epiNames(j).Offset)};`);
   if (br) {

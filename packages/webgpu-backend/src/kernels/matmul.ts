@@ -9,7 +9,13 @@ import { Program, Uniforms } from './program';
  * epilogue bindings, the shader is generated from it (matmul-wgsl.ts), and each dispatch
  * writes its shapes and strides by name.
  */
-export type { MatmulConfig, MatmulEpilogueDesc, MatmulEpilogueInput, MatmulOperand, MatmulProblem } from './matmul-plan';
+export type {
+  MatmulConfig,
+  MatmulEpilogueDesc,
+  MatmulEpilogueInput,
+  MatmulOperand,
+  MatmulProblem,
+} from './matmul-plan';
 export { collapseBatch } from './matmul-plan';
 export { DEFAULT_MATMUL, chooseMatmulConfig, validateMatmulConfig } from '../tune/choose';
 import { workgroupBytes } from '../tune/choose';
@@ -30,10 +36,21 @@ export class MatmulProgram implements Program {
   uniforms(): Uniforms {
     const { br, eIdx, consts } = this.plan;
     const u = new Uniforms()
-      .u32('m').u32('n').u32('k').u32('tilesN').u32('tilesM').u32('total')
-      .i32('aOffset').i32('aRowStride').i32('aColStride')
-      .i32('bOffset').i32('bRowStride').i32('bColStride')
-      .u32('batchShape', br).i32('aBatchStrides', br).i32('bBatchStrides', br);
+      .u32('m')
+      .u32('n')
+      .u32('k')
+      .u32('tilesN')
+      .u32('tilesM')
+      .u32('total')
+      .i32('aOffset')
+      .i32('aRowStride')
+      .i32('aColStride')
+      .i32('bOffset')
+      .i32('bRowStride')
+      .i32('bColStride')
+      .u32('batchShape', br)
+      .i32('aBatchStrides', br)
+      .i32('bBatchStrides', br);
     if (this.plan.splits > 1) u.u32('batchN').u32('kChunk');
     for (const j of eIdx) {
       const e = epiNames(j);
@@ -60,7 +77,9 @@ export function fitted(rt: Pick<Runtime, 'device'>, cfg: MatmulConfig): MatmulCo
   let max = sharedBytes.get(rt.device);
   if (max === undefined) sharedBytes.set(rt.device, (max = rt.device.limits.maxComputeWorkgroupStorageSize));
   // Flat staging wants interleaved columns (the large flat bucket's knobs; the rows layout does not).
-  return workgroupBytes(cfg) <= max ? cfg : { ...cfg, rows: false, doubleBuffer: false, padA: cfg.padA ?? 4, interleave: true };
+  return workgroupBytes(cfg) <= max
+    ? cfg
+    : { ...cfg, rows: false, doubleBuffer: false, padA: cfg.padA ?? 4, interleave: true };
 }
 
 /** Records C = A·B (then the epilogue) with tiling `cfg`. */
@@ -91,14 +110,26 @@ export function encodeMatmul(rt: Runtime, cfg0: MatmulConfig, pr: MatmulProblem)
     for (const j of plan.eIdx) {
       const x = epi.inputs[j];
       const e = epiNames(j);
-      p.set(e.Offset, x.offset).setAll(e.BatchStrides, x.batchStrides).set(e.RowStride, x.rowStride).set(e.ColStride, x.colStride);
+      p.set(e.Offset, x.offset)
+        .setAll(e.BatchStrides, x.batchStrides)
+        .set(e.RowStride, x.rowStride)
+        .set(e.ColStride, x.colStride);
     }
   }
   if (plan.splits > 1) p.set('batchN', batch).set('kChunk', plan.chunkSteps * plan.TK);
   p.setConsts('consts', plan.consts);
   rt.dispatch(kern, [a.buf, b.buf, ...plan.eBufs, target], p.base, total);
   if (plan.splits > 1) {
-    encodeSplitSum(rt, { parts: target, splits: plan.splits, batchShape, m, n, out: pr.out, epi: plan.splitEpi, vec4: cfg.vec4 });
+    encodeSplitSum(rt, {
+      parts: target,
+      splits: plan.splits,
+      batchShape,
+      m,
+      n,
+      out: pr.out,
+      epi: plan.splitEpi,
+      vec4: cfg.vec4,
+    });
     // Later dispatches that reuse the buffer run after these (same queue order).
     rt.release(target);
   }

@@ -20,7 +20,11 @@ export function oneDispatchScratch(rt: Runtime): PooledBuffer {
   if (!b) {
     const words = new Uint32Array(MAX_ONE_OUTPUTS + MAX_ONE_SLOTS);
     words.fill(SENTINEL, MAX_ONE_OUTPUTS);
-    const buffer = rt.device.createBuffer({ size: words.byteLength, usage: 0x80 | 0x08 /* STORAGE | COPY_DST */, label: 'surf reduce scratch' });
+    const buffer = rt.device.createBuffer({
+      size: words.byteLength,
+      usage: 0x80 | 0x08 /* STORAGE | COPY_DST */,
+      label: 'surf reduce scratch',
+    });
     rt.device.queue.writeBuffer(buffer, 0, words.buffer, 0, words.byteLength);
     // Pool ids are positive; the bind-group cache is per runtime, so one fixed id is enough.
     b = { buffer, bytes: words.byteLength, id: -1, lastBatch: -1 };

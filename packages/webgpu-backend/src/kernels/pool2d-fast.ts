@@ -15,15 +15,24 @@ import type { PoolOperand } from './pool2d';
  */
 export function fastPool2x2(p: PoolParams, inShape: readonly number[]): boolean {
   const [, , h, w] = inShape;
-  const geometry = p.kernel[0] === 2 && p.kernel[1] === 2 && p.stride[0] === 2 && p.stride[1] === 2
-    && p.padding[0] === 0 && p.padding[1] === 0 && p.dilation[0] === 1 && p.dilation[1] === 1;
+  const geometry =
+    p.kernel[0] === 2 &&
+    p.kernel[1] === 2 &&
+    p.stride[0] === 2 &&
+    p.stride[1] === 2 &&
+    p.padding[0] === 0 &&
+    p.padding[1] === 0 &&
+    p.dilation[0] === 1 &&
+    p.dilation[1] === 1;
   return geometry && h % 2 === 0 && w % 4 === 0 && p.out[0] === h / 2 && p.out[1] === w / 2;
 }
 
 /** True when `o` holds [N, C, rows, cols] as plain row-major planes with its offset on a multiple of `align` elements. */
 export function plainRows(o: PoolOperand, n: number, c: number, rows: number, cols: number, align: number): boolean {
   const s = o.strides;
-  return s[3] === 1 && s[2] === cols && s[1] === rows * cols && (n === 1 || s[0] === c * s[1]) && o.offset % align === 0;
+  return (
+    s[3] === 1 && s[2] === cols && s[1] === rows * cols && (n === 1 || s[0] === c * s[1]) && o.offset % align === 0
+  );
 }
 
 // One window's max over taps a, b, c, d (row-major order): the first largest and its tap,
@@ -43,7 +52,11 @@ export class FastPoolProgram implements Program {
   readonly reads = 1;
   readonly writes: number;
 
-  constructor(readonly max: boolean, readonly inShape: readonly number[], readonly workgroupSize: number) {
+  constructor(
+    readonly max: boolean,
+    readonly inShape: readonly number[],
+    readonly workgroupSize: number,
+  ) {
     this.key = `pool2x2|${max ? 'max' : 'avg'}|${inShape.join('x')}|wg${workgroupSize}`;
     this.writes = max ? 2 : 1;
   }
@@ -91,7 +104,11 @@ export class FastPoolBackwardProgram implements Program {
   readonly reads: number;
   readonly writes = 1;
 
-  constructor(readonly max: boolean, readonly inShape: readonly number[], readonly workgroupSize: number) {
+  constructor(
+    readonly max: boolean,
+    readonly inShape: readonly number[],
+    readonly workgroupSize: number,
+  ) {
     this.key = `pool2x2-bwd|${max ? 'max' : 'avg'}|${inShape.join('x')}|wg${workgroupSize}`;
     this.reads = max ? 2 : 1;
   }
@@ -133,7 +150,15 @@ fn main(${MAIN_ARGS}) {
   }
 }
 
-export function encodeFastPool(rt: Runtime, x: PoolOperand, inShape: readonly number[], max: boolean, out: PooledBuffer, arg: PooledBuffer | null, wgSize: number): void {
+export function encodeFastPool(
+  rt: Runtime,
+  x: PoolOperand,
+  inShape: readonly number[],
+  max: boolean,
+  out: PooledBuffer,
+  arg: PooledBuffer | null,
+  wgSize: number,
+): void {
   const [n, c, h, w] = inShape;
   const total = n * c * (h / 2) * (w / 4);
   if (total === 0) return;
@@ -143,7 +168,14 @@ export function encodeFastPool(rt: Runtime, x: PoolOperand, inShape: readonly nu
   rt.dispatch(k, arg ? [x.buf, out, arg] : [x.buf, out], b.base, Math.ceil(total / wgSize));
 }
 
-export function encodeFastPoolBackward(rt: Runtime, gy: PoolOperand, arg: PoolOperand | null, inShape: readonly number[], out: PooledBuffer, wgSize: number): void {
+export function encodeFastPoolBackward(
+  rt: Runtime,
+  gy: PoolOperand,
+  arg: PoolOperand | null,
+  inShape: readonly number[],
+  out: PooledBuffer,
+  wgSize: number,
+): void {
   const [n, c, h, w] = inShape;
   const total = n * c * h * (w / 4);
   if (total === 0) return;

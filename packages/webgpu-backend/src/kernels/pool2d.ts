@@ -43,7 +43,11 @@ export class PoolProgram implements Program {
   readonly reads = 1;
   readonly writes: number;
 
-  constructor(readonly p: PoolParams, readonly inShape: readonly number[], readonly workgroupSize: number) {
+  constructor(
+    readonly p: PoolParams,
+    readonly inShape: readonly number[],
+    readonly workgroupSize: number,
+  ) {
     this.key = `pool2d|${geometryKey(p)}|${inShape.join('x')}|wg${workgroupSize}`;
     this.writes = p.kind === 'max' ? 2 : 1;
   }
@@ -105,7 +109,11 @@ export class PoolBackwardProgram implements Program {
   readonly reads: number;
   readonly writes = 1;
 
-  constructor(readonly p: PoolParams, readonly inShape: readonly number[], readonly workgroupSize: number) {
+  constructor(
+    readonly p: PoolParams,
+    readonly inShape: readonly number[],
+    readonly workgroupSize: number,
+  ) {
     this.key = `pool2d-bwd|${geometryKey(p)}|${inShape.join('x')}|wg${workgroupSize}`;
     this.reads = p.kind === 'max' ? 2 : 1;
   }
@@ -165,25 +173,43 @@ fn main(${MAIN_ARGS}) {
   }
 }
 
-export function encodePool(rt: Runtime, x: PoolOperand, inShape: readonly number[], p: PoolParams, out: PooledBuffer, arg: PooledBuffer | null, wgSize: number): void {
+export function encodePool(
+  rt: Runtime,
+  x: PoolOperand,
+  inShape: readonly number[],
+  p: PoolParams,
+  out: PooledBuffer,
+  arg: PooledBuffer | null,
+  wgSize: number,
+): void {
   const total = inShape[0] * inShape[1] * p.out[0] * p.out[1];
   if (total === 0) return;
   const [n, c, h, w] = inShape;
   // The vector kernels read x as vec4s (the outputs are fresh and plain).
-  if (fastPool2x2(p, inShape) && plainRows(x, n, c, h, w, 4)) return encodeFastPool(rt, x, inShape, p.kind === 'max', out, arg, wgSize);
+  if (fastPool2x2(p, inShape) && plainRows(x, n, c, h, w, 4))
+    return encodeFastPool(rt, x, inShape, p.kind === 'max', out, arg, wgSize);
   const k = rt.program(new PoolProgram(p, inShape, wgSize));
   const b = rt.block(k);
   b.set('xOffset', x.offset).setAll('xStrides', x.strides);
   rt.dispatch(k, arg ? [x.buf, out, arg] : [x.buf, out], b.base, Math.ceil(total / wgSize));
 }
 
-export function encodePoolBackward(rt: Runtime, gy: PoolOperand, arg: PoolOperand | null, inShape: readonly number[], p: PoolParams, out: PooledBuffer, wgSize: number): void {
+export function encodePoolBackward(
+  rt: Runtime,
+  gy: PoolOperand,
+  arg: PoolOperand | null,
+  inShape: readonly number[],
+  p: PoolParams,
+  out: PooledBuffer,
+  wgSize: number,
+): void {
   const total = inShape.reduce((a, v) => a * v, 1);
   if (total === 0) return;
   const [n, c, h, w] = inShape;
   // The vector kernels read the gradient and taps as vec2s (dx is fresh and plain).
   const plainOut = (o: PoolOperand) => plainRows(o, n, c, h / 2, w / 2, 2);
-  if (fastPool2x2(p, inShape) && plainOut(gy) && (!arg || plainOut(arg))) return encodeFastPoolBackward(rt, gy, arg, inShape, out, wgSize);
+  if (fastPool2x2(p, inShape) && plainOut(gy) && (!arg || plainOut(arg)))
+    return encodeFastPoolBackward(rt, gy, arg, inShape, out, wgSize);
   const k = rt.program(new PoolBackwardProgram(p, inShape, wgSize));
   const b = rt.block(k);
   b.set('gOffset', gy.offset).setAll('gStrides', gy.strides);

@@ -49,9 +49,15 @@ export class Uniforms {
     return this;
   }
 
-  u32(name: string, n = 1): this { return this.add(name, 'u32', n); }
-  i32(name: string, n = 1): this { return this.add(name, 'i32', n); }
-  f32(name: string, n = 1): this { return this.add(name, 'f32', n); }
+  u32(name: string, n = 1): this {
+    return this.add(name, 'u32', n);
+  }
+  i32(name: string, n = 1): this {
+    return this.add(name, 'i32', n);
+  }
+  f32(name: string, n = 1): this {
+    return this.add(name, 'f32', n);
+  }
 
   has(name: string): boolean {
     return this.slots.has(name);
@@ -120,7 +126,11 @@ export class ParamBlock {
 }
 
 /** Writes constants as the expression emitter reads them, from word `at` on (see setConsts). */
-export function writeConsts(words: { u32: Uint32Array; i32: Int32Array; f32: Float32Array }, at: number, consts: readonly { value: number; dtype: DType }[]): void {
+export function writeConsts(
+  words: { u32: Uint32Array; i32: Int32Array; f32: Float32Array },
+  at: number,
+  consts: readonly { value: number; dtype: DType }[],
+): void {
   for (let j = 0; j < consts.length; j++) {
     const c = consts[j];
     if (c.dtype === 'float32') words.f32[at + j] = c.value;
@@ -133,7 +143,10 @@ export function writeConsts(words: { u32: Uint32Array; i32: Int32Array; f32: Flo
  * Names of per-operand parameter runs (`in3Offset`), built once: a dispatch writes by these
  * names, and a fresh template string per write would be hashed on every lookup.
  */
-export function operandNames<const K extends readonly string[]>(prefix: string, fields: K): (i: number) => { readonly [F in K[number]]: string } {
+export function operandNames<const K extends readonly string[]>(
+  prefix: string,
+  fields: K,
+): (i: number) => { readonly [F in K[number]]: string } {
   const cache: { [F in K[number]]: string }[] = [];
   return (i) => {
     let c = cache[i];

@@ -55,7 +55,16 @@ export interface ReduceTuning {
   oneGroups: number;
 }
 
-export const DEFAULT_REDUCE: ReduceTuning = { perThread: 32, targetGroups: 2048, colOutputs: 32, vec4: true, unroll: true, oneDispatch: true, onePerThread: 4, oneGroups: 1024 };
+export const DEFAULT_REDUCE: ReduceTuning = {
+  perThread: 32,
+  targetGroups: 2048,
+  colOutputs: 32,
+  vec4: true,
+  unroll: true,
+  oneDispatch: true,
+  onePerThread: 4,
+  oneGroups: 1024,
+};
 
 /**
  * Whether a chunked pass may finish in the same dispatch: float32 (the sentinel is a float
@@ -83,7 +92,14 @@ function merge(shape: number[], strides: number[]): { shape: number[]; strides: 
 }
 
 /** The collapsed [kept, reduced] description of reducing a view over `axes`. */
-export function describeReduce(buf: PooledBuffer, dtype: DType, shape: readonly number[], strides: readonly number[], offset: number, axes: readonly number[]): ReduceDesc {
+export function describeReduce(
+  buf: PooledBuffer,
+  dtype: DType,
+  shape: readonly number[],
+  strides: readonly number[],
+  offset: number,
+  axes: readonly number[],
+): ReduceDesc {
   const keptIdx = shape.map((_, d) => d).filter((d) => !axes.includes(d));
   // Reduced dims in order of decreasing |stride|, so the innermost is the densest (sum and max do not care about order).
   const redIdx = axes.slice().sort((a, b) => Math.abs(strides[b]) - Math.abs(strides[a]));
@@ -91,8 +107,14 @@ export function describeReduce(buf: PooledBuffer, dtype: DType, shape: readonly 
     buf,
     dtype,
     offset,
-    kept: merge(keptIdx.map((d) => shape[d]), keptIdx.map((d) => strides[d])),
-    red: merge(redIdx.map((d) => shape[d]), redIdx.map((d) => strides[d])),
+    kept: merge(
+      keptIdx.map((d) => shape[d]),
+      keptIdx.map((d) => strides[d]),
+    ),
+    red: merge(
+      redIdx.map((d) => shape[d]),
+      redIdx.map((d) => strides[d]),
+    ),
   };
 }
 
@@ -117,7 +139,14 @@ export interface ReducePass {
   one?: PooledBuffer;
 }
 
-export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: PooledBuffer, wgSize: number, tune: ReduceTuning = DEFAULT_REDUCE): void {
+export function encodeReduce(
+  rt: Runtime,
+  op: ReduceOp,
+  x: ReduceDesc,
+  out: PooledBuffer,
+  wgSize: number,
+  tune: ReduceTuning = DEFAULT_REDUCE,
+): void {
   const { perThread: PER_THREAD, targetGroups: TARGET_GROUPS, colOutputs: COL_OUTPUTS } = tune;
   const outN = x.kept.shape.reduce((a, b) => a * b, 1);
   const redN = x.red.shape.reduce((a, b) => a * b, 1);
@@ -132,7 +161,13 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
   else while (T < redN && T < wgSize) T *= 2;
   const S = wgSize / T;
   // vec4 reads: one contiguous reduced dim, 4-aligned everywhere.
-  const vec = tune.vec4 && rr === 1 && x.red.strides[0] === 1 && redN % 4 === 0 && x.offset % 4 === 0 && x.kept.strides.every((st) => st % 4 === 0);
+  const vec =
+    tune.vec4 &&
+    rr === 1 &&
+    x.red.strides[0] === 1 &&
+    redN % 4 === 0 &&
+    x.offset % 4 === 0 &&
+    x.kept.strides.every((st) => st % 4 === 0);
   const vw = vec ? 4 : 1;
   const chunking = (per: number, groups: number) => {
     let c = 1;
@@ -147,7 +182,20 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
   if (tune.oneDispatch) {
     const { C, L } = chunking(tune.onePerThread, tune.oneGroups);
     if (C > 1 && oneDispatchFits(x, outN, C, T, wgSize, col)) {
-      new ReduceProgram({ op, x, out, outN, redN, T, C, L, wgSize, vec, unroll: tune.unroll, one: oneDispatchScratch(rt) }).record(rt);
+      new ReduceProgram({
+        op,
+        x,
+        out,
+        outN,
+        redN,
+        T,
+        C,
+        L,
+        wgSize,
+        vec,
+        unroll: tune.unroll,
+        one: oneDispatchScratch(rt),
+      }).record(rt);
       return;
     }
   }
@@ -165,7 +213,9 @@ export function encodeReduce(rt: Runtime, op: ReduceOp, x: ReduceDesc, out: Pool
     rt.release(partial);
     return;
   }
-  new ReduceProgram({ op, x, out, outN, redN, T, C: 1, L: Math.max(redN, 1), wgSize, vec, unroll: tune.unroll }).record(rt);
+  new ReduceProgram({ op, x, out, outN, redN, T, C: 1, L: Math.max(redN, 1), wgSize, vec, unroll: tune.unroll }).record(
+    rt,
+  );
 }
 
 /** Bindings of the one-dispatch scratch: counters, then partial slots, as atomic words. */
@@ -206,9 +256,15 @@ export class ReduceProgram implements Program {
 
   uniforms(): Uniforms {
     return new Uniforms()
-      .u32('slots').u32('chunks').u32('chunkLen').u32('redN').i32('offset')
-      .u32('keptShape', this.kr).i32('keptStrides', this.kr)
-      .u32('redShape', this.rr).i32('redStrides', this.rr);
+      .u32('slots')
+      .u32('chunks')
+      .u32('chunkLen')
+      .u32('redN')
+      .i32('offset')
+      .u32('keptShape', this.kr)
+      .i32('keptStrides', this.kr)
+      .u32('redShape', this.rr)
+      .i32('redStrides', this.rr);
   }
 
   /** Writes the parameters and records the dispatch. */
@@ -216,7 +272,11 @@ export class ReduceProgram implements Program {
     const { x, out, outN, C, L, redN } = this.pass;
     const k = rt.program(this);
     const p = rt.block(k);
-    p.set('slots', outN * C).set('chunks', C).set('chunkLen', L).set('redN', redN).set('offset', x.offset);
+    p.set('slots', outN * C)
+      .set('chunks', C)
+      .set('chunkLen', L)
+      .set('redN', redN)
+      .set('offset', x.offset);
     p.setAll('keptShape', x.kept.shape).setAll('keptStrides', x.kept.strides);
     p.setAll('redShape', x.red.shape).setAll('redStrides', x.red.strides);
     rt.dispatch(k, this.pass.one ? [x.buf, out, this.pass.one] : [x.buf, out], p.base, Math.ceil((outN * C) / this.S));
@@ -233,7 +293,8 @@ export class ReduceProgram implements Program {
     const { op, wgSize } = this.pass;
     const comb = (a: string, b: string) => (op === 'sum' ? `${a} + ${b}` : `fmax_(${a}, ${b})`);
     const ident = op === 'sum' ? '0.0' : '-inf_()';
-    const slots = u.ref('slots'), chunks = u.ref('chunks');
+    const slots = u.ref('slots'),
+      chunks = u.ref('chunks');
     const P = MAX_ONE_OUTPUTS;
     return `if (lid == 0u) {
     var last = 0u;
@@ -266,14 +327,24 @@ export class ReduceProgram implements Program {
     const ident = op === 'sum' ? (f ? '0.0' : '0') : f ? '-inf_()' : 'bitcast<i32>(0x80000000u)';
     const comb = (a: string, b: string) => (op === 'sum' ? `${a} + ${b}` : f ? `fmax_(${a}, ${b})` : `max(${a}, ${b})`);
     // vec4 lanes: the accumulators are vec4s, combined component-wise, folded at the end.
-    const combV = (a: string, b: string) => (!vec || op === 'sum' || !f ? comb(a, b) : `vec4<f32>(fmax_(${a}.x, ${b}.x), fmax_(${a}.y, ${b}.y), fmax_(${a}.z, ${b}.z), fmax_(${a}.w, ${b}.w))`);
+    const combV = (a: string, b: string) =>
+      !vec || op === 'sum' || !f
+        ? comb(a, b)
+        : `vec4<f32>(fmax_(${a}.x, ${b}.x), fmax_(${a}.y, ${b}.y), fmax_(${a}.z, ${b}.z), fmax_(${a}.w, ${b}.w))`;
     const accT = vec ? `vec4<${ty}>` : ty;
-    const slots = u.ref('slots'), chunks = u.ref('chunks'), len = u.ref('chunkLen'), redN = u.ref('redN');
+    const slots = u.ref('slots'),
+      chunks = u.ref('chunks'),
+      len = u.ref('chunkLen'),
+      redN = u.ref('redN');
     const base: string[] = [`var base = ${u.ref('offset')};`];
     if (kr) {
       base.push(`var q = o;`);
       for (let d = kr - 1; d >= 0; d--) {
-        base.push(d > 0 ? `base += i32(q % ${u.ref('keptShape', d)}) * ${u.ref('keptStrides', d)}; q = q / ${u.ref('keptShape', d)};` : `base += i32(q) * ${u.ref('keptStrides', 0)};`);
+        base.push(
+          d > 0
+            ? `base += i32(q % ${u.ref('keptShape', d)}) * ${u.ref('keptStrides', d)}; q = q / ${u.ref('keptShape', d)};`
+            : `base += i32(q) * ${u.ref('keptStrides', 0)};`,
+        );
       }
     }
     let fold: string;
@@ -303,7 +374,11 @@ export class ReduceProgram implements Program {
     } else {
       const rlines: string[] = [`var s = r; var ro = 0;`];
       for (let d = rr - 1; d >= 0; d--) {
-        rlines.push(d > 0 ? `ro += i32(s % ${u.ref('redShape', d)}) * ${u.ref('redStrides', d)}; s = s / ${u.ref('redShape', d)};` : `ro += i32(s) * ${u.ref('redStrides', 0)};`);
+        rlines.push(
+          d > 0
+            ? `ro += i32(s % ${u.ref('redShape', d)}) * ${u.ref('redStrides', d)}; s = s / ${u.ref('redShape', d)};`
+            : `ro += i32(s) * ${u.ref('redStrides', 0)};`,
+        );
       }
       fold = `let r1 = min(c * ${len} + ${len}, ${redN});
     for (var r = c * ${len} + lane; r < r1; r += ${T}u) {

@@ -17,8 +17,15 @@ export interface ScatterOperand {
  * loop on the bits (atomic<u32>), retrying with the value another thread just wrote.
  */
 export function encodeScatter(
-  rt: Runtime, mode: ScatterMode, dtype: DType, n: number, size: number,
-  idx: ScatterOperand, src: ScatterOperand, out: PooledBuffer, wgSize: number,
+  rt: Runtime,
+  mode: ScatterMode,
+  dtype: DType,
+  n: number,
+  size: number,
+  idx: ScatterOperand,
+  src: ScatterOperand,
+  out: PooledBuffer,
+  wgSize: number,
 ): void {
   if (n === 0 || size === 0) return;
   // Words: n, size, iOff, iStride, sOff, sStride

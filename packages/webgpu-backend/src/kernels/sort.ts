@@ -12,8 +12,17 @@ import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, pU, paramsDecl, storageType } from
  * computes. Padding entries (position >= n) sort after everything; NaN is the largest key.
  */
 export function encodeSort(
-  rt: Runtime, dtype: DType, x: PooledBuffer, n: number, rows: number, descending: boolean,
-  scratchK: PooledBuffer, scratchV: PooledBuffer, values: PooledBuffer, indices: PooledBuffer, wgSize: number,
+  rt: Runtime,
+  dtype: DType,
+  x: PooledBuffer,
+  n: number,
+  rows: number,
+  descending: boolean,
+  scratchK: PooledBuffer,
+  scratchV: PooledBuffer,
+  values: PooledBuffer,
+  indices: PooledBuffer,
+  wgSize: number,
 ): void {
   if (n === 0 || rows === 0) return;
   const P = sortWidth(n);
@@ -21,7 +30,12 @@ export function encodeSort(
   const total = rows * P;
   const { u32 } = rt.words;
 
-  const init = rt.kernel(`sort-init|${dtype}|wg${wgSize}`, 1, 2, 3, () => `${paramsDecl(3)}
+  const init = rt.kernel(
+    `sort-init|${dtype}|wg${wgSize}`,
+    1,
+    2,
+    3,
+    () => `${paramsDecl(3)}
 @group(0) @binding(1) var<storage, read> X: array<${ty}>;
 @group(0) @binding(2) var<storage, read_write> K: array<${ty}>;
 @group(0) @binding(3) var<storage, read_write> V: array<i32>;
@@ -36,18 +50,27 @@ fn main(${MAIN_ARGS}) {
   if (c < ${pU(2)}) { v = X[r * ${pU(2)} + c]; }
   K[i] = v;
   V[i] = i32(c);
-}`);
+}`,
+  );
   let p = rt.params(init);
-  u32[p] = total; u32[p + 1] = P; u32[p + 2] = n;
+  u32[p] = total;
+  u32[p + 1] = P;
+  u32[p + 2] = n;
   rt.dispatch(init, [x, scratchK, scratchV], p, Math.ceil(total / wgSize));
 
   // a "after" b in the final order (keys ascending or descending, then position).
-  const keyAfter = dtype === 'float32'
-    ? (descending
-      ? 'if (isnan_(ka) || isnan_(kb)) { if (isnan_(ka) != isnan_(kb)) { return isnan_(kb); } } else if (ka != kb) { return ka < kb; }'
-      : 'if (isnan_(ka) || isnan_(kb)) { if (isnan_(ka) != isnan_(kb)) { return isnan_(ka); } } else if (ka != kb) { return ka > kb; }')
-    : `if (ka != kb) { return ka ${descending ? '<' : '>'} kb; }`;
-  const step = rt.kernel(`sort-step|${dtype}|${descending ? 'desc' : 'asc'}|wg${wgSize}`, 0, 2, 5, () => `${paramsDecl(5)}
+  const keyAfter =
+    dtype === 'float32'
+      ? descending
+        ? 'if (isnan_(ka) || isnan_(kb)) { if (isnan_(ka) != isnan_(kb)) { return isnan_(kb); } } else if (ka != kb) { return ka < kb; }'
+        : 'if (isnan_(ka) || isnan_(kb)) { if (isnan_(ka) != isnan_(kb)) { return isnan_(ka); } } else if (ka != kb) { return ka > kb; }'
+      : `if (ka != kb) { return ka ${descending ? '<' : '>'} kb; }`;
+  const step = rt.kernel(
+    `sort-step|${dtype}|${descending ? 'desc' : 'asc'}|wg${wgSize}`,
+    0,
+    2,
+    5,
+    () => `${paramsDecl(5)}
 ${dtype === 'float32' ? FLOAT_HELPERS : ''}
 @group(0) @binding(1) var<storage, read_write> K: array<${ty}>;
 @group(0) @binding(2) var<storage, read_write> V: array<i32>;
@@ -69,16 +92,26 @@ fn main(${MAIN_ARGS}) {
   if (after(ka, va, kb, vb) == up) {
     K[i] = kb; V[i] = vb; K[l] = ka; V[l] = va;
   }
-}`);
+}`,
+  );
   for (let kk = 2; kk <= P; kk *= 2) {
     for (let j = kk >> 1; j > 0; j >>= 1) {
       p = rt.params(step);
-      u32[p] = total; u32[p + 1] = P; u32[p + 2] = n; u32[p + 3] = j; u32[p + 4] = kk;
+      u32[p] = total;
+      u32[p + 1] = P;
+      u32[p + 2] = n;
+      u32[p + 3] = j;
+      u32[p + 4] = kk;
       rt.dispatch(step, [scratchK, scratchV], p, Math.ceil(total / wgSize));
     }
   }
 
-  const fin = rt.kernel(`sort-out|${dtype}|wg${wgSize}`, 2, 2, 3, () => `${paramsDecl(3)}
+  const fin = rt.kernel(
+    `sort-out|${dtype}|wg${wgSize}`,
+    2,
+    2,
+    3,
+    () => `${paramsDecl(3)}
 @group(0) @binding(1) var<storage, read> K: array<${ty}>;
 @group(0) @binding(2) var<storage, read> V: array<i32>;
 @group(0) @binding(3) var<storage, read_write> Y: array<${ty}>;
@@ -92,9 +125,12 @@ fn main(${MAIN_ARGS}) {
   let s = r * ${pU(1)} + i % ${pU(2)};
   Y[i] = K[s];
   J[i] = V[s];
-}`);
+}`,
+  );
   p = rt.params(fin);
-  u32[p] = rows * n; u32[p + 1] = P; u32[p + 2] = n;
+  u32[p] = rows * n;
+  u32[p + 1] = P;
+  u32[p + 2] = n;
   rt.dispatch(fin, [scratchK, scratchV, values, indices], p, Math.ceil((rows * n) / wgSize));
 }
 

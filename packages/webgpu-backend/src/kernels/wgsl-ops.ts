@@ -116,7 +116,11 @@ const HELPER_FNS: ReadonlyMap<string, string> = (() => {
   const m = new Map<string, string>();
   let pending: string[] = [];
   for (const chunk of OP_HELPERS.split('\n').reduce<string[][]>((acc, line) => {
-    if (line.startsWith('fn ')) { acc.push([...pending, line]); pending = []; } else if (line.startsWith('//') || line === '') pending.push(line); else acc[acc.length - 1].push(line);
+    if (line.startsWith('fn ')) {
+      acc.push([...pending, line]);
+      pending = [];
+    } else if (line.startsWith('//') || line === '') pending.push(line);
+    else acc[acc.length - 1].push(line);
     return acc;
   }, [])) {
     const name = /fn (\w+)\(/.exec(chunk.find((l) => l.startsWith('fn '))!)![1];

@@ -29,11 +29,17 @@ const POINTS = [0, 1, -1, 2, -2, 0.5, -0.5, 3, -3];
 
 export function winograd(m: number, r: number): Winograd {
   const alpha = m + r - 1;
-  if (!(m >= 1 && r >= 1 && alpha - 1 <= POINTS.length)) throw new Error(`winograd: F(${m}, ${r}) needs ${alpha - 1} finite points; have ${POINTS.length}`);
+  if (!(m >= 1 && r >= 1 && alpha - 1 <= POINTS.length))
+    throw new Error(`winograd: F(${m}, ${r}) needs ${alpha - 1} finite points; have ${POINTS.length}`);
   const p = POINTS.slice(0, alpha - 1);
   // Row j of an evaluation matrix with n columns: powers of p_j; the last row is the point at infinity.
-  const evalRows = (n: number) => Array.from({ length: alpha }, (_, j) => Array.from({ length: n }, (_, i) => (j < alpha - 1 ? p[j] ** i : i === n - 1 ? 1 : 0)));
-  const Eh = evalRows(m), G = evalRows(r), V = evalRows(alpha);
+  const evalRows = (n: number) =>
+    Array.from({ length: alpha }, (_, j) =>
+      Array.from({ length: n }, (_, i) => (j < alpha - 1 ? p[j] ** i : i === n - 1 ? 1 : 0)),
+    );
+  const Eh = evalRows(m),
+    G = evalRows(r),
+    V = evalRows(alpha);
   const Vinv = invert(V);
   const BT = Array.from({ length: alpha }, (_, j) => Array.from({ length: alpha }, (_, l) => Vinv[l][j]));
   for (let j = 0; j < alpha - 1; j++) {
@@ -43,7 +49,8 @@ export function winograd(m: number, r: number): Winograd {
     G[j] = G[j].map((v) => v / f);
   }
   const AT = Array.from({ length: m }, (_, i) => Array.from({ length: alpha }, (_, j) => Eh[j][i]));
-  const clean = (a: number[][]) => a.map((row) => row.map((v) => (Math.abs(v - Math.round(v)) < 1e-12 ? Math.round(v) + 0 : v)));
+  const clean = (a: number[][]) =>
+    a.map((row) => row.map((v) => (Math.abs(v - Math.round(v)) < 1e-12 ? Math.round(v) + 0 : v)));
   return { m, r, alpha, AT: clean(AT), G: clean(G), BT: clean(BT) };
 }
 

@@ -7,7 +7,10 @@ import type { TunedTable } from './tuner';
  * Node's fs is imported under a computed name so browser bundles never include it.
  */
 type Store = Record<string, TunedTable>;
-interface KV { getItem(k: string): string | null; setItem(k: string, v: string): void }
+interface KV {
+  getItem(k: string): string | null;
+  setItem(k: string, v: string): void;
+}
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 

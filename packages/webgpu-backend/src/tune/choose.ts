@@ -16,9 +16,27 @@ export const SMALL_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 16, thr
  * 8.1-8.5 for the old 32x64 bucket, 512³ 9.0 against 7.2 in the tuner), A's k-rows swizzled
  * (mm2 lab, same process: 512³ 15.5 against 14.6, 256x512x784 Bᵀ 10.7-10.9 against 10.3-10.4).
  */
-const MID_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true, swizzleA: true };
+const MID_MATMUL: MatmulConfig = {
+  tileM: 32,
+  tileN: 32,
+  tileK: 32,
+  threadM: 4,
+  threadN: 4,
+  vec4: true,
+  rows: true,
+  swizzleA: true,
+};
 /** 1024²-sized outputs: 64-row tiles give 128 workgroups at 1024² (one per SM; run 8: 28.3 TFLOP/s against 24.1 for 128x64 8x4). */
-const LARGE_MATMUL: MatmulConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true };
+const LARGE_MATMUL: MatmulConfig = {
+  tileM: 64,
+  tileN: 128,
+  tileK: 16,
+  threadM: 8,
+  threadN: 8,
+  vec4: true,
+  padA: 4,
+  interleave: true,
+};
 /**
  * 1024²-sized aligned problems: 128x64 tiles of 256 threads (8x4 each) with rows and double
  * buffering on the fixed path (H100, probe: 32.5 TFLOP/s at 1024³ against 26.1 for
@@ -26,8 +44,27 @@ const LARGE_MATMUL: MatmulConfig = { tileM: 64, tileN: 128, tileK: 16, threadM: 
  * 2-4% here with L2-resident operands but lost ~1% in the bench's rotated-input row ("mm2
  * 2026-11-25"): not used.
  */
-const LARGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, interleave: true, rows: true, doubleBuffer: true };
-const HUGE_MATMUL: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true };
+const LARGE_ALIGNED: MatmulConfig = {
+  tileM: 128,
+  tileN: 64,
+  tileK: 16,
+  threadM: 8,
+  threadN: 4,
+  vec4: true,
+  interleave: true,
+  rows: true,
+  doubleBuffer: true,
+};
+const HUGE_MATMUL: MatmulConfig = {
+  tileM: 128,
+  tileN: 128,
+  tileK: 16,
+  threadM: 8,
+  threadN: 8,
+  vec4: true,
+  padA: 4,
+  interleave: true,
+};
 /**
  * Tile-aligned large problems: per-thread rows with double buffering, which only pays on the
  * fixed path (the general kernel with the same knobs lost to HUGE_MATMUL; docs/tuning-log.md,
@@ -36,7 +73,18 @@ const HUGE_MATMUL: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 
  * 2048³ and +2-8% at 4096³ in the lab, same process; bench 43.5k / 45.0k GFLOP/s). Needs
  * 33 KB of workgroup memory: kernels/matmul.ts stages it flat on adapters with less.
  */
-const HUGE_ALIGNED: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true };
+const HUGE_ALIGNED: MatmulConfig = {
+  tileM: 128,
+  tileN: 128,
+  tileK: 16,
+  threadM: 8,
+  threadN: 8,
+  vec4: true,
+  rows: true,
+  doubleBuffer: true,
+  warpCols: 4,
+  swizzleA: true,
+};
 
 /** Whether m, n, k tile exactly under `c` (the fixed path then applies to contiguous operands). */
 export function tilesExactly(c: MatmulConfig, m: number, n: number, k: number): boolean {
@@ -44,7 +92,8 @@ export function tilesExactly(c: MatmulConfig, m: number, n: number, k: number): 
 }
 
 /** A fixed config, or a function choosing one per problem (the tuner's table plugs in here). */
-export type MatmulConfigOption = Partial<MatmulConfig> | ((m: number, n: number, k: number, batch: number) => MatmulConfig);
+export type MatmulConfigOption =
+  Partial<MatmulConfig> | ((m: number, n: number, k: number, batch: number) => MatmulConfig);
 
 /**
  * Split k (MatmulConfig.splitK) only where a workgroup's walk over k is the whole cost: the
@@ -70,9 +119,12 @@ export const DEEP_SPLIT_STEPS = 64;
 
 /** `c` with the k-split this problem's tile count and depth call for (none: `c` itself). */
 export function withSplitK(c: MatmulConfig, m: number, n: number, k: number, batch: number): MatmulConfig {
-  const threads = Math.ceil(m / c.tileM) * Math.ceil(n / c.tileN) * batch * (c.tileM / c.threadM) * (c.tileN / c.threadN);
+  const threads =
+    Math.ceil(m / c.tileM) * Math.ceil(n / c.tileN) * batch * (c.tileM / c.threadM) * (c.tileN / c.threadN);
   const steps = Math.ceil(k / c.tileK);
-  const latencyBound = (threads < SPLIT_MAX_THREADS && steps >= MIN_SPLIT_STEPS) || (threads < DEEP_SPLIT_MAX_THREADS && steps >= DEEP_SPLIT_STEPS);
+  const latencyBound =
+    (threads < SPLIT_MAX_THREADS && steps >= MIN_SPLIT_STEPS) ||
+    (threads < DEEP_SPLIT_MAX_THREADS && steps >= DEEP_SPLIT_STEPS);
   if (c.splitK !== undefined || !latencyBound) return c;
   return { ...c, splitK: Math.min(Math.ceil(SPLIT_THREADS / threads), Math.floor(steps / MIN_CHUNK_STEPS)) };
 }
@@ -90,7 +142,13 @@ function bucketOf(m: number, n: number, k: number, batch: number): MatmulConfig 
   return tilesExactly(HUGE_ALIGNED, m, n, k) ? HUGE_ALIGNED : HUGE_MATMUL;
 }
 
-export function chooseMatmulConfig(opt: MatmulConfigOption | undefined, m: number, n: number, k: number, batch: number): MatmulConfig {
+export function chooseMatmulConfig(
+  opt: MatmulConfigOption | undefined,
+  m: number,
+  n: number,
+  k: number,
+  batch: number,
+): MatmulConfig {
   if (typeof opt === 'function') return opt(m, n, k, batch);
   if (opt && Object.keys(opt).length) return { ...DEFAULT_MATMUL, ...opt };
   return bucketedMatmulConfig(m, n, k, batch);
@@ -104,7 +162,7 @@ export function workgroupBytes(c: MatmulConfig): number {
   // With a warp layout A's rows are padded the same way (kernels/matmul-plan.ts).
   const aRowPad = rows && warpColsOf(c) && ((c.tileK * c.threadM) / 4) % 2 === 0 ? (c.tileM / c.threadM) * 16 : 0;
   const bufs = rows && c.doubleBuffer ? 2 : 1;
-  return bufs * ((c.tileM + (rows ? 0 : c.padA ?? 0) + c.tileN) * c.tileK * 4 + rowPad + aRowPad);
+  return bufs * ((c.tileM + (rows ? 0 : (c.padA ?? 0)) + c.tileN) * c.tileK * 4 + rowPad + aRowPad);
 }
 
 export function validateMatmulConfig(c: MatmulConfig, limits: GPUSupportedLimits): void {
@@ -112,13 +170,16 @@ export function validateMatmulConfig(c: MatmulConfig, limits: GPUSupportedLimits
   for (const f of ['tileM', 'tileN', 'tileK', 'threadM', 'threadN'] as const) {
     if (!Number.isInteger(c[f]) || c[f] < 1) throw bad(`${f} must be a positive integer`);
   }
-  if (c.splitK !== undefined && (!Number.isInteger(c.splitK) || c.splitK < 1)) throw bad('splitK must be a positive integer');
+  if (c.splitK !== undefined && (!Number.isInteger(c.splitK) || c.splitK < 1))
+    throw bad('splitK must be a positive integer');
   const pad = c.padA ?? 0;
   if (!Number.isInteger(pad) || pad < 0) throw bad('padA must be a non-negative integer');
   if (c.tileM % c.threadM || c.tileN % c.threadN) throw bad('tileM/tileN must be multiples of threadM/threadN');
   const threads = (c.tileM / c.threadM) * (c.tileN / c.threadN);
-  if (threads > limits.maxComputeInvocationsPerWorkgroup) throw bad(`needs ${threads} threads per workgroup; the adapter allows ${limits.maxComputeInvocationsPerWorkgroup}`);
+  if (threads > limits.maxComputeInvocationsPerWorkgroup)
+    throw bad(`needs ${threads} threads per workgroup; the adapter allows ${limits.maxComputeInvocationsPerWorkgroup}`);
   if (c.tileK % 4 || c.tileN % 4) throw bad('tileK and tileN must be multiples of 4');
   const shared = workgroupBytes(c);
-  if (shared > limits.maxComputeWorkgroupStorageSize) throw bad(`needs ${shared} bytes of workgroup memory; the adapter allows ${limits.maxComputeWorkgroupStorageSize}`);
+  if (shared > limits.maxComputeWorkgroupStorageSize)
+    throw bad(`needs ${shared} bytes of workgroup memory; the adapter allows ${limits.maxComputeWorkgroupStorageSize}`);
 }

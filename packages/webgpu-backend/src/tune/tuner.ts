@@ -33,17 +33,54 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   // buffering (its pick at 1024³ there; docs/tuning-log.md, "matmul 2026-11-25").
   // (Since TUNE_VERSION 8 with A's k-rows swizzled, docs/tuning-log.md "mm2 2026-11-25".)
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true, swizzleA: true },
-  { tileM: 64, tileN: 128, tileK: 16, threadM: 4, threadN: 8, vec4: true, interleave: true, rows: true, doubleBuffer: true },
+  {
+    tileM: 64,
+    tileN: 128,
+    tileK: 16,
+    threadM: 4,
+    threadN: 8,
+    vec4: true,
+    interleave: true,
+    rows: true,
+    doubleBuffer: true,
+  },
   // The aligned fast path's large tiles (every problem below tiles exactly, so each candidate
   // is timed on the fixed path; docs/tuning-log.md, "mm 2026-11-25"), the 128x128 one with the
   // warp layout and the A swizzle since TUNE_VERSION 8 ("mm2 2026-11-25").
-  { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, rows: true, doubleBuffer: true, warpCols: 4, swizzleA: true },
-  { tileM: 128, tileN: 64, tileK: 16, threadM: 8, threadN: 4, vec4: true, interleave: true, rows: true, doubleBuffer: true },
+  {
+    tileM: 128,
+    tileN: 128,
+    tileK: 16,
+    threadM: 8,
+    threadN: 8,
+    vec4: true,
+    rows: true,
+    doubleBuffer: true,
+    warpCols: 4,
+    swizzleA: true,
+  },
+  {
+    tileM: 128,
+    tileN: 64,
+    tileK: 16,
+    threadM: 8,
+    threadN: 4,
+    vec4: true,
+    interleave: true,
+    rows: true,
+    doubleBuffer: true,
+  },
 ];
 
 /** Representative problems [m, n, k]: square sizes and the MLP example's layer shapes. */
 export const TUNE_PROBLEMS: [number, number, number][] = [
-  [128, 128, 128], [256, 256, 256], [256, 512, 784], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 1024], [4096, 4096, 1024],
+  [128, 128, 128],
+  [256, 256, 256],
+  [256, 512, 784],
+  [512, 512, 512],
+  [1024, 1024, 1024],
+  [2048, 2048, 1024],
+  [4096, 4096, 1024],
 ];
 
 export interface TunedEntry {
@@ -93,7 +130,13 @@ async function timeConfig(b: WebGPUBackend, cfg: MatmulConfig, x: NDArray, y: ND
  * interleaved rounds (the best round counts): a clock ramp then cannot favour the candidates
  * measured last. The first pass compiles each candidate and sizes its repetitions.
  */
-async function timeProblem(b: WebGPUBackend, cands: MatmulConfig[], x: NDArray, y: NDArray, minMs: number): Promise<number[]> {
+async function timeProblem(
+  b: WebGPUBackend,
+  cands: MatmulConfig[],
+  x: NDArray,
+  y: NDArray,
+  minMs: number,
+): Promise<number[]> {
   const reps: number[] = [];
   const best: number[] = [];
   for (const c of cands) {
@@ -120,7 +163,12 @@ async function timeProblem(b: WebGPUBackend, cands: MatmulConfig[], x: NDArray, 
 /** Times every candidate on every problem; the backend's own matmul choice is restored after. */
 export async function tuneMatmul(b: WebGPUBackend, opts: TuneOptions = {}): Promise<TunedTable> {
   const cands = (opts.candidates ?? MATMUL_CANDIDATES).filter((c) => {
-    try { validateMatmulConfig(c, b.limits); return true; } catch { return false; }
+    try {
+      validateMatmulConfig(c, b.limits);
+      return true;
+    } catch {
+      return false;
+    }
   });
   const entries: TunedEntry[] = [];
   const saved = b.matmulOption;
@@ -129,9 +177,12 @@ export async function tuneMatmul(b: WebGPUBackend, opts: TuneOptions = {}): Prom
       const x = NDArray.fromData(b, randomArray('uniform', m * k, 1, -1, 1), [m, k]);
       const y = NDArray.fromData(b, randomArray('uniform', k * n, 2, -1, 1), [k, n]);
       const times = await timeProblem(b, cands, x, y, opts.minMs ?? 30);
-      x.dispose(); y.dispose();
+      x.dispose();
+      y.dispose();
       let best = -1;
-      times.forEach((t, i) => { if (!Number.isNaN(t) && (best < 0 || t < times[best])) best = i; });
+      times.forEach((t, i) => {
+        if (!Number.isNaN(t) && (best < 0 || t < times[best])) best = i;
+      });
       if (best < 0) continue;
       const e = { m, n, k, cfg: cands[best], ms: times[best], times };
       entries.push(e);
@@ -154,12 +205,16 @@ export function tableChooser(t: TunedTable): (m: number, n: number, k: number, b
     let bd = Infinity;
     for (const e of t.entries) {
       const d = Math.abs(Math.log2(e.m * e.n) - lo) + 0.25 * Math.abs(Math.log2(e.k) - lk);
-      if (d < bd) { bd = d; best = e; }
+      if (d < bd) {
+        bd = d;
+        best = e;
+      }
     }
     // An entry timed on the fixed path (its problem tiled exactly) says nothing of the
     // general kernel with the same knobs (rows + double buffering lose there): a problem off
     // that tile takes the bucketed choice.
-    if (tilesExactly(best.cfg, best.m, best.n, best.k) && !tilesExactly(best.cfg, m, n, k)) return bucketedMatmulConfig(m, n, k, batch);
+    if (tilesExactly(best.cfg, best.m, best.n, best.k) && !tilesExactly(best.cfg, m, n, k))
+      return bucketedMatmulConfig(m, n, k, batch);
     // The table's problems all fill the GPU; a small-output deep-k one splits k on top.
     return withSplitK(best.cfg, m, n, k, batch);
   };

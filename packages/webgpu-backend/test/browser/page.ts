@@ -25,6 +25,10 @@ async function main(): Promise<PageReport> {
 
 const w = window as unknown as { __surfReport?: PageReport };
 main().then(
-  (r) => { w.__surfReport = r; },
-  (e: Error) => { w.__surfReport = { adapter: '', results: [], error: `${e.name}: ${e.message}` }; },
+  (r) => {
+    w.__surfReport = r;
+  },
+  (e: Error) => {
+    w.__surfReport = { adapter: '', results: [], error: `${e.name}: ${e.message}` };
+  },
 );

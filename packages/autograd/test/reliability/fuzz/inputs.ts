@@ -27,13 +27,25 @@ export function randomDType(rng: Rng): DT {
 export function randomInput(rng: Rng, shape: readonly number[], dtype: DT, gradOk = true): InputSpec {
   const n = size(shape);
   const values = Array.from({ length: n }, () =>
-    dtype === 'float32' ? (rng.chance(0.1) ? 0 : rng.int(-48, 48) / 16) : dtype === 'int32' ? rng.int(-4, 4) : rng.int(0, 1));
+    dtype === 'float32'
+      ? rng.chance(0.1)
+        ? 0
+        : rng.int(-48, 48) / 16
+      : dtype === 'int32'
+        ? rng.int(-4, 4)
+        : rng.int(0, 1),
+  );
   return { shape: shape.slice(), dtype, values, requiresGrad: gradOk && dtype === 'float32' && rng.chance(0.5) };
 }
 
 /** Builds the spec as a leaf tensor on the current backend. */
 export function materialize(spec: InputSpec): Tensor {
-  const data = spec.dtype === 'float32' ? Float32Array.from(spec.values) : spec.dtype === 'int32' ? Int32Array.from(spec.values) : Uint8Array.from(spec.values);
+  const data =
+    spec.dtype === 'float32'
+      ? Float32Array.from(spec.values)
+      : spec.dtype === 'int32'
+        ? Int32Array.from(spec.values)
+        : Uint8Array.from(spec.values);
   const flat = tensor(data, { dtype: spec.dtype });
   const t = flat.reshape(spec.shape);
   flat.dispose();

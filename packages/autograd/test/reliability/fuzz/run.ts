@@ -99,7 +99,13 @@ export async function runCase(c: FuzzCase): Promise<CaseResult> {
     owned.forEach((t) => t.dispose());
   }
   const after = memory();
-  return { steps, grads, backwardError, leakedTensors: after.tensors - before.tensors, leakedBuffers: after.buffers - before.buffers };
+  return {
+    steps,
+    grads,
+    backwardError,
+    leakedTensors: after.tensors - before.tensors,
+    leakedBuffers: after.buffers - before.buffers,
+  };
 }
 
 function errorName(e: unknown): string {
@@ -117,14 +123,26 @@ export function checkAgainstOracle(c: FuzzCase, r: CaseResult): string[] {
     const at = `${where}: step ${i + 1} ${step.desc}`;
     if (res.error !== undefined) {
       const e = res.error;
-      if (ex.kind === 'ok') { out.push(`${at}: expected a result ${JSON.stringify(ex.out)}, got ${errorName(e)}`); return; }
-      if (!(e instanceof SurfError)) { out.push(`${at}: raised a non-Surf error ${errorName(e)}`); return; }
-      if (ex.kind === 'error' && ex.type && e.name !== ex.type) out.push(`${at}: expected a ${ex.type}, got ${errorName(e)}`);
+      if (ex.kind === 'ok') {
+        out.push(`${at}: expected a result ${JSON.stringify(ex.out)}, got ${errorName(e)}`);
+        return;
+      }
+      if (!(e instanceof SurfError)) {
+        out.push(`${at}: raised a non-Surf error ${errorName(e)}`);
+        return;
+      }
+      if (ex.kind === 'error' && ex.type && e.name !== ex.type)
+        out.push(`${at}: expected a ${ex.type}, got ${errorName(e)}`);
       const missing = ex.mention.filter((m) => !e.message.includes(m));
       if (missing.length) out.push(`${at}: message does not name ${JSON.stringify(missing)}: ${errorName(e)}`);
       return;
     }
-    if (ex.kind === 'error') { out.push(`${at}: expected a ${ex.type ?? 'SurfError'} naming ${JSON.stringify(ex.mention)}, got a result of shape [${res.shape}] ${res.dtype}`); return; }
+    if (ex.kind === 'error') {
+      out.push(
+        `${at}: expected a ${ex.type ?? 'SurfError'} naming ${JSON.stringify(ex.mention)}, got a result of shape [${res.shape}] ${res.dtype}`,
+      );
+      return;
+    }
     if (ex.kind === 'ok') {
       if (JSON.stringify(res.shape) !== JSON.stringify(ex.out.shape) || res.dtype !== ex.out.dtype) {
         out.push(`${at}: got shape [${res.shape}] ${res.dtype}, expected [${ex.out.shape}] ${ex.out.dtype}`);
@@ -136,7 +154,10 @@ export function checkAgainstOracle(c: FuzzCase, r: CaseResult): string[] {
   if (r.backwardError !== undefined) out.push(`${where}: backward raised ${errorName(r.backwardError)}`);
   // Only growth counts: a drop means the garbage collector finalized something an earlier
   // case leaked (core's safety net), which can happen at any moment.
-  if (r.leakedTensors > 0 || r.leakedBuffers > 0) out.push(`${where}: leaked ${r.leakedTensors} tensors and ${r.leakedBuffers} buffers${errored(r) ? ' (after an error)' : ''}`);
+  if (r.leakedTensors > 0 || r.leakedBuffers > 0)
+    out.push(
+      `${where}: leaked ${r.leakedTensors} tensors and ${r.leakedBuffers} buffers${errored(r) ? ' (after an error)' : ''}`,
+    );
   return out;
 }
 

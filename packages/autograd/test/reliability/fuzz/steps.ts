@@ -1,6 +1,18 @@
 import { Tensor, cat, stack, where } from '@surf/autograd';
 import { InputSpec, randomDType, randomInput, randomShape } from './inputs';
-import { DT, broadcast, dimOf, dimsOf, fmt, matmulShape, promote, reducedShape, reshapeTarget, scalarDT, size } from './oracle';
+import {
+  DT,
+  broadcast,
+  dimOf,
+  dimsOf,
+  fmt,
+  matmulShape,
+  promote,
+  reducedShape,
+  reshapeTarget,
+  scalarDT,
+  size,
+} from './oracle';
 import { Rng } from './rng';
 
 /**
@@ -48,7 +60,19 @@ const j = (v: unknown) => JSON.stringify(v);
 
 // ---------------------------------------------------------------- elementwise
 
-const FLOAT_UNARY = ['exp', 'log', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'softplus', 'gelu', 'leakyRelu'] as const;
+const FLOAT_UNARY = [
+  'exp',
+  'log',
+  'sqrt',
+  'rsqrt',
+  'sin',
+  'cos',
+  'tanh',
+  'sigmoid',
+  'softplus',
+  'gelu',
+  'leakyRelu',
+] as const;
 const KEEP_UNARY = ['neg', 'abs', 'relu'] as const;
 /** Unary ops that magnify a last-bit input difference (or differ on NaN sign): exact inputs only. */
 const TOUCHY_UNARY = new Set(['exp', 'log', 'sqrt', 'rsqrt']);
@@ -62,18 +86,41 @@ const unary: Gen = (rng, x) => {
     return { op, desc: 'softplus(-1)', fresh: [], apply: (t) => t.softplus(-1), expect: err([op], 'ValueError') };
   }
   if (op === 'gelu' && rng.chance(0.2)) {
-    return { op, desc: "gelu('erf')", fresh: [], apply: (t) => t.gelu('erf' as 'none'), expect: err([op], 'ValueError') };
+    return {
+      op,
+      desc: "gelu('erf')",
+      fresh: [],
+      apply: (t) => t.gelu('erf' as 'none'),
+      expect: err([op], 'ValueError'),
+    };
   }
   if (op === 'leakyRelu' && rng.chance(0.2)) {
-    return { op, desc: "leakyRelu('x')", fresh: [], apply: (t) => t.leakyRelu('x' as unknown as number), expect: err([op], 'ValueError') };
+    return {
+      op,
+      desc: "leakyRelu('x')",
+      fresh: [],
+      apply: (t) => t.leakyRelu('x' as unknown as number),
+      expect: err([op], 'ValueError'),
+    };
   }
-  const arg = op === 'softplus' ? rng.pick([1, 2, 0.5]) : op === 'gelu' ? rng.pick(['none', 'tanh'] as const) : op === 'leakyRelu' ? rng.pick([0.01, 0.2]) : undefined;
+  const arg =
+    op === 'softplus'
+      ? rng.pick([1, 2, 0.5])
+      : op === 'gelu'
+        ? rng.pick(['none', 'tanh'] as const)
+        : op === 'leakyRelu'
+          ? rng.pick([0.01, 0.2])
+          : undefined;
   const apply = (t: Tensor): Tensor => {
     switch (op) {
-      case 'softplus': return t.softplus(arg as number);
-      case 'gelu': return t.gelu(arg as 'none' | 'tanh');
-      case 'leakyRelu': return t.leakyRelu(arg as number);
-      default: return (t[op] as () => Tensor).call(t);
+      case 'softplus':
+        return t.softplus(arg as number);
+      case 'gelu':
+        return t.gelu(arg as 'none' | 'tanh');
+      case 'leakyRelu':
+        return t.leakyRelu(arg as number);
+      default:
+        return (t[op] as () => Tensor).call(t);
     }
   };
   let expect: Expect;
@@ -127,17 +174,34 @@ const binary: Gen = (rng, x) => {
   const mode = rng.pick(['same', 'compat', 'compat', 'bad', 'scalar', 'scalar', 'junk']);
   if (mode === 'junk') {
     const junk = rng.pick([null, 'two', undefined, [1, 2]]);
-    return { op, desc: `${op}(${j(junk) ?? 'undefined'})`, fresh: [], apply: (t) => callBinary(op, t, junk as unknown as number), expect: err([op], 'ValueError') };
+    return {
+      op,
+      desc: `${op}(${j(junk) ?? 'undefined'})`,
+      fresh: [],
+      apply: (t) => callBinary(op, t, junk as unknown as number),
+      expect: err([op], 'ValueError'),
+    };
   }
   if (mode === 'scalar') {
     const v = rng.pick<number | boolean>([2, -1, 0, 0.5, -1.5, true, false]);
     const dt = binaryDType(op, x.dtype, scalarDT(v));
     return {
-      op, desc: `${op}(${v})`, fresh: [], apply: (t) => callBinary(op, t, v),
-      expect: dt === 'either' ? either(op) : ok(x.shape, dt, x.exact && (dt !== 'float32' || op === 'maximum' || op === 'minimum')),
+      op,
+      desc: `${op}(${v})`,
+      fresh: [],
+      apply: (t) => callBinary(op, t, v),
+      expect:
+        dt === 'either'
+          ? either(op)
+          : ok(x.shape, dt, x.exact && (dt !== 'float32' || op === 'maximum' || op === 'minimum')),
     };
   }
-  let shape: number[] | null = mode === 'same' ? x.shape.slice() : mode === 'compat' ? compatibleShape(rng, x.shape) : incompatibleShape(rng, x.shape);
+  let shape: number[] | null =
+    mode === 'same'
+      ? x.shape.slice()
+      : mode === 'compat'
+        ? compatibleShape(rng, x.shape)
+        : incompatibleShape(rng, x.shape);
   if (!shape) shape = x.shape.slice();
   const odt = rng.chance(0.7) ? x.dtype : randomDType(rng);
   const spec = randomInput(rng, shape, odt);
@@ -150,18 +214,23 @@ const binary: Gen = (rng, x) => {
   else if (dt === 'either') expect = either(op);
   else expect = ok(out, dt, x.exact && (dt !== 'float32' || op === 'maximum' || op === 'minimum'));
   return {
-    op, desc: `${swap ? `${fmt(shape)} ${odt}.${op}(x)` : `x.${op}(${fmt(shape)} ${odt})`}`, fresh: [spec],
-    apply: (t, [o]) => (swap ? callBinary(op, o, t) : callBinary(op, t, o)), expect,
+    op,
+    desc: `${swap ? `${fmt(shape)} ${odt}.${op}(x)` : `x.${op}(${fmt(shape)} ${odt})`}`,
+    fresh: [spec],
+    apply: (t, [o]) => (swap ? callBinary(op, o, t) : callBinary(op, t, o)),
+    expect,
   };
 };
 
 const whereGen: Gen = (rng, x) => {
   if (!x.exact && rng.chance(0.5)) return null;
-  const cshape = rng.chance(0.8) ? compatibleShape(rng, x.shape) : incompatibleShape(rng, x.shape) ?? x.shape;
+  const cshape = rng.chance(0.8) ? compatibleShape(rng, x.shape) : (incompatibleShape(rng, x.shape) ?? x.shape);
   const cdt: DT = rng.chance(0.85) ? 'bool' : 'int32';
   const cond = randomInput(rng, cshape, cdt, false);
   const useScalar = rng.chance(0.5);
-  const other = useScalar ? rng.pick([0, 1.5, -2]) : randomInput(rng, compatibleShape(rng, x.shape), rng.chance(0.7) ? x.dtype : randomDType(rng));
+  const other = useScalar
+    ? rng.pick([0, 1.5, -2])
+    : randomInput(rng, compatibleShape(rng, x.shape), rng.chance(0.7) ? x.dtype : randomDType(rng));
   const odt = typeof other === 'number' ? scalarDT(other) : other.dtype;
   const oshape = typeof other === 'number' ? [] : other.shape;
   const out = broadcast(cshape, x.shape, oshape);
@@ -170,9 +239,11 @@ const whereGen: Gen = (rng, x) => {
   else if (!out) expect = err(['where'], 'ShapeError');
   else expect = ok(out, promote(x.dtype, odt), x.exact);
   return {
-    op: 'where', desc: `where(${fmt(cshape)} ${cdt}, x, ${typeof other === 'number' ? other : `${fmt(oshape)} ${odt}`})`,
+    op: 'where',
+    desc: `where(${fmt(cshape)} ${cdt}, x, ${typeof other === 'number' ? other : `${fmt(oshape)} ${odt}`})`,
     fresh: typeof other === 'number' ? [cond] : [cond, other],
-    apply: (t, [c, o]) => where(c, t, o ?? (other as number)), expect,
+    apply: (t, [c, o]) => where(c, t, o ?? (other as number)),
+    expect,
   };
 };
 
@@ -193,24 +264,44 @@ const clampGen: Gen = (rng, x) => {
 const castGen: Gen = (rng, x) => {
   const to = rng.pick<DT | 'float64'>(['float32', 'int32', 'bool', 'float64']);
   if (to !== 'float32' && to !== 'float64' && x.dtype === 'float32' && !x.exact) return null;
-  const expect = to === 'float64' ? err(['cast', 'float64'], 'DTypeError') : ok(x.shape, to, x.exact || to === 'float32');
+  const expect =
+    to === 'float64' ? err(['cast', 'float64'], 'DTypeError') : ok(x.shape, to, x.exact || to === 'float32');
   return { op: 'cast', desc: `cast(${to})`, fresh: [], apply: (t) => t.cast(to as DT), expect };
 };
 
 // ---------------------------------------------------------------- reductions
 
 /** A dim argument: absent, valid (positive or negative), a list, or one of several bad ones. */
-function dimArg(rng: Rng, n: number, allowList: boolean): { dim: number | number[] | undefined; dims: number[] | null } {
+function dimArg(
+  rng: Rng,
+  n: number,
+  allowList: boolean,
+): { dim: number | number[] | undefined; dims: number[] | null } {
   const kind = rng.pick(['none', 'one', 'one', 'neg', 'list', 'out', 'repeat', 'frac']);
   let dim: number | number[] | undefined;
   switch (kind) {
-    case 'none': dim = undefined; break;
-    case 'one': dim = rng.int(0, Math.max(0, n - 1)); break;
-    case 'neg': dim = -rng.int(1, Math.max(1, n)); break;
-    case 'list': dim = allowList ? rng.shuffle(Array.from({ length: n }, (_, i) => i)).slice(0, rng.int(0, n)) : rng.int(0, Math.max(0, n - 1)); break;
-    case 'out': dim = rng.chance(0.5) ? n : -n - 1; break;
-    case 'repeat': dim = allowList && n > 0 ? [0, -n] : n + 2; break;
-    default: dim = 0.5;
+    case 'none':
+      dim = undefined;
+      break;
+    case 'one':
+      dim = rng.int(0, Math.max(0, n - 1));
+      break;
+    case 'neg':
+      dim = -rng.int(1, Math.max(1, n));
+      break;
+    case 'list':
+      dim = allowList
+        ? rng.shuffle(Array.from({ length: n }, (_, i) => i)).slice(0, rng.int(0, n))
+        : rng.int(0, Math.max(0, n - 1));
+      break;
+    case 'out':
+      dim = rng.chance(0.5) ? n : -n - 1;
+      break;
+    case 'repeat':
+      dim = allowList && n > 0 ? [0, -n] : n + 2;
+      break;
+    default:
+      dim = 0.5;
   }
   return { dim, dims: dimsOf(dim, n) };
 }
@@ -225,9 +316,12 @@ const reduceGen: Gen = (rng, x) => {
   const correction = rng.pick([0, 1]);
   const apply = (t: Tensor): Tensor => {
     switch (op) {
-      case 'var': return t.var(dim, keepdim, correction);
-      case 'std': return t.std(dim, keepdim, correction);
-      default: return (t[op] as (d?: number | number[], k?: boolean) => Tensor).call(t, dim, keepdim);
+      case 'var':
+        return t.var(dim, keepdim, correction);
+      case 'std':
+        return t.std(dim, keepdim, correction);
+      default:
+        return (t[op] as (d?: number | number[], k?: boolean) => Tensor).call(t, dim, keepdim);
     }
   };
   const desc = `${op}(${j(dim)}, ${keepdim}${op === 'var' || op === 'std' ? `, ${correction}` : ''})`;
@@ -243,7 +337,8 @@ const reduceGen: Gen = (rng, x) => {
       if (x.dtype === 'bool') expect = err([op, 'bool'], 'DTypeError');
       else if (empty) expect = err([op], 'ValueError');
       else expect = ok(shape, x.dtype, x.exact);
-    } else if (op === 'sum') expect = ok(shape, x.dtype === 'float32' ? 'float32' : 'int32', x.exact && x.dtype !== 'float32');
+    } else if (op === 'sum')
+      expect = ok(shape, x.dtype === 'float32' ? 'float32' : 'int32', x.exact && x.dtype !== 'float32');
     else if (op === 'logsumexp' && empty) expect = either(op);
     else expect = ok(shape, 'float32', false);
   }
@@ -303,18 +398,32 @@ const reshapeGen: Gen = (rng, x) => {
   else target = [-2, -n];
   const res = reshapeTarget(target, n);
   const expect = res ? ok(res, x.dtype, x.exact) : err(kind === 'bad' ? [op, fmt(x.shape)] : [op], 'ShapeError');
-  return { op, desc: `${op}(${j(target)})`, fresh: [], apply: (t) => (op === 'view' ? t.view(target) : t.reshape(target)), expect };
+  return {
+    op,
+    desc: `${op}(${j(target)})`,
+    fresh: [],
+    apply: (t) => (op === 'view' ? t.view(target) : t.reshape(target)),
+    expect,
+  };
 };
 
 const permuteGen: Gen = (rng, x) => {
   const n = x.shape.length;
   const kind = rng.pick(['perm', 'perm', 'perm', 'short', 'repeat', 'transpose', 'T']);
   if (kind === 'T') {
-    return { op: 'T', desc: 'T', fresh: [], apply: (t) => t.T, expect: ok(x.shape.slice().reverse(), x.dtype, x.exact) };
+    return {
+      op: 'T',
+      desc: 'T',
+      fresh: [],
+      apply: (t) => t.T,
+      expect: ok(x.shape.slice().reverse(), x.dtype, x.exact),
+    };
   }
   if (kind === 'transpose') {
-    const a = rng.int(-n - 1, n), b = rng.int(-n, Math.max(0, n - 1));
-    const da = dimOf(a, n), db = dimOf(b, n);
+    const a = rng.int(-n - 1, n),
+      b = rng.int(-n, Math.max(0, n - 1));
+    const da = dimOf(a, n),
+      db = dimOf(b, n);
     let expect: Expect;
     if (da === null || db === null) expect = err(['transpose'], 'ShapeError');
     else {
@@ -329,7 +438,13 @@ const permuteGen: Gen = (rng, x) => {
   if (kind === 'repeat' && n >= 2) order[1] = order[0];
   const dims = order.map((d) => dimOf(d, n));
   const valid = order.length === n && dims.every((d) => d !== null) && new Set(dims).size === n;
-  const expect = valid ? ok(dims.map((d) => x.shape[d!]), x.dtype, x.exact) : err(['permute'], 'ShapeError');
+  const expect = valid
+    ? ok(
+        dims.map((d) => x.shape[d!]),
+        x.dtype,
+        x.exact,
+      )
+    : err(['permute'], 'ShapeError');
   return { op: 'permute', desc: `permute(${j(order)})`, fresh: [], apply: (t) => t.permute(order), expect };
 };
 
@@ -347,14 +462,24 @@ const expandGen: Gen = (rng, x) => {
   const out: number[] = [];
   target.forEach((d, i) => {
     const src = i >= lead ? x.shape[i - lead] : null;
-    if (src === null) { if (d < 0) valid = false; out.push(d); return; }
+    if (src === null) {
+      if (d < 0) valid = false;
+      out.push(d);
+      return;
+    }
     const r = d === -1 ? src : d;
     if (!(src === r || src === 1) || r < 0) valid = false;
     out.push(r);
   });
   const op = rng.chance(0.8) ? 'expand' : 'broadcastTo';
   const expect = valid ? ok(out, x.dtype, x.exact) : err([op], 'ShapeError');
-  return { op, desc: `${op}(${j(target)})`, fresh: [], apply: (t) => (op === 'expand' ? t.expand(target) : t.broadcastTo(target)), expect };
+  return {
+    op,
+    desc: `${op}(${j(target)})`,
+    fresh: [],
+    apply: (t) => (op === 'expand' ? t.expand(target) : t.broadcastTo(target)),
+    expect,
+  };
 };
 
 const padGen: Gen = (rng, x) => {
@@ -364,7 +489,13 @@ const padGen: Gen = (rng, x) => {
   if (kind === 'negative' && n > 0) widths[rng.int(0, n - 1)] = [-1, 0];
   if (kind === 'count') widths = widths.concat([[1, 1]]);
   const valid = widths.length === n && widths.every(([a, b]) => a >= 0 && b >= 0);
-  const expect = valid ? ok(x.shape.map((d, i) => d + widths[i][0] + widths[i][1]), x.dtype, x.exact) : err(['pad']);
+  const expect = valid
+    ? ok(
+        x.shape.map((d, i) => d + widths[i][0] + widths[i][1]),
+        x.dtype,
+        x.exact,
+      )
+    : err(['pad']);
   return { op: 'pad', desc: `pad(${j(widths)})`, fresh: [], apply: (t) => t.pad(widths), expect };
 };
 
@@ -381,7 +512,13 @@ const narrowGen: Gen = (rng, x) => {
   const shape = x.shape.slice();
   shape[d] = length;
   const expect = valid ? ok(shape, x.dtype, x.exact) : err(['narrow', fmt(x.shape)], 'ShapeError');
-  return { op: 'narrow', desc: `narrow(${dim}, ${start}, ${length})`, fresh: [], apply: (t) => t.narrow(dim, start, length), expect };
+  return {
+    op: 'narrow',
+    desc: `narrow(${dim}, ${start}, ${length})`,
+    fresh: [],
+    apply: (t) => t.narrow(dim, start, length),
+    expect,
+  };
 };
 
 const flipGen: Gen = (rng, x) => {
@@ -401,12 +538,26 @@ const squeezeGen: Gen = (rng, x) => {
     const d = dimOf(dim, n + 1);
     const shape = x.shape.slice();
     if (d !== null) shape.splice(d, 0, 1);
-    return { op: 'unsqueeze', desc: `unsqueeze(${dim})`, fresh: [], apply: (t) => t.unsqueeze(dim), expect: d === null ? err(['unsqueeze'], 'ShapeError') : ok(shape, x.dtype, x.exact) };
+    return {
+      op: 'unsqueeze',
+      desc: `unsqueeze(${dim})`,
+      fresh: [],
+      apply: (t) => t.unsqueeze(dim),
+      expect: d === null ? err(['unsqueeze'], 'ShapeError') : ok(shape, x.dtype, x.exact),
+    };
   }
   const dim = rng.chance(0.3) ? undefined : rng.int(-n - 1, n);
   const dims = dim === undefined ? x.shape.map((_, i) => i) : dimsOf(dim, n);
-  const expect = dims === null ? (n === 0 ? either('squeeze') : err(['squeeze'], 'ShapeError'))
-    : ok(x.shape.filter((s, i) => !(s === 1 && dims.includes(i))), x.dtype, x.exact);
+  const expect =
+    dims === null
+      ? n === 0
+        ? either('squeeze')
+        : err(['squeeze'], 'ShapeError')
+      : ok(
+          x.shape.filter((s, i) => !(s === 1 && dims.includes(i))),
+          x.dtype,
+          x.exact,
+        );
   return { op: 'squeeze', desc: `squeeze(${dim})`, fresh: [], apply: (t) => t.squeeze(dim), expect };
 };
 
@@ -417,10 +568,16 @@ const flattenGen: Gen = (rng, x) => {
   let expect: Expect;
   if (n === 0) expect = ok([1], x.dtype, x.exact);
   else {
-    const da = dimOf(a, n), db = dimOf(b, n);
+    const da = dimOf(a, n),
+      db = dimOf(b, n);
     if (da === null || db === null) expect = err(['flatten'], 'ShapeError');
     else if (da > db) expect = err(['flatten'], 'ValueError');
-    else expect = ok([...x.shape.slice(0, da), size(x.shape.slice(da, db + 1)), ...x.shape.slice(db + 1)], x.dtype, x.exact);
+    else
+      expect = ok(
+        [...x.shape.slice(0, da), size(x.shape.slice(da, db + 1)), ...x.shape.slice(db + 1)],
+        x.dtype,
+        x.exact,
+      );
   }
   return { op: 'flatten', desc: `flatten(${a}, ${b})`, fresh: [], apply: (t) => t.flatten(a, b), expect };
 };
@@ -451,9 +608,10 @@ const joinGen: Gen = (rng, x) => {
   if (op === 'cat' && n === 0) expect = err(['cat']);
   else if (d === null) expect = err([op], 'ShapeError');
   else {
-    const okShapes = op === 'cat'
-      ? shapes.every((s) => s.length === n && s.every((v, i) => i === d || v === x.shape[i]))
-      : shapes.every((s) => s.length === n && s.every((v, i) => v === x.shape[i]));
+    const okShapes =
+      op === 'cat'
+        ? shapes.every((s) => s.length === n && s.every((v, i) => i === d || v === x.shape[i]))
+        : shapes.every((s) => s.length === n && s.every((v, i) => v === x.shape[i]));
     const dt = promote(x.dtype, ...specs.map((s) => s.dtype));
     if (!okShapes) expect = err([op, fmt(x.shape)], 'ShapeError');
     else if (op === 'cat') {
@@ -467,8 +625,11 @@ const joinGen: Gen = (rng, x) => {
     }
   }
   return {
-    op, desc: `${op}([x, ${specs.map((s) => `${fmt(s.shape)} ${s.dtype}`).join(', ')}], ${dim})`, fresh: specs,
-    apply: (t, fr) => (op === 'cat' ? cat([t, ...fr], dim) : stack([t, ...fr], dim)), expect,
+    op,
+    desc: `${op}([x, ${specs.map((s) => `${fmt(s.shape)} ${s.dtype}`).join(', ')}], ${dim})`,
+    fresh: specs,
+    apply: (t, fr) => (op === 'cat' ? cat([t, ...fr], dim) : stack([t, ...fr], dim)),
+    expect,
   };
 };
 
@@ -487,19 +648,33 @@ const indexGen: Gen = (rng, x) => {
     const valid = list.every((v) => v >= 0 && v < len);
     shape[d] = list.length;
     return {
-      op: 'indexSelect', desc: `indexSelect(${dim}, ${j(list)})`, fresh: [], apply: (t) => t.indexSelect(dim, list),
+      op: 'indexSelect',
+      desc: `indexSelect(${dim}, ${j(list)})`,
+      fresh: [],
+      apply: (t) => t.indexSelect(dim, list),
       expect: valid ? ok(shape, x.dtype, x.exact) : err(['indexSelect', fmt(x.shape)], 'ValueError'),
     };
   }
   // A tensor index is not read back on the host: out-of-range rows read as 0 (documented).
   const dt: DT = kind === 'float' ? 'float32' : 'int32';
   const ishape = kind === 'twod' ? [1, idx.length] : [idx.length];
-  const spec: InputSpec = { shape: ishape, dtype: dt, values: idx.map((v) => (rng.chance(0.1) ? v + len : v)), requiresGrad: false };
+  const spec: InputSpec = {
+    shape: ishape,
+    dtype: dt,
+    values: idx.map((v) => (rng.chance(0.1) ? v + len : v)),
+    requiresGrad: false,
+  };
   let expect: Expect;
   if (kind === 'float') expect = err(['indexSelect', 'float32'], 'DTypeError');
   else if (kind === 'twod') expect = err(['indexSelect', fmt(ishape)], 'ShapeError');
   else expect = ok(shape, x.dtype, x.exact);
-  return { op: 'indexSelect', desc: `indexSelect(${dim}, ${fmt(ishape)} ${dt} tensor ${j(spec.values)})`, fresh: [spec], apply: (t, [i]) => t.indexSelect(dim, i), expect };
+  return {
+    op: 'indexSelect',
+    desc: `indexSelect(${dim}, ${fmt(ishape)} ${dt} tensor ${j(spec.values)})`,
+    fresh: [spec],
+    apply: (t, [i]) => t.indexSelect(dim, i),
+    expect,
+  };
 };
 
 const matmulGen: Gen = (rng, x) => {
@@ -524,7 +699,13 @@ const matmulGen: Gen = (rng, x) => {
     const out = matmulShape(s, shape);
     expect = out ? ok(out, 'float32', false) : err(['matmul', fmt(s), fmt(shape)], 'ShapeError');
   }
-  return { op, desc: `${op}(${fmt(shape)} ${odt})`, fresh: [spec], apply: (t, [o]) => (op === 'dot' ? t.dot(o) : t.matmul(o)), expect };
+  return {
+    op,
+    desc: `${op}(${fmt(shape)} ${odt})`,
+    fresh: [spec],
+    apply: (t, [o]) => (op === 'dot' ? t.dot(o) : t.matmul(o)),
+    expect,
+  };
 };
 
 /** Using a disposed tensor must name the op and the tensor's shape. */
@@ -533,21 +714,48 @@ const disposedGen: Gen = (rng, x) => {
   const apply = (t: Tensor): Tensor => {
     t.dispose();
     switch (use) {
-      case 'add': return t.add(1);
-      case 'sum': return t.sum();
-      case 'reshape': return t.reshape(-1);
-      default: return t.matmul(t);
+      case 'add':
+        return t.add(1);
+      case 'sum':
+        return t.sum();
+      case 'reshape':
+        return t.reshape(-1);
+      default:
+        return t.matmul(t);
     }
   };
-  return { op: use, desc: `dispose() then ${use}`, fresh: [], apply, expect: err([use, fmt(x.shape)], 'DisposedError') };
+  return {
+    op: use,
+    desc: `dispose() then ${use}`,
+    fresh: [],
+    apply,
+    expect: err([use, fmt(x.shape)], 'DisposedError'),
+  };
 };
 
 /** Generators with their weights. */
 export const GENERATORS: readonly [Gen, number][] = [
-  [unary, 6], [binary, 10], [whereGen, 2], [clampGen, 1], [castGen, 2],
-  [reduceGen, 6], [argGen, 2], [softmaxGen, 2],
-  [reshapeGen, 3], [permuteGen, 3], [expandGen, 2], [padGen, 2], [narrowGen, 2], [flipGen, 1], [squeezeGen, 2], [flattenGen, 1], [copyGen, 1],
-  [joinGen, 2], [indexGen, 2], [matmulGen, 4], [disposedGen, 0.5],
+  [unary, 6],
+  [binary, 10],
+  [whereGen, 2],
+  [clampGen, 1],
+  [castGen, 2],
+  [reduceGen, 6],
+  [argGen, 2],
+  [softmaxGen, 2],
+  [reshapeGen, 3],
+  [permuteGen, 3],
+  [expandGen, 2],
+  [padGen, 2],
+  [narrowGen, 2],
+  [flipGen, 1],
+  [squeezeGen, 2],
+  [flattenGen, 1],
+  [copyGen, 1],
+  [joinGen, 2],
+  [indexGen, 2],
+  [matmulGen, 4],
+  [disposedGen, 0.5],
 ];
 
 export function randomStep(rng: Rng, x: Val): Step {

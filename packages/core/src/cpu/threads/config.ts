@@ -47,16 +47,29 @@ export function cpuThreads(): number {
 
 /** Changes the thread settings; a new thread count replaces the pool. */
 export function setCpuThreads(opts: ThreadOptions): void {
-  if (opts === null || typeof opts !== 'object') throw new ValueError(`setCpuThreads: expected an options object { threads?, minMatmulFlops?, minElementwise?, spin?, chunksPerThread? }, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object')
+    throw new ValueError(
+      `setCpuThreads: expected an options object { threads?, minMatmulFlops?, minElementwise?, spin?, chunksPerThread? }, got ${String(opts)}`,
+    );
   const { threads, minMatmulFlops, minElementwise, spin, chunksPerThread } = opts;
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > 65)) {
     throw new ValueError(`cpu threads: expected an integer from 1 to 65, got ${String(threads)}`);
   }
-  for (const [name, v] of [['minMatmulFlops', minMatmulFlops], ['minElementwise', minElementwise], ['spin', spin]] as const) {
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new ValueError(`cpu threads: ${name} must be a number ≥ 0, got ${String(v)}`);
+  for (const [name, v] of [
+    ['minMatmulFlops', minMatmulFlops],
+    ['minElementwise', minElementwise],
+    ['spin', spin],
+  ] as const) {
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0))
+      throw new ValueError(`cpu threads: ${name} must be a number ≥ 0, got ${String(v)}`);
   }
-  if (chunksPerThread !== undefined && !(Number.isInteger(chunksPerThread) && chunksPerThread >= 1 && chunksPerThread <= 64)) {
-    throw new ValueError(`cpu threads: chunksPerThread must be an integer from 1 to 64, got ${String(chunksPerThread)}`);
+  if (
+    chunksPerThread !== undefined &&
+    !(Number.isInteger(chunksPerThread) && chunksPerThread >= 1 && chunksPerThread <= 64)
+  ) {
+    throw new ValueError(
+      `cpu threads: chunksPerThread must be an integer from 1 to 64, got ${String(chunksPerThread)}`,
+    );
   }
   if (minMatmulFlops !== undefined) settings.minMatmulFlops = minMatmulFlops;
   if (minElementwise !== undefined) settings.minElementwise = minElementwise;

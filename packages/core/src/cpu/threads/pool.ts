@@ -36,12 +36,21 @@ export class ThreadPool {
   chunksPerThread = 3;
 
   /** `size` workers besides the calling thread; `spin`: polls of the generation before a worker sleeps. */
-  constructor(readonly arena: Arena, readonly size: number, spin = 20000) {
+  constructor(
+    readonly arena: Arena,
+    readonly size: number,
+    spin = 20000,
+  ) {
     if (!arena.shared) throw new BackendError('cpu threads: the arena is not a shared memory');
     Atomics.store(this.ctrl, CTRL.NEXT, -1);
     for (let i = 0; i < size; i++) {
-      const w = spawnWorker((e) => { this.failed = e; });
-      if (!w) { this.terminate(); throw new BackendError('cpu threads: this engine cannot start workers'); }
+      const w = spawnWorker((e) => {
+        this.failed = e;
+      });
+      if (!w) {
+        this.terminate();
+        throw new BackendError('cpu threads: this engine cannot start workers');
+      }
       w.post({ memory: arena.memory, ctrl: this.ctrl.buffer, spin });
       this.workers.push(w);
     }
@@ -49,7 +58,9 @@ export class ThreadPool {
 
   /** Whether every worker has started (jobs before that run on the calling thread alone). */
   get ready(): boolean {
-    return this.failed === null && this.workers.length === this.size && Atomics.load(this.ctrl, CTRL.READY) === this.size;
+    return (
+      this.failed === null && this.workers.length === this.size && Atomics.load(this.ctrl, CTRL.READY) === this.size
+    );
   }
 
   /** Resolves when every worker has started; rejects after `timeoutMs` or a worker error. */
@@ -57,7 +68,8 @@ export class ThreadPool {
     const t0 = Date.now();
     while (!this.ready) {
       if (this.failed !== null) throw new BackendError(`cpu threads: a worker failed to start: ${String(this.failed)}`);
-      if (Date.now() - t0 > timeoutMs) throw new BackendError(`cpu threads: workers did not start within ${timeoutMs} ms`);
+      if (Date.now() - t0 > timeoutMs)
+        throw new BackendError(`cpu threads: workers did not start within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 2));
     }
   }
@@ -71,7 +83,8 @@ export class ThreadPool {
   private checkError(): void {
     if (!Atomics.load(this.ctrl, CTRL.ERROR)) return;
     let text = '';
-    for (let i = CTRL.TEXT; this.ctrl[i] !== 0 && i < CTRL.TEXT + CTRL.TEXT_CHARS; i++) text += String.fromCharCode(this.ctrl[i]);
+    for (let i = CTRL.TEXT; this.ctrl[i] !== 0 && i < CTRL.TEXT + CTRL.TEXT_CHARS; i++)
+      text += String.fromCharCode(this.ctrl[i]);
     Atomics.store(this.ctrl, CTRL.ERROR, 0);
     throw new BackendError(`cpu threads: a kernel failed on a worker thread: ${text}`);
   }
@@ -95,7 +108,8 @@ export class ThreadPool {
     Atomics.add(this.ctrl, CTRL.LOADS, 1);
     this.wake();
     // Every worker must have it before any job names it.
-    for (let p = Atomics.load(this.ctrl, CTRL.PENDING); p !== 0; p = Atomics.load(this.ctrl, CTRL.PENDING)) Atomics.wait(this.ctrl, CTRL.PENDING, p);
+    for (let p = Atomics.load(this.ctrl, CTRL.PENDING); p !== 0; p = Atomics.load(this.ctrl, CTRL.PENDING))
+      Atomics.wait(this.ctrl, CTRL.PENDING, p);
     this.checkError();
     this.ids.set(mod, id);
     this.local[id] = fn;
@@ -153,7 +167,8 @@ export class ThreadPool {
     }
     // A short spin, then sleep: the last chunks are usually microseconds from done.
     for (let s = 0; s < 4000 && Atomics.load(this.ctrl, CTRL.DONE) < n; s++);
-    for (let d = Atomics.load(this.ctrl, CTRL.DONE); d < n; d = Atomics.load(this.ctrl, CTRL.DONE)) Atomics.wait(this.ctrl, CTRL.DONE, d);
+    for (let d = Atomics.load(this.ctrl, CTRL.DONE); d < n; d = Atomics.load(this.ctrl, CTRL.DONE))
+      Atomics.wait(this.ctrl, CTRL.DONE, d);
     // Closed: a worker waking late finds nothing to claim.
     Atomics.store(this.ctrl, CTRL.NEXT, -1);
     if (err) {

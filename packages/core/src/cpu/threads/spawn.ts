@@ -21,7 +21,8 @@ interface NodeWorker {
 }
 type NodeWorkerCtor = new (src: string, opts: { eval: boolean }) => NodeWorker;
 
-const isNode = () => typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
+const isNode = () =>
+  typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
 
 /**
  * Whether this thread may block in Atomics.wait, which the synchronous backend needs to wait
@@ -54,7 +55,11 @@ export function spawnWorker(onError: (e: unknown) => void): WorkerHandle | null 
     w.on('error', onError);
     return { post: (m) => w.postMessage(m), terminate: () => void w.terminate() };
   }
-  const g = globalThis as { Worker?: new (url: string) => { postMessage(m: unknown): void; terminate(): void; onerror: unknown }; Blob?: typeof Blob; URL?: typeof URL };
+  const g = globalThis as {
+    Worker?: new (url: string) => { postMessage(m: unknown): void; terminate(): void; onerror: unknown };
+    Blob?: typeof Blob;
+    URL?: typeof URL;
+  };
   if (typeof g.Worker !== 'function' || typeof g.Blob !== 'function' || !g.URL) return null;
   // One URL for every worker, kept: revoking it could race the worker's own fetch.
   blobUrl ??= g.URL.createObjectURL(new g.Blob([WORKER_SOURCE], { type: 'text/javascript' }));

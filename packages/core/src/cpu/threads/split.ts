@@ -33,7 +33,8 @@ export interface GemmPart {
  * (an L2-bandwidth-bound chunk for the MLP's 784 × 128 weight).
  */
 export function planGemm(m: number, n: number, mr: number, nr: number, parts: number): GemmPart[] {
-  const rowUnits = Math.ceil(m / mr), colUnits = Math.ceil(n / nr);
+  const rowUnits = Math.ceil(m / mr),
+    colUnits = Math.ceil(n / nr);
   const largest = (units: number) => Math.ceil(units / Math.min(parts, units)) / units;
   if (colUnits >= parts || largest(colUnits) <= largest(rowUnits)) {
     return splitRange(colUnits, parts).map(([s, e]) => ({ r0: 0, r1: m, c0: s * nr, c1: Math.min(n, e * nr) }));

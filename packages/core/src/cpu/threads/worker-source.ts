@@ -15,7 +15,22 @@
  *   claims nothing; the caller claims chunks too, and a thread the OS holds back gets fewer.
  *   Each finished chunk counts up DONE, which the caller waits for.
  */
-export const CTRL = { GEN: 0, PENDING: 1, READY: 2, ERROR: 3, QUIT: 4, NEXT: 5, JOB: 6, CHUNKS: 7, DONE: 8, LOADS: 9, LOAD_AT: 10, TEXT: 16, TEXT_CHARS: 255, WORDS: 272 } as const;
+export const CTRL = {
+  GEN: 0,
+  PENDING: 1,
+  READY: 2,
+  ERROR: 3,
+  QUIT: 4,
+  NEXT: 5,
+  JOB: 6,
+  CHUNKS: 7,
+  DONE: 8,
+  LOADS: 9,
+  LOAD_AT: 10,
+  TEXT: 16,
+  TEXT_CHARS: 255,
+  WORDS: 272,
+} as const;
 
 // Kept compact by hand (bundlers do not minify a string); the steps are described above.
 export const WORKER_SOURCE = `(function(){var C=${JSON.stringify(CTRL)};

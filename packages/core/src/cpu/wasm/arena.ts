@@ -69,7 +69,8 @@ export class Arena {
       // A freed block up to twice the size before growing: shapes that change slowly (a last
       // smaller batch) reuse memory instead of piling up new blocks.
       let best = 0;
-      for (const [s, list] of this.freeBySize) if (s > size && s <= 2 * size && list.length > 0 && (best === 0 || s < best)) best = s;
+      for (const [s, list] of this.freeBySize)
+        if (s > size && s <= 2 * size && list.length > 0 && (best === 0 || s < best)) best = s;
       if (best) return this.take(this.freeBySize.get(best)!.pop()!, best);
       at = this.top;
       if (!this.ensure(at + size)) return 0;

@@ -39,12 +39,23 @@ export function supportedByWasm(e: Expr, inDT: readonly DType[]): boolean {
  * stack). eq and lt give all-ones lanes, which `where` uses as a bitselect mask.
  */
 type Push = () => void;
-const un = (op: (c: Code) => Code) => (c: Code, a: Push) => { a(); op(c); };
-const bin = (op: (c: Code) => Code) => (c: Code, a: Push, b: Push) => { a(); b(); op(c); };
+const un = (op: (c: Code) => Code) => (c: Code, a: Push) => {
+  a();
+  op(c);
+};
+const bin = (op: (c: Code) => Code) => (c: Code, a: Push, b: Push) => {
+  a();
+  b();
+  op(c);
+};
 const SIMD_OPS: Record<SimdOp, (c: Code, a: Push, b: Push) => void> = {
   neg: un((c) => c.f32x4Neg()),
   sqrt: un((c) => c.f32x4Sqrt()),
-  recip: (c, a) => { c.f32Const(1).f32x4Splat(); a(); c.f32x4Div(); },
+  recip: (c, a) => {
+    c.f32Const(1).f32x4Splat();
+    a();
+    c.f32x4Div();
+  },
   floor: un((c) => c.f32x4Floor()),
   ceil: un((c) => c.f32x4Ceil()),
   round: un((c) => c.f32x4Nearest()), // half to even, as the table's round
@@ -65,7 +76,8 @@ export type WasmKind = 'u' | 'c' | 'z';
 
 export function buildElementwiseModule(outs: readonly Expr[], kinds: readonly WasmKind[]): Uint8Array<ArrayBuffer> {
   const nIn = kinds.length;
-  const ROWS = 0, INNER = 1;
+  const ROWS = 0,
+    INNER = 1;
   const inP = (i: number) => 2 + 2 * i;
   const inRS = (i: number) => 3 + 2 * i;
   const outP = (k: number) => 2 + 2 * nIn + 2 * k;
@@ -73,7 +85,10 @@ export function buildElementwiseModule(outs: readonly Expr[], kinds: readonly Wa
   const CP = 2 + 2 * nIn + 2 * outs.length;
   const params: ValType[] = new Array(CP + 1).fill(I32);
   const locals: ValType[] = [];
-  const local = (t: ValType) => { locals.push(t); return params.length + locals.length - 1; };
+  const local = (t: ValType) => {
+    locals.push(t);
+    return params.length + locals.length - 1;
+  };
   const o = local(I32);
   const c = new Code();
   // Scalar inputs and constants are splatted once, before the loops; column inputs per row.
@@ -87,30 +102,56 @@ export function buildElementwiseModule(outs: readonly Expr[], kinds: readonly Wa
   // so `where` can push its branches before its mask (bitselect's order) while constants keep
   // their pre-order numbers (exprKey's, which is the order of their values at `consts`).
   const counter = { next: 0 };
-  const bodies = outs.map((e) => foldExpr<Push>(e, kinds.map(() => 'float32'), {
-    input: (i) => () => { if (kinds[i] !== 'u') c.get(splat[i]); else c.get(inP(i)).get(o).i32Add().v128Load(); },
-    const: (_, __, slot) => () => c.get(constLocals[slot]),
-    cast: (a) => a,
-    unary: (op, a) => () => SIMD_OPS[op as SimdOp](c, a, a),
-    binary: (op, a, b) => () => SIMD_OPS[op as SimdOp](c, a, b),
-    where: (m, a, b) => () => { a(); b(); m(); c.v128Bitselect(); },
-  }, counter).value);
+  const bodies = outs.map(
+    (e) =>
+      foldExpr<Push>(
+        e,
+        kinds.map(() => 'float32'),
+        {
+          input: (i) => () => {
+            if (kinds[i] !== 'u') c.get(splat[i]);
+            else c.get(inP(i)).get(o).i32Add().v128Load();
+          },
+          const: (_, __, slot) => () => c.get(constLocals[slot]),
+          cast: (a) => a,
+          unary: (op, a) => () => SIMD_OPS[op as SimdOp](c, a, a),
+          binary: (op, a, b) => () => SIMD_OPS[op as SimdOp](c, a, b),
+          where: (m, a, b) => () => {
+            a();
+            b();
+            m();
+            c.v128Bitselect();
+          },
+        },
+        counter,
+      ).value,
+  );
   const constLocals: number[] = [];
   for (let j = 0; j < counter.next; j++) {
     constLocals.push(local(V128));
-    c.get(CP).v128Load32Splat(4 * j).set(constLocals[j]);
+    c.get(CP)
+      .v128Load32Splat(4 * j)
+      .set(constLocals[j]);
   }
   c.block();
   c.get(ROWS).i32Eqz().brIf(0);
   c.get(INNER).i32Eqz().brIf(0);
   c.loop(); // rows
-  kinds.forEach((s, i) => { if (s === 'c') c.get(inP(i)).v128Load32Splat().set(splat[i]); });
+  kinds.forEach((s, i) => {
+    if (s === 'c') c.get(inP(i)).v128Load32Splat().set(splat[i]);
+  });
   c.i32Const(0).set(o);
   c.loop(); // inner, 16 bytes a step
-  bodies.forEach((push, k) => { c.get(outP(k)).get(o).i32Add(); push(); c.v128Store(); });
+  bodies.forEach((push, k) => {
+    c.get(outP(k)).get(o).i32Add();
+    push();
+    c.v128Store();
+  });
   c.get(o).i32Const(16).i32Add().tee(o).get(INNER).i32LtS().brIf(0);
   c.end();
-  kinds.forEach((s, i) => { if (s !== 'z') c.get(inP(i)).get(inRS(i)).i32Add().set(inP(i)); });
+  kinds.forEach((s, i) => {
+    if (s !== 'z') c.get(inP(i)).get(inRS(i)).i32Add().set(inP(i));
+  });
   outs.forEach((_, k) => c.get(outP(k)).get(outRS(k)).i32Add().set(outP(k)));
   c.get(ROWS).i32Const(1).i32Sub().tee(ROWS).brIf(0);
   c.end().end();

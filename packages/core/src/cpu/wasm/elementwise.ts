@@ -56,11 +56,17 @@ export class WasmElementwise {
 
   /** The runner on the shared arena, or null where WebAssembly SIMD is missing. */
   static get(): WasmElementwise | null {
-    if (WasmElementwise.instance === undefined) WasmElementwise.instance = hasWasmSimd() ? new WasmElementwise(sharedArena()) : null;
+    if (WasmElementwise.instance === undefined)
+      WasmElementwise.instance = hasWasmSimd() ? new WasmElementwise(sharedArena()) : null;
     return WasmElementwise.instance;
   }
 
-  private kernel(key: string, outs: readonly Expr[], inDT: readonly DType[], kinds: readonly WasmKind[]): Kernel | null {
+  private kernel(
+    key: string,
+    outs: readonly Expr[],
+    inDT: readonly DType[],
+    kinds: readonly WasmKind[],
+  ): Kernel | null {
     const full = `${key}|${kinds.join('')}`;
     let k = this.kernels.get(full);
     if (k === undefined) {
@@ -73,7 +79,11 @@ export class WasmElementwise {
             mod = { mod: new WebAssembly.Module(bytes), bytes };
             modules.set(full, mod);
           }
-          if (mod) k = { ...mod, fn: new WebAssembly.Instance(mod.mod, { env: { memory: this.arena.memory } }).exports.run as RunFn };
+          if (mod)
+            k = {
+              ...mod,
+              fn: new WebAssembly.Instance(mod.mod, { env: { memory: this.arena.memory } }).exports.run as RunFn,
+            };
         } catch {
           modules.set(full, null);
           k = null;
@@ -90,7 +100,16 @@ export class WasmElementwise {
    * form or memory cannot grow; the caller then runs the JS kernel. `key` names the
    * expression and dtypes (the JS kernel's cache key).
    */
-  run(key: string, outs: readonly Expr[], outArrays: Float32Array[], inputs: readonly Operand2d[], inDT: readonly DType[], rows: number, inner: number, consts: readonly number[]): boolean {
+  run(
+    key: string,
+    outs: readonly Expr[],
+    outArrays: Float32Array[],
+    inputs: readonly Operand2d[],
+    inDT: readonly DType[],
+    rows: number,
+    inner: number,
+    consts: readonly number[],
+  ): boolean {
     return this.exec(key, outs, inputs, inDT, rows, inner, consts, 16, outArrays);
   }
 
@@ -98,11 +117,31 @@ export class WasmElementwise {
    * A matmul epilogue: `expr` over the rows × inner product resident at `c` (input 0), other
    * inputs from JS arrays, written in place over the product. Scratch starts at byte `base`.
    */
-  runInPlace(key: string, expr: Expr, c: Resident, inputs: readonly Operand2d[], inDT: readonly DType[], rows: number, inner: number, consts: readonly number[], base: number): boolean {
+  runInPlace(
+    key: string,
+    expr: Expr,
+    c: Resident,
+    inputs: readonly Operand2d[],
+    inDT: readonly DType[],
+    rows: number,
+    inner: number,
+    consts: readonly number[],
+    base: number,
+  ): boolean {
     return this.exec(key, [expr], [c, ...inputs], inDT, rows, inner, consts, base, c);
   }
 
-  private exec(key: string, outs: readonly Expr[], inputs: readonly (Operand2d | Resident)[], inDT: readonly DType[], rows: number, inner: number, consts: readonly number[], base: number, target: Float32Array[] | Resident): boolean {
+  private exec(
+    key: string,
+    outs: readonly Expr[],
+    inputs: readonly (Operand2d | Resident)[],
+    inDT: readonly DType[],
+    rows: number,
+    inner: number,
+    consts: readonly number[],
+    base: number,
+    target: Float32Array[] | Resident,
+  ): boolean {
     const kinds: WasmKind[] = [];
     for (const x of inputs) {
       const kd = 'data' in x ? kindOf(x, rows) : 'u';
@@ -114,7 +153,8 @@ export class WasmElementwise {
     const inner4 = (inner + 3) & ~3;
     const rowBytes = 4 * inner4;
     // Where each input goes and its row stride in bytes.
-    const at: number[] = [], rs: number[] = [];
+    const at: number[] = [],
+      rs: number[] = [];
     // Operands that live in the arena (CPU storages) are read where they are: the loop reads
     // whole 4-float steps, so a row whose length is not a multiple of 4 is over-read into
     // what follows it (lanes that are dropped); only a one-value-per-row operand must be a
@@ -126,7 +166,11 @@ export class WasmElementwise {
     });
     let end = align16(Math.max(base, this.arena.scratch));
     inputs.forEach((x, i) => {
-      if (!('data' in x)) { at.push(x.at); rs.push(x.rs); return; }
+      if (!('data' in x)) {
+        at.push(x.at);
+        rs.push(x.rs);
+        return;
+      }
       if (home[i] >= 0) {
         at.push(home[i]);
         rs.push(kinds[i] === 'z' ? 0 : kinds[i] === 'c' ? 4 : rows === 1 ? 0 : 4 * x.rs);
@@ -134,20 +178,39 @@ export class WasmElementwise {
       }
       at.push(end);
       const k = kinds[i];
-      if (k === 'z') { rs.push(0); end += 16; }
-      else if (k === 'c') { rs.push(4); end = align16(end + 4 * rows); }
-      else if (x.rs === 0 || rows === 1) { rs.push(0); end = align16(end + rowBytes); }
-      else { rs.push(rowBytes); end = align16(end + rows * rowBytes); }
+      if (k === 'z') {
+        rs.push(0);
+        end += 16;
+      } else if (k === 'c') {
+        rs.push(4);
+        end = align16(end + 4 * rows);
+      } else if (x.rs === 0 || rows === 1) {
+        rs.push(0);
+        end = align16(end + rowBytes);
+      } else {
+        rs.push(rowBytes);
+        end = align16(end + rows * rowBytes);
+      }
     });
-    const outAt: number[] = [], outRs: number[] = [];
+    const outAt: number[] = [],
+      outRs: number[] = [];
     // Outputs in the arena are written in place when their rows hold whole 4-float steps.
     const outHome = Array.isArray(target) ? target.map((o) => (inner4 === inner ? this.arena.addressOf(o) : -1)) : [];
     if (Array.isArray(target)) {
       target.forEach((_, k) => {
-        if (outHome[k] >= 0) { outAt.push(outHome[k]); outRs.push(rowBytes); return; }
-        outAt.push(end); outRs.push(rowBytes); end = align16(end + rows * rowBytes);
+        if (outHome[k] >= 0) {
+          outAt.push(outHome[k]);
+          outRs.push(rowBytes);
+          return;
+        }
+        outAt.push(end);
+        outRs.push(rowBytes);
+        end = align16(end + rows * rowBytes);
       });
-    } else { outAt.push(target.at); outRs.push(target.rs); }
+    } else {
+      outAt.push(target.at);
+      outRs.push(target.rs);
+    }
     const constAt = end;
     end += 4 * consts.length + 16;
     if (!this.arena.ensure(end)) return false;
@@ -172,13 +235,16 @@ export class WasmElementwise {
       const byRows = rows >= parts;
       const ranges = splitRange(byRows ? rows : inner4 >> 2, parts);
       const id = pool.fnId(kern.mod, kern.bytes, end, kern.fn);
-      pool.run(ranges.map(([s, e]) => {
-        const call = byRows ? [id, e - s, rowBytes] : [id, rows, 16 * (e - s)];
-        inputs.forEach((_, i) => call.push(at[i] + (byRows ? s * rs[i] : kinds[i] === 'u' ? 16 * s : 0), rs[i]));
-        outAt.forEach((a, k) => call.push(a + (byRows ? s * outRs[k] : 16 * s), outRs[k]));
-        call.push(constAt);
-        return [call];
-      }), end);
+      pool.run(
+        ranges.map(([s, e]) => {
+          const call = byRows ? [id, e - s, rowBytes] : [id, rows, 16 * (e - s)];
+          inputs.forEach((_, i) => call.push(at[i] + (byRows ? s * rs[i] : kinds[i] === 'u' ? 16 * s : 0), rs[i]));
+          outAt.forEach((a, k) => call.push(a + (byRows ? s * outRs[k] : 16 * s), outRs[k]));
+          call.push(constAt);
+          return [call];
+        }),
+        end,
+      );
     } else {
       const args: number[] = [rows, rowBytes];
       inputs.forEach((_, i) => args.push(at[i], rs[i]));

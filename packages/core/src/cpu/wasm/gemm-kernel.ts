@@ -32,12 +32,24 @@ export const DEFAULT_GEMM: GemmShape = { mr: 4, nv: 3, unroll: 1, fma: false };
 // 4 multiply-adds instead of two makes more rows per B load pay (docs/tuning-log.md, "CPU FMA").
 export const FMA_GEMM: GemmShape = { mr: 6, nv: 2, unroll: 1, fma: true };
 
-const P_A = 0, P_RSA = 1, P_CSA = 2, P_B = 3, P_LDB = 4, P_C = 5, P_LDC = 6, P_KC = 7, P_FIRST = 8, P_M = 9;
+const P_A = 0,
+  P_RSA = 1,
+  P_CSA = 2,
+  P_B = 3,
+  P_LDB = 4,
+  P_C = 5,
+  P_LDC = 6,
+  P_KC = 7,
+  P_FIRST = 8,
+  P_M = 9;
 const MICRO_PARAMS: ValType[] = [I32, I32, I32, I32, I32, I32, I32, I32, I32];
 
 function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: ValType[]; body: number[] } {
   const locals: ValType[] = [];
-  const local = (t: ValType) => { locals.push(t); return MICRO_PARAMS.length + locals.length - 1; };
+  const local = (t: ValType) => {
+    locals.push(t);
+    return MICRO_PARAMS.length + locals.length - 1;
+  };
   const aPtr = [P_A];
   for (let r = 1; r < mr; r++) aPtr.push(local(I32));
   const cr = local(I32);
@@ -47,21 +59,31 @@ function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: 
   const s = local(V128);
   const c = new Code();
 
-  for (let r = 1; r < mr; r++) c.get(aPtr[r - 1]).get(P_RSA).i32Add().set(aPtr[r]);
+  for (let r = 1; r < mr; r++)
+    c.get(aPtr[r - 1])
+      .get(P_RSA)
+      .i32Add()
+      .set(aPtr[r]);
   // Accumulators start at zero on the first k block, else from C.
   c.get(P_FIRST).if_();
   for (let r = 0; r < mr; r++) for (let v = 0; v < nv; v++) c.v128Const0().set(acc[r][v]);
   c.else_();
   c.get(P_C).set(cr);
   for (let r = 0; r < mr; r++) {
-    for (let v = 0; v < nv; v++) c.get(cr).v128Load(16 * v).set(acc[r][v]);
+    for (let v = 0; v < nv; v++)
+      c.get(cr)
+        .v128Load(16 * v)
+        .set(acc[r][v]);
     if (r + 1 < mr) c.get(cr).get(P_LDC).i32Add().set(cr);
   }
   c.end();
 
   // One k step: bv = B row; acc[r] += splat(A[r][p]) * bv; advance every pointer.
   const step = () => {
-    for (let v = 0; v < nv; v++) c.get(P_B).v128Load(16 * v).set(bv[v]);
+    for (let v = 0; v < nv; v++)
+      c.get(P_B)
+        .v128Load(16 * v)
+        .set(bv[v]);
     c.get(P_B).get(P_LDB).i32Add().set(P_B);
     for (let r = 0; r < mr; r++) {
       c.get(aPtr[r]).v128Load32Splat().set(s);
@@ -89,7 +111,10 @@ function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: 
 
   c.get(P_C).set(cr);
   for (let r = 0; r < mr; r++) {
-    for (let v = 0; v < nv; v++) c.get(cr).get(acc[r][v]).v128Store(16 * v);
+    for (let v = 0; v < nv; v++)
+      c.get(cr)
+        .get(acc[r][v])
+        .v128Store(16 * v);
     if (r + 1 < mr) c.get(cr).get(P_LDC).i32Add().set(cr);
   }
   return { locals, body: c.bytes };
@@ -98,7 +123,8 @@ function micro(mr: number, nv: number, unroll: number, fma: boolean): { locals: 
 function rows(shape: GemmShape, microIdx: number[]): { locals: ValType[]; body: number[] } {
   const { mr } = shape;
   const c = new Code();
-  const args = (c2: Code) => c2.get(P_A).get(P_RSA).get(P_CSA).get(P_B).get(P_LDB).get(P_C).get(P_LDC).get(P_KC).get(P_FIRST);
+  const args = (c2: Code) =>
+    c2.get(P_A).get(P_RSA).get(P_CSA).get(P_B).get(P_LDB).get(P_C).get(P_LDC).get(P_KC).get(P_FIRST);
   // Full blocks of mr rows.
   c.block().get(P_M).i32Const(mr).i32LtS().brIf(0).loop();
   args(c).call(microIdx[mr]);
@@ -124,7 +150,15 @@ export function buildGemmModule(shape: GemmShape, nv: number): Uint8Array<ArrayB
   const mb = new ModuleBuilder(1);
   const microIdx: number[] = [-1];
   for (let r = 1; r <= shape.mr; r++) {
-    microIdx.push(mb.add({ name: `micro${r}`, params: MICRO_PARAMS, results: [], ...micro(r, nv, shape.unroll, shape.fma), exported: false }));
+    microIdx.push(
+      mb.add({
+        name: `micro${r}`,
+        params: MICRO_PARAMS,
+        results: [],
+        ...micro(r, nv, shape.unroll, shape.fma),
+        exported: false,
+      }),
+    );
   }
   mb.add({ name: 'rows', params: [...MICRO_PARAMS, I32], results: [], ...rows(shape, microIdx), exported: true });
   return mb.toBytes();

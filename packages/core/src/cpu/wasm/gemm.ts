@@ -6,7 +6,18 @@ import type { ThreadPool } from '../threads/pool';
 import { planGemm, splitRange } from '../threads/split';
 
 type PackFn = (src: number, rs: number, cs: number, dst: number, rows: number, w: number, wp: number) => void;
-type RowsFn = (a: number, rsA: number, csA: number, b: number, ldb: number, c: number, ldc: number, kc: number, first: number, m: number) => void;
+type RowsFn = (
+  a: number,
+  rsA: number,
+  csA: number,
+  b: number,
+  ldb: number,
+  c: number,
+  ldc: number,
+  kc: number,
+  first: number,
+  m: number,
+) => void;
 
 /** One f32 matrix operand: element (i, j) is data[off + i·rs + j·cs]. */
 export interface MatRef {
@@ -44,7 +55,12 @@ export class WasmGemm {
   private lastAData: Float32Array | null = null;
   private lastBData: Float32Array | null = null;
 
-  private constructor(readonly shape: GemmShape, kc: number, private readonly directB: boolean, readonly arena: Arena) {
+  private constructor(
+    readonly shape: GemmShape,
+    kc: number,
+    private readonly directB: boolean,
+    readonly arena: Arena,
+  ) {
     this.nr = 4 * shape.nv;
     this.kc = kc;
     for (let nv = 1; nv <= shape.nv; nv++) {
@@ -55,7 +71,8 @@ export class WasmGemm {
     }
     const packBytes = buildPackModule();
     this.packMod = { mod: new WebAssembly.Module(packBytes), bytes: packBytes };
-    this.pack = new WebAssembly.Instance(this.packMod.mod, { env: { memory: this.arena.memory } }).exports.pack as PackFn;
+    this.pack = new WebAssembly.Instance(this.packMod.mod, { env: { memory: this.arena.memory } }).exports
+      .pack as PackFn;
   }
 
   /** The kernels, or null where WebAssembly SIMD is missing or the module does not compile. */
@@ -109,7 +126,17 @@ export class WasmGemm {
    * product is cut into row or column blocks computed by the pool's threads at once; the
    * results are the same bits as on one thread.
    */
-  gemm(A: MatRef, B: MatRef, m: number, n: number, k: number, out: Float32Array, outOff: number, epilogue?: (cAt: number, ldc: number, free: number) => boolean, pool?: ThreadPool | null): boolean {
+  gemm(
+    A: MatRef,
+    B: MatRef,
+    m: number,
+    n: number,
+    k: number,
+    out: Float32Array,
+    outOff: number,
+    epilogue?: (cAt: number, ldc: number, free: number) => boolean,
+    pool?: ThreadPool | null,
+  ): boolean {
     const np = roundUp4(n);
     const lay = this.layout(m, n, k);
     const { sAt, end } = lay;
@@ -124,7 +151,10 @@ export class WasmGemm {
     const threads = usePool ? usePool.size + 1 : 1;
     // A few chunks per thread, claimed as threads come free: a busy machine's slow thread
     // takes fewer.
-    const parts = threads > 1 ? planGemm(m, n, this.shape.mr, this.nr, usePool!.chunksPerThread * threads) : [{ r0: 0, r1: m, c0: 0, c1: n }];
+    const parts =
+      threads > 1
+        ? planGemm(m, n, this.shape.mr, this.nr, usePool!.chunksPerThread * threads)
+        : [{ r0: 0, r1: m, c0: 0, c1: n }];
     const lists = parts.map((p) => this.blockCalls(p.r0, p.r1, p.c0, p.c1, direct, aAt, rsA, csA, bAt, cAt, ldc, n, k));
     if (parts.length === 1 || !usePool) {
       for (const c of packs) this.pack(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
@@ -138,10 +168,15 @@ export class WasmGemm {
           // A column cut: each chunk packs its own panels first, so packing is split too, the
           // packed panels are in the cache of the thread that reads them, and no second job
           // (with its wake-up) is needed.
-          parts.forEach((p, i) => jobs[i].unshift(...packs.filter((c) => c[7] >= p.c0 && c[7] < p.c1).map((c) => [packId, ...c.slice(0, 7)])));
+          parts.forEach((p, i) =>
+            jobs[i].unshift(...packs.filter((c) => c[7] >= p.c0 && c[7] < p.c1).map((c) => [packId, ...c.slice(0, 7)])),
+          );
         } else if (k * n >= PACK_SPLIT && packs.length > 1) {
           const split = splitRange(packs.length, usePool.chunksPerThread * threads);
-          usePool.run(split.map(([s0, e0]) => packs.slice(s0, e0).map((c) => [packId, ...c.slice(0, 7)])), end);
+          usePool.run(
+            split.map(([s0, e0]) => packs.slice(s0, e0).map((c) => [packId, ...c.slice(0, 7)])),
+            end,
+          );
         } else {
           for (const c of packs) this.pack(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
         }
@@ -161,7 +196,21 @@ export class WasmGemm {
    * The kernel calls for rows [r0, r1) × columns [c0, c1) of C, k blocks outermost (so each
    * element accumulates its k blocks in order): [nv, ...the 10 arguments of rows<nv>].
    */
-  private blockCalls(r0: number, r1: number, c0: number, c1: number, direct: boolean, aAt: number, rsA: number, csA: number, bAt: number, cAt: number, ldc: number, n: number, k: number): number[][] {
+  private blockCalls(
+    r0: number,
+    r1: number,
+    c0: number,
+    c1: number,
+    direct: boolean,
+    aAt: number,
+    rsA: number,
+    csA: number,
+    bAt: number,
+    cAt: number,
+    ldc: number,
+    n: number,
+    k: number,
+  ): number[][] {
     const { nr, kc: KC } = this;
     const np = roundUp4(n);
     const calls: number[][] = [];
@@ -172,7 +221,19 @@ export class WasmGemm {
         // Packed: panels before this one are all nr wide, so panel j0 starts at B + 4·j0·k.
         const ldb = direct ? 4 * n : 4 * wp;
         const panel = direct ? bAt + 4 * j0 + p0 * ldb : bAt + 4 * j0 * k + p0 * ldb;
-        calls.push([wp >> 2, aAt + p0 * csA + r0 * rsA, rsA, csA, panel, ldb, cAt + 4 * j0 + r0 * ldc, ldc, kc, p0 === 0 ? 1 : 0, r1 - r0]);
+        calls.push([
+          wp >> 2,
+          aAt + p0 * csA + r0 * rsA,
+          rsA,
+          csA,
+          panel,
+          ldb,
+          cAt + 4 * j0 + r0 * ldc,
+          ldc,
+          kc,
+          p0 === 0 ? 1 : 0,
+          r1 - r0,
+        ]);
       }
     }
     return calls;
@@ -220,7 +281,14 @@ export class WasmGemm {
    * — returned as `packs`, one call per panel (the 7 packer arguments, then the panel's first
    * column), for the caller to run where the panel is used; else by a JS loop.
    */
-  private placeB(B: MatRef, m: number, k: number, n: number, at: number, stage: number): { direct: boolean; packs: number[][]; bAt: number } {
+  private placeB(
+    B: MatRef,
+    m: number,
+    k: number,
+    n: number,
+    at: number,
+    stage: number,
+  ): { direct: boolean; packs: number[][]; bAt: number } {
     const { data, off, rs, cs } = B;
     // Packing pays for itself on tall A (many row blocks reuse each panel); it also dodges the
     // cache-set conflicts of power-of-two row strides that large square products hit.

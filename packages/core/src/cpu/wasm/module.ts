@@ -30,7 +30,10 @@ export class ModuleBuilder {
    * `shared`: import a shared memory (what worker threads run on); it must match the memory
    * the module is instantiated with, so it defaults to what the arena uses.
    */
-  constructor(private readonly memoryPages = 1, private readonly shared = canShareMemory()) {}
+  constructor(
+    private readonly memoryPages = 1,
+    private readonly shared = canShareMemory(),
+  ) {}
 
   /** Reserves the next function index; define it with `define`. */
   declare(name: string): number {
@@ -55,7 +58,10 @@ export class ModuleBuilder {
     const reps: FuncDef[] = [];
     const typeOf = this.funcs.map((f) => {
       const key = typeKey(f);
-      if (!keys.includes(key)) { keys.push(key); reps.push(f); }
+      if (!keys.includes(key)) {
+        keys.push(key);
+        reps.push(f);
+      }
       return keys.indexOf(key);
     });
     const typeBytes = reps.map((f) => [0x60, ...vec(f.params.map((t) => [t])), ...vec(f.results.map((t) => [t]))]);
@@ -66,22 +72,31 @@ export class ModuleBuilder {
     const funcBytes = vec(typeOf.map((t) => u32(t)));
     const exports = this.funcs.map((f, i) => ({ f, i })).filter(({ f }) => f.exported);
     const exportBytes = vec(exports.map(({ f, i }) => [...str(f.name), 0x00, ...u32(i)]));
-    const codeBytes = vec(this.funcs.map((f) => {
-      // Locals are run-length grouped by type.
-      const groups: Bytes[] = [];
-      let j = 0;
-      while (j < f.locals.length) {
-        let e = j;
-        while (e < f.locals.length && f.locals[e] === f.locals[j]) e++;
-        groups.push([...u32(e - j), f.locals[j]]);
-        j = e;
-      }
-      const body = [...vec(groups), ...f.body, 0x0b];
-      return [...u32(body.length), ...body];
-    }));
+    const codeBytes = vec(
+      this.funcs.map((f) => {
+        // Locals are run-length grouped by type.
+        const groups: Bytes[] = [];
+        let j = 0;
+        while (j < f.locals.length) {
+          let e = j;
+          while (e < f.locals.length && f.locals[e] === f.locals[j]) e++;
+          groups.push([...u32(e - j), f.locals[j]]);
+          j = e;
+        }
+        const body = [...vec(groups), ...f.body, 0x0b];
+        return [...u32(body.length), ...body];
+      }),
+    );
     const section = (id: number, content: Bytes) => [id, ...u32(content.length), ...content];
     return new Uint8Array([
-      0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+      0x00,
+      0x61,
+      0x73,
+      0x6d,
+      0x01,
+      0x00,
+      0x00,
+      0x00,
       ...section(1, vec(typeBytes)),
       ...section(2, importBytes),
       ...section(3, funcBytes),

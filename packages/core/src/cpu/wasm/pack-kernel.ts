@@ -8,7 +8,15 @@ import { I32, ModuleBuilder } from './module';
  * contiguous column panels inside wasm memory, several times faster than the same loop in JS.
  */
 export function buildPackModule(): Uint8Array<ArrayBuffer> {
-  const SRC = 0, RS = 1, CS = 2, DST = 3, ROWS = 4, W = 5, WP = 6, S = 7, J = 8;
+  const SRC = 0,
+    RS = 1,
+    CS = 2,
+    DST = 3,
+    ROWS = 4,
+    W = 5,
+    WP = 6,
+    S = 7,
+    J = 8;
   const c = new Code();
   c.block().get(ROWS).i32Eqz().brIf(0).loop();
   c.get(SRC).set(S);
@@ -31,6 +39,13 @@ export function buildPackModule(): Uint8Array<ArrayBuffer> {
   c.get(ROWS).i32Const(1).i32Sub().tee(ROWS).brIf(0);
   c.end().end();
   const mb = new ModuleBuilder(1);
-  mb.add({ name: 'pack', params: [I32, I32, I32, I32, I32, I32, I32], results: [], locals: [I32, I32], body: c.bytes, exported: true });
+  mb.add({
+    name: 'pack',
+    params: [I32, I32, I32, I32, I32, I32, I32],
+    results: [],
+    locals: [I32, I32],
+    body: c.bytes,
+    exported: true,
+  });
   return mb.toBytes();
 }

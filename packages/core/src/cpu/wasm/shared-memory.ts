@@ -13,12 +13,17 @@ let shareable: boolean | undefined;
 export function canShareMemory(): boolean {
   if (shareable === undefined) {
     shareable = false;
-    const g = globalThis as { SharedArrayBuffer?: unknown; crossOriginIsolated?: boolean; process?: { versions?: { node?: string } } };
+    const g = globalThis as {
+      SharedArrayBuffer?: unknown;
+      crossOriginIsolated?: boolean;
+      process?: { versions?: { node?: string } };
+    };
     const node = typeof g.process?.versions?.node === 'string';
     if (typeof g.SharedArrayBuffer === 'function' && (node || g.crossOriginIsolated === true)) {
       try {
         // Reserving 4 GiB of address space can fail on 32-bit hosts: then no sharing.
-        shareable = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true }).buffer instanceof SharedArrayBuffer;
+        shareable =
+          new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true }).buffer instanceof SharedArrayBuffer;
       } catch {
         shareable = false;
       }

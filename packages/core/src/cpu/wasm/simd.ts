@@ -41,7 +41,11 @@ export function hasRelaxedSimd(): boolean {
 
 function enableInNode(): boolean {
   // SURF_NO_RELAXED_SIMD=1 keeps the engine's own default (and the mul + add kernels).
-  if ((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SURF_NO_RELAXED_SIMD === '1') return false;
+  if (
+    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SURF_NO_RELAXED_SIMD ===
+    '1'
+  )
+    return false;
   const v8 = nodeBuiltin<{ setFlagsFromString?: (flags: string) => void }>('node:v8');
   if (typeof v8?.setFlagsFromString !== 'function') return false;
   try {

@@ -12,18 +12,31 @@ import { Pair } from './pair';
  * (dP = dO·Vᵀ, dS = P∘(dP - rowsum(P∘dP))), sharing nothing with the backends' row-wise
  * online-softmax recompute scheme.
  */
-interface RefOpts { scale: number; causal?: boolean; mask?: RefArray }
+interface RefOpts {
+  scale: number;
+  causal?: boolean;
+  mask?: RefArray;
+}
 
-interface RefAttention { out: RefArray; lse: RefArray; grads: (gOut: RefArray) => { dq: RefArray; dk: RefArray; dv: RefArray } }
+interface RefAttention {
+  out: RefArray;
+  lse: RefArray;
+  grads: (gOut: RefArray) => { dq: RefArray; dk: RefArray; dv: RefArray };
+}
 
 export function refAttention(q0: RefArray, k0: RefArray, v0: RefArray, o: RefOpts): RefAttention {
   const batch = refBroadcastShape(q0.shape.slice(0, -2), k0.shape.slice(0, -2), v0.shape.slice(0, -2));
-  const [L, E] = q0.shape.slice(-2), [S] = k0.shape.slice(-2), Ev = v0.shape[v0.shape.length - 1];
-  const q = refExpand(q0, [...batch, L, E]), k = refExpand(k0, [...batch, S, E]), v = refExpand(v0, [...batch, S, Ev]);
+  const [L, E] = q0.shape.slice(-2),
+    [S] = k0.shape.slice(-2),
+    Ev = v0.shape[v0.shape.length - 1];
+  const q = refExpand(q0, [...batch, L, E]),
+    k = refExpand(k0, [...batch, S, E]),
+    v = refExpand(v0, [...batch, S, Ev]);
   const mask = o.mask && refExpand(o.mask, [...batch, L, S]);
   const B = refSize(batch);
   const P = new Float64Array(B * L * S);
-  const out = new Float64Array(B * L * Ev), lse = new Float64Array(B * L);
+  const out = new Float64Array(B * L * Ev),
+    lse = new Float64Array(B * L);
   for (let b = 0; b < B; b++) {
     for (let i = 0; i < L; i++) {
       const row: number[] = [];
@@ -38,7 +51,10 @@ export function refAttention(q0: RefArray, k0: RefArray, v0: RefArray, o: RefOpt
         row.push(s);
       }
       const m = Math.max(-Infinity, ...row);
-      if (m === -Infinity) { lse[b * L + i] = -Infinity; continue; } // all hidden: out 0
+      if (m === -Infinity) {
+        lse[b * L + i] = -Infinity;
+        continue;
+      } // all hidden: out 0
       const ex = row.map((s) => Math.exp(s - m));
       const z = ex.reduce((a, c) => a + c, 0);
       lse[b * L + i] = m + Math.log(z);
@@ -52,7 +68,9 @@ export function refAttention(q0: RefArray, k0: RefArray, v0: RefArray, o: RefOpt
   }
   const grads = (g0: RefArray) => {
     const g = refExpand(g0, [...batch, L, Ev]);
-    const dq = new Float64Array(B * L * E), dk = new Float64Array(B * S * E), dv = new Float64Array(B * S * Ev);
+    const dq = new Float64Array(B * L * E),
+      dk = new Float64Array(B * S * E),
+      dv = new Float64Array(B * S * Ev);
     for (let b = 0; b < B; b++) {
       for (let i = 0; i < L; i++) {
         const p = (j: number) => P[(b * L + i) * S + j];
@@ -74,7 +92,11 @@ export function refAttention(q0: RefArray, k0: RefArray, v0: RefArray, o: RefOpt
         }
       }
     }
-    return { dq: refArray(dq, [...batch, L, E]), dk: refArray(dk, [...batch, S, E]), dv: refArray(dv, [...batch, S, Ev]) };
+    return {
+      dq: refArray(dq, [...batch, L, E]),
+      dk: refArray(dk, [...batch, S, E]),
+      dv: refArray(dv, [...batch, S, Ev]),
+    };
   };
   return { out: refArray(out, [...batch, L, Ev]), lse: refArray(lse, [...batch, L]), grads };
 }
@@ -83,9 +105,20 @@ export function refAttention(q0: RefArray, k0: RefArray, v0: RefArray, o: RefOpt
 const TOL_OUT: Tolerance = { rtol: 1e-4, atol: 2e-5 };
 const TOL_GRAD: Tolerance = { rtol: 1e-3, atol: 1e-4 };
 
-interface Inputs { q: Pair; k: Pair; v: Pair; mask?: Pair }
+interface Inputs {
+  q: Pair;
+  k: Pair;
+  v: Pair;
+  mask?: Pair;
+}
 
-async function checkAttention(t: CaseContext, label: string, x: Inputs, o: { scale: number; causal?: boolean }, backward = true): Promise<void> {
+async function checkAttention(
+  t: CaseContext,
+  label: string,
+  x: Inputs,
+  o: { scale: number; causal?: boolean },
+  backward = true,
+): Promise<void> {
   const ref = refAttention(x.q.ref, x.k.ref, x.v.ref, { ...o, mask: x.mask?.ref });
   const nopts = { ...o, mask: x.mask?.nd as NDArray | undefined };
   const r = attentionNd(x.q.nd, x.k.nd, x.v.nd, nopts);
@@ -101,26 +134,44 @@ async function checkAttention(t: CaseContext, label: string, x: Inputs, o: { sca
   await t.check(`${label} dv`, d.dv, want.dv, TOL_GRAD);
 }
 
-const qkv = (t: CaseContext, seed: string, q: number[], k: number[], v: number[]): Inputs =>
-  ({ q: Pair.of(t, randF32(q, `${seed} q`, -2, 2)), k: Pair.of(t, randF32(k, `${seed} k`, -2, 2)), v: Pair.of(t, randF32(v, `${seed} v`)) });
+const qkv = (t: CaseContext, seed: string, q: number[], k: number[], v: number[]): Inputs => ({
+  q: Pair.of(t, randF32(q, `${seed} q`, -2, 2)),
+  k: Pair.of(t, randF32(k, `${seed} k`, -2, 2)),
+  v: Pair.of(t, randF32(v, `${seed} v`)),
+});
 
 export function attentionCases(): OpCase[] {
   return [
-    defineCase('attention/[2,3] heads, L=5 S=7 E=4 Ev=6', async (t) => {
-      await checkAttention(t, 'plain', qkv(t, 'a1', [2, 3, 5, 4], [2, 3, 7, 4], [2, 3, 7, 6]), { scale: 0.5 });
-    }, { quick: true }),
-    defineCase('attention/causal, square and L != S (top-left aligned)', async (t) => {
-      await checkAttention(t, 'L=S=9', qkv(t, 'c1', [2, 9, 5], [2, 9, 5], [2, 9, 5]), { scale: 1 / Math.sqrt(5), causal: true });
-      await checkAttention(t, 'L=5 S=8', qkv(t, 'c2', [5, 3], [8, 3], [8, 2]), { scale: 0.7, causal: true });
-      await checkAttention(t, 'L=8 S=5', qkv(t, 'c3', [8, 3], [5, 3], [5, 4]), { scale: 0.7, causal: true });
-    }, { quick: true }),
-    defineCase('attention/bool mask with a fully hidden row (output 0, lse -inf, no gradient)', async (t) => {
-      const x = qkv(t, 'm1', [2, 6, 4], [2, 7, 4], [2, 7, 3]);
-      const m = randBool([2, 6, 7], 'm1 mask', 0.6);
-      for (let j = 0; j < 7; j++) m.data[2 * 7 + j] = 0; // batch 0, row 2: nothing to attend to
-      await checkAttention(t, 'bool', { ...x, mask: Pair.of(t, m) }, { scale: 0.5 });
-      await checkAttention(t, 'bool+causal', { ...x, mask: Pair.of(t, m) }, { scale: 0.5, causal: true });
-    }, { quick: true }),
+    defineCase(
+      'attention/[2,3] heads, L=5 S=7 E=4 Ev=6',
+      async (t) => {
+        await checkAttention(t, 'plain', qkv(t, 'a1', [2, 3, 5, 4], [2, 3, 7, 4], [2, 3, 7, 6]), { scale: 0.5 });
+      },
+      { quick: true },
+    ),
+    defineCase(
+      'attention/causal, square and L != S (top-left aligned)',
+      async (t) => {
+        await checkAttention(t, 'L=S=9', qkv(t, 'c1', [2, 9, 5], [2, 9, 5], [2, 9, 5]), {
+          scale: 1 / Math.sqrt(5),
+          causal: true,
+        });
+        await checkAttention(t, 'L=5 S=8', qkv(t, 'c2', [5, 3], [8, 3], [8, 2]), { scale: 0.7, causal: true });
+        await checkAttention(t, 'L=8 S=5', qkv(t, 'c3', [8, 3], [5, 3], [5, 4]), { scale: 0.7, causal: true });
+      },
+      { quick: true },
+    ),
+    defineCase(
+      'attention/bool mask with a fully hidden row (output 0, lse -inf, no gradient)',
+      async (t) => {
+        const x = qkv(t, 'm1', [2, 6, 4], [2, 7, 4], [2, 7, 3]);
+        const m = randBool([2, 6, 7], 'm1 mask', 0.6);
+        for (let j = 0; j < 7; j++) m.data[2 * 7 + j] = 0; // batch 0, row 2: nothing to attend to
+        await checkAttention(t, 'bool', { ...x, mask: Pair.of(t, m) }, { scale: 0.5 });
+        await checkAttention(t, 'bool+causal', { ...x, mask: Pair.of(t, m) }, { scale: 0.5, causal: true });
+      },
+      { quick: true },
+    ),
     defineCase('attention/float mask broadcast over batch and rows, with -inf entries', async (t) => {
       const x = qkv(t, 'f1', [3, 4, 5], [3, 6, 5], [3, 6, 5]);
       const m = randF32([1, 1, 6], 'f1 mask', -3, 3);
@@ -144,18 +195,42 @@ export function attentionCases(): OpCase[] {
       const k = Pair.of(t, randF32([2, 2, 20, 8], 'v1 k', -2, 2));
       const v = Pair.of(t, randF32([2, 20, 2, 8], 'v1 v')).permute([0, 2, 1, 3]);
       await checkAttention(t, 'lanes causal', { q, k, v }, { scale: 0.35, causal: true });
-      await checkAttention(t, 'lanes masked', { q, k, v, mask: Pair.of(t, randF32([20, 20], 'v1 mask', -2, 2)) }, { scale: 0.35 });
+      await checkAttention(
+        t,
+        'lanes masked',
+        { q, k, v, mask: Pair.of(t, randF32([20, 20], 'v1 mask', -2, 2)) },
+        { scale: 0.35 },
+      );
     }),
-    defineCase('attention/head dim 64 (register-tiled kernels on the GPU): partial tiles, causal L > S, permuted q, large scores', async (t) => {
-      await checkAttention(t, 'd64 causal', qkv(t, 'd1', [2, 70, 64], [2, 45, 64], [2, 45, 64]), { scale: 0.125, causal: true });
-      const q = Pair.of(t, randF32([1, 37, 2, 64], 'd2 q', -2, 2)).permute([0, 2, 1, 3]);
-      const k = Pair.of(t, randF32([1, 2, 50, 64], 'd2 k', -2, 2));
-      await checkAttention(t, 'd64 permuted', { q, k, v: Pair.of(t, randF32([2, 50, 64], 'd2 v')) }, { scale: 0.125 });
-      const big = { q: Pair.of(t, randF32([5, 64], 'd3 q', 1, 1.5)), k: Pair.of(t, randF32([33, 64], 'd3 k', 1, 1.5)), v: Pair.of(t, randF32([33, 64], 'd3 v')) };
-      await checkAttention(t, 'd64 big', big, { scale: 1 }, false);
-    }),
+    defineCase(
+      'attention/head dim 64 (register-tiled kernels on the GPU): partial tiles, causal L > S, permuted q, large scores',
+      async (t) => {
+        await checkAttention(t, 'd64 causal', qkv(t, 'd1', [2, 70, 64], [2, 45, 64], [2, 45, 64]), {
+          scale: 0.125,
+          causal: true,
+        });
+        const q = Pair.of(t, randF32([1, 37, 2, 64], 'd2 q', -2, 2)).permute([0, 2, 1, 3]);
+        const k = Pair.of(t, randF32([1, 2, 50, 64], 'd2 k', -2, 2));
+        await checkAttention(
+          t,
+          'd64 permuted',
+          { q, k, v: Pair.of(t, randF32([2, 50, 64], 'd2 v')) },
+          { scale: 0.125 },
+        );
+        const big = {
+          q: Pair.of(t, randF32([5, 64], 'd3 q', 1, 1.5)),
+          k: Pair.of(t, randF32([33, 64], 'd3 k', 1, 1.5)),
+          v: Pair.of(t, randF32([33, 64], 'd3 v')),
+        };
+        await checkAttention(t, 'd64 big', big, { scale: 1 }, false);
+      },
+    ),
     defineCase('attention/large scores stay finite (max subtracted)', async (t) => {
-      const x = { q: Pair.of(t, randF32([4, 4], 'b1 q', 5, 6)), k: Pair.of(t, randF32([9, 4], 'b1 k', 5, 6)), v: Pair.of(t, randF32([9, 3], 'b1 v')) };
+      const x = {
+        q: Pair.of(t, randF32([4, 4], 'b1 q', 5, 6)),
+        k: Pair.of(t, randF32([9, 4], 'b1 k', 5, 6)),
+        v: Pair.of(t, randF32([9, 3], 'b1 v')),
+      };
       await checkAttention(t, 'big', x, { scale: 1 }, false);
     }),
   ];
