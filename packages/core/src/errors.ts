@@ -18,6 +18,9 @@ export class DTypeError extends SurfError {}
 /** An argument outside its domain that is not a shape or dtype (negative pad, bad seed, unknown option). */
 export class ValueError extends SurfError {}
 
+/** An argument of the wrong JS type (a string where a tensor or number goes, undefined for an input). */
+export class SurfTypeError extends SurfError {}
+
 /** A tensor used after dispose(), or after its backend was destroyed. */
 export class DisposedError extends SurfError {}
 

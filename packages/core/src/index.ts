@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './options';
 export * from './dtype';
 export * from './shape';
 export { View } from './view';
