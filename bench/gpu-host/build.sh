@@ -16,7 +16,7 @@ mkdir -p .bench
 
 node bench/gpu-host/build.mjs --outdir .bench   # also copies TF.js's .wasm files
 
-cp bench/torch/bench.py .bench/
+cp bench/torch/bench.py bench/torch/zoo.py .bench/
 
 node -e "
 const fs = require('fs'), path = require('path');

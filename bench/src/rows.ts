@@ -4,9 +4,10 @@
  * receives it as JSON.
  */
 import type { MatmulSpec } from './data';
+import { ZOO, ZooModel, ZooOptimizer } from './zoo/models';
 
 export type Group =
-  'matmul' | 'reduce' | 'elementwise' | 'overhead' | 'attention' | 'conv' | 'train' | 'models' | 'cpu';
+  'matmul' | 'reduce' | 'elementwise' | 'overhead' | 'attention' | 'conv' | 'train' | 'models' | 'zoo' | 'cpu';
 export const GROUPS: readonly Group[] = [
   'matmul',
   'reduce',
@@ -16,6 +17,7 @@ export const GROUPS: readonly Group[] = [
   'conv',
   'train',
   'models',
+  'zoo',
   'cpu',
 ];
 
@@ -151,8 +153,17 @@ export interface ConvRow extends RowBase {
   padding: number;
 }
 
+/** A zoo model's training step (bench/src/zoo/models.ts): 'eager' the plain loop, 'jit' under surf.jit. */
+export interface ZooRow extends RowBase {
+  kind: 'zoo';
+  name: string;
+  model: ZooModel;
+  optimizer: ZooOptimizer;
+  loop: 'eager' | 'jit';
+}
+
 export type Row =
-  MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow | AttentionRow | GptRow | CnnRow | ConvRow;
+  MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow | AttentionRow | GptRow | CnnRow | ConvRow | ZooRow;
 
 /** The output side of a conv row (stride 1 conv; stride = kernel pool). */
 export function convOutSize(r: ConvRow): number {
@@ -207,6 +218,8 @@ export function workPerIter(row: Row): number {
       return 1;
     case 'conv':
       return convWork(row);
+    case 'zoo':
+      return 1;
   }
 }
 
@@ -537,6 +550,23 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
     kind: 'example',
     steps: quick ? 20 : 125,
   });
+
+  // The zoo: plain-written models in varied shapes, eager and under jit (PyTorch: eager, and
+  // the whole step in a CUDA graph for the jit rows).
+  for (const z of ZOO)
+    for (const loop of ['eager', 'jit'] as const)
+      rows.push({
+        id: `zoo/${z.name}${loop === 'jit' ? '-jit' : ''}`,
+        group: 'zoo',
+        label: `${z.label}${loop === 'jit' ? ', jit' : ''}`,
+        unit: 'steps/s',
+        device: 'gpu',
+        kind: 'zoo',
+        name: z.name,
+        model: quick ? z.quick : z.model,
+        optimizer: z.optimizer,
+        loop,
+      });
 
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu'));
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'cpu', 'jit'));

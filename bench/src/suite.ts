@@ -23,6 +23,7 @@ import { checkTargets, targetLines } from './targets';
 import { FULL_TIMING, QUICK_TIMING, timeRunner } from './timing';
 import { runTorch, torchUnavailable } from './torch';
 import { JobProgress } from './job-progress';
+import { zooSummary } from './zoo/summary';
 
 interface Options {
   quick: boolean;
@@ -198,7 +199,7 @@ function withTimeout<T>(p: Promise<T>, seconds: number): Promise<T | typeof TIME
 function warmupMsOf(row: Row, quick: boolean): number {
   if (quick) return 0;
   if (row.kind === 'train') return row.device === 'cpu' ? 4000 : 2000;
-  return row.kind === 'overhead' || row.kind === 'gpt' || row.kind === 'cnn' ? 2000 : 0;
+  return row.kind === 'overhead' || row.kind === 'gpt' || row.kind === 'cnn' || row.kind === 'zoo' ? 2000 : 0;
 }
 
 async function measure(fw: Framework, row: Row, inputs: RowInputs, quick: boolean): Promise<Outcome> {
@@ -392,6 +393,8 @@ async function main(): Promise<void> {
   if (cpuTable) console.log(`\nCPU rows (${machine.cpu} x${machine.cores}):\n\n${cpuTable}`);
   const n = notes(results);
   if (n.length) console.log(`\n${n.join('\n')}`);
+  const zoo = zooSummary(results);
+  if (zoo.length) console.log(`\n${zoo.join('\n')}`);
   // The targets are GPU-host figures: a --quick run (small sizes) is not held to them.
   const tl = o.quick ? [] : targetLines(results);
   if (tl.length) console.log(`\nTargets (issues 7, 12-14; '?' = no peer figure in this run):\n${tl.join('\n')}`);

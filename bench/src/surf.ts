@@ -13,6 +13,7 @@ import { Framework, FrameworkId, NotAvailable, RowInputs, Runner, kernelCheck, t
 import { readsLoss } from './rows';
 import type { ExampleRow, Row, TrainRow } from './rows';
 import { modelRunner } from './surf-models';
+import { zooRunner } from './zoo/surf-zoo';
 
 // ---- the parts of @surf/nn the training rows use (structural, so the bench type-checks
 // against whatever the package exports today) ----
@@ -204,6 +205,12 @@ export class SurfFramework implements Framework {
   async prepare(row: Row, inputs: RowInputs): Promise<Runner> {
     if (row.kind === 'train') return this.trainRunner(row, inputs);
     if (row.kind === 'example') return this.exampleRunner(row);
+    if (row.kind === 'zoo') {
+      await this.nn();
+      // @ts-ignore -- resolved when the package exists; nn() above has checked that it loads
+      const surf = (await import('@surf/nn')) as unknown as Record<string, unknown>;
+      return zooRunner(surf, await this.getBackend(), row.model, row.optimizer, row.loop);
+    }
     if (row.kind === 'attention' || row.kind === 'gpt' || row.kind === 'cnn' || row.kind === 'conv') {
       await this.nn();
       // The model rows need the whole @surf/nn surface (modules, optimizers, ops): loaded as is.

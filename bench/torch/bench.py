@@ -17,6 +17,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+import zoo
+
 M32 = 0xFFFFFFFF
 
 
@@ -555,6 +557,8 @@ def main():
                 sec, iters, samples, chk = cnn_row(row, timing, dev)
             elif kind == "conv":
                 sec, iters, samples, chk = conv_row(row, timing, dev)
+            elif kind == "zoo":
+                sec, iters, samples, chk = zoo.zoo_row(row, timing, dev, hash_unit, time_fn, step_check)
             else:
                 results[rid] = {"na": "Surf only"}
                 continue

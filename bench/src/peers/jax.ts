@@ -174,6 +174,7 @@ export class JaxFramework implements Framework {
       case 'gpt':
       case 'cnn':
       case 'conv':
+      case 'zoo':
         throw new NotAvailable('a Surf and PyTorch row (not written for jax-js)');
     }
   }

@@ -183,6 +183,7 @@ export class TfjsFramework implements Framework {
       case 'attention':
       case 'gpt':
       case 'cnn':
+      case 'zoo':
         throw new NotAvailable('a Surf and PyTorch row (not written for TF.js)');
     }
   }
