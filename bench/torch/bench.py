@@ -558,7 +558,7 @@ def main():
             elif kind == "conv":
                 sec, iters, samples, chk = conv_row(row, timing, dev)
             elif kind == "zoo":
-                sec, iters, samples, chk = zoo.zoo_row(row, timing, dev, hash_unit, time_fn, step_check)
+                sec, iters, samples, chk = zoo.zoo_row(row, timing, dev, hash_unit, time_fn, loss_check, sync)
             else:
                 results[rid] = {"na": "Surf only"}
                 continue

@@ -152,12 +152,8 @@ def build(m, hash_unit, dev):
             hash_unit, dev, [m["batch"], m["seq"]], [m["batch"]], classes=m["vocab"], x_ints=m["vocab"])
     if a == "chain":
         net = Chain(m, floats(hash_unit, [m["rows"], m["cols"]], 7, dev, 0.5)).to(dev)
-
-        def chain_loss(x, y):
-            h = net(x)
-            return (h * h).mean()
-
-        return net, chain_loss, make_batches(hash_unit, dev, [m["rows"], m["cols"]], [1])
+        shape = [m["rows"], m["cols"]]
+        return net, lambda x, y: F.mse_loss(net(x), y), make_batches(hash_unit, dev, shape, shape)
     if a == "rmsnorm":
         net = nn.Sequential(*[RmsBlock(m["dim"]) for _ in range(m["blocks"])]).to(dev)
         shape = [m["batch"], m["dim"]]
@@ -206,7 +202,7 @@ def optimizer(o, params, capturable):
     return torch.optim.AdamW(params, lr=o["lr"], weight_decay=o["weightDecay"], capturable=capturable)
 
 
-def zoo_row(row, timing, dev, hash_unit, time_fn, step_check):
+def zoo_row(row, timing, dev, hash_unit, time_fn, loss_check, sync):
     """bench.py's runner of a zoo row: (sec, iters, samples, check)."""
     torch.manual_seed(42)
     graph = row["loop"] == "jit"
@@ -222,19 +218,23 @@ def zoo_row(row, timing, dev, hash_unit, time_fn, step_check):
         loss_fn(x, y).backward()
         opt.step()
 
-    step = graph_step(net, opt, loss_fn, batches) if graph else eager
-    sec, iters, samples = time_fn(step, timing)
     # Dropout's fresh mask makes a train-mode loss noisy: the check reads the loss in eval mode.
     has_dropout = row["model"]["arch"] == "mlp" and row["model"]["dropout"] > 0
 
     def loss0():
-        if has_dropout:
-            net.eval()
-        loss = loss_fn(*batches[0])
-        net.train()
-        return loss
+        with torch.no_grad():
+            if has_dropout:
+                net.eval()
+            loss = loss_fn(*batches[0]).item()
+            net.train()
+            return loss
 
-    return sec, iters, samples, step_check(loss0, step)
+    # The check (as surf-zoo.ts): batch 0's loss after all the timed steps is below the first.
+    initial = loss0()
+    step = graph_step(net, opt, loss_fn, batches) if graph else eager
+    sec, iters, samples = time_fn(step, timing)
+    sync()
+    return sec, iters, samples, loss_check(initial, loss0())
 
 
 def graph_step(net, opt, loss_fn, batches):

@@ -18,7 +18,7 @@ export type ZooModel =
   | { arch: 'attn'; batch: number; seq: number; dim: number; heads: number }
   /** Token embedding, mean over the sequence, projection to a large vocabulary, cross-entropy. */
   | { arch: 'embed'; vocab: number; dim: number; batch: number; seq: number }
-  /** A long elementwise chain over a weight and an input of the same odd shape; mean of squares. */
+  /** A long elementwise chain over a weight and an input of the same odd shape; MSE to a target. */
   | { arch: 'chain'; rows: number; cols: number; depth: number }
   /** Residual blocks of RMSNorm written by hand (x·rsqrt(mean(x²)+eps)·g), Linear and SiLU. */
   | { arch: 'rmsnorm'; batch: number; dim: number; blocks: number }
