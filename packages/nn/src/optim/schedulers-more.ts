@@ -251,6 +251,11 @@ export class ReduceLROnPlateau {
       throw new ValueError(
         'ReduceLROnPlateau.loadStateDict: expected { lastEpoch, best, numBadEpochs, cooldownCounter } from stateDict()',
       );
+    for (const k of ['lastEpoch', 'numBadEpochs', 'cooldownCounter'] as const) {
+      const v = sd[k] ?? 0;
+      if (!Number.isSafeInteger(v) || (v as number) < 0)
+        throw new ValueError(`ReduceLROnPlateau.loadStateDict: ${k} must be an integer >= 0; got ${JSON.stringify(v)}`);
+    }
     this.lastEpoch = sd.lastEpoch;
     this.best = sd.best;
     this.numBadEpochs = Number(sd.numBadEpochs) || 0;
