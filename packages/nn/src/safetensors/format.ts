@@ -35,6 +35,13 @@ export interface DecodedFile {
   readonly tensors: Map<string, RawTensor>;
   /** A null-prototype object: its keys come from the file. */
   readonly metadata: Record<string, string> | undefined;
+  /** Each tensor's stored dtype and shape, in file order (also when the data was not decoded). */
+  readonly headers: Map<string, TensorHeader>;
+}
+
+export interface TensorHeader {
+  readonly dtype: SafeDType;
+  readonly shape: readonly number[];
 }
 
 /** Writes tensors (in the given order) and optional string metadata as one safetensors buffer. */
@@ -181,10 +188,11 @@ export function decodeSafetensors(bytes: Uint8Array, withData = true): DecodedFi
   if (pos !== dataLen) fail(`the data area holds ${dataLen} bytes but the tensors cover ${pos}`);
 
   const tensors = new Map<string, RawTensor>();
-  if (!withData) return { tensors, metadata };
+  const headers = new Map<string, TensorHeader>(entries.map((e) => [e.name, { dtype: e.dtype, shape: e.shape }]));
+  if (!withData) return { tensors, metadata, headers };
   for (const e of entries) {
     const raw = bytes.subarray(dataStart + e.begin, dataStart + e.end);
     tensors.set(e.name, { dtype: surfDType(e.dtype), shape: e.shape, data: decodeElements(e.name, e.dtype, raw) });
   }
-  return { tensors, metadata };
+  return { tensors, metadata, headers };
 }

@@ -2,7 +2,7 @@ import { NDArray, ValueError, parseOptions } from '@surf/core';
 import { Tensor, getBackend } from '@surf/autograd';
 import { Module, StateDict } from '../module';
 import { StoreDType } from './dtypes';
-import { RawTensor, decodeSafetensors, encodeSafetensors } from './format';
+import { RawTensor, TensorHeader, decodeSafetensors, encodeSafetensors } from './format';
 
 export type Saveable = Module | StateDict | Map<string, Tensor>;
 
@@ -95,4 +95,18 @@ export function load(bytes: Uint8Array): StateDict {
 /** The `__metadata__` strings of a safetensors buffer (undefined when it has none; a null-prototype object). */
 export function loadMetadata(bytes: Uint8Array): Record<string, string> | undefined {
   return decodeSafetensors(bytes, false).metadata;
+}
+
+/**
+ * What a safetensors buffer holds, without loading it: each tensor's stored dtype (F32, F16,
+ * I64, ...) and shape by name, and the metadata. The whole file is validated as load() does.
+ * A loader that builds a model from a config in the metadata checks the config against these
+ * shapes first, so a file cannot make it build more than the file itself holds.
+ */
+export function loadHeader(bytes: Uint8Array): {
+  tensors: Map<string, TensorHeader>;
+  metadata: Record<string, string> | undefined;
+} {
+  const { headers, metadata } = decodeSafetensors(bytes, false);
+  return { tensors: headers, metadata };
 }
