@@ -193,3 +193,17 @@ describeEach(['cpu', 'webgpu'] as const, 'untrusted files on %s', (kind) => {
     });
   });
 });
+
+test('checkpoint parts are strict options: a misspelt or wrongly typed part is refused', () =>
+  on(B.cpu, async () => {
+    const { model, optimizer, bytes } = await checkpoint();
+    await expect(saveCheckpoint({ model, optimzer: optimizer } as never)).rejects.toThrow(/did you mean 'optimizer'/);
+    await expect(saveCheckpoint({ model, step: -1 })).rejects.toThrow(/option 'step' must be an integer >= 0/);
+    await expect(saveCheckpoint({ model, optimizer: {} as never })).rejects.toThrow(
+      /option 'optimizer' must be an Optimizer/,
+    );
+    expect(() => loadCheckpoint(bytes, { model, optimizer, sheduler: null } as never)).toThrow(
+      /did you mean 'scheduler'/,
+    );
+    expect(() => loadCheckpoint(bytes, { model, scheduler: {} as never })).toThrow(/must be a scheduler/);
+  }));

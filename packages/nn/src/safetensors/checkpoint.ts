@@ -1,7 +1,6 @@
-import { ValueError } from '@surf/core';
+import { ValueError, parseOptions, showValue } from '@surf/core';
 import { Tensor } from '@surf/autograd';
 import { Module } from '../module';
-import { checkOptions } from '../options';
 import { BaseOptions, Optimizer, OptimizerStateDict } from '../optim/optimizer';
 import { SchedulerStateDict } from '../optim/schedulers';
 import { META_KEY, OptimizerMeta, paramIndex, readMeta, writeMeta } from './checkpoint-meta';
@@ -29,9 +28,22 @@ export interface CheckpointParts {
   extra?: unknown;
 }
 
+/** The parts both directions take; a misspelt key (`optimzer`) is an error, not a part left out. */
+const PART_RULES = {
+  model: 'any',
+  optimizer: (v: unknown, where: string) => {
+    if (!(v instanceof Optimizer)) throw new ValueError(`${where} must be an Optimizer; got ${showValue(v)}`);
+  },
+  scheduler: (v: unknown, where: string) => {
+    const s = v as Partial<Scheduler> | null;
+    if (typeof s?.stateDict !== 'function' || typeof s.loadStateDict !== 'function')
+      throw new ValueError(`${where} must be a scheduler (with stateDict and loadStateDict); got ${showValue(v)}`);
+  },
+} as const;
+
 /** Serialises model, optimizer, scheduler and step to safetensors bytes (reads the device back). */
 export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array> {
-  checkOptions('saveCheckpoint', parts, '{ model, optimizer?, scheduler?, step?, extra? }');
+  parseOptions<CheckpointParts>('saveCheckpoint', parts, { ...PART_RULES, step: 'nonnegint', extra: 'any' });
   if (!(parts?.model instanceof Module))
     throw new ValueError('saveCheckpoint: expected { model: Module, optimizer?, scheduler?, step?, extra? }');
   const tensors = new Map<string, Tensor>();
@@ -39,7 +51,6 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
   const owned: Tensor[] = [];
   let optimizer: Parameters<typeof writeMeta>[0]['optimizer'] = null;
   if (parts.optimizer) {
-    if (!(parts.optimizer instanceof Optimizer)) throw new ValueError('saveCheckpoint: optimizer is not an Optimizer');
     const sd = parts.optimizer.stateDict();
     const steps: Record<string, number> = {};
     for (const [i, entry] of Object.entries(sd.state)) {
@@ -71,7 +82,7 @@ export function loadCheckpoint(
   bytes: Uint8Array,
   parts: Omit<CheckpointParts, 'step' | 'extra'>,
 ): { step: number | null; extra: unknown } {
-  checkOptions('loadCheckpoint', parts, '{ model, optimizer?, scheduler? }');
+  parseOptions<Omit<CheckpointParts, 'step' | 'extra'>>('loadCheckpoint', parts, PART_RULES);
   if (!(parts?.model instanceof Module))
     throw new ValueError('loadCheckpoint: expected { model: Module, optimizer?, scheduler? } as the second argument');
   const raw = loadMetadata(bytes)?.[META_KEY];
