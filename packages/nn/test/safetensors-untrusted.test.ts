@@ -114,6 +114,10 @@ describeEach(['cpu', 'webgpu'] as const, 'untrusted files on %s', (kind) => {
         loadMetadata(bytes),
       );
       expect(() => loadCheckpoint(odd, { model, optimizer })).toThrow(/'x' is not a parameter index/);
+      // A state tensor of another dtype (int32 moments) is refused, not computed with.
+      const name = Object.keys(tensors).find((k) => k.startsWith('optimizer.'))!;
+      const ints = await save({ ...tensors, [name]: tensors[name].int() }, loadMetadata(bytes));
+      expect(() => loadCheckpoint(ints, { model, optimizer })).toThrow(/state 0.\w+ has dtype int32; expected float32/);
     });
   });
 

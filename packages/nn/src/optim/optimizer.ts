@@ -190,6 +190,8 @@ export abstract class Optimizer<O extends BaseOptions> {
         if (k === 'step') continue;
         if (!(v instanceof Tensor))
           throw new ValueError(`${this.name}.loadStateDict: state ${key}.${k} is not a Tensor`);
+        if (v.dtype !== 'float32')
+          throw new DTypeError(`${this.name}.loadStateDict: state ${key}.${k} has dtype ${v.dtype}; expected float32`);
         if (v.shape.length !== p.shape.length || v.shape.some((d, i) => d !== p.shape[i])) {
           throw new ShapeError(
             `${this.name}.loadStateDict: state ${key}.${k} has shape ${fmtShape(v.shape)}; the parameter has ${fmtShape(p.shape)}`,
