@@ -211,3 +211,14 @@ test('checkpoint parts are strict options: a misspelt or wrongly typed part is r
     );
     expect(() => loadCheckpoint(bytes, { model, scheduler: {} as never })).toThrow(/must be a scheduler/);
   }));
+
+test('a ReduceLROnPlateau checkpoint saved before its first step (best: Infinity, JSON null) loads', () =>
+  on(B.cpu, async () => {
+    const { model, optimizer } = await checkpoint();
+    const scheduler = new optim.ReduceLROnPlateau(optimizer, { mode: 'max' });
+    const bytes = await saveCheckpoint({ model, optimizer, scheduler });
+    const again = new optim.ReduceLROnPlateau(optimizer, { mode: 'max' });
+    again.best = 3;
+    loadCheckpoint(bytes, { model, optimizer, scheduler: again });
+    expect(again.best).toBe(-Infinity);
+  }));
