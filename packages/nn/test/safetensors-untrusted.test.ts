@@ -80,6 +80,14 @@ describeEach(['cpu', 'webgpu'] as const, 'untrusted files on %s', (kind) => {
         expect(() => load(file)).toThrow(ValueError);
         expect(() => load(file)).toThrow(`tensor name '${name}' has the segment`);
       }
+      // Nesting deep enough to overflow a recursive printer is a ValueError like any bad shape.
+      for (const depth of [10, 5000, 100_000]) {
+        const deep = '['.repeat(depth) + ']'.repeat(depth);
+        const file = rawFile(`{"a":{"dtype":"F32","shape":${deep},"data_offsets":[0,0]}}`);
+        expect(() => load(file)).toThrow(
+          /tensor 'a' has shape an array of 1; expected an array of non-negative integers/,
+        );
+      }
       // Metadata keys too; and a safe name loads into a dict whose keys are all the file's.
       expect(() => loadMetadata(rawFile('{"__metadata__":{"__proto__":"x"}}'))).toThrow(/metadata key '__proto__'/);
       const sd = load(rawFile('{"hasOwnProperty":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}', f32(2)));

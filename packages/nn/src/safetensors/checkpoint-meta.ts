@@ -1,6 +1,6 @@
-import { ValueError, showValue } from '@surf/core';
+import { ValueError } from '@surf/core';
 import { SchedulerStateDict } from '../optim/schedulers';
-import { isObject, parseJson, rebuild } from './untrusted';
+import { brief, isObject, parseJson, rebuild } from './untrusted';
 
 /**
  * The `surf.checkpoint` metadata entry: everything of a checkpoint that is not a tensor, as
@@ -30,7 +30,7 @@ export interface CheckpointMeta {
 const FN = 'loadCheckpoint';
 
 function bad(key: string, v: unknown, expected: string): never {
-  throw new ValueError(`${FN}: checkpoint metadata '${key}' is ${showValue(v)}; expected ${expected}`);
+  throw new ValueError(`${FN}: checkpoint metadata '${key}' is ${brief(v)}; expected ${expected}`);
 }
 
 /** A parameter index as saved: a canonical non-negative integer string. */
@@ -66,7 +66,7 @@ export function readMeta(raw: string): CheckpointMeta {
   const m = parseJson(FN, `checkpoint metadata '${META_KEY}'`, raw);
   if (!isObject(m)) bad(META_KEY, m, 'an object { version, step, extra, optimizer, scheduler }');
   if (m.version !== VERSION)
-    throw new ValueError(`${FN}: checkpoint version ${showValue(m.version)}; this Surf reads version ${VERSION}`);
+    throw new ValueError(`${FN}: checkpoint version ${brief(m.version)}; this Surf reads version ${VERSION}`);
   const step = m.step ?? null;
   if (step !== null && (!Number.isSafeInteger(step) || (step as number) < 0))
     bad('step', step, 'an integer >= 0 or null');
@@ -89,7 +89,7 @@ export function writeMeta(meta: {
   scheduler: SchedulerStateDict | null;
 }): string {
   if (meta.step !== null && (!Number.isSafeInteger(meta.step) || meta.step < 0))
-    throw new ValueError(`saveCheckpoint: step must be an integer >= 0; got ${showValue(meta.step)}`);
+    throw new ValueError(`saveCheckpoint: step must be an integer >= 0; got ${brief(meta.step)}`);
   const text = JSON.stringify({ version: VERSION, ...meta });
   rebuild('saveCheckpoint', 'extra', JSON.parse(text), 0);
   return text;

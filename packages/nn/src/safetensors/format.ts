@@ -1,4 +1,4 @@
-import { DType, TypedArray, ValueError, showValue } from '@surf/core';
+import { DType, TypedArray, ValueError } from '@surf/core';
 import {
   ITEM_BYTES,
   SafeDType,
@@ -9,7 +9,7 @@ import {
   storedDType,
   surfDType,
 } from './dtypes';
-import { checkName, isObject } from './untrusted';
+import { brief, checkName, isObject } from './untrusted';
 
 /**
  * The safetensors byte format, with no tensors involved: an 8-byte little-endian u64 header
@@ -157,9 +157,9 @@ export function decodeSafetensors(bytes: Uint8Array, withData = true): DecodedFi
       );
     }
     if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0))
-      fail(`tensor '${name}' has shape ${showValue(shape)}; expected an array of non-negative integers`);
+      fail(`tensor '${name}' has shape ${brief(shape)}; expected an array of non-negative integers`);
     if (!Array.isArray(offs) || offs.length !== 2 || !offs.every((o) => Number.isSafeInteger(o) && o >= 0))
-      fail(`tensor '${name}' has data_offsets ${showValue(offs)}; expected [begin, end] non-negative integers`);
+      fail(`tensor '${name}' has data_offsets ${brief(offs)}; expected [begin, end] non-negative integers`);
     const [begin, end] = offs as number[];
     if (end < begin) fail(`tensor '${name}' has data_offsets [${begin}, ${end}] with end before begin`);
     const want = (shape as number[]).reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype];

@@ -56,3 +56,17 @@ export function rebuild(fn: string, what: string, v: unknown, depth: number): un
 export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
+
+/**
+ * A short rendering of a value read from a file, for error messages: never recursive (JSON.parse
+ * accepts nesting deep enough to overflow the stack of a recursive printer) and never long.
+ */
+export function brief(v: unknown): string {
+  if (Array.isArray(v)) {
+    const flat = v.length <= 8 && v.every((x) => x === null || typeof x !== 'object');
+    return flat ? `[${v.map((x) => brief(x)).join(', ')}]` : `an array of ${v.length}`;
+  }
+  if (v !== null && typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v);
+  return String(v);
+}
