@@ -28,8 +28,10 @@ export type { Reduction, LossOptions, CrossEntropyOptions, KLDivReduction } from
 export { DataLoader } from './data/dataloader';
 export { TensorDataset, Subset, randomSplit } from './data/dataset';
 export type { DataLoaderOptions } from './data/dataloader';
-export { save, load, loadMetadata } from './safetensors/serialize';
-export type { Saveable } from './safetensors/serialize';
+export { save, load, loadMetadata, loadHeader } from './safetensors/serialize';
+export type { Saveable, SaveOptions } from './safetensors/serialize';
+export type { StoreDType, SafeDType } from './safetensors/dtypes';
+export type { TensorHeader } from './safetensors/format';
 export { saveFile, loadFile, saveCheckpointFile, loadCheckpointFile } from './safetensors/node-files';
 export { saveCheckpoint, loadCheckpoint } from './safetensors/checkpoint';
 export type { CheckpointParts, Scheduler } from './safetensors/checkpoint';

@@ -90,8 +90,8 @@ describe('rejects corrupt files with a clear error', () => {
     ['header an array', file('[1,2]', []), /not a JSON object/],
     [
       'unknown dtype',
-      file('{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}', [0, 0, 0, 0]),
-      /dtype F16.*expected F32, I32 or BOOL/,
+      file('{"a":{"dtype":"C64","shape":[2],"data_offsets":[0,4]}}', [0, 0, 0, 0]),
+      /dtype "C64".*cannot read; expected one of F64, F32, F16, BF16, I64/,
     ],
     [
       'offsets beyond the buffer',

@@ -23,6 +23,12 @@
  * Only buffers up to SITE_MAX_BYTES are held for their site: there a new bind group costs more
  * than the kernels that bind it, and holding one costs little memory; a large buffer goes to
  * whichever op asks first, as before.
+ *
+ * The count of free buffers is bounded too, per bucket (BUCKET_MAX_FREE) and in all
+ * (limitBuffers), so every release costs at most a bounded walk of one bucket. Unbounded, a
+ * program that freed 200,000 tiny tensors (a file of empty tensors, loaded then disposed)
+ * kept them all pooled, and each release walked its whole bucket to keep it sorted: quadratic,
+ * 213 s. A full bucket keeps its lowest ids (those it hands out next) and destroys the highest.
  */
 export const BUFFER_USAGE = 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08; /* COPY_DST */
 
@@ -49,6 +55,10 @@ export const SITE_HOLD = 256;
 const SITE_SCAN = 64;
 /** The largest bucket whose free buffers are held for their site. */
 export const SITE_MAX_BYTES = 256 * 1024;
+/** Free buffers one bucket keeps at most. */
+export const BUCKET_MAX_FREE = 1024;
+/** Free buffers the pool keeps at most, all buckets together (the default of limitBuffers). */
+export const POOL_MAX_FREE = 8192;
 
 export function bucketBytes(bytes: number, cap: number): number {
   const b = Math.max(256, bytes);
@@ -76,6 +86,7 @@ export class BufferPool {
     private cap: number,
     private limitBytes: number,
     private onDestroy: (b: PooledBuffer) => void,
+    private limitBuffers = POOL_MAX_FREE,
   ) {}
 
   /** The size of the buffer acquire(bytes) hands out. */
@@ -132,24 +143,37 @@ export class BufferPool {
       this.retire(b, openBatch);
       return;
     }
-    // Make room by dropping the buffers released longest ago, whatever their size.
-    for (const old of this.order) {
-      if (this.pooledBytes + b.bytes <= this.limitBytes) break;
-      const list = this.free.get(old.bytes)!;
-      list.splice(list.indexOf(old), 1);
-      this.order.delete(old);
-      this.pooledBytes -= old.bytes;
-      this.retire(old, openBatch);
-    }
-    b.freedAt = this.acquires;
     let list = this.free.get(b.bytes);
     if (!list) this.free.set(b.bytes, (list = []));
+    if (list.length >= BUCKET_MAX_FREE) {
+      // A full bucket: the highest id goes (list[0]); when that is b itself, nothing is walked.
+      if (list[0].id < b.id) {
+        this.retire(b, openBatch);
+        return;
+      }
+      this.evict(list[0], openBatch);
+    }
+    // Make room by dropping the buffers released longest ago, whatever their size.
+    for (const old of this.order) {
+      if (this.pooledBytes + b.bytes <= this.limitBytes && this.order.size < this.limitBuffers) break;
+      this.evict(old, openBatch);
+    }
+    b.freedAt = this.acquires;
     // Kept sorted by id, descending: most releases land at the end (one more step of a loop).
     let at = list.length;
     while (at > 0 && list[at - 1].id < b.id) at--;
     list.splice(at, 0, b);
     this.order.add(b);
     this.pooledBytes += b.bytes;
+  }
+
+  /** Takes a free buffer out of the pool and retires it. */
+  private evict(old: PooledBuffer, openBatch: number): void {
+    const list = this.free.get(old.bytes)!;
+    list.splice(list.indexOf(old), 1);
+    this.order.delete(old);
+    this.pooledBytes -= old.bytes;
+    this.retire(old, openBatch);
   }
 
   /** Destroys a buffer now, or after the open batch's submit when that batch binds it. */

@@ -170,17 +170,28 @@ export abstract class Optimizer<O extends BaseOptions> {
         `${this.name}.loadStateDict: the saved groups hold [${sd.paramGroups.map((g) => g.params.length).join(', ')}] parameters; this optimizer's hold [${this.paramGroups.map((g) => g.params.length).join(', ')}]`,
       );
     }
+    // Hyperparameters pass the constructor's checks before any is written: a checkpoint is
+    // data, and lr -1 or betas [2, 2] would turn the weights to NaN at the next step.
+    const groups = sd.paramGroups.map((g, i) => this.checkedGroup(g, i));
     const all = this.indexed();
     const next = new Map<Tensor, ParamState>();
     for (const [key, entry] of Object.entries(sd.state)) {
-      const p = all[Number(key)];
+      const p = /^(0|[1-9][0-9]*)$/.test(key) ? all[Number(key)] : undefined;
       if (!p)
         throw new ValueError(`${this.name}.loadStateDict: state for parameter ${key}, but there are ${all.length}`);
+      if (entry === null || typeof entry !== 'object')
+        throw new ValueError(`${this.name}.loadStateDict: state ${key} is not an object`);
+      if (!Number.isSafeInteger(entry.step) || entry.step < 0)
+        throw new ValueError(
+          `${this.name}.loadStateDict: state ${key}.step must be an integer >= 0; got ${JSON.stringify(entry.step)}`,
+        );
       const arrays: Record<string, NDArray> = {};
       for (const [k, v] of Object.entries(entry)) {
         if (k === 'step') continue;
         if (!(v instanceof Tensor))
           throw new ValueError(`${this.name}.loadStateDict: state ${key}.${k} is not a Tensor`);
+        if (v.dtype !== 'float32')
+          throw new DTypeError(`${this.name}.loadStateDict: state ${key}.${k} has dtype ${v.dtype}; expected float32`);
         if (v.shape.length !== p.shape.length || v.shape.some((d, i) => d !== p.shape[i])) {
           throw new ShapeError(
             `${this.name}.loadStateDict: state ${key}.${k} has shape ${fmtShape(v.shape)}; the parameter has ${fmtShape(p.shape)}`,
@@ -188,15 +199,39 @@ export abstract class Optimizer<O extends BaseOptions> {
         }
         arrays[k] = v.ndarray.contiguous();
       }
-      next.set(p, { step: Number(entry.step) || 0, arrays });
+      next.set(p, { step: entry.step, arrays });
     }
     for (const st of this.state.values()) Object.values(st.arrays).forEach((a) => a.dispose());
     this.state.clear();
     next.forEach((v, k) => this.state.set(k, v));
-    sd.paramGroups.forEach((g, i) => {
-      const { params: _params, ...rest } = g;
-      Object.assign(this.paramGroups[i], rest);
-    });
+    groups.forEach((g, i) => Object.assign(this.paramGroups[i], g));
+  }
+
+  /**
+   * A saved group's hyperparameters merged over this optimizer's group i and validated as the
+   * constructor validates them; keys this optimizer does not have are refused.
+   */
+  private checkedGroup(g: unknown, i: number): Partial<O> {
+    const where = `${this.name}.loadStateDict: paramGroups[${i}]`;
+    if (g === null || typeof g !== 'object' || Array.isArray(g)) throw new ValueError(`${where} is not an object`);
+    const { params: _params, ...current } = this.paramGroups[i];
+    const known = new Set([...Object.keys(current), 'initialLr']);
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(g)) {
+      if (k === 'params') continue;
+      if (!known.has(k))
+        throw new ValueError(
+          `${where} has the key '${k}', which ${this.name} does not have (known: ${[...known].join(', ')})`,
+        );
+      out[k] = (g as Record<string, unknown>)[k];
+    }
+    if (out.initialLr !== undefined) checkNonNegative(where, 'initialLr', out.initialLr);
+    try {
+      this.validate({ ...(current as unknown as O), ...out });
+    } catch (e) {
+      throw new ValueError(`${where}: ${(e as Error).message}`);
+    }
+    return out as Partial<O>;
   }
 
   /** Frees the optimizer's state buffers. */

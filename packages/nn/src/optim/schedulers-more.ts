@@ -247,12 +247,20 @@ export class ReduceLROnPlateau {
   }
 
   loadStateDict(sd: SchedulerStateDict): void {
-    if (sd === null || typeof sd !== 'object' || typeof sd.best !== 'number')
+    // JSON (a checkpoint's metadata) writes the initial ±Infinity best as null: no best yet.
+    if (sd !== null && typeof sd === 'object' && sd.best === null)
+      sd = { ...sd, best: this.mode === 'min' ? Infinity : -Infinity };
+    if (sd === null || typeof sd !== 'object' || typeof sd.best !== 'number' || Number.isNaN(sd.best))
       throw new ValueError(
         'ReduceLROnPlateau.loadStateDict: expected { lastEpoch, best, numBadEpochs, cooldownCounter } from stateDict()',
       );
-    this.lastEpoch = sd.lastEpoch;
-    this.best = sd.best;
+    for (const k of ['lastEpoch', 'numBadEpochs', 'cooldownCounter'] as const) {
+      const v = sd[k] ?? 0;
+      if (!Number.isSafeInteger(v) || (v as number) < 0)
+        throw new ValueError(`ReduceLROnPlateau.loadStateDict: ${k} must be an integer >= 0; got ${JSON.stringify(v)}`);
+    }
+    this.lastEpoch = (sd.lastEpoch as number | undefined) ?? 0;
+    this.best = sd.best as number;
     this.numBadEpochs = Number(sd.numBadEpochs) || 0;
     this.cooldownCounter = Number(sd.cooldownCounter) || 0;
   }

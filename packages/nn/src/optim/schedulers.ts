@@ -58,6 +58,12 @@ export abstract class LRScheduler {
           `${this.constructor.name}.loadStateDict: baseLrs has ${Array.isArray(sd.baseLrs) ? sd.baseLrs.length : 'no'} entries; the optimizer has ${this.baseLrs.length} groups`,
         );
       sd.baseLrs.forEach((v, i) => {
+        if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+          throw new ValueError(
+            `${this.constructor.name}.loadStateDict: baseLrs[${i}] must be a finite number >= 0; got ${JSON.stringify(v)}`,
+          );
+      });
+      sd.baseLrs.forEach((v, i) => {
         this.baseLrs[i] = v;
       });
     }

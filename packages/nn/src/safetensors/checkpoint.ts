@@ -1,9 +1,9 @@
-import { ValueError } from '@surf/core';
+import { ValueError, parseOptions, showValue } from '@surf/core';
 import { Tensor } from '@surf/autograd';
 import { Module } from '../module';
-import { checkOptions } from '../options';
 import { BaseOptions, Optimizer, OptimizerStateDict } from '../optim/optimizer';
 import { SchedulerStateDict } from '../optim/schedulers';
+import { META_KEY, OptimizerMeta, paramIndex, readMeta, writeMeta } from './checkpoint-meta';
 import { load, loadMetadata, save } from './serialize';
 
 /**
@@ -28,28 +28,29 @@ export interface CheckpointParts {
   extra?: unknown;
 }
 
-const META_KEY = 'surf.checkpoint';
-const VERSION = 1;
-
-interface Meta {
-  version: number;
-  step: number | null;
-  extra: unknown;
-  optimizer: { name: string; paramGroups: unknown[]; steps: Record<string, number> } | null;
-  scheduler: SchedulerStateDict | null;
-}
+/** The parts both directions take; a misspelt key (`optimzer`) is an error, not a part left out. */
+const PART_RULES = {
+  model: 'any',
+  optimizer: (v: unknown, where: string) => {
+    if (!(v instanceof Optimizer)) throw new ValueError(`${where} must be an Optimizer; got ${showValue(v)}`);
+  },
+  scheduler: (v: unknown, where: string) => {
+    const s = v as Partial<Scheduler> | null;
+    if (typeof s?.stateDict !== 'function' || typeof s.loadStateDict !== 'function')
+      throw new ValueError(`${where} must be a scheduler (with stateDict and loadStateDict); got ${showValue(v)}`);
+  },
+} as const;
 
 /** Serialises model, optimizer, scheduler and step to safetensors bytes (reads the device back). */
 export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array> {
-  checkOptions('saveCheckpoint', parts, '{ model, optimizer?, scheduler?, step?, extra? }');
+  parseOptions<CheckpointParts>('saveCheckpoint', parts, { ...PART_RULES, step: 'nonnegint', extra: 'any' });
   if (!(parts?.model instanceof Module))
     throw new ValueError('saveCheckpoint: expected { model: Module, optimizer?, scheduler?, step?, extra? }');
   const tensors = new Map<string, Tensor>();
   for (const [k, t] of Object.entries(parts.model.stateDict())) tensors.set(`model.${k}`, t);
   const owned: Tensor[] = [];
-  let optimizer: Meta['optimizer'] = null;
+  let optimizer: Parameters<typeof writeMeta>[0]['optimizer'] = null;
   if (parts.optimizer) {
-    if (!(parts.optimizer instanceof Optimizer)) throw new ValueError('saveCheckpoint: optimizer is not an Optimizer');
     const sd = parts.optimizer.stateDict();
     const steps: Record<string, number> = {};
     for (const [i, entry] of Object.entries(sd.state)) {
@@ -64,9 +65,9 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
     optimizer = { name: parts.optimizer.name, paramGroups: sd.paramGroups, steps };
   }
   const scheduler = parts.scheduler ? parts.scheduler.stateDict() : null;
-  const meta: Meta = { version: VERSION, step: parts.step ?? null, extra: parts.extra ?? null, optimizer, scheduler };
   try {
-    return await save(tensors, { [META_KEY]: JSON.stringify(meta) });
+    const meta = writeMeta({ step: parts.step ?? null, extra: parts.extra ?? null, optimizer, scheduler });
+    return await save(tensors, { [META_KEY]: meta });
   } finally {
     owned.forEach((t) => t.dispose());
   }
@@ -81,7 +82,7 @@ export function loadCheckpoint(
   bytes: Uint8Array,
   parts: Omit<CheckpointParts, 'step' | 'extra'>,
 ): { step: number | null; extra: unknown } {
-  checkOptions('loadCheckpoint', parts, '{ model, optimizer?, scheduler? }');
+  parseOptions<Omit<CheckpointParts, 'step' | 'extra'>>('loadCheckpoint', parts, PART_RULES);
   if (!(parts?.model instanceof Module))
     throw new ValueError('loadCheckpoint: expected { model: Module, optimizer?, scheduler? } as the second argument');
   const raw = loadMetadata(bytes)?.[META_KEY];
@@ -89,20 +90,10 @@ export function loadCheckpoint(
     throw new ValueError(
       `loadCheckpoint: these bytes have no '${META_KEY}' metadata; they are not a checkpoint from saveCheckpoint() (a plain state dict loads with load())`,
     );
-  const meta = JSON.parse(raw) as Meta;
-  if (meta.version !== VERSION)
-    throw new ValueError(`loadCheckpoint: checkpoint version ${meta.version}; this Surf reads version ${VERSION}`);
+  const meta = readMeta(raw);
   const all = load(bytes);
-  const model: Record<string, Tensor> = {};
-  const optState: Record<string, Record<string, Tensor | number>> = {};
-  for (const [k, t] of Object.entries(all)) {
-    if (k.startsWith('model.')) model[k.slice(6)] = t;
-    else if (k.startsWith('optimizer.')) {
-      const [, i, name] = k.split('.');
-      (optState[i] ??= {})[name] = t;
-    }
-  }
   try {
+    const { model, optState } = splitTensors(all);
     if (parts.optimizer && !meta.optimizer)
       throw new ValueError('loadCheckpoint: the checkpoint holds no optimizer state');
     if (parts.scheduler && !meta.scheduler)
@@ -113,18 +104,58 @@ export function loadCheckpoint(
       );
     }
     parts.model.loadStateDict(model);
-    if (parts.optimizer && meta.optimizer) {
-      for (const [i, step] of Object.entries(meta.optimizer.steps)) (optState[i] ??= {}).step = step;
-      const sd = {
-        state: optState,
-        paramGroups: meta.optimizer.paramGroups,
-      } as unknown as OptimizerStateDict<BaseOptions>;
-      parts.optimizer.loadStateDict(sd);
-    }
+    if (parts.optimizer && meta.optimizer) parts.optimizer.loadStateDict(optimizerStateDict(meta.optimizer, optState));
     if (parts.scheduler && meta.scheduler) parts.scheduler.loadStateDict(meta.scheduler);
   } finally {
     // The model and optimizer copied what they keep; the loaded tensors are ours to free.
     Object.values(all).forEach((t) => t.dispose());
   }
   return { step: meta.step, extra: meta.extra };
+}
+
+/**
+ * Splits the file's tensors by prefix into Maps: names come from the file, so they are never
+ * property keys of plain objects (load() has already refused prototype segments).
+ */
+function splitTensors(all: Record<string, Tensor>): {
+  model: Map<string, Tensor>;
+  optState: Map<number, Map<string, Tensor>>;
+} {
+  const model = new Map<string, Tensor>();
+  const optState = new Map<number, Map<string, Tensor>>();
+  for (const k of Object.keys(all)) {
+    const t = all[k];
+    if (k.startsWith('model.')) model.set(k.slice(6), t);
+    else if (k.startsWith('optimizer.')) {
+      const parts = k.split('.');
+      if (parts.length !== 3 || parts[2] === '' || parts[2] === 'step')
+        throw new ValueError(
+          `loadCheckpoint: tensor '${k}' is not of the form optimizer.<parameter index>.<state name>`,
+        );
+      const i = paramIndex(parts[1], `tensor '${k}': parameter index`);
+      let m = optState.get(i);
+      if (!m) optState.set(i, (m = new Map()));
+      m.set(parts[2], t);
+    } else throw new ValueError(`loadCheckpoint: tensor '${k}' is neither model.* nor optimizer.*`);
+  }
+  return { model, optState };
+}
+
+/** The optimizer's state dict from the checked metadata and the state tensors, in null-prototype objects. */
+function optimizerStateDict(
+  meta: OptimizerMeta,
+  optState: Map<number, Map<string, Tensor>>,
+): OptimizerStateDict<BaseOptions> {
+  const state = Object.create(null) as Record<number, { step: number } & Record<string, Tensor | number>>;
+  const indices = new Set([...meta.steps.keys(), ...optState.keys()]);
+  for (const i of indices) {
+    const entry = Object.create(null) as { step: number } & Record<string, Tensor | number>;
+    for (const [name, t] of optState.get(i) ?? []) entry[name] = t;
+    const step = meta.steps.get(i);
+    if (step === undefined)
+      throw new ValueError(`loadCheckpoint: optimizer state tensors for parameter ${i}, but no step count for it`);
+    entry.step = step;
+    state[i] = entry;
+  }
+  return { state, paramGroups: meta.paramGroups } as unknown as OptimizerStateDict<BaseOptions>;
 }

@@ -1,4 +1,15 @@
 import { DType, TypedArray, ValueError } from '@surf/core';
+import {
+  ITEM_BYTES,
+  SafeDType,
+  StoreDType,
+  decodeElements,
+  encodeElements,
+  isSafeDType,
+  storedDType,
+  surfDType,
+} from './dtypes';
+import { brief, checkName, isObject } from './untrusted';
 
 /**
  * The safetensors byte format, with no tensors involved: an 8-byte little-endian u64 header
@@ -8,12 +19,6 @@ import { DType, TypedArray, ValueError } from '@surf/core';
  * no overlap, nothing left over), which is what the reference implementation checks too.
  */
 
-export type SafeDType = 'F32' | 'I32' | 'BOOL';
-
-const TO_SAFE: Record<DType, SafeDType> = { float32: 'F32', int32: 'I32', bool: 'BOOL' };
-const FROM_SAFE: Record<SafeDType, DType> = { F32: 'float32', I32: 'int32', BOOL: 'bool' };
-const ITEM_BYTES: Record<SafeDType, number> = { F32: 4, I32: 4, BOOL: 1 };
-
 // The reference implementation refuses headers over 100 MB; so do we, before parsing.
 const MAX_HEADER = 100_000_000;
 
@@ -22,27 +27,21 @@ export interface RawTensor {
   readonly shape: readonly number[];
   /** Elements in row-major order. */
   readonly data: TypedArray;
+  /** How a float32 tensor is stored (default float32). */
+  readonly store?: StoreDType;
 }
 
 export interface DecodedFile {
   readonly tensors: Map<string, RawTensor>;
+  /** A null-prototype object: its keys come from the file. */
   readonly metadata: Record<string, string> | undefined;
+  /** Each tensor's stored dtype and shape, in file order (also when the data was not decoded). */
+  readonly headers: Map<string, TensorHeader>;
 }
 
-const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-function bytesOf(t: RawTensor): Uint8Array {
-  if (t.dtype === 'bool') {
-    // Bool is stored 0/1 in one byte, as torch.bool is.
-    const out = new Uint8Array(t.data.length);
-    for (let i = 0; i < out.length; i++) out[i] = t.data[i] ? 1 : 0;
-    return out;
-  }
-  const out = new Uint8Array(t.data.length * 4);
-  const dv = new DataView(out.buffer);
-  if (t.dtype === 'float32') for (let i = 0; i < t.data.length; i++) dv.setFloat32(i * 4, t.data[i], true);
-  else for (let i = 0; i < t.data.length; i++) dv.setInt32(i * 4, t.data[i], true);
-  return out;
+export interface TensorHeader {
+  readonly dtype: SafeDType;
+  readonly shape: readonly number[];
 }
 
 /** Writes tensors (in the given order) and optional string metadata as one safetensors buffer. */
@@ -50,29 +49,37 @@ export function encodeSafetensors(
   tensors: Iterable<[string, RawTensor]>,
   metadata?: Record<string, string>,
 ): Uint8Array {
-  const header: Record<string, unknown> = {};
+  // Null prototype: a tensor or metadata name is a key here and must stay data.
+  const header: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   if (metadata !== undefined) {
+    if (!isObject(metadata))
+      throw new ValueError(
+        `save: metadata must be an object of strings; got ${Array.isArray(metadata) ? 'an array' : typeof metadata}`,
+      );
     for (const [k, v] of Object.entries(metadata)) {
+      checkName('save', 'metadata key', k);
       if (typeof v !== 'string')
         throw new ValueError(
           `save: metadata value for '${k}' is ${typeof v}; expected a string (safetensors metadata is string to string)`,
         );
     }
-    header.__metadata__ = metadata;
+    header.__metadata__ = { ...metadata };
   }
   const chunks: Uint8Array[] = [];
   let offset = 0;
   for (const [name, t] of tensors) {
     if (name === '__metadata__')
       throw new ValueError(`save: '__metadata__' is reserved by the safetensors format and cannot name a tensor`);
+    checkName('save', 'tensor name', name);
     if (name in header) throw new ValueError(`save: tensor name '${name}' appears twice`);
     const n = t.shape.reduce((a, b) => a * b, 1);
     if (n !== t.data.length)
       throw new ValueError(
         `save: tensor '${name}' has ${t.data.length} values for shape [${t.shape.join(',')}] (${n} elements)`,
       );
-    const b = bytesOf(t);
-    header[name] = { dtype: TO_SAFE[t.dtype], shape: t.shape.slice(), data_offsets: [offset, offset + b.length] };
+    const dtype = storedDType(t.dtype, t.store ?? 'float32');
+    const b = encodeElements(dtype, t.data);
+    header[name] = { dtype, shape: t.shape.slice(), data_offsets: [offset, offset + b.length] };
     chunks.push(b);
     offset += b.length;
   }
@@ -100,12 +107,8 @@ function fail(msg: string): never {
   throw new ValueError(`load: not a valid safetensors file: ${msg}`);
 }
 
-function isSafeDType(d: unknown): d is SafeDType {
-  return d === 'F32' || d === 'I32' || d === 'BOOL';
-}
-
-/** Parses and validates a safetensors buffer; every inconsistency is a ValueError naming it. */
-export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
+/** Parses and validates a safetensors buffer (the whole of it; the tensors' data only when withData); every inconsistency is a ValueError naming it. */
+export function decodeSafetensors(bytes: Uint8Array, withData = true): DecodedFile {
   if (!(bytes instanceof Uint8Array))
     throw new ValueError(
       `load: got ${Object.prototype.toString.call(bytes)}; expected a Uint8Array of safetensors bytes`,
@@ -127,34 +130,40 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
 
   let metadata: Record<string, string> | undefined;
   const entries: { name: string; dtype: SafeDType; shape: number[]; begin: number; end: number }[] = [];
-  for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
+  // Object.keys of JSON.parse's result includes an own '__proto__' key; every name is checked
+  // before it is used as a key anywhere.
+  for (const name of Object.keys(header as object)) {
+    const info = (header as Record<string, unknown>)[name];
     if (name === '__metadata__') {
-      if (
-        info === null ||
-        typeof info !== 'object' ||
-        Array.isArray(info) ||
-        !Object.values(info).every((v) => typeof v === 'string')
-      ) {
+      if (!isObject(info) || !Object.values(info).every((v) => typeof v === 'string'))
         fail('__metadata__ must map strings to strings');
+      metadata = Object.create(null) as Record<string, string>;
+      for (const k of Object.keys(info)) {
+        checkName('load', 'metadata key', k);
+        metadata[k] = info[k] as string;
       }
-      metadata = { ...(info as Record<string, string>) };
       continue;
     }
-    if (info === null || typeof info !== 'object') fail(`entry '${name}' is not an object`);
-    const { dtype, shape, data_offsets: offs } = info as Record<string, unknown>;
+    checkName('load', 'tensor name', name);
+    if (!isObject(info)) fail(`entry '${name}' is not an object`);
+    const own = (k: string) => (Object.prototype.hasOwnProperty.call(info, k) ? info[k] : undefined);
+    const dtype = own('dtype');
+    const shape = own('shape');
+    const offs = own('data_offsets');
     if (typeof dtype !== 'string') fail(`tensor '${name}' has no dtype`);
     if (!isSafeDType(dtype)) {
       throw new ValueError(
-        `load: tensor '${name}' has dtype ${dtype}, which Surf cannot hold; expected F32, I32 or BOOL (convert it, e.g. tensor.float() in PyTorch, before saving)`,
+        `load: tensor '${name}' has dtype ${JSON.stringify(dtype.slice(0, 20))}, which Surf cannot read; expected one of ${Object.keys(ITEM_BYTES).join(', ')}`,
       );
     }
     if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0))
-      fail(`tensor '${name}' has shape ${JSON.stringify(shape)}; expected an array of non-negative integers`);
+      fail(`tensor '${name}' has shape ${brief(shape)}; expected an array of non-negative integers`);
     if (!Array.isArray(offs) || offs.length !== 2 || !offs.every((o) => Number.isSafeInteger(o) && o >= 0))
-      fail(`tensor '${name}' has data_offsets ${JSON.stringify(offs)}; expected [begin, end] non-negative integers`);
+      fail(`tensor '${name}' has data_offsets ${brief(offs)}; expected [begin, end] non-negative integers`);
     const [begin, end] = offs as number[];
     if (end < begin) fail(`tensor '${name}' has data_offsets [${begin}, ${end}] with end before begin`);
     const want = (shape as number[]).reduce((a, b) => a * b, 1) * ITEM_BYTES[dtype];
+    if (!Number.isSafeInteger(want)) fail(`tensor '${name}' has shape [${shape.join(',')}], too many elements`);
     if (end - begin !== want)
       fail(
         `tensor '${name}' (${dtype}, shape [${shape.join(',')}]) needs ${want} bytes but data_offsets [${begin}, ${end}] span ${end - begin}`,
@@ -179,24 +188,11 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedFile {
   if (pos !== dataLen) fail(`the data area holds ${dataLen} bytes but the tensors cover ${pos}`);
 
   const tensors = new Map<string, RawTensor>();
+  const headers = new Map<string, TensorHeader>(entries.map((e) => [e.name, { dtype: e.dtype, shape: e.shape }]));
+  if (!withData) return { tensors, metadata, headers };
   for (const e of entries) {
     const raw = bytes.subarray(dataStart + e.begin, dataStart + e.end);
-    const count = raw.length / ITEM_BYTES[e.dtype];
-    let data: TypedArray;
-    if (e.dtype === 'BOOL') {
-      data = new Uint8Array(count);
-      for (let i = 0; i < count; i++) data[i] = raw[i] ? 1 : 0;
-    } else if (littleEndian) {
-      // Fast path: a byte copy is 4-aligned and detached from the caller's buffer.
-      const copy = raw.slice();
-      data = e.dtype === 'F32' ? new Float32Array(copy.buffer) : new Int32Array(copy.buffer);
-    } else {
-      const rdv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-      data = e.dtype === 'F32' ? new Float32Array(count) : new Int32Array(count);
-      for (let i = 0; i < count; i++)
-        data[i] = e.dtype === 'F32' ? rdv.getFloat32(i * 4, true) : rdv.getInt32(i * 4, true);
-    }
-    tensors.set(e.name, { dtype: FROM_SAFE[e.dtype], shape: e.shape, data });
+    tensors.set(e.name, { dtype: surfDType(e.dtype), shape: e.shape, data: decodeElements(e.name, e.dtype, raw) });
   }
-  return { tensors, metadata };
+  return { tensors, metadata, headers };
 }

@@ -1,6 +1,6 @@
 import { ValueError } from '@surf/core';
 import { StateDict } from '../module';
-import { Saveable, load, save } from './serialize';
+import { SaveOptions, Saveable, load, save } from './serialize';
 import { CheckpointParts, loadCheckpoint, saveCheckpoint } from './checkpoint';
 
 /**
@@ -20,8 +20,13 @@ async function fs(op: string): Promise<typeof import('node:fs/promises')> {
 }
 
 /** Writes safetensors bytes of a module or dict of tensors to `path`. */
-export async function saveFile(path: string, x: Saveable, metadata?: Record<string, string>): Promise<void> {
-  const bytes = await save(x, metadata);
+export async function saveFile(
+  path: string,
+  x: Saveable,
+  metadata?: Record<string, string>,
+  opts?: SaveOptions,
+): Promise<void> {
+  const bytes = await save(x, metadata, opts);
   await (await fs('saveFile')).writeFile(path, bytes);
 }
 
