@@ -44,7 +44,8 @@ interface Options {
 
 const USAGE = `usage: npm run bench -- [options]
   --quick               small sizes, few iterations (SwiftShader / CPU boxes: a few minutes)
-  --only=A,B            groups (${GROUPS.join(', ')}) or row-id prefixes (e.g. matmul/1024)
+  --only=A,B            groups (${GROUPS.join(', ')}) or row-id prefixes (e.g. matmul/1024; a
+                        trailing $ matches the id exactly: zoo/ffn$)
   --backend=webgpu|cpu  only the GPU rows or only the CPU rows
   --peers=tfjs,jax,torch,ort  which peers run (default all); --no-peers for Surf alone
   --json PATH           where the JSON goes (default bench/results/latest.json)
@@ -134,7 +135,7 @@ function selectRows(all: Row[], o: Options): Row[] {
     if (o.backend === 'webgpu' && r.device !== 'gpu') return false;
     if (o.backend === 'cpu' && r.device !== 'cpu') return false;
     if (!o.only) return true;
-    return o.only.some((s) => r.group === s || r.id.startsWith(s));
+    return o.only.some((s) => (s.endsWith('$') ? r.id === s.slice(0, -1) : r.group === s || r.id.startsWith(s)));
   });
 }
 
