@@ -1,6 +1,6 @@
 import { DeferredRegistry, ValueError } from '@surf/core';
 import { getBackend } from './context';
-import { collectionCount, noteLiveTensors } from './gc/pressure';
+import { collectIfDueSync, collectionCount, noteLiveTensors } from './gc/pressure';
 
 /**
  * Memory scopes (tf.tidy): every tensor created while a tidy() runs is recorded in the
@@ -42,6 +42,8 @@ export function track(t: Tracked, inScope: boolean): Token {
   noteLiveTensors(live); // eagermem: one-time warning when tensors pile up
   collected.register(t, token);
   if (inScope && scopes.length > 0) scopes[scopes.length - 1].add(t);
+  // A loop that never awaits is collected here, where the host can finalize synchronously.
+  collectIfDueSync(getBackend());
   return token;
 }
 

@@ -1,3 +1,5 @@
+import { newFinalizationRegistry } from './host-gc';
+
 /**
  * A FinalizationRegistry whose registrations wait for the end of the current job (a
  * microtask), for objects usually disposed by hand within it: tidy()'s intermediates and the
@@ -23,7 +25,7 @@ export class DeferredRegistry<T extends object, H> {
     private readonly registered: (obj: T, held: H) => void,
     private readonly max = 4096,
   ) {
-    this.registry = new FinalizationRegistry(cleanup);
+    this.registry = newFinalizationRegistry(cleanup);
     instances.push(this);
   }
 

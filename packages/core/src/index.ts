@@ -7,6 +7,7 @@ export * from './expr';
 export type { Backend, Storage, Strided, ReduceOp, MemoryInfo, MatmulEpilogue } from './backend';
 export { NDArray } from './ndarray';
 export { DeferredRegistry, flushDeferredRegistrations } from './deferred-registry';
+export { canCollectSync, collectSync, hostGc, newFinalizationRegistry } from './host-gc';
 export { CpuBackend } from './cpu';
 // cpu threads
 export { cpuThreads, setCpuThreads, startCpuThreads } from './cpu/threads/config';

@@ -94,10 +94,11 @@ async function bounded(backend: Backend, style: Style, steps: number): Promise<v
     const before = backend.memory().bytes;
     const r = await loop(style, steps);
     expect(r.collections).toBeGreaterThan(0);
-    // One step's bytes of slack: now and then V8 finalizes an object a task after the
-    // collection that found it dead. Growth beyond that fails here; slower growth fails the
-    // absolute bound below once it adds up (the 10,000-step soak, bench/src/soak.ts --no-tidy).
-    expect(r.secondPeak).toBeLessThanOrEqual(r.firstPeak + r.stepBytes);
+    // Two steps' bytes of slack: a collection runs as tensors are made (where the host
+    // finalizes synchronously) or at an await, so the peak's place within a step moves a
+    // little between periods. Growth beyond that fails here; slower growth fails the absolute
+    // bound below once it adds up (the 10,000-step soak, bench/src/soak.ts --no-tidy).
+    expect(r.secondPeak).toBeLessThanOrEqual(r.firstPeak + 2 * r.stepBytes + 1024);
     // Bounded by the policy, whatever the number of steps: twice the live set (parameters,
     // gradients, momentum, x, y) plus the threshold plus ten steps' garbage (a few KiB each).
     expect(r.secondPeak - before).toBeLessThan(2 * (3 * paramBytes + 16 * 13 * 4) + minGrowthBytes + 64 * 1024);

@@ -1,5 +1,5 @@
 import type { Backend } from '@surf/core';
-import { ValueError, flushDeferredRegistrations } from '@surf/core';
+import { ValueError, canCollectSync, collectSync, flushDeferredRegistrations } from '@surf/core';
 import { getBackend } from '../context';
 import { gcFunction, nextTask } from './collector';
 
@@ -103,6 +103,10 @@ async function runCollection(backend: Backend): Promise<void> {
   if (!gc) return;
   // Arrays and tensors of this job are still waiting to be registered (held until then).
   flushDeferredRegistrations();
+  if (collectSync()) {
+    collections++;
+    return;
+  }
   gc();
   collections++;
   let bytes = backend.memory().bytes;
@@ -144,3 +148,36 @@ export function noteLiveTensors(live: number): void {
       '(This warning is shown once; configureMemory({ warnTensors }) changes its threshold.)',
   );
 }
+
+// The collections of loops that never await: when and what the last one cost.
+let lastSyncEnd = -Infinity;
+let lastSyncMs = 0;
+let checks = 0;
+
+/**
+ * Called as tensors are made (every 16th): where the host finalizes synchronously, a loop that
+ * never awaits is collected when live bytes pass the limit, as at awaits. A full collection
+ * costs milliseconds, so at most about a tenth of the time goes to them: after one that took
+ * g ms the next waits 9g ms, unless live bytes pass eight times the limit (bounded memory
+ * wins over speed there).
+ */
+export function collectIfDueSync(backend: Backend): void {
+  if ((++checks & 15) !== 0 || !options.autoCollect || !canCollectSync()) return;
+  const bytes = backend.memory().bytes;
+  const limit = limits.get(backend) ?? options.minGrowthBytes;
+  if (bytes <= limit || inSync) return;
+  const start = performance.now();
+  if (start - lastSyncEnd < 9 * lastSyncMs && bytes <= 8 * limit) return;
+  inSync = true;
+  try {
+    flushDeferredRegistrations();
+    collectSync();
+    collections++;
+  } finally {
+    inSync = false;
+  }
+  lastSyncEnd = performance.now();
+  lastSyncMs = lastSyncEnd - start;
+  settle(backend);
+}
+let inSync = false;
