@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   await time(
     'attn fused fwd+bwd',
     () => {
-      surf.scaledDotProductAttention(q, k, v, { isCausal: true }).backward(g);
+      surf.scaledDotProductAttention(q, k, v, { causal: true }).backward(g);
       q.grad = null;
       k.grad = null;
       v.grad = null;
