@@ -33,7 +33,9 @@ async function time(label: string, fn: () => T | void, work = 0): Promise<void> 
 }
 
 async function main(): Promise<void> {
-  await surf.init({ backend: 'webgpu' });
+  // POOL_GIB=n: the buffer pool may keep n GiB of free buffers (A/B of the pool's limit).
+  const poolGiB = Number(process.env.POOL_GIB ?? 0);
+  await surf.init({ backend: 'webgpu', ...(poolGiB ? { options: { poolLimitBytes: poolGiB * 2 ** 30 } } : {}) });
   // NOGC=1: no collections (A/B of the memory policy's cost).
   if (process.env.NOGC) surf.configureMemory({ autoCollect: false });
   surf.manualSeed(1);

@@ -100,7 +100,10 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   reduceWorkgroupSize?: number;
   /** Dispatches recorded before a batch is submitted on its own (default 128). */
   opsPerSubmit?: number;
-  /** Bytes of freed buffers kept for reuse (default 1 GiB). */
+  /**
+   * Bytes of freed buffers kept for reuse (default 1 GiB); the pool keeps up to the peak of
+   * live bytes when that is more (at most 4 GiB), so a step's buffers are reused next step.
+   */
   poolLimitBytes?: number;
   /** Caps workgroups per grid dimension below the adapter's limit (testing the 2-D grid). */
   maxWorkgroupsPerDim?: number;
@@ -169,6 +172,7 @@ export class WebGPUBackend implements Backend {
   private rt: Runtime;
   private live = new Set<GPUStorage>();
   private liveBytes = 0;
+  private peakLiveBytes = 0;
   private wg: number;
   private rwg: number;
   private maxBytes: number;
@@ -269,6 +273,10 @@ export class WebGPUBackend implements Backend {
     const s = new GPUStorage(this, dtype, size, b);
     this.live.add(s);
     this.liveBytes += b.bytes;
+    if (this.liveBytes > this.peakLiveBytes) {
+      this.peakLiveBytes = this.liveBytes;
+      this.rt.pool.followPeak(this.peakLiveBytes);
+    }
     this.watching?.push(s); // jit: compiled replays
     return s;
   }
