@@ -23,6 +23,7 @@ export {
   full,
   zerosLike,
   onesLike,
+  fullLike,
   arange,
   linspace,
   eye,

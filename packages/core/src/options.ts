@@ -21,6 +21,8 @@ export type OptionRule =
   | 'int'
   | 'posint'
   | 'nonnegint'
+  /** A number in [0, 1] (a probability, a momentum factor). */
+  | 'probability'
   | 'boolean'
   | 'string'
   | 'function'
@@ -42,6 +44,7 @@ const describe: Record<Exclude<OptionRule, readonly string[] | ((v: unknown, w: 
   int: 'an integer',
   posint: 'an integer >= 1',
   nonnegint: 'an integer >= 0',
+  probability: 'a number in [0, 1]',
   boolean: 'a boolean',
   string: 'a string',
   function: 'a function',
@@ -79,6 +82,8 @@ function passes(rule: OptionRule, v: unknown): boolean {
       return Number.isInteger(v) && (v as number) >= 1;
     case 'nonnegint':
       return Number.isInteger(v) && (v as number) >= 0;
+    case 'probability':
+      return typeof v === 'number' && v >= 0 && v <= 1;
     case 'boolean':
       return typeof v === 'boolean';
     case 'string':
@@ -103,7 +108,9 @@ export function checkRule(rule: OptionRule, v: unknown, where: string): void {
     : describe[rule as keyof typeof describe];
   const typeWrong =
     !Array.isArray(rule) &&
-    ['number', 'finite', 'positive', 'nonnegative', 'int', 'posint', 'nonnegint'].includes(rule as string)
+    ['number', 'finite', 'positive', 'nonnegative', 'int', 'posint', 'nonnegint', 'probability'].includes(
+      rule as string,
+    )
       ? typeof v !== 'number'
       : Array.isArray(rule)
         ? typeof v !== 'string'

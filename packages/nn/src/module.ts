@@ -1,6 +1,5 @@
-import { BackendError, DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { BackendError, DTYPES, DTypeError, ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
-import { checkOptions } from './options';
 import { ModelSummary, SummaryOptions, summarize } from './summary';
 
 /** A module's state: parameter tensors by dotted name ('0.weight', 'encoder.fc.bias'). */
@@ -132,7 +131,7 @@ export abstract class Module {
    * tensor. Reassigning the field later (this.name = newTensor) keeps it a buffer.
    */
   registerBuffer(name: string, tensor: Tensor | null, opts: { persistent?: boolean } = {}): void {
-    checkOptions(`${this.constructor.name}.registerBuffer`, opts, '{ persistent?: boolean }');
+    parseOptions(`${this.constructor.name}.registerBuffer`, opts, { persistent: 'boolean' });
     if (typeof name !== 'string' || name === '' || name.includes('.'))
       throw new ValueError(
         `${this.constructor.name}.registerBuffer: name must be a non-empty string without '.'; got ${JSON.stringify(name)}`,
@@ -329,7 +328,7 @@ export abstract class Module {
    * an optimizer built on them stays valid.
    */
   loadStateDict(dict: StateDict | Map<string, Tensor>, opts: { strict?: boolean } = {}): LoadResult {
-    const strict = checkOptions('loadStateDict', opts, '{ strict?: boolean }').strict ?? true;
+    const strict = parseOptions('loadStateDict', opts, { strict: 'boolean' }).strict ?? true;
     if (!(dict instanceof Map) && (dict === null || typeof dict !== 'object'))
       throw new ValueError(
         `loadStateDict: expected an object or Map of tensors; got ${dict === null ? 'null' : typeof dict}`,
@@ -384,7 +383,11 @@ export abstract class Module {
    * with String() or console.log(String(...)).
    */
   summary(inputShape: number[] | number[][], opts: SummaryOptions = {}): ModelSummary {
-    return summarize(this, inputShape, checkOptions(`${this.constructor.name}.summary`, opts, '{ dtype?: DType }'));
+    return summarize(
+      this,
+      inputShape,
+      parseOptions<SummaryOptions>(`${this.constructor.name}.summary`, opts, { dtype: DTYPES }),
+    );
   }
 
   /** The part inside the parentheses of toString(), e.g. 'in=4, out=8, bias=true'. */

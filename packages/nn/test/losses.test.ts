@@ -171,7 +171,7 @@ describe('values (cpu)', () => {
       );
       expect(() => mseLoss(l, l, { reduction: 'avg' as 'mean' })).toThrow(ValueError);
       expect(() => crossEntropy(l, tensor([0], { dtype: 'int32' }), { labelSmoothing: 2 })).toThrow(
-        /labelSmoothing must be in \[0, 1\]; got 2/,
+        /crossEntropy: option 'labelSmoothing' must be a number in \[0, 1\]; got 2/,
       );
     }));
 });

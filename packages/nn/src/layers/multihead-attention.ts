@@ -1,4 +1,4 @@
-import { ShapeError, ValueError, fmtShape } from '@surf/core';
+import { ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, linear, scaledDotProductAttention, tensor, where, zeros } from '@surf/autograd';
 import { constant, xavierUniform } from '../init';
 import { Module, parameter } from '../module';
@@ -44,10 +44,11 @@ export class MultiheadAttention extends Module {
     opts: MultiheadAttentionOptions = {},
   ) {
     super();
-    if (opts === null || typeof opts !== 'object')
-      throw new ValueError(
-        `MultiheadAttention: options must be an object { bias, dropout, batchFirst }; got ${opts === null ? 'null' : typeof opts}`,
-      );
+    opts = parseOptions<MultiheadAttentionOptions>('MultiheadAttention', opts, {
+      bias: 'boolean',
+      dropout: 'probability',
+      batchFirst: 'boolean',
+    });
     if (!Number.isInteger(embedDim) || embedDim <= 0)
       throw new ValueError(`MultiheadAttention: embedDim must be a positive integer; got ${embedDim}`);
     if (!Number.isInteger(numHeads) || numHeads <= 0)
@@ -70,10 +71,11 @@ export class MultiheadAttention extends Module {
 
   /** Self-attention when key and value are omitted. */
   forward(query: Tensor, key?: Tensor, value?: Tensor, opts: MultiheadAttentionForwardOptions = {}): Tensor {
-    if (opts === null || typeof opts !== 'object')
-      throw new ValueError(
-        `MultiheadAttention.forward: options must be an object { attnMask, keyPaddingMask, isCausal }; got ${opts === null ? 'null' : typeof opts}`,
-      );
+    opts = parseOptions<MultiheadAttentionForwardOptions>('MultiheadAttention.forward', opts, {
+      attnMask: 'any',
+      keyPaddingMask: 'any',
+      isCausal: 'boolean',
+    });
     key ??= query;
     value ??= key;
     const E = this.embedDim,

@@ -1,7 +1,6 @@
-import { ValueError } from '@surf/core';
+import { ValueError, parseOptions } from '@surf/core';
 import { Tensor } from '@surf/autograd';
 import { Module } from '../module';
-import { checkOptions } from '../options';
 import { BaseOptions, Optimizer, OptimizerStateDict } from '../optim/optimizer';
 import { SchedulerStateDict } from '../optim/schedulers';
 import { load, loadMetadata, save } from './serialize';
@@ -41,7 +40,13 @@ interface Meta {
 
 /** Serialises model, optimizer, scheduler and step to safetensors bytes (reads the device back). */
 export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array> {
-  checkOptions('saveCheckpoint', parts, '{ model, optimizer?, scheduler?, step?, extra? }');
+  parseOptions('saveCheckpoint', parts, {
+    model: 'any',
+    optimizer: 'any',
+    scheduler: 'any',
+    step: 'any',
+    extra: 'any',
+  });
   if (!(parts?.model instanceof Module))
     throw new ValueError('saveCheckpoint: expected { model: Module, optimizer?, scheduler?, step?, extra? }');
   const tensors = new Map<string, Tensor>();
@@ -81,7 +86,7 @@ export function loadCheckpoint(
   bytes: Uint8Array,
   parts: Omit<CheckpointParts, 'step' | 'extra'>,
 ): { step: number | null; extra: unknown } {
-  checkOptions('loadCheckpoint', parts, '{ model, optimizer?, scheduler? }');
+  parseOptions('loadCheckpoint', parts, { model: 'any', optimizer: 'any', scheduler: 'any' });
   if (!(parts?.model instanceof Module))
     throw new ValueError('loadCheckpoint: expected { model: Module, optimizer?, scheduler? } as the second argument');
   const raw = loadMetadata(bytes)?.[META_KEY];
