@@ -77,6 +77,9 @@ function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
   return target.reshape([-1, 1]).eq(arange(scores.shape[1]).reshape([1, -1]));
 }
 
+/** How to make integer labels, for the errors (JS numbers are float32). */
+const INT_LABELS = "pass { dtype: 'int32' } to tensor() or an Int32Array";
+
 function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
   checkTensor(op, scores, 'input');
   checkTensor(op, target, 'target');
@@ -84,7 +87,7 @@ function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
     throw new ShapeError(`${op}: input has shape ${fmtShape(scores.shape)}; expected [batch, classes]`);
   if (target.dtype !== 'int32')
     throw new DTypeError(
-      `${op}: target has dtype ${target.dtype}; expected int32 class indices (or float32 class probabilities of the input's shape for crossEntropy)`,
+      `${op}: target has dtype ${target.dtype}; expected int32 class indices (${INT_LABELS})${op === 'crossEntropy' ? " or float32 class probabilities of the input's shape" : ''}`,
     );
   if (target.ndim !== 1 || target.shape[0] !== scores.shape[0]) {
     throw new ShapeError(
@@ -121,6 +124,8 @@ export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyO
   checkTensor('crossEntropy', logits, 'input');
   checkTensor('crossEntropy', target, 'target');
   const probs = target.dtype === 'float32';
+  // Float labels of one class per row are a dtype mistake, not a shape one (JS numbers are float32).
+  if (probs && target.ndim === logits.ndim - 1) classMaskChecks('crossEntropy', logits, target);
   if (probs) sameShape('crossEntropy', logits, target);
   if (logits.ndim !== 2)
     throw new ShapeError(`crossEntropy: input has shape ${fmtShape(logits.shape)}; expected [batch, classes]`);

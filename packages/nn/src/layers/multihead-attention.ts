@@ -9,7 +9,7 @@ export interface MultiheadAttentionOptions {
   bias?: boolean;
   /** Dropout on the attention weights while training (default 0). */
   dropout?: number;
-  /** Inputs and output are [N, L, E] (default true here; PyTorch's default is false: [L, N, E]). */
+  /** Inputs and output are [N, L, E] when true; default false: [L, N, E], as PyTorch's. */
   batchFirst?: boolean;
 }
 
@@ -60,7 +60,7 @@ export class MultiheadAttention extends Module {
       throw new ValueError(`MultiheadAttention: dropout must be a probability in [0, 1]; got ${dropout}`);
     this.headDim = embedDim / numHeads;
     this.dropout = dropout;
-    this.batchFirst = opts.batchFirst ?? true;
+    this.batchFirst = opts.batchFirst ?? false;
     const bias = opts.bias ?? true;
     // PyTorch's _reset_parameters: xavier-uniform in_proj, zero biases, out_proj as a Linear.
     this.in_proj_weight = parameter(xavierUniform(zeros([3 * embedDim, embedDim])));
