@@ -87,7 +87,7 @@ export async function init(opts: InitOptions = {}): Promise<InitResult> {
     backend: 'string',
     allowSoftware: 'boolean',
     options: 'object',
-    threads: 'posint',
+    threads: 'any', // setCpuThreads checks the range (1 to 65)
   });
   const choice = opts.backend ?? 'auto';
   if (choice !== 'auto' && choice !== 'webgpu' && choice !== 'cpu') {

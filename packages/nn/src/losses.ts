@@ -125,7 +125,8 @@ export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyO
   checkTensor('crossEntropy', target, 'target');
   const probs = target.dtype === 'float32';
   // Float labels of one class per row are a dtype mistake, not a shape one (JS numbers are float32).
-  if (probs && target.ndim === logits.ndim - 1) classMaskChecks('crossEntropy', logits, target);
+  if (probs && target.ndim === 1 && logits.ndim === 2 && target.shape[0] === logits.shape[0])
+    classMaskChecks('crossEntropy', logits, target);
   if (probs) sameShape('crossEntropy', logits, target);
   if (logits.ndim !== 2)
     throw new ShapeError(`crossEntropy: input has shape ${fmtShape(logits.shape)}; expected [batch, classes]`);
