@@ -41,4 +41,5 @@ export {
   DisposedError,
   BackendError,
   DeviceLostError,
+  SurfTypeError,
 } from '@surf/core';

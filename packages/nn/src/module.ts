@@ -1,6 +1,7 @@
 import { BackendError, DTYPES, DTypeError, ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
 import { ModelSummary, SummaryOptions, summarize } from './summary';
+import { guardForward } from './forward-input';
 
 /** A module's state: parameter tensors by dotted name ('0.weight', 'encoder.fc.bias'). */
 export type StateDict = Record<string, Tensor>;
@@ -84,6 +85,16 @@ export abstract class Module {
 
   /** The computation. Call it directly: `model.forward(x)`. */
   abstract forward(...inputs: any[]): Tensor;
+
+  /**
+   * forward's first argument must be a Tensor (a SurfTypeError naming the module otherwise).
+   * A subclass whose forward takes other inputs (an object, an array) sets this to false.
+   */
+  static tensorInput = true;
+
+  constructor() {
+    guardForward(this, Module.prototype);
+  }
 
   /**
    * Direct parameters, buffers and children, in registration order. Containers override this.
