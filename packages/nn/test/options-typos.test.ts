@@ -1,5 +1,5 @@
 import { CpuBackend, SurfTypeError, setCpuThreads } from '@surf/core';
-import { createWebGPUBackend } from '@surf/webgpu';
+import { autoTune, createWebGPUBackend, requestWebGPUAdapter, tuneMatmul } from '@surf/webgpu';
 import * as surf from '@surf/nn';
 import {
   DataLoader,
@@ -288,6 +288,14 @@ testEach(['cpu', 'webgpu'], 'async entry points refuse a misspelt key too', asyn
         'schedular',
         'scheduler',
       ],
+      [
+        'requestWebGPUAdapter',
+        () => requestWebGPUAdapter({ dawn_toggles: [] } as never),
+        'dawn_toggles',
+        'dawnToggles',
+      ],
+      ['tuneMatmul', () => tuneMatmul(null as never, { min_ms: 5 } as never), 'min_ms', 'minMs'],
+      ['autoTune', () => autoTune(null as never, { cach: 'x' } as never), 'cach', 'cache'],
       ['gradcheck', () => surf.gradcheck((a) => a, [param()], { atl: 1e-3 } as never), 'atl', 'atol'],
       ['runGradcheckSuite', () => surf.runGradcheckSuite({ filtr: 'relu' } as never), 'filtr', 'filter'],
     ];
