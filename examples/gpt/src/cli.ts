@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import * as surf from '@surf/nn';
 import { ArgError, GptArgs, helpText, parseArgs } from './args';
 import { bigram } from './bigram';
+import { bigramGap } from './bigram-gap';
 import { decode, encode, splitSamples } from './corpus';
 import { loadBrown } from './corpus-node';
 import { generate } from './sample';
@@ -53,7 +54,7 @@ async function runTrain(a: GptArgs): Promise<void> {
   });
   if (tty) process.stdout.write('\r\x1b[K');
   console.log(
-    `trained ${r.steps} steps in ${((performance.now() - t0) / 1000).toFixed(0)} s: validation ${fmt(r.valLoss)} nats/char, ${fmt(bg.valLoss - r.valLoss)} below the bigram model`,
+    `trained ${r.steps} steps in ${((performance.now() - t0) / 1000).toFixed(0)} s: validation ${fmt(r.valLoss)} nats/char, ${bigramGap(bg.valLoss, r.valLoss)}`,
   );
   const ids = await generate(r.model, Array.from(encode(data.vocab, a.prompt)), a.length, {
     temperature: a.temperature,

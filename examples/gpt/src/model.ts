@@ -26,7 +26,7 @@ class Block extends surf.Module {
   constructor(c: GptConfig) {
     super();
     this.ln1 = new nn.LayerNorm(c.nEmbd);
-    this.attn = new nn.MultiheadAttention(c.nEmbd, c.nHead, { dropout: c.dropout });
+    this.attn = new nn.MultiheadAttention(c.nEmbd, c.nHead, { dropout: c.dropout, batchFirst: true });
     this.ln2 = new nn.LayerNorm(c.nEmbd);
     this.fc = new nn.Linear(c.nEmbd, 4 * c.nEmbd);
     this.proj = new nn.Linear(4 * c.nEmbd, c.nEmbd);

@@ -24,11 +24,7 @@ export class RandomShift {
     const n = x.shape[0];
     const m = this.max;
     return surf.tidy(() => {
-      const padded = x.reshape([n, SIDE, SIDE]).pad([
-        [0, 0],
-        [m, m],
-        [m, m],
-      ]);
+      const padded = x.reshape([n, SIDE, SIDE]).pad([m, m, m, m]);
       const parts: surf.Tensor[] = [];
       const per = Math.ceil(n / this.groups);
       for (let s = 0; s < n; s += per) {

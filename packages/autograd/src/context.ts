@@ -6,6 +6,7 @@ import {
   ValueError,
   createBackend,
   listBackends,
+  parseOptions,
   setCpuThreads,
   startCpuThreads,
 } from '@surf/core';
@@ -82,10 +83,12 @@ export function defaultCpuBackend(): Backend {
  * otherwise left alive, so tensors made before init() can still be moved with `to()`.
  */
 export async function init(opts: InitOptions = {}): Promise<InitResult> {
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError(
-      `init: expected an options object { backend?, allowSoftware?, options?, threads? }; got ${JSON.stringify(opts)}`,
-    );
+  opts = parseOptions<InitOptions>('init', opts, {
+    backend: 'string',
+    allowSoftware: 'boolean',
+    options: 'object',
+    threads: 'any', // setCpuThreads checks the range (1 to 65)
+  });
   const choice = opts.backend ?? 'auto';
   if (choice !== 'auto' && choice !== 'webgpu' && choice !== 'cpu') {
     throw new ValueError(`init: unknown backend ${JSON.stringify(choice)}; expected 'auto', 'webgpu' or 'cpu'`);

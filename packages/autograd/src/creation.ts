@@ -3,12 +3,14 @@ import {
   NDArray,
   ShapeError,
   TypedArray,
+  OptionSpec,
   ValueError,
   arrayFor,
   assertDType,
   assertShape,
   castScalar,
   numel,
+  parseOptions,
   randomArray,
   randomInts,
 } from '@surf/core';
@@ -16,7 +18,7 @@ import { getBackend } from './context';
 import { scalarDType } from './dtypes';
 import { nextSeed } from './seed';
 import { dynamicData } from './jit/hooks'; // jit: fresh random numbers on every replay
-import { NestedArray, Tensor } from './tensor';
+import { NestedArray, Tensor, checkTensor } from './tensor';
 
 /** Creation functions: data is made on the host (or as a constant kernel) on the current backend. */
 export interface TensorOptions {
@@ -30,18 +32,19 @@ function toShape(op: string, s: ShapeArg): number[] {
   return assertShape(op, typeof s === 'number' ? [s] : s);
 }
 
-// nnapi: an options argument that is not an object (tensor(data, 'float32')) is an error, not
-// silently the defaults.
-function checkOpts(op: string, opts: unknown): void {
-  if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts))) {
-    throw new ValueError(
-      `${op}: the options argument must be an object { dtype?, requiresGrad? }; got ${opts === null ? 'null' : Array.isArray(opts) ? 'an array' : `${typeof opts} ${JSON.stringify(opts)}`}`,
-    );
-  }
+/** A dtype Surf has; anything else is a DTypeError naming the dtypes. */
+function dtypeRule(v: unknown, where: string): void {
+  assertDType(where, v as DType);
+}
+
+const TENSOR_OPTIONS: OptionSpec<TensorOptions> = { dtype: dtypeRule, requiresGrad: 'boolean' };
+
+/** Every creation op's options go through the strict parser: `{ dtpye: 'int32' }` is an error. */
+function checkOpts(op: string, opts: unknown): TensorOptions {
+  return parseOptions(op, opts, TENSOR_OPTIONS);
 }
 
 function make(nd: NDArray, opts: TensorOptions): Tensor {
-  checkOpts('tensor creation', opts);
   return new Tensor(nd, { requiresGrad: opts.requiresGrad });
 }
 
@@ -75,13 +78,19 @@ function flattenNested(data: NestedArray): { shape: number[]; values: (number | 
   return { shape, values };
 }
 
-/** A tensor from nested arrays, a number/boolean (0-d), or a typed array (1-d). */
+/**
+ * A tensor from nested arrays, a number/boolean (0-d), or a typed array (1-d). The dtype, when
+ * not given (TF.js's rule, since JS cannot tell 1.0 from 1): JS numbers are float32, booleans
+ * bool; an Int32Array (or another integer typed array) is int32, a Uint8Array bool, a
+ * Float32Array/Float64Array float32. Integer class labels come from `{ dtype: 'int32' }` or an
+ * Int32Array.
+ */
 export function tensor(
   data: NestedArray | TypedArray | Float64Array | ArrayLike<number>,
-  opts: TensorOptions = {},
+  options: TensorOptions = {},
 ): Tensor {
   if (data instanceof Tensor) throw new ValueError('tensor: got a Tensor; use t.clone() or t.detach()');
-  checkOpts('tensor', opts);
+  const opts = checkOpts('tensor', options);
   let shape: number[];
   let values: ArrayLike<number | boolean>;
   let inferred: DType;
@@ -95,7 +104,6 @@ export function tensor(
         : data instanceof Float32Array || data instanceof Float64Array
           ? 'float32'
           : 'int32';
-    if (data instanceof Uint8Array && !opts.dtype) inferred = 'bool';
   } else {
     const f = flattenNested(data as NestedArray);
     shape = f.shape;
@@ -103,44 +111,57 @@ export function tensor(
     const kinds = new Set(f.values.map((v) => scalarDType(v)));
     if (kinds.has('bool') && kinds.size > 1)
       throw new ValueError('tensor: mixes booleans and numbers; expected one kind');
-    inferred = kinds.has('float32') ? 'float32' : kinds.has('int32') ? 'int32' : kinds.has('bool') ? 'bool' : 'float32';
+    inferred = kinds.has('bool') ? 'bool' : 'float32';
   }
-  // Integer data that is to require grad is meant as floats (tensor([1, 2], { requiresGrad: true })).
-  const dtype = opts.dtype
-    ? assertDType('tensor', opts.dtype)
-    : opts.requiresGrad && inferred === 'int32'
-      ? 'float32'
-      : inferred;
+  const dtype = opts.dtype ?? inferred;
   const arr = arrayFor(dtype, values.length);
   for (let i = 0; i < values.length; i++) arr[i] = castScalar(Number(values[i]), dtype);
   return make(NDArray.fromData(getBackend(), arr, shape, dtype), opts);
 }
 
-export function full(shape: ShapeArg, value: number | boolean, opts: TensorOptions = {}): Tensor {
+function fill(op: string, shape: readonly number[], value: number | boolean, dtype: DType, opts: TensorOptions) {
   if (typeof value !== 'number' && typeof value !== 'boolean')
-    throw new ValueError(`full: fill value must be a number or boolean; got ${typeof value}`);
-  const dtype = opts.dtype ?? scalarDType(value);
-  return make(NDArray.full(getBackend(), toShape('full', shape), Number(value), dtype), opts);
+    throw new ValueError(`${op}: fill value must be a number or boolean; got ${typeof value}`);
+  return make(NDArray.full(getBackend(), shape, Number(value), dtype), opts);
 }
-export const zeros = (shape: ShapeArg, opts: TensorOptions = {}) => {
-  checkOpts('zeros', opts);
-  return full(shape, 0, { dtype: 'float32', ...opts });
+
+/** A tensor of `value`: float32 for a number, bool for a boolean, unless `dtype` is given. */
+export function full(shape: ShapeArg, value: number | boolean, options: TensorOptions = {}): Tensor {
+  const opts = checkOpts('full', options);
+  const dtype = opts.dtype ?? (typeof value === 'boolean' ? 'bool' : 'float32');
+  return fill('full', toShape('full', shape), value, dtype, opts);
+}
+export const zeros = (shape: ShapeArg, options: TensorOptions = {}) => {
+  const opts = checkOpts('zeros', options);
+  return fill('zeros', toShape('zeros', shape), 0, opts.dtype ?? 'float32', opts);
 };
-export const ones = (shape: ShapeArg, opts: TensorOptions = {}) => {
-  checkOpts('ones', opts);
-  return full(shape, 1, { dtype: 'float32', ...opts });
+export const ones = (shape: ShapeArg, options: TensorOptions = {}) => {
+  const opts = checkOpts('ones', options);
+  return fill('ones', toShape('ones', shape), 1, opts.dtype ?? 'float32', opts);
 };
-export const zerosLike = (t: Tensor, opts: TensorOptions = {}) => {
-  checkOpts('zerosLike', opts);
-  return full(t.shape, 0, { dtype: t.dtype, ...opts });
+export const zerosLike = (t: Tensor, options: TensorOptions = {}) => {
+  const opts = checkOpts('zerosLike', options);
+  checkTensor('zerosLike', t, 'the input');
+  return fill('zerosLike', t.shape, 0, opts.dtype ?? t.dtype, opts);
 };
-export const onesLike = (t: Tensor, opts: TensorOptions = {}) => {
-  checkOpts('onesLike', opts);
-  return full(t.shape, 1, { dtype: t.dtype, ...opts });
+export const onesLike = (t: Tensor, options: TensorOptions = {}) => {
+  const opts = checkOpts('onesLike', options);
+  checkTensor('onesLike', t, 'the input');
+  return fill('onesLike', t.shape, 1, opts.dtype ?? t.dtype, opts);
+};
+/** A tensor like `t` filled with `value` (its dtype unless `dtype` is given). */
+export const fullLike = (t: Tensor, value: number | boolean, options: TensorOptions = {}) => {
+  const opts = checkOpts('fullLike', options);
+  checkTensor('fullLike', t, 'the input');
+  return fill('fullLike', t.shape, value, opts.dtype ?? t.dtype, opts);
 };
 
-/** [start, end) by step; int32 when all arguments are integers, else float32 (torch.arange). */
-export function arange(start: number, end?: number, step = 1, opts: TensorOptions = {}): Tensor {
+/**
+ * [start, end) by step; int32 when all arguments are integers (PyTorch gives int64, which
+ * Surf does not have), else float32, unless `dtype` is given.
+ */
+export function arange(start: number, end?: number, step = 1, options: TensorOptions = {}): Tensor {
+  const opts = checkOpts('arange', options);
   if (end === undefined) {
     end = start;
     start = 0;
@@ -157,7 +178,8 @@ export function arange(start: number, end?: number, step = 1, opts: TensorOption
 }
 
 /** `steps` evenly spaced float32 values from start to end, both included. */
-export function linspace(start: number, end: number, steps: number, opts: TensorOptions = {}): Tensor {
+export function linspace(start: number, end: number, steps: number, options: TensorOptions = {}): Tensor {
+  const opts = checkOpts('linspace', options);
   if (!Number.isInteger(steps) || steps < 0)
     throw new ValueError(`linspace: steps must be a non-negative integer; got ${steps}`);
   const arr = new Float32Array(steps);
@@ -175,7 +197,8 @@ export function linspace(start: number, end: number, steps: number, opts: Tensor
   );
 }
 
-export function eye(n: number, m = n, opts: TensorOptions = {}): Tensor {
+export function eye(n: number, m = n, options: TensorOptions = {}): Tensor {
+  const opts = checkOpts('eye', options);
   const shape = assertShape('eye', [n, m]);
   const dtype = opts.dtype ?? 'float32';
   const arr = arrayFor(dtype, n * m);
@@ -184,7 +207,8 @@ export function eye(n: number, m = n, opts: TensorOptions = {}): Tensor {
 }
 
 /** Uniform [0, 1) float32, from the global seed (manualSeed): the same on every backend. */
-export function rand(shape: ShapeArg, opts: TensorOptions = {}): Tensor {
+export function rand(shape: ShapeArg, options: TensorOptions = {}): Tensor {
+  const opts = checkOpts('rand', options);
   const sh = toShape('rand', shape);
   return make(
     NDArray.fromData(
@@ -197,7 +221,8 @@ export function rand(shape: ShapeArg, opts: TensorOptions = {}): Tensor {
 }
 
 /** Standard normal float32 (Box-Muller on the host). */
-export function randn(shape: ShapeArg, opts: TensorOptions = {}): Tensor {
+export function randn(shape: ShapeArg, options: TensorOptions = {}): Tensor {
+  const opts = checkOpts('randn', options);
   const sh = toShape('randn', shape);
   return make(
     NDArray.fromData(

@@ -1,4 +1,4 @@
-import { E, NDArray, ShapeError, ValueError, DisposedError, fmtShape, shapesEqual } from '@surf/core';
+import { DisposedError, E, NDArray, ShapeError, ValueError, fmtShape, parseOptions, shapesEqual } from '@surf/core';
 import { GradEpilogue, GradNode, alias } from './node';
 import type { Tensor } from './tensor';
 
@@ -73,6 +73,7 @@ export function freeNode(t: Tensor, cascade: boolean): void {
 }
 
 export function runBackward(root: Tensor, grad: NDArray | undefined, opts: BackwardOptions = {}): void {
+  opts = parseOptions<BackwardOptions>('backward', opts, { retainGraph: 'boolean' });
   if (!root.requiresGrad)
     throw new ValueError(
       `backward: the tensor of shape ${fmtShape(root.shape)} does not require grad (create leaves with requiresGrad: true, outside noGrad)`,

@@ -23,6 +23,7 @@ export {
   full,
   zerosLike,
   onesLike,
+  fullLike,
   arange,
   linspace,
   eye,
@@ -32,6 +33,8 @@ export {
 } from './creation';
 export type { TensorOptions } from './creation';
 export { where } from './ops/arith';
+export { pad } from './ops/pad';
+export type { PadMode, PadOptions } from './ops/pad';
 export { cat, stack } from './ops/join';
 export { linear } from './ops/linear';
 export type { LinearActivation } from './ops/linear';

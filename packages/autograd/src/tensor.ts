@@ -43,6 +43,7 @@ import { repeat as repeatOp } from './ops/repeat';
 import { split as splitOp, chunk as chunkOp } from './ops/split';
 import { triu as triuOp, tril as trilOp } from './ops/triangle';
 import { maskedFill as maskedFillOp } from './ops/masked-fill';
+import { PadOptions, pad as padOp } from './ops/pad';
 import * as Inplace from './ops/inplace';
 // ---- end ops ----
 
@@ -649,9 +650,12 @@ export class Tensor {
   broadcastTo(shape: readonly number[]): Tensor {
     return S.expand(this, shape.slice(), 'broadcastTo');
   }
-  /** Zero padding: one [before, after] pair per dim, first dim first. */
-  pad(widths: readonly (readonly [number, number])[]): Tensor {
-    return S.pad(this, widths);
+  /**
+   * torch.nn.functional.pad: PyTorch's flat list, last dim first ([left, right, top, bottom,
+   * ...]), with `{ mode: 'constant' | 'reflect' | 'replicate' | 'circular', value = 0 }`.
+   */
+  pad(padding: readonly number[], opts?: PadOptions): Tensor {
+    return padOp(this, padding, opts);
   }
   narrow(dim: number, start: number, length: number): Tensor {
     return S.narrow(this, dim, start, length);

@@ -27,7 +27,7 @@ describe('scaledDotProductAttention errors', () => {
   test('options and dtypes', () => {
     expect(() => sdpa(q.int(), k, v)).toThrow(/q has dtype int32; expected float32/);
     expect(() => sdpa(q, k, v, 3 as never)).toThrow(ValueError);
-    expect(() => sdpa(q, k, v, { dropoutP: 1.5 })).toThrow(/dropoutP must be a probability/);
+    expect(() => sdpa(q, k, v, { dropoutP: 1.5 })).toThrow(/option 'dropoutP' must be a number in \[0, 1\]/);
     expect(() => sdpa(q, k, v, { scale: NaN })).toThrow(/scale must be a finite number/);
   });
 

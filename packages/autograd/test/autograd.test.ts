@@ -131,7 +131,7 @@ describe('backward', () => {
       ],
       { requiresGrad: true },
     );
-    w.indexSelect(0, tensor([2, 0, 2]))
+    w.indexSelect(0, tensor([2, 0, 2], { dtype: 'int32' }))
       .mul(
         tensor([
           [1, 1],

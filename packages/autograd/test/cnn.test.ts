@@ -116,7 +116,7 @@ describeEach(['cpu', 'webgpu'] as const, 'cnn ops on %s', (kind) => {
       /bias has shape \[2\]; expected \[1\]/,
     );
     expect(() => conv2d(zeros([1, 1, 4, 4]), zeros([1, 1, 2, 2]), null, { strides: 2 } as never)).toThrow(
-      /unknown option "strides"/,
+      /conv2d: unknown option 'strides'; did you mean 'stride'?/,
     );
     expect(() =>
       convTranspose2d(zeros([1, 2, 3, 3]), zeros([2, 1, 3, 3]), null, { stride: 2, outputPadding: 2 }),

@@ -28,7 +28,8 @@ test('String(t) on the CPU prints the values as PyTorch does', () => {
       ),
     ).toBe('tensor([[1.5000, 2.0000],\n        [3.0000, 4.0000]])');
     expect(String(tensor([1e-5, 1]))).toBe('tensor([1.0000e-05, 1.0000e+00])');
-    expect(String(tensor([1, 2]))).toBe('tensor([1, 2], dtype=int32)');
+    expect(String(tensor([1, 2], { dtype: 'int32' }))).toBe('tensor([1, 2], dtype=int32)');
+    expect(String(tensor([1, 2]))).toBe('tensor([1., 2.])');
     expect(String(tensor([true, false]))).toBe('tensor([ true, false], dtype=bool)');
     expect(String(tensor(2.5))).toBe('tensor(2.5000)');
     expect(String(tensor([NaN, 1.5, -Infinity]))).toBe('tensor([   nan, 1.5000,   -inf])');

@@ -1,5 +1,15 @@
 import { DTypeError, ShapeError, ValueError } from '@surf/core';
-import { arange, gather, noGrad, oneHot, scatter, tensor } from '@surf/autograd';
+import { NestedArray, TensorOptions, arange, gather, noGrad, oneHot, scatter, tensor as make } from '@surf/autograd';
+
+// Index tensors are written as integer literals here; JS numbers are float32 unless a dtype is
+// given, so integer-only data is made int32 explicitly (the old inference, for test inputs only).
+const tensor = (data: NestedArray, opts: TensorOptions = {}) =>
+  make(data, {
+    ...([data].flat(Infinity as 1).every((v) => typeof v === 'number' && Number.isInteger(v)) && !opts.requiresGrad
+      ? { dtype: 'int32' as const }
+      : {}),
+    ...opts,
+  });
 
 // Forward values against loops written here, and the error cases, on the default (CPU) backend.
 // Gradients are checked by the gradcheck suite (cases-ops.ts) on CPU and WebGPU.

@@ -49,8 +49,10 @@ describe('multinomial', () => {
     expect(Array.from(a)).toEqual(Array.from(b));
     expect(() => multinomial(p, 4)).toThrow(/without replacement from 3 categories/);
     expect(() => multinomial(p, 0)).toThrow(ValueError);
-    expect(() => multinomial(tensor([1, 2]), 1)).toThrow(/dtype int32/);
-    expect(() => multinomial(p, 1, 5 as never)).toThrow(/expected an object/);
+    expect(() => multinomial(tensor([1, 2], { dtype: 'int32' }), 1)).toThrow(/dtype int32/);
+    expect(() => multinomial(p, 1, 5 as never)).toThrow(
+      /the options argument must be an object like \{ replacement \}/,
+    );
   });
 });
 

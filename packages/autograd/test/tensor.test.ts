@@ -19,12 +19,19 @@ import {
 } from '@surf/autograd';
 
 describe('creation and readback', () => {
-  test('tensor infers shape and dtype like PyTorch', async () => {
+  test('tensor infers the shape; JS numbers are float32 unless dtype says (TF.js rule)', async () => {
     const a = tensor([
       [1, 2, 3],
       [4, 5, 6],
     ]);
-    expect([a.shape, a.ndim, a.numel, a.dtype]).toEqual([[2, 3], 2, 6, 'int32']);
+    expect([a.shape, a.ndim, a.numel, a.dtype]).toEqual([[2, 3], 2, 6, 'float32']);
+    expect(tensor([1, 2], { dtype: 'int32' }).dtype).toBe('int32');
+    expect(tensor(3).dtype).toBe('float32');
+    expect(tensor(true).dtype).toBe('bool');
+    expect(tensor(new Int32Array([1])).dtype).toBe('int32');
+    expect(tensor(new Int16Array([1])).dtype).toBe('int32');
+    expect(tensor(new Uint8Array([1, 0])).dtype).toBe('bool');
+    expect(tensor(new Float64Array([1])).dtype).toBe('float32');
     expect(await a.toArray()).toEqual([
       [1, 2, 3],
       [4, 5, 6],
@@ -55,7 +62,14 @@ describe('creation and readback', () => {
       [0, 0],
     ]);
     expect(await ones(3).toArray()).toEqual([1, 1, 1]);
-    expect(full([2], 7).dtype).toBe('int32');
+    expect(full([2], 7).dtype).toBe('float32');
+    expect(full([2], 7, { dtype: 'int32' }).dtype).toBe('int32');
+    expect(full([2], true).dtype).toBe('bool');
+    expect(zeros([2], { dtype: 'int32' }).dtype).toBe('int32');
+    expect(ones([2], { dtype: 'bool' }).dtype).toBe('bool');
+    expect(linspace(0, 4, 3, { dtype: 'int32' }).dtype).toBe('int32');
+    expect(eye(2, 2, { dtype: 'bool' }).dtype).toBe('bool');
+    expect(arange(0, 3, 1, { dtype: 'float32' }).dtype).toBe('float32');
     expect(await full([2], 0.5).toArray()).toEqual([0.5, 0.5]);
     expect(await arange(4).toArray()).toEqual([0, 1, 2, 3]);
     expect(arange(4).dtype).toBe('int32');
@@ -108,7 +122,7 @@ describe('elementwise ops and dtype promotion', () => {
   });
 
   test('promotion: int32 with float number is float32, with int number stays int32, div is true division', async () => {
-    const i = tensor([1, 2, 3]);
+    const i = tensor([1, 2, 3], { dtype: 'int32' });
     expect(i.add(1).dtype).toBe('int32');
     expect(await i.add(0.5).toArray()).toEqual([1.5, 2.5, 3.5]);
     expect(i.mul(tensor([0.5])).dtype).toBe('float32');
@@ -140,10 +154,10 @@ describe('elementwise ops and dtype promotion', () => {
     expect(() => a.add('x' as never)).toThrow(/add: got string/);
     expect(() => where(a, a, a)).toThrow(/where: condition has dtype float32; expected bool/);
     expect(() => a.matmul(zeros([4, 5]))).toThrow(/matmul: inner dimensions differ: a \[2,3\] and b \[4,5\]/);
-    expect(() => tensor([1]).matmul(zeros([1, 1]))).toThrow(DTypeError);
+    expect(() => tensor([1], { dtype: 'int32' }).matmul(zeros([1, 1]))).toThrow(DTypeError);
     expect(() => a.reshape(4, 2)).toThrow(/reshape: cannot reshape \[2,3\] \(6 elements\) to \[4,2\]/);
     expect(() => a.sum(2)).toThrow(/sum: axis 2 is out of range/);
-    expect(() => tensor([1, 2]).requiresGrad_()).toThrow(DTypeError);
+    expect(() => tensor([1, 2], { dtype: 'int32' }).requiresGrad_()).toThrow(DTypeError);
   });
 });
 
@@ -216,14 +230,7 @@ describe('shape ops', () => {
       [1, 2],
       [4, 5],
     ]);
-    expect(
-      await x
-        .pad([
-          [0, 1],
-          [1, 0],
-        ])
-        .toArray(),
-    ).toEqual([
+    expect(await x.pad([1, 0, 0, 1]).toArray()).toEqual([
       [0, 0, 1, 2],
       [0, 3, 4, 5],
       [0, 0, 0, 0],
@@ -248,7 +255,7 @@ describe('shape ops', () => {
       [1, 3],
       [2, 4],
     ]);
-    expect(await x.indexSelect(0, tensor([1, 1, 0])).toArray()).toEqual([
+    expect(await x.indexSelect(0, tensor([1, 1, 0], { dtype: 'int32' })).toArray()).toEqual([
       [3, 4, 5],
       [3, 4, 5],
       [0, 1, 2],

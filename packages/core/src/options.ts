@@ -21,6 +21,8 @@ export type OptionRule =
   | 'int'
   | 'posint'
   | 'nonnegint'
+  /** A number in [0, 1] (a probability, a momentum factor). */
+  | 'probability'
   | 'boolean'
   | 'string'
   | 'function'
@@ -42,6 +44,7 @@ const describe: Record<Exclude<OptionRule, readonly string[] | ((v: unknown, w: 
   int: 'an integer',
   posint: 'an integer >= 1',
   nonnegint: 'an integer >= 0',
+  probability: 'a number in [0, 1]',
   boolean: 'a boolean',
   string: 'a string',
   function: 'a function',
@@ -79,6 +82,8 @@ function passes(rule: OptionRule, v: unknown): boolean {
       return Number.isInteger(v) && (v as number) >= 1;
     case 'nonnegint':
       return Number.isInteger(v) && (v as number) >= 0;
+    case 'probability':
+      return typeof v === 'number' && v >= 0 && v <= 1;
     case 'boolean':
       return typeof v === 'boolean';
     case 'string':
@@ -103,7 +108,9 @@ export function checkRule(rule: OptionRule, v: unknown, where: string): void {
     : describe[rule as keyof typeof describe];
   const typeWrong =
     !Array.isArray(rule) &&
-    ['number', 'finite', 'positive', 'nonnegative', 'int', 'posint', 'nonnegint'].includes(rule as string)
+    ['number', 'finite', 'positive', 'nonnegative', 'int', 'posint', 'nonnegint', 'probability'].includes(
+      rule as string,
+    )
       ? typeof v !== 'number'
       : Array.isArray(rule)
         ? typeof v !== 'string'
@@ -112,18 +119,23 @@ export function checkRule(rule: OptionRule, v: unknown, where: string): void {
   throw new Err(`${where} must be ${expected}; got ${showValue(v)}`);
 }
 
-function levenshtein(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+/**
+ * Edit distance where swapping two neighbouring letters counts as one edit (optimal string
+ * alignment): `dtpye` and `beat` are one typo away from `dtype` and `beta`.
+ */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const up = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
-  return prev[b.length];
+  return d[a.length][b.length];
 }
 
 const camel = (s: string) => s.replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -133,10 +145,20 @@ export function nearestKey(key: string, known: readonly string[]): string | unde
   const asCamel = camel(key);
   const exact = known.find((k) => k === asCamel || k.toLowerCase() === key.toLowerCase().replace(/_/g, ''));
   if (exact) return exact;
+  // A truncated or extended spelling (`reduce` for `reduction`, PyTorch's old keyword): all but
+  // at most the last letter of the shorter one is a common prefix of at least 4 letters.
+  const lower = asCamel.toLowerCase();
+  const prefix = known.filter((k) => {
+    const kl = k.toLowerCase();
+    let n = 0;
+    while (n < kl.length && n < lower.length && kl[n] === lower[n]) n++;
+    return n >= 4 && n >= Math.min(kl.length, lower.length) - 1;
+  });
+  if (prefix.length === 1) return prefix[0];
   let best: string | undefined;
   let bestD = Infinity;
   for (const k of known) {
-    const d = levenshtein(asCamel.toLowerCase(), k.toLowerCase());
+    const d = editDistance(asCamel.toLowerCase(), k.toLowerCase());
     if (d < bestD) [best, bestD] = [k, d];
   }
   return best !== undefined && bestD <= Math.max(1, Math.floor(Math.min(key.length, best.length) / 3))
@@ -147,7 +169,7 @@ export function nearestKey(key: string, known: readonly string[]): string | unde
 /** The error for an unknown key, with the suggestion and the known keys. */
 export function unknownOptionError(fn: string, key: string, known: readonly string[]): ValueError {
   const near = nearestKey(key, known);
-  const hint = near ? `; did you mean '${near}'?` : '';
+  const hint = near ? `; did you mean '${near}'?` : '.';
   const list = known.length ? ` Known options: ${known.join(', ')}.` : ' It takes no options.';
   return new ValueError(`${fn}: unknown option '${key}'${hint}${list}`);
 }

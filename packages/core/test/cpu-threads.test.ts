@@ -239,7 +239,7 @@ test('thread options are checked; the backend factory takes threads', async () =
   expect(() => setCpuThreads({ threads: 0 })).toThrow(ValueError);
   expect(() => setCpuThreads({ threads: 2.5 })).toThrow(/integer from 1 to 65/);
   expect(() => setCpuThreads({ minMatmulFlops: -1 })).toThrow(/minMatmulFlops/);
-  expect(() => setCpuThreads(null as never)).toThrow(/options object/);
+  expect(() => setCpuThreads(null as never)).toThrow(/setCpuThreads: the options argument must be an object/);
   expect(() => setCpuThreads({ spin: -1 })).toThrow(/spin/);
   expect(() => setCpuThreads({ chunksPerThread: 0 })).toThrow(/chunksPerThread/);
   await expect(createBackend('cpu', { threads: -3 })).rejects.toThrow(ValueError);

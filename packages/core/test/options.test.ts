@@ -1,4 +1,4 @@
-import { SurfTypeError, ValueError, nearestKey, parseOptions, withDefaults } from '@surf/core';
+import { SurfTypeError, ValueError, nearestKey, parseOptions, unknownOptionError, withDefaults } from '@surf/core';
 
 interface Opts {
   lr: number;
@@ -50,5 +50,29 @@ describe('parseOptions', () => {
     expect(nearestKey('label_smoothing', ['labelSmoothing'])).toBe('labelSmoothing');
     expect(nearestKey('momentom', ['momentum', 'dampening'])).toBe('momentum');
     expect(nearestKey('q', ['momentum'])).toBeUndefined();
+  });
+});
+
+describe('suggestions for transposed letters and old keyword spellings; the probability rule', () => {
+  test('a swap of two neighbouring letters is one typo', () => {
+    expect(nearestKey('dtpye', ['dtype', 'requiresGrad'])).toBe('dtype');
+    expect(nearestKey('beat', ['reduction', 'beta'])).toBe('beta');
+  });
+  test("a truncated spelling suggests the one key it starts (PyTorch's old `reduce`)", () => {
+    expect(nearestKey('reduce', ['reduction', 'delta'])).toBe('reduction');
+    expect(nearestKey('red', ['reduction'])).toBeUndefined();
+  });
+  test('without a suggestion the message still reads as sentences', () => {
+    expect(unknownOptionError('f', 'zzz', ['alpha']).message).toBe("f: unknown option 'zzz'. Known options: alpha.");
+  });
+  test("'probability' takes [0, 1] and says so", () => {
+    const spec = { p: 'probability' } as const;
+    expect(parseOptions('Dropout', { p: 0 }, spec)).toEqual({ p: 0 });
+    expect(parseOptions('Dropout', { p: 1 }, spec)).toEqual({ p: 1 });
+    expect(() => parseOptions('Dropout', { p: 1.01 }, spec)).toThrow(
+      new ValueError("Dropout: option 'p' must be a number in [0, 1]; got 1.01"),
+    );
+    expect(() => parseOptions('Dropout', { p: -0.1 }, spec)).toThrow(ValueError);
+    expect(() => parseOptions('Dropout', { p: '0.5' }, spec)).toThrow(SurfTypeError);
   });
 });

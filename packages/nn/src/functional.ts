@@ -10,3 +10,5 @@ export {
   smoothL1Loss,
   klDivLoss,
 } from './losses';
+/** torch.nn.functional.pad (PyTorch's flat list, last dim first; constant/reflect/replicate/circular). */
+export { pad } from '@surf/autograd';

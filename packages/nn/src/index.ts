@@ -43,4 +43,5 @@ export {
   DisposedError,
   BackendError,
   DeviceLostError,
+  SurfTypeError,
 } from '@surf/core';

@@ -1,6 +1,5 @@
-import { E, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { E, NDArray, ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, rand, randn } from '@surf/autograd';
-import { checkOptions } from './options';
 
 /**
  * In-place initialisers (PyTorch's nn.init.*_), drawing from the global seed (manualSeed),
@@ -72,7 +71,7 @@ export function kaimingUniform(
   t: Tensor,
   opts: { a?: number; mode?: 'fanIn' | 'fanOut'; nonlinearity?: Nonlinearity } = {},
 ): Tensor {
-  checkOptions('init.kaimingUniform', opts, "{ a?, mode?: 'fanIn' | 'fanOut', nonlinearity? }");
+  parseOptions('init.kaimingUniform', opts, { a: 'number', mode: ['fanIn', 'fanOut'], nonlinearity: 'string' });
   const [fanIn, fanOut] = fans(t.shape);
   const fan = (opts.mode ?? 'fanIn') === 'fanIn' ? fanIn : fanOut;
   const gain = calculateGain(opts.nonlinearity ?? 'leakyRelu', opts.a ?? 0);

@@ -1,6 +1,5 @@
-import { DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { DTypeError, ShapeError, SurfTypeError, ValueError, fmtShape, parseOptions, showValue } from '@surf/core';
 import { Tensor, arange, checkTensor, softmaxCrossEntropy, tidy } from '@surf/autograd';
-import { checkOptions } from './options';
 
 /**
  * Loss functions (torch.nn.functional's), composed from Tensor ops so autograd differentiates
@@ -13,7 +12,27 @@ export interface LossOptions {
   reduction?: Reduction;
 }
 
-const REDUCTION = "{ reduction?: 'mean' | 'sum' | 'none' }";
+const REDUCTIONS = ['mean', 'sum', 'none'];
+const REDUCTION = { reduction: REDUCTIONS };
+
+/** posWeight: a number or a tensor broadcast against the logits. */
+function numberOrTensor(v: unknown, where: string): void {
+  if (typeof v !== 'number' && !(v instanceof Tensor))
+    throw new SurfTypeError(`${where} must be a number or a Tensor; got ${showValue(v)}`);
+}
+
+/** Each loss's options and their rules; the loss modules check theirs with the same table. */
+export const LOSS_SPECS = {
+  mseLoss: REDUCTION,
+  l1Loss: REDUCTION,
+  nllLoss: REDUCTION,
+  crossEntropy: { reduction: REDUCTIONS, labelSmoothing: 'probability' },
+  binaryCrossEntropyWithLogits: { reduction: REDUCTIONS, posWeight: numberOrTensor },
+  binaryCrossEntropy: REDUCTION,
+  huberLoss: { reduction: REDUCTIONS, delta: 'positive' },
+  smoothL1Loss: { reduction: REDUCTIONS, beta: 'nonnegative' },
+  klDivLoss: { reduction: ['mean', 'batchmean', 'sum', 'none'], logTarget: 'boolean' },
+} as const;
 
 function reduce(op: string, loss: Tensor, reduction: Reduction | undefined): Tensor {
   const r = reduction ?? 'mean';
@@ -35,7 +54,7 @@ function sameShape(op: string, input: Tensor, target: Tensor): void {
 
 /** Mean squared error (input - target)². */
 export function mseLoss(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
-  checkOptions('mseLoss', opts, REDUCTION);
+  parseOptions('mseLoss', opts, LOSS_SPECS.mseLoss);
   sameShape('mseLoss', input, target);
   return tidy(() => {
     const d = input.sub(target);
@@ -45,7 +64,7 @@ export function mseLoss(input: Tensor, target: Tensor, opts: LossOptions = {}): 
 
 /** Mean absolute error |input - target|. */
 export function l1Loss(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
-  checkOptions('l1Loss', opts, REDUCTION);
+  parseOptions('l1Loss', opts, LOSS_SPECS.l1Loss);
   sameShape('l1Loss', input, target);
   return tidy(() => reduce('l1Loss', input.sub(target).abs(), opts.reduction));
 }
@@ -58,6 +77,9 @@ function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
   return target.reshape([-1, 1]).eq(arange(scores.shape[1]).reshape([1, -1]));
 }
 
+/** How to make integer labels, for the errors (JS numbers are float32). */
+const INT_LABELS = "pass { dtype: 'int32' } to tensor() or an Int32Array";
+
 function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
   checkTensor(op, scores, 'input');
   checkTensor(op, target, 'target');
@@ -65,7 +87,7 @@ function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
     throw new ShapeError(`${op}: input has shape ${fmtShape(scores.shape)}; expected [batch, classes]`);
   if (target.dtype !== 'int32')
     throw new DTypeError(
-      `${op}: target has dtype ${target.dtype}; expected int32 class indices (or float32 class probabilities of the input's shape for crossEntropy)`,
+      `${op}: target has dtype ${target.dtype}; expected int32 class indices (${INT_LABELS})${op === 'crossEntropy' ? " or float32 class probabilities of the input's shape" : ''}`,
     );
   if (target.ndim !== 1 || target.shape[0] !== scores.shape[0]) {
     throw new ShapeError(
@@ -76,7 +98,7 @@ function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
 
 /** Negative log-likelihood of [N, C] log-probabilities at int32 targets [N]. */
 export function nllLoss(logProbs: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
-  checkOptions('nllLoss', opts, REDUCTION);
+  parseOptions('nllLoss', opts, LOSS_SPECS.nllLoss);
   return tidy(() => {
     const mask = classMask('nllLoss', logProbs, target);
     return reduce('nllLoss', Tensor.where(mask, logProbs, 0).sum(1).neg(), opts.reduction);
@@ -95,13 +117,16 @@ export interface CrossEntropyOptions extends LossOptions {
  * probabilities go through logSoftmax.
  */
 export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyOptions = {}): Tensor {
-  checkOptions('crossEntropy', opts, "{ reduction?: 'mean' | 'sum' | 'none', labelSmoothing? }");
+  parseOptions('crossEntropy', opts, LOSS_SPECS.crossEntropy);
   const eps = opts.labelSmoothing ?? 0;
   if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1))
     throw new ValueError(`crossEntropy: labelSmoothing must be in [0, 1]; got ${eps}`);
   checkTensor('crossEntropy', logits, 'input');
   checkTensor('crossEntropy', target, 'target');
   const probs = target.dtype === 'float32';
+  // Float labels of one class per row are a dtype mistake, not a shape one (JS numbers are float32).
+  if (probs && target.ndim === 1 && logits.ndim === 2 && target.shape[0] === logits.shape[0])
+    classMaskChecks('crossEntropy', logits, target);
   if (probs) sameShape('crossEntropy', logits, target);
   if (logits.ndim !== 2)
     throw new ShapeError(`crossEntropy: input has shape ${fmtShape(logits.shape)}; expected [batch, classes]`);
@@ -125,7 +150,7 @@ export function binaryCrossEntropyWithLogits(
   target: Tensor,
   opts: LossOptions & { posWeight?: Tensor | number } = {},
 ): Tensor {
-  checkOptions('binaryCrossEntropyWithLogits', opts, '{ reduction?, posWeight? }');
+  parseOptions('binaryCrossEntropyWithLogits', opts, LOSS_SPECS.binaryCrossEntropyWithLogits);
   sameShape('binaryCrossEntropyWithLogits', logits, target);
   const pw = opts.posWeight;
   if (pw !== undefined && typeof pw !== 'number' && !(pw instanceof Tensor))
@@ -148,7 +173,7 @@ export function binaryCrossEntropyWithLogits(
  * clamped to >= −100 as PyTorch does, so x = 0 or 1 gives a finite loss.
  */
 export function binaryCrossEntropy(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
-  checkOptions('binaryCrossEntropy', opts, REDUCTION);
+  parseOptions('binaryCrossEntropy', opts, LOSS_SPECS.binaryCrossEntropy);
   sameShape('binaryCrossEntropy', input, target);
   return tidy(() => {
     const logX = input.log().clamp(-100);
@@ -159,7 +184,7 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, opts: LossOpti
 
 /** Huber loss: ½d² where |d| < delta, else delta·(|d| − ½delta), d = input − target. */
 export function huberLoss(input: Tensor, target: Tensor, opts: LossOptions & { delta?: number } = {}): Tensor {
-  checkOptions('huberLoss', opts, '{ reduction?, delta? }');
+  parseOptions('huberLoss', opts, LOSS_SPECS.huberLoss);
   const delta = opts.delta ?? 1;
   if (typeof delta !== 'number' || !(delta > 0))
     throw new ValueError(`huberLoss: delta must be a number > 0; got ${delta}`);
@@ -177,7 +202,7 @@ export function huberLoss(input: Tensor, target: Tensor, opts: LossOptions & { d
 
 /** Smooth L1: ½d²/beta where |d| < beta, else |d| − ½beta (beta 0 is the L1 loss). */
 export function smoothL1Loss(input: Tensor, target: Tensor, opts: LossOptions & { beta?: number } = {}): Tensor {
-  checkOptions('smoothL1Loss', opts, '{ reduction?, beta? }');
+  parseOptions('smoothL1Loss', opts, LOSS_SPECS.smoothL1Loss);
   const beta = opts.beta ?? 1;
   if (typeof beta !== 'number' || !(beta >= 0))
     throw new ValueError(`smoothL1Loss: beta must be a number >= 0; got ${beta}`);
@@ -207,7 +232,7 @@ export function klDivLoss(
   target: Tensor,
   opts: { reduction?: KLDivReduction; logTarget?: boolean } = {},
 ): Tensor {
-  checkOptions('klDivLoss', opts, "{ reduction?: 'mean' | 'batchmean' | 'sum' | 'none', logTarget? }");
+  parseOptions('klDivLoss', opts, LOSS_SPECS.klDivLoss);
   sameShape('klDivLoss', input, target);
   return tidy(() => {
     let pointwise: Tensor;

@@ -1,7 +1,7 @@
-import { BackendError, DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { BackendError, DTYPES, DTypeError, ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
-import { checkOptions } from './options';
 import { ModelSummary, SummaryOptions, summarize } from './summary';
+import { guardForward } from './forward-input';
 
 /** A module's state: parameter tensors by dotted name ('0.weight', 'encoder.fc.bias'). */
 export type StateDict = Record<string, Tensor>;
@@ -87,6 +87,16 @@ export abstract class Module {
   abstract forward(...inputs: any[]): Tensor;
 
   /**
+   * forward's first argument must be a Tensor (a SurfTypeError naming the module otherwise).
+   * A subclass whose forward takes other inputs (an object, an array) sets this to false.
+   */
+  static tensorInput = true;
+
+  constructor() {
+    guardForward(this, Module.prototype);
+  }
+
+  /**
    * Direct parameters, buffers and children, in registration order. Containers override this.
    * A tensor entry is a buffer when its name was registered with registerBuffer().
    */
@@ -132,7 +142,7 @@ export abstract class Module {
    * tensor. Reassigning the field later (this.name = newTensor) keeps it a buffer.
    */
   registerBuffer(name: string, tensor: Tensor | null, opts: { persistent?: boolean } = {}): void {
-    checkOptions(`${this.constructor.name}.registerBuffer`, opts, '{ persistent?: boolean }');
+    parseOptions(`${this.constructor.name}.registerBuffer`, opts, { persistent: 'boolean' });
     if (typeof name !== 'string' || name === '' || name.includes('.'))
       throw new ValueError(
         `${this.constructor.name}.registerBuffer: name must be a non-empty string without '.'; got ${JSON.stringify(name)}`,
@@ -329,7 +339,7 @@ export abstract class Module {
    * an optimizer built on them stays valid.
    */
   loadStateDict(dict: StateDict | Map<string, Tensor>, opts: { strict?: boolean } = {}): LoadResult {
-    const strict = checkOptions('loadStateDict', opts, '{ strict?: boolean }').strict ?? true;
+    const strict = parseOptions('loadStateDict', opts, { strict: 'boolean' }).strict ?? true;
     if (!(dict instanceof Map) && (dict === null || typeof dict !== 'object'))
       throw new ValueError(
         `loadStateDict: expected an object or Map of tensors; got ${dict === null ? 'null' : typeof dict}`,
@@ -384,7 +394,11 @@ export abstract class Module {
    * with String() or console.log(String(...)).
    */
   summary(inputShape: number[] | number[][], opts: SummaryOptions = {}): ModelSummary {
-    return summarize(this, inputShape, checkOptions(`${this.constructor.name}.summary`, opts, '{ dtype?: DType }'));
+    return summarize(
+      this,
+      inputShape,
+      parseOptions<SummaryOptions>(`${this.constructor.name}.summary`, opts, { dtype: DTYPES }),
+    );
   }
 
   /** The part inside the parentheses of toString(), e.g. 'in=4, out=8, bias=true'. */

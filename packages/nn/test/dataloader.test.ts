@@ -123,7 +123,7 @@ test('bad arguments are named', () =>
       /DataLoader: tensor 1 has shape \[3\]; every tensor needs the same first dim \(rows\), here 4/,
     );
     expect(() => new DataLoader(x, { batchSize: 0 })).toThrow(
-      /DataLoader: batchSize must be a positive integer; got 0/,
+      /DataLoader: option 'batchSize' must be an integer >= 1; got 0/,
     );
     expect(() => new DataLoader([], { batchSize: 1 })).toThrow(/expected a tensor or a non-empty array/);
   }));

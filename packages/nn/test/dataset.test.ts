@@ -88,7 +88,7 @@ describeEach(['cpu', 'webgpu'] as const, 'DataLoader over datasets on %s', (kind
       const sub = await rowsOf(new DataLoader(train, { batchSize: 4, shuffle: true, seed: 3 }));
       expect([...sub].sort((p, q) => p - q)).toEqual([...train.indices].sort((p, q) => p - q));
       expect(() => new DataLoader(ds, 4 as never)).toThrow(
-        /DataLoader: the options argument must be an object \{ batchSize/,
+        /DataLoader: the options argument must be an object like \{ batchSize/,
       );
     });
   });

@@ -189,9 +189,9 @@ test('tidy stays exact: no collection is due when steps are tidied', async () =>
 });
 
 test('configureMemory checks its options; autoCollect: false turns collection off', async () => {
-  expect(() => configureMemory(3 as never)).toThrow(/configureMemory: expected an options object/);
+  expect(() => configureMemory(3 as never)).toThrow(/configureMemory: the options argument must be an object like/);
   expect(() => configureMemory({ minGrowthBytes: -1 })).toThrow(/minGrowthBytes must be a number >= 0/);
-  expect(() => configureMemory({ autoCollect: 'yes' as never })).toThrow(/autoCollect must be a boolean/);
+  expect(() => configureMemory({ autoCollect: 'yes' as never })).toThrow(/option 'autoCollect' must be a boolean/);
   await on(B.cpu, async () => {
     configureMemory({ autoCollect: false, minGrowthBytes: 0 });
     const c0 = memory().collections;

@@ -343,7 +343,7 @@ test.each([0.2, 0])(
     await on(B.cpu, async () => {
       const run = async (jitted: boolean) => {
         manualSeed(12);
-        const attn = new nn.MultiheadAttention(8, 2, { dropout });
+        const attn = new nn.MultiheadAttention(8, 2, { dropout, batchFirst: true });
         const ff = new nn.Sequential(new nn.LayerNorm(8), new nn.Linear(8, 8), new nn.GELU());
         const params = [...attn.parameters(), ...ff.parameters()];
         const opt = new optim.AdamW(params, { lr: 0.01 });

@@ -258,7 +258,9 @@ describe('forward values (cpu)', () => {
       const out = m.forward(tensor([[3, 0, 3]], { dtype: 'int32' }));
       expect(out.shape).toEqual([1, 3, 2]);
       expect(await arr(out)).toEqual([W[6], W[7], W[0], W[1], W[6], W[7]]);
-      expect(() => m.forward(tensor([1.5]))).toThrow(/Embedding: index must be an int32 Tensor; got dtype float32/);
+      expect(() => m.forward(tensor([1.5]))).toThrow(
+        /Embedding: index must be an int32 Tensor \(pass \{ dtype: 'int32' \} to tensor\(\) or an Int32Array\); got dtype float32/,
+      );
     }));
 
   test('Dropout: zero or x/(1-p) in training, about p dropped, identity in eval, seeded', () =>
@@ -290,7 +292,7 @@ describe('forward values (cpu)', () => {
       );
       expect(() => new nn.Linear(-1, 2)).toThrow(/Linear: inFeatures must be a non-negative integer; got -1/);
       expect(() => new nn.Linear(3, 2, false as never)).toThrow(
-        /Linear: the options argument must be an object \{ bias\?: boolean \}; got boolean false/,
+        /Linear: the options argument must be an object like \{ bias \}; got false/,
       );
       expect(() => new nn.Sequential(5 as unknown as Module)).toThrow(
         /Sequential: argument 0 is number; expected a Module/,

@@ -159,8 +159,16 @@ describe('values (cpu)', () => {
       expect(() => mseLoss(l, tensor([1.5, 2]))).toThrow(
         /mseLoss: input has shape \[1,2\] and target \[2\]; expected equal shapes/,
       );
-      expect(() => crossEntropy(l, tensor([1.5]))).toThrow(
-        /crossEntropy: input has shape \[1,2\] and target \[1\]; expected equal shapes/,
+      expect(() => crossEntropy(l, tensor([1, 0, 1]))).toThrow(
+        /crossEntropy: input has shape \[1,2\] and target \[3\]; expected equal shapes/,
+      );
+      // Float labels, one per row (JS numbers are float32): the error says how to make int32 ones.
+      expect(() => crossEntropy(l, tensor([1]))).toThrow(DTypeError);
+      expect(() => crossEntropy(l, tensor([1]))).toThrow(
+        /crossEntropy: target has dtype float32; expected int32 class indices \(pass \{ dtype: 'int32' \} to tensor\(\) or an Int32Array\)/,
+      );
+      expect(() => nllLoss(l, tensor([1]))).toThrow(
+        /nllLoss: target has dtype float32; expected int32 class indices \(pass/,
       );
       expect(() => crossEntropy(l, tensor([1, 0], { dtype: 'int32' }))).toThrow(
         /crossEntropy: target has shape \[2\]; expected \[1\]/,
@@ -171,7 +179,7 @@ describe('values (cpu)', () => {
       );
       expect(() => mseLoss(l, l, { reduction: 'avg' as 'mean' })).toThrow(ValueError);
       expect(() => crossEntropy(l, tensor([0], { dtype: 'int32' }), { labelSmoothing: 2 })).toThrow(
-        /labelSmoothing must be in \[0, 1\]; got 2/,
+        /crossEntropy: option 'labelSmoothing' must be a number in \[0, 1\]; got 2/,
       );
     }));
 });

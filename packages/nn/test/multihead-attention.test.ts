@@ -1,6 +1,6 @@
 import { ShapeError, ValueError, gradcheck, manualSeed, nn, tensor } from '@surf/nn';
 import type { Backend } from '@surf/core';
-import { backends, functional, on, testGpu } from './helpers';
+import { backends, functional, on, testEach, testGpu } from './helpers';
 
 // nn.MultiheadAttention against a per-head loop written here from the module's own parameter
 // values (projections, masks, softmax, output projection), on the CPU and on WebGPU; its
@@ -64,7 +64,7 @@ async function checkForward(backend: Backend): Promise<void> {
       L = 3,
       S = 5;
     manualSeed(3);
-    const m = new nn.MultiheadAttention(E, H);
+    const m = new nn.MultiheadAttention(E, H, { batchFirst: true });
     nn.init.normal(m.in_proj_bias!, 0, 0.3);
     nn.init.normal(m.out_proj.bias!, 0, 0.3);
     const p = await params(m);
@@ -147,10 +147,29 @@ describe('nn.MultiheadAttention', () => {
     });
   });
 
+  testEach(['cpu', 'webgpu'], "batchFirst defaults to false, PyTorch's [L, N, E]", async (kind) => {
+    await on(kind === 'cpu' ? b.cpu : b.gpu(), async () => {
+      manualSeed(9);
+      const d = new nn.MultiheadAttention(4, 2);
+      expect(d.batchFirst).toBe(false);
+      expect(String(d)).toContain('batchFirst=false');
+      const t = new nn.MultiheadAttention(4, 2, { batchFirst: true });
+      t.loadStateDict(d.stateDict());
+      // [L=3, N=2, E=4]: the default reads dim 0 as the sequence.
+      const x = tensor(seq(3 * 2 * 4, 5)).reshape([3, 2, 4]);
+      const got = await d.forward(x, undefined, undefined, { isCausal: true }).data();
+      const want = await t.forward(x.transpose(0, 1), undefined, undefined, { isCausal: true }).transpose(0, 1).data();
+      Array.from(got).forEach((v, i) => expect(v).toBeCloseTo(want[i], 5));
+      // The batch-first reading of the same tensor differs (causal over 2 rows, not 3).
+      const other = await t.forward(x, undefined, undefined, { isCausal: true }).data();
+      expect(Array.from(other).some((v, i) => Math.abs(v - got[i]) > 1e-3)).toBe(true);
+    });
+  });
+
   test('clear errors for heads and shapes', () => {
     expect(() => new nn.MultiheadAttention(6, 4)).toThrow(ValueError);
     expect(() => new nn.MultiheadAttention(6, 4)).toThrow(/not divisible by numHeads/);
-    const m = new nn.MultiheadAttention(4, 2);
+    const m = new nn.MultiheadAttention(4, 2, { batchFirst: true });
     expect(() => m.forward(tensor(seq(2 * 3 * 5, 1)).reshape([2, 3, 5]))).toThrow(ShapeError);
     const x = tensor(seq(2 * 3 * 4, 1)).reshape([2, 3, 4]);
     expect(() => m.forward(x, tensor(seq(3 * 2 * 4, 1)).reshape([3, 2, 4]))).toThrow(/disagree on the batch size/);

@@ -143,10 +143,10 @@ describe('update rules against hand-computed values (cpu)', () => {
   test('hyperparameters are validated', () =>
     on(B.cpu, () => {
       const p = ft([1], { requiresGrad: true });
-      expect(() => new optim.SGD([p], { lr: -1 })).toThrow(/SGD: lr must be a finite number >= 0; got -1/);
+      expect(() => new optim.SGD([p], { lr: -1 })).toThrow(/SGD: option 'lr' must be a number >= 0; got -1/);
       expect(() => new optim.SGD([p], { nesterov: true })).toThrow(/SGD: nesterov needs momentum > 0 and dampening 0/);
       expect(() => new optim.Adam([p], { betas: [0.9, 1] })).toThrow(
-        /Adam: betas must be two numbers in \[0, 1\); got \[0.9,1\]/,
+        /Adam: option 'betas' must be two numbers in \[0, 1\); got \[0.9,1\]/,
       );
       expect(() => new optim.AdamW([])).toThrow(/AdamW: got an empty parameter list/);
       expect(() => new optim.Adam([ft([1])])).toThrow(ValueError);
@@ -355,7 +355,7 @@ describe('schedulers', () => {
       }
       close(await arr(p), [-(1 + 0.5 + 0.25)]);
       expect(() => new optim.StepLR(opt, { stepSize: 0 })).toThrow(
-        /StepLR: stepSize must be a positive integer; got 0/,
+        /StepLR: option 'stepSize' must be an integer >= 1; got 0/,
       );
     }));
 });

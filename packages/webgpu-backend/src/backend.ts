@@ -28,6 +28,7 @@ import {
   AttentionOptions,
   AttentionResult,
   checkAttentionArgs, // attention
+  parseOptions,
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { GpuTimer } from './gpu-timer';
@@ -1079,6 +1080,25 @@ function timestampRequest(opts: WebGPUBackendOptions): WebGPUBackendOptions {
 
 /** Creates a WebGPU backend: finds an adapter (navigator.gpu, or Dawn in Node) unless `device`/`adapter` are given. */
 export async function createWebGPUBackend(opts: WebGPUBackendOptions = {}): Promise<WebGPUBackend> {
+  opts = parseOptions<WebGPUBackendOptions>('createWebGPUBackend', opts, {
+    device: 'object',
+    adapter: 'object',
+    powerPreference: ['low-power', 'high-performance'],
+    dawnToggles: 'array',
+    features: 'array',
+    matmul: 'any',
+    tuneCache: 'string',
+    reduce: 'object',
+    conv: 'object',
+    workgroupSize: 'posint',
+    elementwiseFastPaths: 'boolean',
+    reduceWorkgroupSize: 'posint',
+    opsPerSubmit: 'posint',
+    poolLimitBytes: 'nonnegative',
+    maxWorkgroupsPerDim: 'posint',
+    timestamps: 'boolean',
+    attention: 'any',
+  });
   const acq = await acquireDevice(opts.timestamps ? timestampRequest(opts) : opts);
   let b: WebGPUBackend;
   try {

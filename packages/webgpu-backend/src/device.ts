@@ -1,4 +1,4 @@
-import { BackendError } from '@surf/core';
+import { BackendError, parseOptions } from '@surf/core';
 
 export interface DeviceRequest {
   device?: GPUDevice;
@@ -66,6 +66,10 @@ function mergeFlags(flags: readonly string[]): string[] {
 export async function requestWebGPUAdapter(
   opts: Pick<DeviceRequest, 'powerPreference' | 'dawnToggles'> = {},
 ): Promise<GPUAdapter> {
+  opts = parseOptions<Pick<DeviceRequest, 'powerPreference' | 'dawnToggles'>>('requestWebGPUAdapter', opts, {
+    powerPreference: ['low-power', 'high-performance'],
+    dawnToggles: 'array',
+  });
   const { adapter } = await findAdapter(opts);
   return adapter;
 }

@@ -1,5 +1,5 @@
 import type { Backend } from '@surf/core';
-import { ValueError, canCollectSync, collectSync, flushDeferredRegistrations } from '@surf/core';
+import { ValueError, canCollectSync, collectSync, flushDeferredRegistrations, parseOptions } from '@surf/core';
 import { getBackend } from '../context';
 import { gcFunction, nextTask } from './collector';
 
@@ -35,11 +35,11 @@ let warned = false;
 
 /** Sets the memory policy for eager loops; returns the options now in force. */
 export function configureMemory(opts: MemoryOptions = {}): Required<MemoryOptions> {
-  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
-    throw new ValueError(
-      `configureMemory: expected an options object { autoCollect?, minGrowthBytes?, warnTensors? }; got ${JSON.stringify(opts)}`,
-    );
-  }
+  opts = parseOptions<MemoryOptions>('configureMemory', opts, {
+    autoCollect: 'boolean',
+    minGrowthBytes: 'any',
+    warnTensors: 'any',
+  });
   const num = (k: 'minGrowthBytes' | 'warnTensors'): void => {
     const v = opts[k];
     if (v === undefined) return;

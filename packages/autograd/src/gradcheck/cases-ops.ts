@@ -9,6 +9,8 @@ import type { InputSpec } from './inputs';
  * Gradient-check cases for the issue-17 ops (indexing, gather/scatter, sort, scans, norms,
  * tiling, triangles, in-place). Forward references are host loops written here.
  */
+// Index tensors are int32: JS numbers alone make float32.
+const I32 = { dtype: 'int32' } as const;
 const sp = (s: number[], layout?: InputSpec['layout']): InputSpec => ({ shape: s, layout });
 const ints = (shape: number[], values: number[]): InputSpec => ({ shape, values, dtype: 'int32' });
 const vals = (shape: number[], values: number[], layout?: InputSpec['layout']): InputSpec => ({
@@ -51,7 +53,7 @@ export function opsCases(): GradcheckCase[] {
       name: 'index two broadcast integer tensors',
       op: 'index',
       inputs: [sp([3, 4])],
-      fn: (x) => x.index(tensor([[0], [2]]), tensor([1, 3, 3])),
+      fn: (x) => x.index(tensor([[0], [2]], I32), tensor([1, 3, 3], I32)),
       forward: (x) => build([2, 3], ([i, j]) => at(x, [[0, 2][i], [1, 3, 3][j]])),
     },
     {

@@ -469,11 +469,7 @@ function shapeCases(): GradcheckCase[] {
       name: 'pad',
       op: 'pad',
       inputs: [sp([2, 3], 'transposed')],
-      fn: (x) =>
-        x.pad([
-          [1, 0],
-          [2, 1],
-        ]),
+      fn: (x) => x.pad([2, 1, 1, 0]),
       forward: (x) => build([3, 6], ([i, j]) => (i >= 1 && j >= 2 && j < 5 ? at(x, [i - 1, j - 2]) : 0)),
     },
     {

@@ -50,6 +50,7 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   full: 'creates a leaf',
   zerosLike: 'creates a leaf',
   onesLike: 'creates a leaf',
+  fullLike: 'creates a leaf',
   arange: 'creates a leaf',
   linspace: 'creates a leaf',
   eye: 'creates a leaf',

@@ -1,4 +1,4 @@
-import { NDArray, ValueError, fmtShape, randomArray } from '@surf/core';
+import { NDArray, ValueError, fmtShape, parseOptions, randomArray } from '@surf/core';
 import { noGrad } from '../grad-mode';
 import { tidy } from '../scope';
 import { Tensor } from '../tensor';
@@ -78,10 +78,12 @@ export async function gradcheck(
   inputs: readonly Tensor[],
   opts: GradcheckOptions = {},
 ): Promise<GradcheckReport> {
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError(
-      `gradcheck: the options argument must be an object { eps?, atol?, rtol?, seed? }; got ${JSON.stringify(opts)}`,
-    );
+  opts = parseOptions<GradcheckOptions>('gradcheck', opts, {
+    eps: 'positive',
+    atol: 'nonnegative',
+    rtol: 'nonnegative',
+    seed: 'int',
+  });
   const eps0 = opts.eps ?? 1e-3;
   const fixedStep = opts.eps !== undefined;
   const atol = opts.atol ?? 1e-3;

@@ -1,4 +1,4 @@
-import { Backend, CpuBackend, NDArray, randomArray } from '@surf/core';
+import { Backend, CpuBackend, NDArray, randomArray, parseOptions } from '@surf/core';
 import { setBackend } from '../context';
 import { tidy } from '../scope';
 import { Tensor } from '../tensor';
@@ -205,6 +205,12 @@ export interface SuiteOptions {
 }
 
 export async function runGradcheckSuite(opts: SuiteOptions = {}): Promise<SuiteResult[]> {
+  opts = parseOptions<SuiteOptions>('runGradcheckSuite', opts, {
+    backend: 'object',
+    reference: 'object',
+    filter: 'string',
+    cases: 'array',
+  });
   const backend = opts.backend ?? new CpuBackend();
   const cases = (opts.cases ?? gradcheckCases()).filter(
     (c) => !opts.filter || c.name.includes(opts.filter) || c.op === opts.filter,

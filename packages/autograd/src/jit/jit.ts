@@ -1,4 +1,4 @@
-import { Backend, E, NDArray, Storage, ValueError } from '@surf/core';
+import { Backend, E, NDArray, Storage, ValueError, parseOptions } from '@surf/core';
 import { getBackend } from '../context';
 import { isGradEnabled } from '../grad-mode';
 import { Tensor } from '../tensor';
@@ -127,8 +127,7 @@ function fill(template: unknown, outs: readonly Tensor[]): unknown {
 export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOptions = {}): Jitted<A, R> {
   if (typeof fn !== 'function')
     throw new ValueError(`jit: expected a function; got ${fn === null ? 'null' : typeof fn}`);
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError('jit: options must be an object like { maxRecords: 8 }');
+  opts = parseOptions<JitOptions>('jit', opts, { maxRecords: 'any' });
   const maxRecords = opts.maxRecords ?? 8;
   if (!Number.isInteger(maxRecords) || maxRecords < 1)
     throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);

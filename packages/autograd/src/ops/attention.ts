@@ -1,4 +1,4 @@
-import { DTypeError, NDArray, ValueError, attentionBackwardNd, attentionNd } from '@surf/core';
+import { DTypeError, NDArray, ValueError, attentionBackwardNd, attentionNd, parseOptions } from '@surf/core';
 import { alias, fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
 import { where } from './arith';
@@ -15,16 +15,6 @@ export interface ScaledDotProductAttentionOptions {
   scale?: number | null;
 }
 
-function checkOptions(o: unknown): ScaledDotProductAttentionOptions {
-  if (o === undefined) return {};
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) {
-    throw new ValueError(
-      `scaledDotProductAttention: options must be an object { attnMask, causal, dropoutP, scale }; got ${o === null ? 'null' : Array.isArray(o) ? 'an array' : typeof o}`,
-    );
-  }
-  return o as ScaledDotProductAttentionOptions;
-}
-
 /**
  * PyTorch's F.scaled_dot_product_attention: softmax(q·kᵀ·scale + mask)·v over q [..., L, E],
  * k [..., S, E], v [..., S, Ev] (batch dims broadcast). The fused backend op runs it without
@@ -39,7 +29,12 @@ export function scaledDotProductAttention(
   options?: ScaledDotProductAttentionOptions,
 ): Tensor {
   const op = 'scaledDotProductAttention';
-  const o = checkOptions(options);
+  const o = parseOptions<ScaledDotProductAttentionOptions>(op, options, {
+    attnMask: 'any',
+    causal: 'boolean',
+    dropoutP: 'probability',
+    scale: 'any',
+  });
   [q, k, v].forEach((x, i) => {
     checkTensor(op, x, ['q', 'k', 'v'][i]);
     if (x.dtype !== 'float32')

@@ -1,7 +1,6 @@
-import { DTypeError, E, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { DTypeError, E, NDArray, ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { alias, fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
-import { checkOptions } from './conv';
 
 export interface BatchNormOptions {
   training?: boolean;
@@ -27,7 +26,7 @@ export function batchNorm(
 ): Tensor {
   const op = 'batchNorm';
   checkTensor(op, x, 'the input');
-  checkOptions(op, opts, ['training', 'momentum', 'eps']);
+  parseOptions(op, opts, { training: 'boolean', momentum: 'probability', eps: 'nonnegative' });
   const training = opts.training ?? false;
   const momentum = opts.momentum ?? 0.1;
   const eps = opts.eps ?? 1e-5;

@@ -1,4 +1,4 @@
-import { ConvParams, DTypeError, E, NDArray, ShapeError, ValueError, convNd, fmtShape } from '@surf/core';
+import { ConvParams, DTypeError, E, NDArray, ShapeError, ValueError, convNd, fmtShape, parseOptions } from '@surf/core';
 import { alias, fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
 
@@ -156,13 +156,8 @@ export function tuple(op: string, name: string, v: unknown, n: number, min: numb
   return arr;
 }
 
-export function checkOptions(op: string, opts: unknown, allowed: readonly string[]): void {
-  if (opts === null || typeof opts !== 'object' || Array.isArray(opts))
-    throw new ValueError(`${op}: options ${JSON.stringify(opts)}; expected an object like { ${allowed.join(', ')} }`);
-  for (const k of Object.keys(opts))
-    if (!allowed.includes(k))
-      throw new ValueError(`${op}: unknown option ${JSON.stringify(k)}; expected one of ${allowed.join(', ')}`);
-}
+/** Sizes (stride, padding, ...) are numbers or tuples; `tuple` checks their values with the geometry. */
+export const SIZE_RULE = 'any';
 
 /** Adds the batch dim to an unbatched input; returns the input and how to undo it. */
 export function batchify(op: string, x: Tensor, sd: number, layout: string): [Tensor, (y: Tensor) => Tensor] {
@@ -175,7 +170,7 @@ function convNdFront(op: string, sd: number, x: Tensor, w: Tensor, b: Tensor | n
   checkTensor(op, x, 'the input');
   checkTensor(op, w, 'the weight');
   if (b !== null && b !== undefined) checkTensor(op, b, 'the bias');
-  checkOptions(op, opts, ['stride', 'padding', 'dilation', 'groups']);
+  parseOptions(op, opts, { stride: SIZE_RULE, padding: SIZE_RULE, dilation: SIZE_RULE, groups: 'posint' });
   const layout = sd === 1 ? '[N, C, L]' : '[N, C, H, W]';
   if (w.ndim !== sd + 2)
     throw new ShapeError(
@@ -236,7 +231,13 @@ export function convTranspose2d(
   checkTensor(op, x, 'the input');
   checkTensor(op, w, 'the weight');
   if (b !== null && b !== undefined) checkTensor(op, b, 'the bias');
-  checkOptions(op, opts, ['stride', 'padding', 'outputPadding', 'dilation', 'groups']);
+  parseOptions(op, opts, {
+    stride: SIZE_RULE,
+    padding: SIZE_RULE,
+    outputPadding: SIZE_RULE,
+    dilation: SIZE_RULE,
+    groups: 'posint',
+  });
   const stride = tuple(op, 'stride', opts.stride ?? 1, 2, 1);
   const padding = tuple(op, 'padding', opts.padding ?? 0, 2, 0);
   const outputPadding = tuple(op, 'outputPadding', opts.outputPadding ?? 0, 2, 0);

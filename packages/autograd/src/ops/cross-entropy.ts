@@ -1,4 +1,4 @@
-import { DTypeError, E, Expr, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { DTypeError, E, Expr, NDArray, ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { alias, fromOp } from '../node';
 import { readSync } from '../move';
 import { Tensor, checkTensor } from '../tensor';
@@ -100,10 +100,7 @@ export function softmaxCrossEntropy(
   const op = 'crossEntropy';
   checkTensor(op, logits, 'input');
   checkTensor(op, target, 'target');
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError(
-      `${op}: the options argument must be an object { labelSmoothing?, reduction? }; got ${JSON.stringify(opts)}`,
-    );
+  opts = parseOptions<typeof opts>(op, opts, { labelSmoothing: 'any', reduction: 'any' });
   const eps = opts.labelSmoothing ?? 0;
   if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1))
     throw new ValueError(`${op}: labelSmoothing must be in [0, 1]; got ${eps}`);

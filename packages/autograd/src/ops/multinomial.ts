@@ -1,4 +1,14 @@
-import { DTypeError, E, NDArray, ShapeError, ValueError, fmtShape, randomArray, sortAlong } from '@surf/core';
+import {
+  DTypeError,
+  E,
+  NDArray,
+  ShapeError,
+  ValueError,
+  fmtShape,
+  parseOptions,
+  randomArray,
+  sortAlong,
+} from '@surf/core';
 import { nextSeed } from '../seed';
 import { Tensor } from '../tensor';
 import { scanArray } from './scan';
@@ -16,8 +26,7 @@ import { scanArray } from './scan';
  */
 export function multinomial(probs: Tensor, numSamples: number, opts: { replacement?: boolean } = {}): Tensor {
   if (!(probs instanceof Tensor)) throw new ValueError('multinomial: probs must be a Tensor');
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError('multinomial: expected an object { replacement?: boolean }');
+  opts = parseOptions<typeof opts>('multinomial', opts, { replacement: 'boolean' });
   const nd0 = probs.nd('multinomial');
   if (nd0.dtype !== 'float32') throw new DTypeError(`multinomial: probs have dtype ${nd0.dtype}; expected float32`);
   if (nd0.ndim !== 1 && nd0.ndim !== 2)

@@ -1,8 +1,17 @@
-import { DTypeError, NDArray, PoolParams, ShapeError, ValueError, poolBackwardNd, poolNd } from '@surf/core';
+import {
+  DTypeError,
+  NDArray,
+  PoolParams,
+  ShapeError,
+  ValueError,
+  parseOptions,
+  poolBackwardNd,
+  poolNd,
+} from '@surf/core';
 import { fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
 import { matmul } from './matmul';
-import { batchify, checkOptions, tuple } from './conv';
+import { SIZE_RULE, batchify, tuple } from './conv';
 
 /**
  * 2-d pooling over the contract's pool2d: one windowed kernel forward (max also keeps the
@@ -65,7 +74,7 @@ function geometry(
 export function maxPool2d(x: Tensor, kernelSize: number | readonly number[], opts: MaxPoolOptions = {}): Tensor {
   const op = 'maxPool2d';
   checkTensor(op, x, 'the input');
-  checkOptions(op, opts, ['stride', 'padding', 'dilation', 'ceilMode']);
+  parseOptions(op, opts, { stride: SIZE_RULE, padding: SIZE_RULE, dilation: SIZE_RULE, ceilMode: 'boolean' });
   const [xb, unbatch] = batchify(op, x, 2, '[N, C, H, W]');
   const g = geometry(op, xb, kernelSize, opts);
   return unbatch(poolOp(op, xb, params('max', g)));
@@ -95,7 +104,7 @@ function poolOp(op: string, x: Tensor, p: PoolParams): Tensor {
 export function avgPool2d(x: Tensor, kernelSize: number | readonly number[], opts: AvgPoolOptions = {}): Tensor {
   const op = 'avgPool2d';
   checkTensor(op, x, 'the input');
-  checkOptions(op, opts, ['stride', 'padding', 'ceilMode', 'countIncludePad']);
+  parseOptions(op, opts, { stride: SIZE_RULE, padding: SIZE_RULE, ceilMode: 'boolean', countIncludePad: 'boolean' });
   const [xb, unbatch] = batchify(op, x, 2, '[N, C, H, W]');
   const g = geometry(op, xb, kernelSize, opts);
   return unbatch(poolOp(op, xb, params('avg', g, opts.countIncludePad ?? true)));

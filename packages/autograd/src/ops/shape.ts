@@ -64,15 +64,6 @@ export function expand(x: Tensor, shape: readonly number[], op = 'expand'): Tens
   return fromOp(op, nd.expand(target, op), [x], (g) => [alias(g)]);
 }
 
-export function pad(x: Tensor, widths: readonly (readonly [number, number])[]): Tensor {
-  const nd = x.nd('pad');
-  const shape = nd.shape.slice();
-  const out = nd.pad(widths);
-  return fromOp('pad', out, [x], (g) => [
-    g.crop(shape.map((d, i) => [widths[i][0], widths[i][0] + d] as [number, number])),
-  ]);
-}
-
 export function narrow(x: Tensor, dim: number, start: number, length: number): Tensor {
   const nd = x.nd('narrow');
   const ax = normAxis('narrow', dim, nd.ndim);

@@ -1,4 +1,4 @@
-import { NDArray, ValueError, fmtShape, normAxis, scatterFlat, sortAlong } from '@surf/core';
+import { NDArray, ValueError, fmtShape, normAxis, parseOptions, scatterFlat, sortAlong } from '@surf/core';
 import { fromOp } from '../node';
 import { Tensor } from '../tensor';
 import { flatPositions } from './positions';
@@ -42,8 +42,7 @@ function sortable(op: string, x: Tensor): NDArray {
 
 /** Stable sort along dim (default last); NaN sorts as the largest value. */
 export function sort(x: Tensor, dim = -1, opts: { descending?: boolean } = {}): SortResult {
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError('sort: options must be an object { descending?: boolean }');
+  opts = parseOptions<typeof opts>('sort', opts, { descending: 'boolean' });
   const nd = sortable('sort', x);
   const ax = normAxis('sort', dim, nd.ndim);
   const src = nd.dtype === 'bool' ? nd.cast('int32') : nd;
@@ -65,8 +64,7 @@ export function argsort(x: Tensor, dim = -1, opts: { descending?: boolean } = {}
 
 /** The k largest (or smallest) entries along dim, sorted, with their positions. */
 export function topk(x: Tensor, k: number, dim = -1, opts: { largest?: boolean } = {}): SortResult {
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError('topk: options must be an object { largest?: boolean }');
+  opts = parseOptions<typeof opts>('topk', opts, { largest: 'boolean' });
   const nd = sortable('topk', x);
   const ax = normAxis('topk', dim, nd.ndim);
   const n = nd.shape[ax];

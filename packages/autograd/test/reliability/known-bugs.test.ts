@@ -34,7 +34,7 @@ test('fixed bug (autograd): broadcastTo to an incompatible shape names broadcast
   expect(messageOf(() => f32([1, 2, 3]).broadcastTo([3, 4]))).toMatch(/^broadcastTo: /);
 });
 test('fixed bug (autograd): dot of int32 vectors names dot, not matmul', () => {
-  expect(messageOf(() => tensor([1, 2]).dot(tensor([3, 4])))).toMatch(/^dot: /);
+  expect(messageOf(() => tensor([1, 2], { dtype: 'int32' }).dot(tensor([3, 4], { dtype: 'int32' })))).toMatch(/^dot: /);
 });
 test('fixed bug (autograd): relu and abs of a bool tensor name relu/abs, not max/neg', () => {
   expect(

@@ -16,6 +16,7 @@ import { hasWasmSimd } from './wasm/simd';
 import { Arena, sharedArena } from './wasm/arena';
 import { DType, TypedArray } from '../dtype';
 import { BackendError, DisposedError } from '../errors';
+import { parseOptions } from '../options';
 import { Expr, exprDType } from '../expr';
 import { numel } from '../shape';
 import { runElementwise } from './elementwise';
@@ -71,6 +72,7 @@ export class CpuBackend implements Backend {
   // cpu threads: the thread count is process-wide (one worker pool on the shared wasm
   // memory); a backend made with `threads` sets it. See threads/config.ts.
   constructor(opts: { threads?: number } = {}) {
+    opts = parseOptions<{ threads?: number }>('CpuBackend', opts, { threads: 'any' });
     if (opts.threads !== undefined) setCpuThreads({ threads: opts.threads });
   }
 

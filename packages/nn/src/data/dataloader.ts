@@ -1,6 +1,5 @@
-import { NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import { NDArray, ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, keep, nextSeed } from '@surf/autograd';
-import { checkOptions } from '../options';
 import { batchCount, batchIndices, permutation } from './batches';
 import { TensorDataset } from './dataset';
 
@@ -42,7 +41,12 @@ export class DataLoader<T extends readonly Tensor[] = Tensor[]> implements Itera
    * typed as that tuple), or one tensor.
    */
   constructor(data: TensorDataset<T> | readonly [...T] | Tensor, opts: DataLoaderOptions) {
-    checkOptions('DataLoader', opts, '{ batchSize, shuffle?, seed?, dropLast? }');
+    parseOptions<DataLoaderOptions>('DataLoader', opts, {
+      batchSize: 'posint',
+      shuffle: 'boolean',
+      seed: 'any',
+      dropLast: 'boolean',
+    });
     const ds = data instanceof TensorDataset ? data : null;
     const list = ds ? ds.tensors.slice() : data instanceof Tensor ? [data] : Array.isArray(data) ? data.slice() : null;
     if (!list || list.length === 0 || !list.every((t) => t instanceof Tensor))

@@ -1,4 +1,4 @@
-import { ShapeError, ValueError, fmtShape } from '@surf/core';
+import { ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, nextSeed } from '@surf/autograd';
 import { permutation } from './batches';
 
@@ -91,8 +91,7 @@ export function randomSplit<T extends readonly Tensor[]>(
 ): Subset<T>[] {
   if (!(dataset instanceof TensorDataset))
     throw new ValueError('randomSplit: expected a TensorDataset (new TensorDataset(x, y))');
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError(`randomSplit: the options argument must be an object { seed? }; got ${JSON.stringify(opts)}`);
+  parseOptions('randomSplit', opts, { seed: 'any' });
   if (!Array.isArray(lengths) || lengths.length === 0 || !lengths.every((v) => typeof v === 'number' && v >= 0))
     throw new ValueError(
       `randomSplit: lengths must be a non-empty array of non-negative numbers; got ${JSON.stringify(lengths)}`,

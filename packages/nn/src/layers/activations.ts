@@ -1,7 +1,6 @@
-import { ValueError } from '@surf/core';
+import { ValueError, parseOptions } from '@surf/core';
 import { Tensor, tidy } from '@surf/autograd';
 import { Module } from '../module';
-import { checkOptions } from '../options';
 
 /** Parameter-free activation layers: each forwards to the Tensor method of the same name. */
 
@@ -30,7 +29,7 @@ export class GELU extends Module {
   readonly approximate: 'none' | 'tanh';
   constructor(opts: { approximate?: 'none' | 'tanh' } = {}) {
     super();
-    this.approximate = checkOptions('GELU', opts, "{ approximate?: 'none' | 'tanh' }").approximate ?? 'none';
+    this.approximate = parseOptions<typeof opts>('GELU', opts, { approximate: ['none', 'tanh'] }).approximate ?? 'none';
     if (this.approximate !== 'none' && this.approximate !== 'tanh')
       throw new ValueError(`GELU: approximate must be 'none' or 'tanh'; got ${JSON.stringify(this.approximate)}`);
   }

@@ -1,7 +1,6 @@
-import { ShapeError, ValueError, fmtShape } from '@surf/core';
+import { ShapeError, ValueError, checkRule, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, batchNorm, keep, noGrad, ones, zeros } from '@surf/autograd';
 import { Module, parameter } from '../module';
-import { checkOptions } from '../options';
 
 export interface BatchNormModuleOptions {
   eps?: number;
@@ -9,6 +8,11 @@ export interface BatchNormModuleOptions {
   momentum?: number | null;
   affine?: boolean;
   trackRunningStats?: boolean;
+}
+
+/** momentum: a number in [0, 1], or null for the cumulative average. */
+function momentumRule(v: unknown, where: string): void {
+  if (v !== null) checkRule('probability', v, where);
 }
 
 /**
@@ -33,7 +37,12 @@ abstract class BatchNormNd extends Module {
     opts: BatchNormModuleOptions,
   ) {
     super();
-    checkOptions(layer, opts, '{ eps?, momentum?, affine?, trackRunningStats? }');
+    parseOptions(layer, opts, {
+      eps: 'positive',
+      momentum: momentumRule,
+      affine: 'boolean',
+      trackRunningStats: 'boolean',
+    });
     if (!Number.isInteger(numFeatures) || numFeatures < 1)
       throw new ValueError(`${layer}: numFeatures must be a positive integer; got ${numFeatures}`);
     this.eps = opts.eps ?? 1e-5;

@@ -56,6 +56,8 @@ export class ModuleList extends Module implements Iterable<Module> {
     return this.items[Symbol.iterator]();
   }
 
+  // Its forward only explains itself, whatever it is given.
+  static override tensorInput = false;
   forward(): Tensor {
     throw new ValueError('ModuleList has no forward(); iterate over it and call each module');
   }
@@ -119,6 +121,7 @@ export class ModuleDict extends Module implements Iterable<[string, Module]> {
     return this.items[Symbol.iterator]();
   }
 
+  static override tensorInput = false;
   forward(): Tensor {
     throw new ValueError('ModuleDict has no forward(); get() a module and call it');
   }

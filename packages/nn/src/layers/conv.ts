@@ -1,8 +1,7 @@
-import { ValueError } from '@surf/core';
+import { ValueError, parseOptions } from '@surf/core';
 import { ConvOptions, Tensor, conv1d, conv2d, convTranspose2d, zeros } from '@surf/autograd';
 import { fans, kaimingUniform, uniform } from '../init';
 import { Module, parameter } from '../module';
-import { checkOptions } from '../options';
 
 /**
  * Conv1d, Conv2d and ConvTranspose2d with PyTorch's parameter layout and default init:
@@ -68,7 +67,7 @@ abstract class ConvNd extends Module {
     readonly opts: ConvModuleOptions,
   ) {
     super();
-    checkOptions(layer, opts, '{ stride?, padding?, dilation?, groups?, bias? }');
+    parseOptions(layer, opts, { stride: 'any', padding: 'any', dilation: 'any', groups: 'posint', bias: 'boolean' });
     const groups = opts.groups ?? 1;
     channels(layer, inChannels, outChannels, groups);
     this.kernelSize = sizes(layer, 'kernelSize', kernelSize, sd);
@@ -134,7 +133,14 @@ export class ConvTranspose2d extends Module {
     readonly opts: ConvTransposeModuleOptions = {},
   ) {
     super();
-    checkOptions('ConvTranspose2d', opts, '{ stride?, padding?, outputPadding?, groups?, dilation?, bias? }');
+    parseOptions('ConvTranspose2d', opts, {
+      stride: 'any',
+      padding: 'any',
+      outputPadding: 'any',
+      groups: 'posint',
+      dilation: 'any',
+      bias: 'boolean',
+    });
     const groups = opts.groups ?? 1;
     channels('ConvTranspose2d', inChannels, outChannels, groups);
     this.kernelSize = sizes('ConvTranspose2d', 'kernelSize', kernelSize, 2);

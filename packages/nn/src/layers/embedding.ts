@@ -25,7 +25,7 @@ export class Embedding extends Module {
   forward(index: Tensor): Tensor {
     if (!(index instanceof Tensor) || index.dtype !== 'int32') {
       throw new DTypeError(
-        `Embedding: index must be an int32 Tensor; got ${index instanceof Tensor ? `dtype ${index.dtype}` : typeof index}`,
+        `Embedding: index must be an int32 Tensor (pass { dtype: 'int32' } to tensor() or an Int32Array); got ${index instanceof Tensor ? `dtype ${index.dtype}` : typeof index}`,
       );
     }
     // Indices on the device are not read back to validate them: out-of-range rows read as 0.

@@ -1,7 +1,6 @@
-import { ShapeError, ValueError, fmtShape } from '@surf/core';
+import { ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, ones, tidy, zeros } from '@surf/autograd';
 import { Module, parameter } from '../module';
-import { checkOptions } from '../options';
 
 /**
  * Normalises over the trailing `normalizedShape` dims with the biased variance, then applies
@@ -18,7 +17,7 @@ export class LayerNorm extends Module {
     opts: { eps?: number; elementwiseAffine?: boolean; bias?: boolean } = {},
   ) {
     super();
-    checkOptions('LayerNorm', opts, '{ eps?, elementwiseAffine?, bias? }');
+    parseOptions('LayerNorm', opts, { eps: 'positive', elementwiseAffine: 'boolean', bias: 'boolean' });
     const shape = typeof normalizedShape === 'number' ? [normalizedShape] : normalizedShape.slice();
     if (!shape.length || !shape.every((d) => Number.isInteger(d) && d > 0))
       throw new ValueError(

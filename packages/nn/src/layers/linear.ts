@@ -1,8 +1,7 @@
-import { ShapeError, ValueError, fmtShape } from '@surf/core';
+import { ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { LinearActivation, Tensor, linear, zeros } from '@surf/autograd';
 import { kaimingUniform, uniform } from '../init';
 import { Module, parameter } from '../module';
-import { checkOptions } from '../options';
 
 /** y = x·Wᵀ + b over the last dim; W is [out, in] as in PyTorch, so weights load as-is. */
 export class Linear extends Module {
@@ -15,7 +14,7 @@ export class Linear extends Module {
     opts: { bias?: boolean } = {},
   ) {
     super();
-    checkOptions('Linear', opts, '{ bias?: boolean }');
+    parseOptions('Linear', opts, { bias: 'boolean' });
     for (const [k, v] of [
       ['inFeatures', inFeatures],
       ['outFeatures', outFeatures],

@@ -1,7 +1,8 @@
 import { Tensor } from '@surf/autograd';
 import { Module } from '../module';
-import { checkOptions } from '../options';
+import { OptionRule, parseOptions } from '@surf/core';
 import {
+  LOSS_SPECS,
   CrossEntropyOptions,
   KLDivReduction,
   LossOptions,
@@ -22,9 +23,9 @@ import {
  */
 abstract class Loss<O extends object> extends Module {
   readonly opts: O;
-  constructor(name: string, opts: O | undefined, expected: string) {
+  constructor(name: string, opts: O | undefined, spec: Readonly<Record<string, OptionRule>>) {
     super();
-    this.opts = { ...checkOptions(name, opts, expected) };
+    this.opts = parseOptions(name, opts, spec as never) as O;
   }
   abstract override forward(input: Tensor, target: Tensor): Tensor;
   protected override extraRepr(): string {
@@ -34,11 +35,9 @@ abstract class Loss<O extends object> extends Module {
   }
 }
 
-const R = "{ reduction?: 'mean' | 'sum' | 'none' }";
-
 export class CrossEntropyLoss extends Loss<CrossEntropyOptions> {
   constructor(opts?: CrossEntropyOptions) {
-    super('CrossEntropyLoss', opts, '{ reduction?, labelSmoothing? }');
+    super('CrossEntropyLoss', opts, LOSS_SPECS.crossEntropy);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return crossEntropy(input, target, this.opts);
@@ -47,7 +46,7 @@ export class CrossEntropyLoss extends Loss<CrossEntropyOptions> {
 
 export class NLLLoss extends Loss<LossOptions> {
   constructor(opts?: LossOptions) {
-    super('NLLLoss', opts, R);
+    super('NLLLoss', opts, LOSS_SPECS.nllLoss);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return nllLoss(input, target, this.opts);
@@ -56,7 +55,7 @@ export class NLLLoss extends Loss<LossOptions> {
 
 export class MSELoss extends Loss<LossOptions> {
   constructor(opts?: LossOptions) {
-    super('MSELoss', opts, R);
+    super('MSELoss', opts, LOSS_SPECS.mseLoss);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return mseLoss(input, target, this.opts);
@@ -65,7 +64,7 @@ export class MSELoss extends Loss<LossOptions> {
 
 export class L1Loss extends Loss<LossOptions> {
   constructor(opts?: LossOptions) {
-    super('L1Loss', opts, R);
+    super('L1Loss', opts, LOSS_SPECS.l1Loss);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return l1Loss(input, target, this.opts);
@@ -74,7 +73,7 @@ export class L1Loss extends Loss<LossOptions> {
 
 export class BCELoss extends Loss<LossOptions> {
   constructor(opts?: LossOptions) {
-    super('BCELoss', opts, R);
+    super('BCELoss', opts, LOSS_SPECS.binaryCrossEntropy);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return binaryCrossEntropy(input, target, this.opts);
@@ -83,7 +82,7 @@ export class BCELoss extends Loss<LossOptions> {
 
 export class BCEWithLogitsLoss extends Loss<LossOptions & { posWeight?: Tensor | number }> {
   constructor(opts?: LossOptions & { posWeight?: Tensor | number }) {
-    super('BCEWithLogitsLoss', opts, '{ reduction?, posWeight? }');
+    super('BCEWithLogitsLoss', opts, LOSS_SPECS.binaryCrossEntropyWithLogits);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return binaryCrossEntropyWithLogits(input, target, this.opts);
@@ -92,7 +91,7 @@ export class BCEWithLogitsLoss extends Loss<LossOptions & { posWeight?: Tensor |
 
 export class HuberLoss extends Loss<LossOptions & { delta?: number }> {
   constructor(opts?: LossOptions & { delta?: number }) {
-    super('HuberLoss', opts, '{ reduction?, delta? }');
+    super('HuberLoss', opts, LOSS_SPECS.huberLoss);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return huberLoss(input, target, this.opts);
@@ -101,7 +100,7 @@ export class HuberLoss extends Loss<LossOptions & { delta?: number }> {
 
 export class SmoothL1Loss extends Loss<LossOptions & { beta?: number }> {
   constructor(opts?: LossOptions & { beta?: number }) {
-    super('SmoothL1Loss', opts, '{ reduction?, beta? }');
+    super('SmoothL1Loss', opts, LOSS_SPECS.smoothL1Loss);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return smoothL1Loss(input, target, this.opts);
@@ -110,7 +109,7 @@ export class SmoothL1Loss extends Loss<LossOptions & { beta?: number }> {
 
 export class KLDivLoss extends Loss<{ reduction?: KLDivReduction; logTarget?: boolean }> {
   constructor(opts?: { reduction?: KLDivReduction; logTarget?: boolean }) {
-    super('KLDivLoss', opts, "{ reduction?: 'mean' | 'batchmean' | 'sum' | 'none', logTarget? }");
+    super('KLDivLoss', opts, LOSS_SPECS.klDivLoss);
   }
   forward(input: Tensor, target: Tensor): Tensor {
     return klDivLoss(input, target, this.opts);

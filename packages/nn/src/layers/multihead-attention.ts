@@ -1,4 +1,4 @@
-import { ShapeError, ValueError, fmtShape } from '@surf/core';
+import { ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, linear, scaledDotProductAttention, tensor, where, zeros } from '@surf/autograd';
 import { constant, xavierUniform } from '../init';
 import { Module, parameter } from '../module';
@@ -9,7 +9,7 @@ export interface MultiheadAttentionOptions {
   bias?: boolean;
   /** Dropout on the attention weights while training (default 0). */
   dropout?: number;
-  /** Inputs and output are [N, L, E] (default true here; PyTorch's default is false: [L, N, E]). */
+  /** Inputs and output are [N, L, E] when true; default false: [L, N, E], as PyTorch's. */
   batchFirst?: boolean;
 }
 
@@ -44,10 +44,11 @@ export class MultiheadAttention extends Module {
     opts: MultiheadAttentionOptions = {},
   ) {
     super();
-    if (opts === null || typeof opts !== 'object')
-      throw new ValueError(
-        `MultiheadAttention: options must be an object { bias, dropout, batchFirst }; got ${opts === null ? 'null' : typeof opts}`,
-      );
+    opts = parseOptions<MultiheadAttentionOptions>('MultiheadAttention', opts, {
+      bias: 'boolean',
+      dropout: 'probability',
+      batchFirst: 'boolean',
+    });
     if (!Number.isInteger(embedDim) || embedDim <= 0)
       throw new ValueError(`MultiheadAttention: embedDim must be a positive integer; got ${embedDim}`);
     if (!Number.isInteger(numHeads) || numHeads <= 0)
@@ -59,7 +60,7 @@ export class MultiheadAttention extends Module {
       throw new ValueError(`MultiheadAttention: dropout must be a probability in [0, 1]; got ${dropout}`);
     this.headDim = embedDim / numHeads;
     this.dropout = dropout;
-    this.batchFirst = opts.batchFirst ?? true;
+    this.batchFirst = opts.batchFirst ?? false;
     const bias = opts.bias ?? true;
     // PyTorch's _reset_parameters: xavier-uniform in_proj, zero biases, out_proj as a Linear.
     this.in_proj_weight = parameter(xavierUniform(zeros([3 * embedDim, embedDim])));
@@ -70,10 +71,11 @@ export class MultiheadAttention extends Module {
 
   /** Self-attention when key and value are omitted. */
   forward(query: Tensor, key?: Tensor, value?: Tensor, opts: MultiheadAttentionForwardOptions = {}): Tensor {
-    if (opts === null || typeof opts !== 'object')
-      throw new ValueError(
-        `MultiheadAttention.forward: options must be an object { attnMask, keyPaddingMask, isCausal }; got ${opts === null ? 'null' : typeof opts}`,
-      );
+    opts = parseOptions<MultiheadAttentionForwardOptions>('MultiheadAttention.forward', opts, {
+      attnMask: 'any',
+      keyPaddingMask: 'any',
+      isCausal: 'boolean',
+    });
     key ??= query;
     value ??= key;
     const E = this.embedDim,

@@ -1,7 +1,6 @@
-import { ShapeError, ValueError, fmtShape } from '@surf/core';
+import { ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, ones, tidy, zeros } from '@surf/autograd';
 import { Module, parameter } from '../module';
-import { checkOptions } from '../options';
 
 /**
  * RMSNorm (PyTorch's nn.RMSNorm): x / √(mean(x²) + ε) over the trailing normalizedShape dims,
@@ -14,7 +13,7 @@ export class RMSNorm extends Module {
 
   constructor(normalizedShape: number | readonly number[], opts: { eps?: number; elementwiseAffine?: boolean } = {}) {
     super();
-    checkOptions('RMSNorm', opts, '{ eps?, elementwiseAffine? }');
+    parseOptions('RMSNorm', opts, { eps: 'positive', elementwiseAffine: 'boolean' });
     const shape =
       typeof normalizedShape === 'number'
         ? [normalizedShape]
@@ -67,7 +66,7 @@ export class GroupNorm extends Module {
     opts: { eps?: number; affine?: boolean } = {},
   ) {
     super();
-    checkOptions('GroupNorm', opts, '{ eps?, affine? }');
+    parseOptions('GroupNorm', opts, { eps: 'positive', affine: 'boolean' });
     for (const [k, v] of [
       ['numGroups', numGroups],
       ['numChannels', numChannels],

@@ -1,6 +1,6 @@
+import { parseOptions } from '@surf/core';
 import { AvgPoolOptions, MaxPoolOptions, Tensor, adaptiveAvgPool2d, avgPool2d, maxPool2d } from '@surf/autograd';
 import { Module } from '../module';
-import { checkOptions } from '../options';
 
 type Size = number | readonly number[];
 
@@ -11,7 +11,7 @@ export class MaxPool2d extends Module {
     readonly opts: MaxPoolOptions = {},
   ) {
     super();
-    checkOptions('MaxPool2d', opts, '{ stride?, padding?, dilation?, ceilMode? }');
+    parseOptions('MaxPool2d', opts, { stride: 'any', padding: 'any', dilation: 'any', ceilMode: 'boolean' });
   }
   forward(x: Tensor): Tensor {
     return maxPool2d(x, this.kernelSize, this.opts);
@@ -28,7 +28,7 @@ export class AvgPool2d extends Module {
     readonly opts: AvgPoolOptions = {},
   ) {
     super();
-    checkOptions('AvgPool2d', opts, '{ stride?, padding?, ceilMode?, countIncludePad? }');
+    parseOptions('AvgPool2d', opts, { stride: 'any', padding: 'any', ceilMode: 'boolean', countIncludePad: 'boolean' });
   }
   forward(x: Tensor): Tensor {
     return avgPool2d(x, this.kernelSize, this.opts);

@@ -1,6 +1,5 @@
 import { NDArray } from '@surf/core';
-import { checkOptions } from '../options';
-import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
+import { BaseOptions, Optimizer, OptimizerSpec, ParamState, ParamsArg, checkNonNegative } from './optimizer';
 import { adagradExprs } from './update-exprs';
 
 export interface AdagradOptions extends BaseOptions {
@@ -10,17 +9,30 @@ export interface AdagradOptions extends BaseOptions {
   eps: number;
 }
 
+const SPEC_ADAGRAD: OptimizerSpec<AdagradOptions> = {
+  lr: 'nonnegative',
+  lrDecay: 'nonnegative',
+  weightDecay: 'nonnegative',
+  initialAccumulatorValue: 'nonnegative',
+  eps: 'nonnegative',
+};
+
 /** torch.optim.Adagrad: s ← s + g²; p -= lr/(1 + (t-1)·lrDecay) · g/(√s + ε). One fused kernel. */
 export class Adagrad extends Optimizer<AdagradOptions> {
   constructor(params: ParamsArg<AdagradOptions>, opts: Partial<AdagradOptions> = {}) {
-    super('Adagrad', params, {
-      lr: 1e-2,
-      lrDecay: 0,
-      weightDecay: 0,
-      initialAccumulatorValue: 0,
-      eps: 1e-10,
-      ...checkOptions('Adagrad', opts, '{ lr?, lrDecay?, weightDecay?, initialAccumulatorValue?, eps? }'),
-    });
+    super(
+      'Adagrad',
+      params,
+      opts,
+      {
+        lr: 1e-2,
+        lrDecay: 0,
+        weightDecay: 0,
+        initialAccumulatorValue: 0,
+        eps: 1e-10,
+      },
+      SPEC_ADAGRAD,
+    );
   }
 
   protected validate(o: AdagradOptions): void {

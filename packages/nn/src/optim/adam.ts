@@ -1,7 +1,6 @@
 import { NDArray, ValueError } from '@surf/core';
-import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
+import { BaseOptions, Optimizer, OptimizerSpec, ParamState, ParamsArg, betasRule, checkNonNegative } from './optimizer';
 import { adamExprs } from './update-exprs';
-import { checkOptions } from '../options';
 
 export interface AdamOptions extends BaseOptions {
   betas: [number, number];
@@ -51,6 +50,14 @@ function adamStep(name: string, decoupled: boolean, p: NDArray, g: NDArray, st: 
   return { param, arrays };
 }
 
+const SPEC_ADAM: OptimizerSpec<AdamOptions> = {
+  lr: 'nonnegative',
+  betas: betasRule,
+  eps: 'nonnegative',
+  weightDecay: 'nonnegative',
+  amsgrad: 'boolean',
+};
+
 /**
  * torch.optim.Adam: g += λp (L2 penalty in the gradient); m, v moving averages of g and g²;
  * p -= lr/(1-β1ᵗ) · m / (√v/√(1-β2ᵗ) + ε). One fused kernel per parameter; lr and the bias
@@ -58,14 +65,19 @@ function adamStep(name: string, decoupled: boolean, p: NDArray, g: NDArray, st: 
  */
 export class Adam extends Optimizer<AdamOptions> {
   constructor(params: ParamsArg<AdamOptions>, opts: Partial<AdamOptions> = {}) {
-    super('Adam', params, {
-      lr: 1e-3,
-      betas: [0.9, 0.999],
-      eps: 1e-8,
-      weightDecay: 0,
-      amsgrad: false,
-      ...checkOptions('Adam', opts, '{ lr?, betas?, eps?, weightDecay?, amsgrad? }'),
-    });
+    super(
+      'Adam',
+      params,
+      opts,
+      {
+        lr: 1e-3,
+        betas: [0.9, 0.999],
+        eps: 1e-8,
+        weightDecay: 0,
+        amsgrad: false,
+      },
+      SPEC_ADAM,
+    );
   }
   protected validate(o: AdamOptions): void {
     validateAdam('Adam', o);
@@ -78,14 +90,19 @@ export class Adam extends Optimizer<AdamOptions> {
 /** torch.optim.AdamW: Adam with decoupled weight decay p ← p·(1 - lr·λ) (default λ = 0.01). */
 export class AdamW extends Optimizer<AdamOptions> {
   constructor(params: ParamsArg<AdamOptions>, opts: Partial<AdamOptions> = {}) {
-    super('AdamW', params, {
-      lr: 1e-3,
-      betas: [0.9, 0.999],
-      eps: 1e-8,
-      weightDecay: 1e-2,
-      amsgrad: false,
-      ...checkOptions('AdamW', opts, '{ lr?, betas?, eps?, weightDecay?, amsgrad? }'),
-    });
+    super(
+      'AdamW',
+      params,
+      opts,
+      {
+        lr: 1e-3,
+        betas: [0.9, 0.999],
+        eps: 1e-8,
+        weightDecay: 1e-2,
+        amsgrad: false,
+      },
+      SPEC_ADAM,
+    );
   }
   protected validate(o: AdamOptions): void {
     validateAdam('AdamW', o);

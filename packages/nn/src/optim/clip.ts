@@ -1,6 +1,5 @@
-import { DTypeError, E, Expr, NDArray, ValueError, fmtShape } from '@surf/core';
+import { DTypeError, E, Expr, NDArray, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor } from '@surf/autograd';
-import { checkOptions } from '../options';
 
 /**
  * Rescales gradients in place so their joint norm is at most maxNorm (torch's
@@ -8,7 +7,7 @@ import { checkOptions } from '../options';
  * the device; the returned 0-d tensor is the norm before clipping (read it only if needed).
  */
 export function clipGradNorm(params: Iterable<Tensor>, maxNorm: number, opts: { normType?: number } = {}): Tensor {
-  const p = checkOptions('clipGradNorm', opts, '{ normType? }').normType ?? 2;
+  const p = parseOptions('clipGradNorm', opts, { normType: 'positive' }).normType ?? 2;
   if (typeof maxNorm !== 'number' || !(maxNorm >= 0))
     throw new ValueError(`clipGradNorm: maxNorm must be a number >= 0; got ${maxNorm}`);
   if (typeof p !== 'number' || !(p > 0))

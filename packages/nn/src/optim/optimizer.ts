@@ -1,4 +1,14 @@
-import { DTypeError, NDArray, ShapeError, ValueError, fmtShape } from '@surf/core';
+import {
+  DTypeError,
+  NDArray,
+  OptionRule,
+  ShapeError,
+  SurfTypeError,
+  ValueError,
+  fmtShape,
+  parseOptions,
+  showValue,
+} from '@surf/core';
 import { Tensor, hostEffect } from '@surf/autograd';
 import { isParameter } from '../module';
 
@@ -38,8 +48,13 @@ export abstract class Optimizer<O extends BaseOptions> {
   constructor(
     readonly name: string,
     params: ParamsArg<O>,
+    opts: unknown,
     defaults: O,
+    spec: OptimizerSpec<O>,
   ) {
+    // The constructor's options and each group's overrides go through the same strict parser:
+    // `{ weight_decay: 0.1 }` (ported from PyTorch) must not train without weight decay.
+    const given = { ...defaults, ...parseOptions<O>(name, opts, spec as never) };
     if (
       params === null ||
       typeof params !== 'object' ||
@@ -83,9 +98,11 @@ export abstract class Optimizer<O extends BaseOptions> {
           throw new ValueError(`${name}: a parameter appears in more than one place (group ${gi}, index ${i})`);
         seen.add(p);
       });
-      const opts = { ...defaults, ...g, params: ps } as ParamGroup<O>;
-      this.validate(opts);
-      return opts;
+      const { params: _params, ...overrides } = g;
+      const parsed = parseOptions<O>(`${name}: parameter group ${gi}`, overrides, spec as never);
+      const group = { ...given, ...parsed, params: ps } as ParamGroup<O>;
+      this.validate(group);
+      return group;
     });
   }
 
@@ -239,6 +256,16 @@ export abstract class Optimizer<O extends BaseOptions> {
     for (const st of this.state.values()) Object.values(st.arrays).forEach((a) => a.dispose());
     this.state.clear();
   }
+}
+
+/** The option rules of one optimizer (every key but the scheduler-set `initialLr`). */
+export type OptimizerSpec<O> = { readonly [K in Exclude<keyof O, 'initialLr'>]-?: OptionRule };
+
+/** Adam's betas: two numbers in [0, 1), as torch.optim checks them. */
+export function betasRule(v: unknown, where: string): void {
+  if (!Array.isArray(v)) throw new SurfTypeError(`${where} must be an array [beta1, beta2]; got ${showValue(v)}`);
+  if (v.length !== 2 || !v.every((b) => typeof b === 'number' && b >= 0 && b < 1))
+    throw new ValueError(`${where} must be two numbers in [0, 1); got ${JSON.stringify(v)}`);
 }
 
 /** Shared hyperparameter checks. */

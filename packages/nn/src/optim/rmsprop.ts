@@ -1,6 +1,5 @@
 import { NDArray } from '@surf/core';
-import { checkOptions } from '../options';
-import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
+import { BaseOptions, Optimizer, OptimizerSpec, ParamState, ParamsArg, checkNonNegative } from './optimizer';
 import { rmspropExprs } from './update-exprs';
 
 export interface RMSpropOptions extends BaseOptions {
@@ -11,21 +10,35 @@ export interface RMSpropOptions extends BaseOptions {
   centered: boolean;
 }
 
+const SPEC_RMSPROP: OptimizerSpec<RMSpropOptions> = {
+  lr: 'nonnegative',
+  alpha: 'nonnegative',
+  eps: 'nonnegative',
+  weightDecay: 'nonnegative',
+  momentum: 'nonnegative',
+  centered: 'boolean',
+};
+
 /**
  * torch.optim.RMSprop: v ← αv + (1-α)g²; p -= lr·g/(√v + ε) (centered: √(v - ḡ²)), with an
  * optional momentum buffer. One fused kernel per parameter.
  */
 export class RMSprop extends Optimizer<RMSpropOptions> {
   constructor(params: ParamsArg<RMSpropOptions>, opts: Partial<RMSpropOptions> = {}) {
-    super('RMSprop', params, {
-      lr: 1e-2,
-      alpha: 0.99,
-      eps: 1e-8,
-      weightDecay: 0,
-      momentum: 0,
-      centered: false,
-      ...checkOptions('RMSprop', opts, '{ lr?, alpha?, eps?, weightDecay?, momentum?, centered? }'),
-    });
+    super(
+      'RMSprop',
+      params,
+      opts,
+      {
+        lr: 1e-2,
+        alpha: 0.99,
+        eps: 1e-8,
+        weightDecay: 0,
+        momentum: 0,
+        centered: false,
+      },
+      SPEC_RMSPROP,
+    );
   }
 
   protected validate(o: RMSpropOptions): void {

@@ -1,5 +1,4 @@
-import { ValueError } from '@surf/core';
-import { checkOptions } from '../options';
+import { ValueError, parseOptions } from '@surf/core';
 import { BaseOptions, Optimizer } from './optimizer';
 import { LRScheduler, SchedulerStateDict } from './schedulers';
 
@@ -11,7 +10,7 @@ export class MultiStepLR extends LRScheduler {
   readonly gamma: number;
   constructor(optimizer: Optimizer<BaseOptions>, opts: { milestones: readonly number[]; gamma?: number }) {
     super(optimizer);
-    checkOptions('MultiStepLR', opts, '{ milestones: number[], gamma? }');
+    parseOptions('MultiStepLR', opts, { milestones: 'array', gamma: 'nonnegative' });
     if (!Array.isArray(opts?.milestones) || !opts.milestones.every((m) => Number.isInteger(m) && m >= 0)) {
       throw new ValueError(
         `MultiStepLR: milestones must be an array of non-negative integers; got ${JSON.stringify(opts?.milestones)}`,
@@ -36,7 +35,7 @@ export class LambdaLR extends LRScheduler {
     opts: { lrLambda: ((t: number) => number) | ((t: number) => number)[] },
   ) {
     super(optimizer);
-    checkOptions('LambdaLR', opts, '{ lrLambda: (step) => factor }');
+    parseOptions('LambdaLR', opts, { lrLambda: 'any' });
     const f = opts?.lrLambda;
     const list = Array.isArray(f) ? f : optimizer.paramGroups.map(() => f);
     if (list.length !== optimizer.paramGroups.length || !list.every((x) => typeof x === 'function')) {
@@ -81,11 +80,14 @@ export class OneCycleLR extends LRScheduler {
   readonly finalDivFactor: number;
   constructor(optimizer: Optimizer<BaseOptions>, opts: OneCycleOptions) {
     super(optimizer);
-    checkOptions(
-      'OneCycleLR',
-      opts,
-      "{ maxLr, totalSteps, pctStart?, annealStrategy?: 'cos' | 'linear', divFactor?, finalDivFactor? }",
-    );
+    parseOptions<OneCycleOptions>('OneCycleLR', opts, {
+      maxLr: 'any',
+      totalSteps: 'int',
+      pctStart: 'number',
+      annealStrategy: ['cos', 'linear'],
+      divFactor: 'positive',
+      finalDivFactor: 'positive',
+    });
     const n = optimizer.paramGroups.length;
     const maxLr = opts?.maxLr;
     const list = Array.isArray(maxLr) ? maxLr : Array.from({ length: n }, () => maxLr);
@@ -165,11 +167,16 @@ export class ReduceLROnPlateau {
     opts: ReduceLROnPlateauOptions = {},
   ) {
     if (!(optimizer instanceof Optimizer)) throw new ValueError('ReduceLROnPlateau: expected an optimizer');
-    const o = checkOptions(
-      'ReduceLROnPlateau',
-      opts,
-      "{ mode?: 'min' | 'max', factor?, patience?, threshold?, thresholdMode?, cooldown?, minLr?, eps? }",
-    );
+    const o = parseOptions<ReduceLROnPlateauOptions>('ReduceLROnPlateau', opts, {
+      mode: ['min', 'max'],
+      factor: 'number',
+      patience: 'nonnegint',
+      threshold: 'nonnegative',
+      thresholdMode: ['rel', 'abs'],
+      cooldown: 'nonnegint',
+      minLr: 'any',
+      eps: 'nonnegative',
+    });
     this.mode = o.mode ?? 'min';
     if (this.mode !== 'min' && this.mode !== 'max')
       throw new ValueError(`ReduceLROnPlateau: mode must be 'min' or 'max'; got ${JSON.stringify(this.mode)}`);

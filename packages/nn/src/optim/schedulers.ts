@@ -1,7 +1,6 @@
-import { ValueError } from '@surf/core';
+import { SurfTypeError, ValueError, parseOptions, showValue } from '@surf/core';
 import { hostEffect } from '@surf/autograd';
 import { BaseOptions, Optimizer } from './optimizer';
-import { checkOptions } from '../options';
 
 /**
  * Learning-rate schedules as closed forms of the step count t (PyTorch's), written into each
@@ -78,6 +77,11 @@ export interface SchedulerStateDict {
   [key: string]: unknown;
 }
 
+/** An `after` schedule must be an LRScheduler. */
+function schedulerRule(v: unknown, where: string): void {
+  if (!(v instanceof LRScheduler)) throw new SurfTypeError(`${where} must be an LRScheduler; got ${showValue(v)}`);
+}
+
 function positiveInt(op: string, name: string, v: unknown): void {
   if (!Number.isInteger(v) || (v as number) <= 0)
     throw new ValueError(`${op}: ${name} must be a positive integer; got ${v}`);
@@ -89,7 +93,7 @@ export class StepLR extends LRScheduler {
   readonly gamma: number;
   constructor(optimizer: Optimizer<BaseOptions>, opts: { stepSize: number; gamma?: number }) {
     super(optimizer);
-    checkOptions('StepLR', opts, '{ stepSize, gamma? }');
+    parseOptions('StepLR', opts, { stepSize: 'posint', gamma: 'nonnegative' });
     positiveInt('StepLR', 'stepSize', opts?.stepSize);
     this.stepSize = opts.stepSize;
     this.gamma = opts.gamma ?? 0.1;
@@ -107,7 +111,7 @@ export class CosineAnnealingLR extends LRScheduler {
   readonly etaMin: number;
   constructor(optimizer: Optimizer<BaseOptions>, opts: { tMax: number; etaMin?: number }) {
     super(optimizer);
-    checkOptions('CosineAnnealingLR', opts, '{ tMax, etaMin? }');
+    parseOptions('CosineAnnealingLR', opts, { tMax: 'posint', etaMin: 'nonnegative' });
     positiveInt('CosineAnnealingLR', 'tMax', opts?.tMax);
     this.tMax = opts.tMax;
     this.etaMin = opts.etaMin ?? 0;
@@ -128,7 +132,7 @@ export class LinearWarmup extends LRScheduler {
   readonly after: LRScheduler | undefined;
   constructor(optimizer: Optimizer<BaseOptions>, opts: { warmupSteps: number; after?: LRScheduler }) {
     super(optimizer);
-    checkOptions('LinearWarmup', opts, '{ warmupSteps, after? }');
+    parseOptions('LinearWarmup', opts, { warmupSteps: 'posint', after: schedulerRule });
     positiveInt('LinearWarmup', 'warmupSteps', opts?.warmupSteps);
     if (opts.after && opts.after.optimizer !== optimizer)
       throw new ValueError('LinearWarmup: `after` must schedule the same optimizer');

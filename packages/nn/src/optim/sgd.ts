@@ -1,7 +1,6 @@
 import { NDArray, ValueError } from '@surf/core';
-import { BaseOptions, Optimizer, ParamState, ParamsArg, checkNonNegative } from './optimizer';
+import { BaseOptions, Optimizer, OptimizerSpec, ParamState, ParamsArg, checkNonNegative } from './optimizer';
 import { sgdExprs } from './update-exprs';
-import { checkOptions } from '../options';
 
 export interface SGDOptions extends BaseOptions {
   momentum: number;
@@ -10,20 +9,33 @@ export interface SGDOptions extends BaseOptions {
   nesterov: boolean;
 }
 
+const SPEC_SGD: OptimizerSpec<SGDOptions> = {
+  lr: 'nonnegative',
+  momentum: 'nonnegative',
+  dampening: 'nonnegative',
+  weightDecay: 'nonnegative',
+  nesterov: 'boolean',
+};
+
 /**
  * Stochastic gradient descent as torch.optim.SGD: g += λp; b = μb + (1-τ)g (b = g on the
  * first step); g = g + μb (Nesterov) or b; p -= lr·g. One fused kernel per parameter.
  */
 export class SGD extends Optimizer<SGDOptions> {
   constructor(params: ParamsArg<SGDOptions>, opts: Partial<SGDOptions> = {}) {
-    super('SGD', params, {
-      lr: 1e-3,
-      momentum: 0,
-      dampening: 0,
-      weightDecay: 0,
-      nesterov: false,
-      ...checkOptions('SGD', opts, '{ lr, momentum?, dampening?, weightDecay?, nesterov? }'),
-    });
+    super(
+      'SGD',
+      params,
+      opts,
+      {
+        lr: 1e-3,
+        momentum: 0,
+        dampening: 0,
+        weightDecay: 0,
+        nesterov: false,
+      },
+      SPEC_SGD,
+    );
   }
 
   protected validate(o: SGDOptions): void {

@@ -51,7 +51,7 @@ const BAD: [
     'a wrong dtype',
     DTypeError,
     /^loadStateDict: '2\.bias' has dtype int32; the parameter has dtype float32/,
-    (d) => ({ ...d, '2.bias': tensor([1, 2]) }),
+    (d) => ({ ...d, '2.bias': tensor([1, 2], { dtype: 'int32' }) }),
   ],
   [
     'a missing key',
@@ -116,7 +116,7 @@ test.each(BAD)('loadStateDict with %s raises a named error and changes nothing',
           { dtype: 'float32' },
         ),
       ),
-      tensor([0, 1]),
+      tensor([0, 1], { dtype: 'int32' }),
     );
     l.backward();
     opt.step();

@@ -1,4 +1,4 @@
-import { NDArray, randomArray } from '@surf/core';
+import { NDArray, parseOptions, randomArray } from '@surf/core';
 import type { WebGPUBackend } from '../backend';
 import type { MatmulConfig } from '../kernels/matmul';
 import { SMALL_MATMUL, bucketedMatmulConfig, tilesExactly, validateMatmulConfig, withSplitK } from './choose';
@@ -161,7 +161,10 @@ async function timeProblem(
 }
 
 /** Times every candidate on every problem; the backend's own matmul choice is restored after. */
+const TUNE_SPEC = { candidates: 'array', problems: 'array', minMs: 'nonnegative', log: 'function' } as const;
+
 export async function tuneMatmul(b: WebGPUBackend, opts: TuneOptions = {}): Promise<TunedTable> {
+  opts = parseOptions<TuneOptions>('tuneMatmul', opts, TUNE_SPEC);
   const cands = (opts.candidates ?? MATMUL_CANDIDATES).filter((c) => {
     try {
       validateMatmulConfig(c, b.limits);
@@ -225,6 +228,7 @@ export function tableChooser(t: TunedTable): (m: number, n: number, k: number, b
  * (or localStorage key), else measured now and stored in both; then installed on the backend.
  */
 export async function autoTune(b: WebGPUBackend, opts: TuneOptions & { cache?: string } = {}): Promise<TunedTable> {
+  opts = parseOptions<TuneOptions & { cache?: string }>('autoTune', opts, { ...TUNE_SPEC, cache: 'string' });
   const key = tuneKey(b);
   let t = memory.get(key);
   if (!t && opts.cache) {

@@ -488,7 +488,13 @@ const padGen: Gen = (rng, x) => {
   const kind = rng.pick(['ok', 'ok', 'ok', 'negative', 'count']);
   if (kind === 'negative' && n > 0) widths[rng.int(0, n - 1)] = [-1, 0];
   if (kind === 'count') widths = widths.concat([[1, 1]]);
-  const valid = widths.length === n && widths.every(([a, b]) => a >= 0 && b >= 0);
+  // Negative constant padding crops: valid while the dim keeps a size >= 0.
+  const valid = widths.length === n && widths.every(([a, b], i) => x.shape[i] + a + b >= 0);
+  // PyTorch's flat order: last dim first.
+  const flat = widths
+    .slice()
+    .reverse()
+    .flatMap(([a, b]) => [a, b]);
   const expect = valid
     ? ok(
         x.shape.map((d, i) => d + widths[i][0] + widths[i][1]),
@@ -496,7 +502,7 @@ const padGen: Gen = (rng, x) => {
         x.exact,
       )
     : err(['pad']);
-  return { op: 'pad', desc: `pad(${j(widths)})`, fresh: [], apply: (t) => t.pad(widths), expect };
+  return { op: 'pad', desc: `pad(${j(flat)})`, fresh: [], apply: (t) => t.pad(flat), expect };
 };
 
 const narrowGen: Gen = (rng, x) => {

@@ -1,3 +1,4 @@
+import { parseOptions } from '../../options';
 import { ValueError } from '../../errors';
 import { sharedArena } from '../wasm/arena';
 import { ThreadPool } from './pool';
@@ -47,10 +48,13 @@ export function cpuThreads(): number {
 
 /** Changes the thread settings; a new thread count replaces the pool. */
 export function setCpuThreads(opts: ThreadOptions): void {
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError(
-      `setCpuThreads: expected an options object { threads?, minMatmulFlops?, minElementwise?, spin?, chunksPerThread? }, got ${String(opts)}`,
-    );
+  opts = parseOptions<ThreadOptions>('setCpuThreads', opts, {
+    threads: 'any',
+    minMatmulFlops: 'any',
+    minElementwise: 'any',
+    spin: 'any',
+    chunksPerThread: 'any',
+  });
   const { threads, minMatmulFlops, minElementwise, spin, chunksPerThread } = opts;
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > 65)) {
     throw new ValueError(`cpu threads: expected an integer from 1 to 65, got ${String(threads)}`);
