@@ -1,0 +1,55 @@
+import { CpuBackend, NDArray, philox4x32 } from '@surf/core';
+import fixtures from './fixtures/philox.json';
+
+// Reference values come from scripts/rng/make-philox-fixtures.py (numpy uint64 arithmetic,
+// which also asserts Random123's published known-answer vectors before writing them).
+
+test('philox4x32-10 matches the Random123 known-answer vectors', () => {
+  expect(fixtures.kat).toHaveLength(3);
+  const w = new Uint32Array(4);
+  for (const { ctr, key, out } of [...fixtures.kat, ...fixtures.more]) {
+    philox4x32(ctr[0], ctr[1], ctr[2], ctr[3], key[0], key[1], w);
+    expect(Array.from(w)).toEqual(out);
+  }
+});
+
+// The published vectors in hex, as Random123's kat_vectors file lists them.
+test('the fixture holds the published vectors', () => {
+  expect(fixtures.kat.map((k) => k.out.map((v) => v.toString(16).padStart(8, '0')).join(' '))).toEqual([
+    '6627e8d5 e169c58d bc57ac4c 9b00dbd8',
+    '408f276d 41c83b0e a20bc7c6 6d5451fd',
+    'd16cfe09 94fdcceb 5001e420 24126ea1',
+  ]);
+});
+
+function stateOf(d: { key: number[]; offset: number }): Int32Array {
+  return Int32Array.from([d.key[0], d.key[1], d.offset % 2 ** 32, Math.floor(d.offset / 2 ** 32)]);
+}
+
+test('CPU draws: uniform and int bit-exact, normal within float32 rounding of log/cos', async () => {
+  const b = new CpuBackend();
+  for (const d of fixtures.draws) {
+    const st = NDArray.fromData(b, stateOf(d), [4], 'int32');
+    const n = d.uniform.length;
+    const u = await NDArray.fromStorage(b.random(st.strided, [n], { dist: 'uniform' }), [n]).data();
+    expect(Array.from(u)).toEqual(d.uniform);
+    const r = d.randint;
+    const ints = b.random(st.strided, [n], { dist: 'int', low: r.low, range: r.high - r.low });
+    expect(Array.from(await NDArray.fromStorage(ints, [n]).data())).toEqual(r.values);
+    const z = await NDArray.fromStorage(b.random(st.strided, [n], { dist: 'normal' }), [n]).data();
+    z.forEach((v, i) =>
+      expect(Math.abs(v - d.normal[i])).toBeLessThanOrEqual(2e-7 * Math.max(1, Math.abs(d.normal[i]))),
+    );
+  }
+});
+
+test('random refuses a bad state or range', () => {
+  const b = new CpuBackend();
+  const st = NDArray.fromData(b, [0, 0, 0, 0], [4], 'float32');
+  expect(() => b.random(st.strided, [2], { dist: 'uniform' })).toThrow(/state has dtype float32; expected int32/);
+  const s3 = NDArray.fromData(b, Int32Array.from([0, 0, 0]), [3], 'int32');
+  expect(() => b.random(s3.strided, [2], { dist: 'uniform' })).toThrow(/state has shape \[3\]; expected \[4\]/);
+  const s4 = NDArray.fromData(b, Int32Array.from([0, 0, 0, 0]), [4], 'int32');
+  expect(() => b.random(s4.strided, [2], { dist: 'int', low: 0, range: 0 })).toThrow(/range 0/);
+  expect(() => b.random(s4.strided, [2], { dist: 'beta' as 'int' })).toThrow(/unknown distribution "beta"/);
+});

@@ -1,0 +1,81 @@
+import type { RandomParams } from '@surf/core';
+import type { Runtime } from '../runtime';
+import type { PooledBuffer } from '../pool';
+import { LINEAR_WG, MAIN_ARGS, pI, pU, paramsDecl } from './wgsl';
+
+/**
+ * Philox4x32-10 in WGSL: the twin of core's rng/philox.ts, element for element (core's
+ * rng/draw.ts says what each distribution makes of the words). WGSL has no 64-bit integers,
+ * so the high half of each 32x32 product is built from 16-bit partial products.
+ */
+export const PHILOX_WGSL = /* wgsl */ `
+fn mulhi_(a: u32, b: u32) -> u32 {
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p01 = a0 * b1; let p10 = a1 * b0;
+  let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+}
+fn philox_(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+  var c = ctr;
+  var k = key;
+  for (var r = 0u; r < 10u; r++) {
+    let hi0 = mulhi_(0xd2511f53u, c.x); let lo0 = 0xd2511f53u * c.x;
+    let hi1 = mulhi_(0xcd9e8d57u, c.z); let lo1 = 0xcd9e8d57u * c.z;
+    c = vec4<u32>(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+    k = k + vec2<u32>(0x9e3779b9u, 0xbb67ae85u);
+  }
+  return c;
+}`;
+
+/** One thread per element: `out[i]` from counter offset + i of the state in `st` (4 words). */
+export function encodeRandom(
+  rt: Runtime,
+  p: RandomParams,
+  n: number,
+  st: { buf: PooledBuffer; offset: number },
+  out: PooledBuffer,
+  wgSize: number,
+): void {
+  if (n === 0) return;
+  // Words: n, state offset, low, range (0 stands for 2^32)
+  const words = 4;
+  const key = `random|${p.dist}|wg${wgSize}`;
+  const k = rt.kernel(key, 1, 1, words, () => {
+    const outTy = p.dist === 'int' ? 'i32' : 'f32';
+    const value =
+      p.dist === 'uniform'
+        ? 'f32(w.x >> 8u) * 5.9604644775390625e-8'
+        : p.dist === 'int'
+          ? `${pI(2)} + bitcast<i32>(select(w.x % ${pU(3)}, w.x, ${pU(3)} == 0u))`
+          : `normal_(w)`;
+    return `${paramsDecl(words)}
+@group(0) @binding(1) var<storage, read> St: array<u32>;
+@group(0) @binding(2) var<storage, read_write> Y: array<${outTy}>;
+${PHILOX_WGSL}
+fn normal_(w: vec4<u32>) -> f32 {
+  let u1 = f32((w.x >> 8u) + 1u) * 5.9604644775390625e-8;
+  let u2 = f32(w.y >> 8u) * 5.9604644775390625e-8;
+  let r = sqrt(-2.0 * log(u1));
+  let theta = (u2 * 2.0 - 1.0) * 3.1415927410125732;
+  return r * cos(theta);
+}
+@compute @workgroup_size(${wgSize})
+fn main(${MAIN_ARGS}) {
+  ${LINEAR_WG}
+  let i = wg * ${wgSize}u + lid;
+  if (i >= ${pU(0)}) { return; }
+  let o = ${pU(1)};
+  let lo = St[o + 2u] + i;
+  let hi = St[o + 3u] + select(0u, 1u, lo < i);
+  let w = philox_(vec4<u32>(lo, hi, 0u, 0u), vec2<u32>(St[o], St[o + 1u]));
+  Y[i] = ${value};
+}`;
+  });
+  const q = rt.params(k);
+  const { u32, i32 } = rt.words;
+  u32[q] = n;
+  u32[q + 1] = st.offset;
+  i32[q + 2] = p.low ?? 0;
+  u32[q + 3] = p.dist === 'int' ? p.range! % 2 ** 32 : 0;
+  rt.dispatch(k, [st.buf, out], q, Math.ceil(n / wgSize));
+}

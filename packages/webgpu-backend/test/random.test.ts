@@ -1,0 +1,57 @@
+import { CpuBackend, NDArray } from '@surf/core';
+import type { WebGPUBackend } from '@surf/webgpu';
+import fixtures from '../../core/test/fixtures/philox.json';
+import { gpuBackend, testGpu } from './gpu';
+
+/**
+ * randn goes through the device's log, cos and sqrt, which WGSL lets be approximate (cos to
+ * 2^-11 absolute on [-pi, pi], log to 2^-21 absolute near 1): docs/api.md states this bound.
+ */
+const NORMAL_ATOL = 1e-3;
+
+// The WGSL Philox kernel against the numpy reference (scripts/rng/make-philox-fixtures.py)
+// and against the CPU backend on a draw long enough to carry into the offset's high word.
+testGpu('WebGPU random: the reference draws, and the CPU backend (uniform and int bit for bit)', async () => {
+  const b: WebGPUBackend = await gpuBackend();
+  const cpu = new CpuBackend();
+  try {
+    for (const d of fixtures.draws) {
+      const st = NDArray.fromData(
+        b,
+        Int32Array.from([d.key[0], d.key[1], d.offset % 2 ** 32, Math.floor(d.offset / 2 ** 32)]),
+        [4],
+        'int32',
+      );
+      const n = d.uniform.length;
+      const u = await NDArray.fromStorage(b.random(st.strided, [n], { dist: 'uniform' }), [n]).data();
+      expect(Array.from(u)).toEqual(d.uniform);
+      const r = d.randint;
+      const ints = b.random(st.strided, [n], { dist: 'int', low: r.low, range: r.high - r.low });
+      expect(Array.from(await NDArray.fromStorage(ints, [n]).data())).toEqual(r.values);
+      const z = await NDArray.fromStorage(b.random(st.strided, [n], { dist: 'normal' }), [n]).data();
+      z.forEach((v, i) => expect(Math.abs(v - d.normal[i])).toBeLessThanOrEqual(NORMAL_ATOL));
+    }
+    // Offset 2^32 - 300: elements past 300 carry into the high counter word.
+    const words = Int32Array.from([7, -3, -300, 5]);
+    const n = 1000;
+    for (const p of [{ dist: 'uniform' as const }, { dist: 'int' as const, low: -(2 ** 31), range: 2 ** 32 }]) {
+      const g = NDArray.fromStorage(b.random(NDArray.fromData(b, words, [4], 'int32').strided, [n], p), [n]);
+      const c = NDArray.fromStorage(cpu.random(NDArray.fromData(cpu, words, [4], 'int32').strided, [n], p), [n]);
+      expect(Array.from(await g.data())).toEqual(Array.from(await c.data()));
+    }
+    const g = NDArray.fromStorage(b.random(NDArray.fromData(b, words, [4], 'int32').strided, [n], { dist: 'normal' }), [
+      n,
+    ]);
+    const c = NDArray.fromStorage(
+      cpu.random(NDArray.fromData(cpu, words, [4], 'int32').strided, [n], { dist: 'normal' }),
+      [n],
+    );
+    const gv = await g.data();
+    const cv = await c.data();
+    let worst = 0;
+    cv.forEach((v, i) => (worst = Math.max(worst, Math.abs(gv[i] - v))));
+    expect(worst).toBeLessThanOrEqual(NORMAL_ATOL);
+  } finally {
+    b.destroy();
+  }
+});
