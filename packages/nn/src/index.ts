@@ -27,7 +27,7 @@ export {
 export type { Reduction, LossOptions, CrossEntropyOptions, KLDivReduction } from './losses';
 export { DataLoader } from './data/dataloader';
 export { TensorDataset, Subset, randomSplit } from './data/dataset';
-export type { DataLoaderOptions } from './data/dataloader';
+export type { DataLoaderOptions, DataLoaderState } from './data/dataloader';
 export { save, load, loadMetadata } from './safetensors/serialize';
 export type { Saveable } from './safetensors/serialize';
 export { saveFile, loadFile, saveCheckpointFile, loadCheckpointFile } from './safetensors/node-files';

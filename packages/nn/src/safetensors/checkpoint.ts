@@ -5,6 +5,8 @@ import { checkOptions } from '../options';
 import { BaseOptions, Optimizer, OptimizerStateDict } from '../optim/optimizer';
 import { SchedulerStateDict } from '../optim/schedulers';
 import { load, loadMetadata, save } from './serialize';
+import { DataLoader } from '../data/dataloader';
+import { rngMetadata, rngRestorer } from './checkpoint-rng';
 
 /**
  * Training checkpoints: the model's state dict, the optimizer's state (moments, momentum
@@ -24,8 +26,10 @@ export interface CheckpointParts {
   scheduler?: Scheduler;
   /** The training step (or epoch) reached. */
   step?: number;
-  /** Anything else JSON-serialisable to keep (e.g. the data loader's epoch, the best loss). */
+  /** Anything else JSON-serialisable to keep (e.g. the best loss). */
   extra?: unknown;
+  /** A DataLoader whose position (epoch, batch, shuffle seed) to save and restore. */
+  loader?: DataLoader;
 }
 
 const META_KEY = 'surf.checkpoint';
@@ -41,9 +45,11 @@ interface Meta {
 
 /** Serialises model, optimizer, scheduler and step to safetensors bytes (reads the device back). */
 export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array> {
-  checkOptions('saveCheckpoint', parts, '{ model, optimizer?, scheduler?, step?, extra? }');
+  checkOptions('saveCheckpoint', parts, '{ model, optimizer?, scheduler?, step?, extra?, loader? }');
   if (!(parts?.model instanceof Module))
     throw new ValueError('saveCheckpoint: expected { model: Module, optimizer?, scheduler?, step?, extra? }');
+  // The random state (and loader position) as of this call, before anything awaits.
+  const rng = rngMetadata(parts.loader);
   const tensors = new Map<string, Tensor>();
   for (const [k, t] of Object.entries(parts.model.stateDict())) tensors.set(`model.${k}`, t);
   const owned: Tensor[] = [];
@@ -66,7 +72,7 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
   const scheduler = parts.scheduler ? parts.scheduler.stateDict() : null;
   const meta: Meta = { version: VERSION, step: parts.step ?? null, extra: parts.extra ?? null, optimizer, scheduler };
   try {
-    return await save(tensors, { [META_KEY]: JSON.stringify(meta) });
+    return await save(tensors, { [META_KEY]: JSON.stringify(meta), ...rng });
   } finally {
     owned.forEach((t) => t.dispose());
   }
@@ -75,16 +81,18 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
 /**
  * Restores what saveCheckpoint() wrote into an existing model (strict), optimizer and
  * scheduler built the same way; returns the step and extra. Each part is checked before
- * anything is written into it.
+ * anything is written into it. The global random state saved with the checkpoint is restored
+ * too (setRngState), and the loader's position when a loader is given.
  */
 export function loadCheckpoint(
   bytes: Uint8Array,
   parts: Omit<CheckpointParts, 'step' | 'extra'>,
 ): { step: number | null; extra: unknown } {
-  checkOptions('loadCheckpoint', parts, '{ model, optimizer?, scheduler? }');
+  checkOptions('loadCheckpoint', parts, '{ model, optimizer?, scheduler?, loader? }');
   if (!(parts?.model instanceof Module))
     throw new ValueError('loadCheckpoint: expected { model: Module, optimizer?, scheduler? } as the second argument');
-  const raw = loadMetadata(bytes)?.[META_KEY];
+  const metadata = loadMetadata(bytes);
+  const raw = metadata?.[META_KEY];
   if (raw === undefined)
     throw new ValueError(
       `loadCheckpoint: these bytes have no '${META_KEY}' metadata; they are not a checkpoint from saveCheckpoint() (a plain state dict loads with load())`,
@@ -92,6 +100,7 @@ export function loadCheckpoint(
   const meta = JSON.parse(raw) as Meta;
   if (meta.version !== VERSION)
     throw new ValueError(`loadCheckpoint: checkpoint version ${meta.version}; this Surf reads version ${VERSION}`);
+  const restoreRng = rngRestorer(metadata, parts.loader);
   const all = load(bytes);
   const model: Record<string, Tensor> = {};
   const optState: Record<string, Record<string, Tensor | number>> = {};
@@ -122,6 +131,7 @@ export function loadCheckpoint(
       parts.optimizer.loadStateDict(sd);
     }
     if (parts.scheduler && meta.scheduler) parts.scheduler.loadStateDict(meta.scheduler);
+    restoreRng();
   } finally {
     // The model and optimizer copied what they keep; the loaded tensors are ours to free.
     Object.values(all).forEach((t) => t.dispose());
