@@ -4,7 +4,7 @@ code (numpy uint64 arithmetic). Run with /usr/bin/python3 from the repository ro
 
     /usr/bin/python3 scripts/rng/make-philox-fixtures.py
 
-Writes packages/core/test/fixtures/philox.json. The three published Random123 known-answer
+Writes test-support/fixtures/philox.json. The three published Random123 known-answer
 vectors (kat_vectors, philox4x32 R=10) are asserted before anything is written.
 """
 import json
@@ -68,12 +68,11 @@ def uniform(w):
 
 
 def normal(w):
-    # Box-Muller in float32, as the kernels: u1 in (0, 1], angle in [-pi, pi).
-    u1 = np.float32(np.float32((w[0] >> 8) + 1) * TWO_M24)
-    u2 = np.float32(np.float32(w[1] >> 8) * TWO_M24)
-    r = np.sqrt(np.float32(-2.0) * np.log(u1, dtype=np.float32), dtype=np.float32)
-    theta = np.float32(np.float32(np.float32(u2 * np.float32(2)) - np.float32(1)) * np.float32(np.pi))
-    return float(np.float32(r * np.cos(theta, dtype=np.float32)))
+    # Box-Muller: u1 in (0, 1], u2 in [0, 1); ln and cos from the platform's float64 libm,
+    # the product rounded to float32 (the kernels' float32 polynomials stay within a few ulp).
+    u1 = ((w[0] >> 8) + 1) * 2.0**-24
+    u2 = (w[1] >> 8) * 2.0**-24
+    return float(np.float32(np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)))
 
 
 draws = []
@@ -98,7 +97,7 @@ out = {
     "more": more,
     "draws": draws,
 }
-with open("packages/core/test/fixtures/philox.json", "w") as f:
+with open("test-support/fixtures/philox.json", "w") as f:
     json.dump(out, f, indent=1)
     f.write("\n")
-print("wrote packages/core/test/fixtures/philox.json")
+print("wrote test-support/fixtures/philox.json")

@@ -1,6 +1,7 @@
 import type { TypedArray } from '../dtype';
 import { ValueError } from '../errors';
 import { philox4x32 } from './philox';
+import { cosTurnF32, logF32 } from './normal';
 
 /**
  * What one random draw makes, element by element, on every backend (the CPU fill below and
@@ -10,8 +11,9 @@ import { philox4x32 } from './philox';
  * w = philox(counter = (offset + i) as 64 bits, 0, 0; key). Then:
  * - 'uniform': (w0 >> 8)·2^-24, float32 in [0, 1), exact on every backend;
  * - 'normal': Box-Muller with u1 = ((w0 >> 8) + 1)·2^-24 in (0, 1] and u2 = (w1 >> 8)·2^-24:
- *   sqrt(-2·log u1)·cos(π·(2·u2 − 1)), each step rounded to float32; the angle stays in
- *   [−π, π), where WGSL bounds cos's error. Equal across backends up to log/cos/sqrt accuracy;
+ *   sqrt(−2·ln u1)·cos(2π·u2), with ln and cos written as float32 polynomials (normal.ts), so
+ *   only sqrt is the platform's: equal across backends where sqrt is correctly rounded (the
+ *   CPU, SwiftShader), within a few ulp elsewhere (and where a GPU compiler fuses a·b + c);
  * - 'int': low + w0 mod range (int32; range = high − low in [1, 2^32]).
  */
 export type RandomDist = 'uniform' | 'normal' | 'int';
@@ -28,7 +30,6 @@ export const RANDOM_STATE_WORDS = 4;
 
 export const TWO_POW_M24 = 5.9604644775390625e-8;
 const F = Math.fround;
-const PI_F = F(Math.PI);
 
 /** Validates a draw's parameters (shared by every backend's `random`). */
 export function checkRandomParams(p: RandomParams): void {
@@ -51,9 +52,8 @@ export function wordsToValue(w0: number, w1: number, p: RandomParams): number {
   if (p.dist === 'int') return (p.low! + (p.range === 2 ** 32 ? w0 : w0 % p.range!)) | 0;
   const u1 = ((w0 >>> 8) + 1) * TWO_POW_M24;
   const u2 = (w1 >>> 8) * TWO_POW_M24;
-  const r = F(Math.sqrt(F(-2 * F(Math.log(u1)))));
-  const theta = F((u2 * 2 - 1) * PI_F);
-  return F(r * F(Math.cos(theta)));
+  const r = F(Math.sqrt(F(-2 * logF32(u1))));
+  return F(r * cosTurnF32(u2));
 }
 
 /**

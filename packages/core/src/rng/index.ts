@@ -9,3 +9,4 @@ export {
   type RandomParams,
 } from './draw';
 export { randomDraw } from './ndarray';
+export { COS_P, LN2_HI, LN2_LO, LOG_P, PIO2, SIN_P, SQRTHF, cosTurnF32, logF32 } from './normal';

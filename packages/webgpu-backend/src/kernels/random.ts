@@ -1,4 +1,4 @@
-import type { RandomParams } from '@surf/core';
+import { COS_P, LN2_HI, LN2_LO, LOG_P, PIO2, SIN_P, SQRTHF, RandomParams } from '@surf/core';
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { LINEAR_WG, MAIN_ARGS, pI, pU, paramsDecl } from './wgsl';
@@ -27,6 +27,59 @@ fn philox_(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
   return c;
 }`;
 
+const lit = (v: number) => {
+  const s = String(v);
+  return /[.e]/.test(s) ? s : `${s}.0`;
+};
+
+/**
+ * Box-Muller with core's float32 polynomials for ln and cos (rng/normal.ts, operation for
+ * operation: the same roundings give the same values), not WGSL's log and cos, which may be
+ * off by 2^-11.
+ */
+const NORMAL_WGSL = /* wgsl */ `
+fn log_(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  var e = f32(i32((b >> 23u) & 0xffu) - 126);
+  var m = bitcast<f32>((b & 0x807fffffu) | 0x3f000000u);
+  if (m < ${lit(SQRTHF)}) { e = e - 1.0; m = (m + m) - 1.0; } else { m = m - 1.0; }
+  let z = m * m;
+  var y = ${lit(LOG_P[0])};
+  ${LOG_P.slice(1)
+    .map((c) => `y = y * m + ${lit(c)};`)
+    .join(' ')}
+  y = (y * m) * z;
+  y = y + ${lit(LN2_LO)} * e;
+  y = y + -0.5 * z;
+  return (m + y) + ${lit(LN2_HI)} * e;
+}
+fn sinp_(x: f32) -> f32 {
+  let z = x * x;
+  let p = (${lit(SIN_P[0])} * z + ${lit(SIN_P[1])}) * z + ${lit(SIN_P[2])};
+  return (p * z) * x + x;
+}
+fn cosp_(x: f32) -> f32 {
+  let z = x * x;
+  let p = (${lit(COS_P[0])} * z + ${lit(COS_P[1])}) * z + ${lit(COS_P[2])};
+  return ((p * z) * z - 0.5 * z) + 1.0;
+}
+fn cosTurn_(u: f32) -> f32 {
+  let v = u * 4.0;
+  let q = floor(v);
+  var t = v - q;
+  let swap = t > 0.5;
+  if (swap) { t = 1.0 - t; }
+  let a = t * ${lit(PIO2)};
+  let c = select(cosp_(a), sinp_(a), swap);
+  let s = select(sinp_(a), cosp_(a), swap);
+  return select(select(select(s, -c, q == 2.0), -s, q == 1.0), c, q == 0.0);
+}
+fn normal_(w: vec4<u32>) -> f32 {
+  let u1 = f32((w.x >> 8u) + 1u) * 5.9604644775390625e-8;
+  let u2 = f32(w.y >> 8u) * 5.9604644775390625e-8;
+  return sqrt(-2.0 * log_(u1)) * cosTurn_(u2);
+}`;
+
 /** One thread per element: `out[i]` from counter offset + i of the state in `st` (4 words). */
 export function encodeRandom(
   rt: Runtime,
@@ -52,13 +105,7 @@ export function encodeRandom(
 @group(0) @binding(1) var<storage, read> St: array<u32>;
 @group(0) @binding(2) var<storage, read_write> Y: array<${outTy}>;
 ${PHILOX_WGSL}
-fn normal_(w: vec4<u32>) -> f32 {
-  let u1 = f32((w.x >> 8u) + 1u) * 5.9604644775390625e-8;
-  let u2 = f32(w.y >> 8u) * 5.9604644775390625e-8;
-  let r = sqrt(-2.0 * log(u1));
-  let theta = (u2 * 2.0 - 1.0) * 3.1415927410125732;
-  return r * cos(theta);
-}
+${NORMAL_WGSL}
 @compute @workgroup_size(${wgSize})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
