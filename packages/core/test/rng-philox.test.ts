@@ -36,6 +36,9 @@ test('CPU draws: uniform and int bit-exact, normal within float32 rounding of lo
     const r = d.randint;
     const ints = b.random(st.strided, [n], { dist: 'int', low: r.low, range: r.high - r.low });
     expect(Array.from(await NDArray.fromStorage(ints, [n]).data())).toEqual(r.values);
+    // All 32 bits of word 0: int over the whole int32 range is word 0 − 2^31.
+    const all = b.random(st.strided, [n], { dist: 'int', low: -(2 ** 31), range: 2 ** 32 });
+    expect(Array.from(await NDArray.fromStorage(all, [n]).data())).toEqual(d.words.map((w) => w - 2 ** 31));
     const z = await NDArray.fromStorage(b.random(st.strided, [n], { dist: 'normal' }), [n]).data();
     z.forEach((v, i) =>
       expect(Math.abs(v - d.normal[i])).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(d.normal[i]))),
