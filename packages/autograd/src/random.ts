@@ -27,7 +27,7 @@ type ShapeArg = number | readonly number[];
 const toShape = (op: string, s: ShapeArg): number[] => assertShape(op, typeof s === 'number' ? [s] : s);
 
 /** An NDArray of `shape` drawn on `backend` from the global stream. */
-export function randomArray(
+export function drawRandom(
   op: string,
   shape: readonly number[],
   params: RandomParams,
@@ -71,13 +71,13 @@ function floatOpts(op: string, opts: unknown): { requiresGrad?: boolean } {
 /** Uniform [0, 1) float32 from the global stream (manualSeed): the same values on every backend. */
 export function rand(shape: ShapeArg, opts: RandomOptions = {}): Tensor {
   const o = floatOpts('rand', opts);
-  return new Tensor(randomArray('rand', toShape('rand', shape), { dist: 'uniform' }), o);
+  return new Tensor(drawRandom('rand', toShape('rand', shape), { dist: 'uniform' }), o);
 }
 
 /** Standard normal float32 (Box-Muller on two Philox words per element, on the device). */
 export function randn(shape: ShapeArg, opts: RandomOptions = {}): Tensor {
   const o = floatOpts('randn', opts);
-  return new Tensor(randomArray('randn', toShape('randn', shape), { dist: 'normal' }), o);
+  return new Tensor(drawRandom('randn', toShape('randn', shape), { dist: 'normal' }), o);
 }
 
 /** Uniform int32 integers in [low, high) (torch.randint): low + a Philox word mod (high − low). */
@@ -89,7 +89,7 @@ export function randint(low: number, high: number, shape: ShapeArg, opts: { dtyp
     throw new ValueError(`randint: bad range [${low}, ${high}); pass integers with high > low`);
   if (low < -(2 ** 31) || high > 2 ** 31)
     throw new ValueError(`randint: range [${low}, ${high}) leaves int32; keep -2^31 <= low < high <= 2^31`);
-  return new Tensor(randomArray('randint', toShape('randint', shape), { dist: 'int', low, range: high - low }));
+  return new Tensor(drawRandom('randint', toShape('randint', shape), { dist: 'int', low, range: high - low }));
 }
 
 /**

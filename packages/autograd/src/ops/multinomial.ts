@@ -1,5 +1,5 @@
 import { DTypeError, E, NDArray, ShapeError, ValueError, fmtShape, sortAlong } from '@surf/core';
-import { randomArray } from '../random';
+import { drawRandom } from '../random';
 import { Tensor } from '../tensor';
 import { scanArray } from './scan';
 
@@ -42,7 +42,7 @@ export function multinomial(probs: Tensor, numSamples: number, opts: { replaceme
       [0, rows],
       [C - 1, C],
     ]);
-    const u = randomArray('multinomial', [rows, n, 1], { dist: 'uniform' }, nd.backend);
+    const u = drawRandom('multinomial', [rows, n, 1], { dist: 'uniform' }, nd.backend);
     const c3 = cdf.reshape([rows, 1, C]);
     const t3 = total.reshape([rows, 1, 1]);
     const [below] = NDArray.elementwise(
@@ -57,7 +57,7 @@ export function multinomial(probs: Tensor, numSamples: number, opts: { replaceme
     out = count.map(E.where(E.lt(E.in(0), E.i(C - 1)), E.in(0), E.i(C - 1)));
     count.dispose();
   } else {
-    const u = randomArray('multinomial', [rows, C], { dist: 'uniform' }, nd.backend);
+    const u = drawRandom('multinomial', [rows, C], { dist: 'uniform' }, nd.backend);
     // log w − log(−log u); u = 0 would give −inf noise, so it is nudged into (0, 1).
     const uu = E.max(E.in(1), E.f(1e-30));
     const [keys] = NDArray.elementwise([E.sub(E.log(E.in(0)), E.log(E.neg(E.log(uu))))], [nd, u], 'multinomial');
