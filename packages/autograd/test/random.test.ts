@@ -15,7 +15,7 @@ import {
   tensor,
 } from '@surf/autograd';
 import fixtures from '../../../test-support/fixtures/philox.json';
-import { testEach } from './gpu';
+import { testEach, testGpu } from './gpu';
 import { gpuBackend } from './gpu';
 
 // The global Philox stream through the public API, on both backends. Reference values are the
@@ -228,4 +228,20 @@ test('randperm: a permutation, seeded', async () => {
   manualSeed(4);
   expect(await values(randperm(50))).toEqual(p);
   expect(() => randperm(-1)).toThrow(ValueError);
+});
+
+testGpu("dropout and bernoulli draw on their input's backend, not the current one", async () => {
+  const gpu = await gpuBackend();
+  const prev = setBackend(new CpuBackend());
+  try {
+    manualSeed(12);
+    const x = tensor(new Float32Array(64).fill(1)).to(gpu);
+    const y = dropout(x, 0.5);
+    const b = bernoulli(x.mul(0.5));
+    expect([y.ndarray.backend, b.ndarray.backend]).toEqual([gpu, gpu]);
+    expect((await values(y)).every((v) => v === 0 || v === 2)).toBe(true);
+  } finally {
+    setBackend(prev);
+    gpu.destroy();
+  }
 });
