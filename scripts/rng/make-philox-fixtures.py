@@ -50,33 +50,41 @@ for _ in range(16):
     key = [int(v) for v in rng.integers(0, 2**32, 2, dtype=np.uint64)]
     more.append({"ctr": ctr, "key": key, "out": philox4x32_10(ctr, key)})
 
-# Surf's draws: element i of a draw at `offset` uses counter (offset + i) as 64 bits in
-# words 0 and 1 (words 2 and 3 zero) and key (seed low 32 bits, seed high bits).
+# Surf's draws: counter offset + j (64 bits in words 0 and 1, words 2 and 3 zero) with key
+# (seed low 32 bits, seed high bits) gives the four words of elements 4j .. 4j + 3.
 TWO_M24 = np.float32(2.0**-24)
 
 
 def words(key, offset, n):
+    """The Philox word of each element, and the four words of its counter."""
     out = []
     for i in range(n):
-        c = offset + i
-        out.append(philox4x32_10((c & 0xFFFFFFFF, (c >> 32) & 0xFFFFFFFF, 0, 0), key))
+        c = offset + i // 4
+        w = philox4x32_10((c & 0xFFFFFFFF, (c >> 32) & 0xFFFFFFFF, 0, 0), key)
+        out.append((w[i % 4], w, i % 4))
     return out
 
 
-def uniform(w):
-    return float(np.float32(w[0] >> 8) * TWO_M24)
+def uniform(e):
+    return float(np.float32(e[0] >> 8) * TWO_M24)
 
 
-def normal(w):
-    # Box-Muller: u1 in (0, 1], u2 in [0, 1); ln and cos from the platform's float64 libm,
-    # the product rounded to float32 (the kernels' float32 polynomials stay within a few ulp).
-    u1 = ((w[0] >> 8) + 1) * 2.0**-24
-    u2 = (w[1] >> 8) * 2.0**-24
-    return float(np.float32(np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)))
+def normal(e):
+    # Box-Muller on the pair (w0, w1) for elements 0 and 1 of a counter, (w2, w3) for 2 and 3:
+    # cos for the even element, sin for the odd one. ln, cos and sin from float64 libm, the
+    # product rounded to float32 (the kernels' float32 polynomials stay within a few ulp).
+    _, w, m = e
+    a, b = w[m & 2], w[(m & 2) + 1]
+    u1 = ((a >> 8) + 1) * 2.0**-24
+    u2 = (b >> 8) * 2.0**-24
+    trig = np.sin if m & 1 else np.cos
+    return float(np.float32(np.sqrt(-2.0 * np.log(u1)) * trig(2.0 * np.pi * u2)))
 
 
 draws = []
-for seed, offset, n in [(0, 0, 8), (42, 0, 8), (42, 8, 8), (2**32 + 7, 2**32 - 3, 6), (123456789, 1000, 8)]:
+# (seed, offset, n): offset 2 follows the first 8-element draw of seed 42; 2^32 - 1 carries
+# into the counter's high word at element 4.
+for seed, offset, n in [(0, 0, 8), (42, 0, 8), (42, 2, 8), (2**32 + 7, 2**32 - 1, 7), (123456789, 1000, 9)]:
     key = (seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF)
     w = words(key, offset, n)
     draws.append(
@@ -87,7 +95,7 @@ for seed, offset, n in [(0, 0, 8), (42, 0, 8), (42, 8, 8), (2**32 + 7, 2**32 - 3
             "words": [x[0] for x in w],
             "uniform": [uniform(x) for x in w],
             "normal": [normal(x) for x in w],
-            # randint(low, high): low + word0 mod (high - low)
+            # randint(low, high): low + word mod (high - low)
             "randint": {"low": -5, "high": 7, "values": [-5 + x[0] % 12 for x in w]},
         }
     )

@@ -68,6 +68,11 @@ function floatOpts(op: string, opts: unknown): { requiresGrad?: boolean } {
   return o;
 }
 
+/** Uniform [0, 1) of t's shape, drawn on t's backend (which need not be the current one). */
+function uniformLike(op: string, t: Tensor): Tensor {
+  return new Tensor(drawRandom(op, t.shape, { dist: 'uniform' }, t.nd(op).backend));
+}
+
 /** Uniform [0, 1) float32 from the global stream (manualSeed): the same values on every backend. */
 export function rand(shape: ShapeArg, opts: RandomOptions = {}): Tensor {
   const o = floatOpts('rand', opts);
@@ -105,14 +110,14 @@ export function bernoulli(probs: Tensor | number, shape?: ShapeArg): Tensor {
   checkTensor('bernoulli', probs, 'probs');
   if (probs.dtype !== 'float32') throw new DTypeError(`bernoulli: probs have dtype ${probs.dtype}; expected float32`);
   if (shape !== undefined) throw new ValueError('bernoulli: a tensor of probabilities gives the shape; drop the shape');
-  return tidy(() => rand(probs.shape).lt(probs.detach()).float());
+  return tidy(() => uniformLike('bernoulli', probs).lt(probs.detach()).float());
 }
 
 /**
  * Inverted dropout (torch.nn.functional.dropout): each element is zeroed with probability p
  * and the rest scaled by 1/(1 − p) while `training`; the identity otherwise. The mask is one
- * random kernel; the compare, scale and select fuse into one elementwise pass, and backward
- * reuses the same mask (the select's saved condition).
+ * random kernel; the compare, scale and multiply fuse into one elementwise pass, and backward
+ * reuses the same scaled mask (the product's saved operand). Drawn on x's backend.
  */
 export function dropout(x: Tensor, p = 0.5, training = true): Tensor {
   checkTensor('dropout', x, 'x');
@@ -122,7 +127,15 @@ export function dropout(x: Tensor, p = 0.5, training = true): Tensor {
     throw new ValueError(`dropout: training must be a boolean; got ${typeof training}`);
   if (!training || p === 0) return x;
   if (p === 1) return x.mul(0);
-  return tidy(() => Tensor.where(rand(x.shape).ge(p), x.mul(1 / (1 - p)), 0));
+  // x·(mask/(1 − p)), as PyTorch: a dropped NaN stays NaN, and the gradient is g·mask/(1 − p).
+  return tidy(() =>
+    x.mul(
+      uniformLike('dropout', x)
+        .ge(p)
+        .float()
+        .mul(1 / (1 - p)),
+    ),
+  );
 }
 
 /**

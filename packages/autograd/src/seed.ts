@@ -1,11 +1,12 @@
-import { SurfTypeError, ValueError } from '@surf/core';
+import { SurfTypeError, ValueError, countersFor } from '@surf/core';
 
 /**
  * The global random stream, as torch.manual_seed's default generator: one Philox4x32-10 key
- * (64 bits, from the seed) and one 64-bit counter offset. Every draw of n values takes
- * counters offset .. offset + n - 1 and moves the offset past them, so successive calls
+ * (64 bits, from the seed) and one 64-bit counter offset. Every draw takes the counters from
+ * the offset on and moves the offset past them, so successive calls
  * differ, the same seed replays the same values, and the backends (which run Philox
- * themselves) agree. The offset is a JS number: exact up to 2^53 values drawn.
+ * themselves) agree. Each counter gives four values (core's rng/draw.ts), so a draw of n values
+ * moves the offset by ceil(n / 4). The offset is a JS number: exact up to 2^53 counters.
  */
 let key0 = 0;
 let key1 = 0;
@@ -72,12 +73,12 @@ export function setRngState(state: RngState): void {
 }
 
 /**
- * Reserves n counters and returns the draw's Philox state [key low, key high, offset low,
+ * Reserves the counters of an n-element draw (four elements per counter) and returns the draw's Philox state [key low, key high, offset low,
  * offset high] as int32 bits: the array the backends' random kernel reads.
  */
 export function takeRandomState(n: number): Int32Array {
   const at = offset;
-  offset += n;
+  offset += countersFor(n);
   return Int32Array.from([key0 | 0, key1 | 0, (at % 2 ** 32) | 0, Math.floor(at / 2 ** 32) | 0]);
 }
 

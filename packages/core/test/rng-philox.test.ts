@@ -1,4 +1,4 @@
-import { CpuBackend, NDArray, cosTurnF32, logF32, philox4x32 } from '@surf/core';
+import { CpuBackend, NDArray, cosTurnF32, logF32, philox4x32, sinTurnF32 } from '@surf/core';
 import fixtures from '../../../test-support/fixtures/philox.json';
 
 // Reference values come from scripts/rng/make-philox-fixtures.py (numpy uint64 arithmetic,
@@ -58,8 +58,8 @@ test('random refuses a bad state or range', () => {
 });
 
 // randn's float32 ln and cos polynomials against float64 libm over the 24-bit grid they see
-// (every 97th point): ln within 1 ulp, cos within 2^-23 absolute.
-test('the float32 ln and cos of Box-Muller are accurate', () => {
+// (every 97th point): ln within 1 ulp, cos and sin within 2^-23 absolute.
+test('the float32 ln, cos and sin of Box-Muller are accurate', () => {
   let worstLog = 0;
   let worstCos = 0;
   for (let k = 1; k <= 2 ** 24; k += 97) {
@@ -68,11 +68,22 @@ test('the float32 ln and cos of Box-Muller are accurate', () => {
     if (want !== 0)
       worstLog = Math.max(worstLog, Math.abs(logF32(u) - want) / 2 ** (Math.floor(Math.log2(-want)) - 23));
     const t = (k - 1) * 2 ** -24;
-    worstCos = Math.max(worstCos, Math.abs(cosTurnF32(t) - Math.cos(2 * Math.PI * t)));
+    worstCos = Math.max(
+      worstCos,
+      Math.abs(cosTurnF32(t) - Math.cos(2 * Math.PI * t)),
+      Math.abs(sinTurnF32(t) - Math.sin(2 * Math.PI * t)),
+    );
   }
   expect(logF32(1)).toBe(0);
   expect(worstLog).toBeLessThanOrEqual(1);
   expect(worstCos).toBeLessThanOrEqual(2 ** -23);
+  for (const [t, v] of [
+    [0, 0],
+    [0.25, 1],
+    [0.5, 0],
+    [0.75, -1],
+  ])
+    expect(sinTurnF32(t)).toBeCloseTo(v, 7);
   for (const [t, c] of [
     [0, 1],
     [0.25, 0],

@@ -34,9 +34,10 @@ testGpu('WebGPU random: the reference draws, and the CPU backend (uniform and in
         expect(Math.abs(v - d.normal[i])).toBeLessThanOrEqual(NORMAL_ATOL * Math.max(1, Math.abs(v))),
       );
     }
-    // Offset 2^32 - 300: elements past 300 carry into the high counter word.
-    const words = Int32Array.from([7, -3, -300, 5]);
-    const n = 1000;
+    // Offset 2^32 - 100: elements from 400 on carry into the high counter word; 1001 elements
+    // end with a partial group of four.
+    const words = Int32Array.from([7, -3, -100, 5]);
+    const n = 1001;
     for (const p of [{ dist: 'uniform' as const }, { dist: 'int' as const, low: -(2 ** 31), range: 2 ** 32 }]) {
       const g = NDArray.fromStorage(b.random(NDArray.fromData(b, words, [4], 'int32').strided, [n], p), [n]);
       const c = NDArray.fromStorage(cpu.random(NDArray.fromData(cpu, words, [4], 'int32').strided, [n], p), [n]);

@@ -59,6 +59,15 @@ function cosPoly(x: number): number {
 
 /** cos(2π·u) for u = k·2^-24, k an integer in [0, 2^24). */
 export function cosTurnF32(u: number): number {
+  return turnF32(u, false);
+}
+
+/** sin(2π·u) for the same u. */
+export function sinTurnF32(u: number): number {
+  return turnF32(u, true);
+}
+
+function turnF32(u: number, sine: boolean): number {
   const v = u * 4; // exact
   const q = Math.floor(v);
   let t = v - q; // exact, in [0, 1): the position in quadrant q
@@ -70,5 +79,7 @@ export function cosTurnF32(u: number): number {
   const a = F(t * PIO2);
   const c = swap ? sinPoly(a) : cosPoly(a); // cos of the quadrant's angle
   const s = swap ? cosPoly(a) : sinPoly(a); // its sin
+  // cos(2πu) by quadrant: c, −s, −c, s; sin(2πu): s, c, −s, −c.
+  if (sine) return q === 0 ? s : q === 1 ? c : q === 2 ? -s : -c;
   return q === 0 ? c : q === 1 ? -s : q === 2 ? -c : s;
 }

@@ -63,7 +63,7 @@ fn cosp_(x: f32) -> f32 {
   let p = (${lit(COS_P[0])} * z + ${lit(COS_P[1])}) * z + ${lit(COS_P[2])};
   return ((p * z) * z - 0.5 * z) + 1.0;
 }
-fn cosTurn_(u: f32) -> f32 {
+fn turn_(u: f32, sine: bool) -> f32 {
   let v = u * 4.0;
   let q = floor(v);
   var t = v - q;
@@ -72,15 +72,20 @@ fn cosTurn_(u: f32) -> f32 {
   let a = t * ${lit(PIO2)};
   let c = select(cosp_(a), sinp_(a), swap);
   let s = select(sinp_(a), cosp_(a), swap);
+  // cos(2πu) by quadrant: c, −s, −c, s; sin(2πu): s, c, −s, −c.
+  if (sine) { return select(select(select(-c, -s, q == 2.0), c, q == 1.0), s, q == 0.0); }
   return select(select(select(s, -c, q == 2.0), -s, q == 1.0), c, q == 0.0);
 }
-fn normal_(w: vec4<u32>) -> f32 {
-  let u1 = f32((w.x >> 8u) + 1u) * 5.9604644775390625e-8;
-  let u2 = f32(w.y >> 8u) * 5.9604644775390625e-8;
-  return sqrt(-2.0 * log_(u1)) * cosTurn_(u2);
+fn normal_(a: u32, b: u32, odd: bool) -> f32 {
+  let u1 = f32((a >> 8u) + 1u) * 5.9604644775390625e-8;
+  let u2 = f32(b >> 8u) * 5.9604644775390625e-8;
+  return sqrt(-2.0 * log_(u1)) * turn_(u2, odd);
 }`;
 
-/** One thread per element: `out[i]` from counter offset + i of the state in `st` (4 words). */
+/**
+ * One thread per Philox call: counter offset + j gives elements 4j .. 4j + 3 (core's
+ * rng/draw.ts), each stored while inside the draw.
+ */
 export function encodeRandom(
   rt: Runtime,
   p: RandomParams,
@@ -95,27 +100,32 @@ export function encodeRandom(
   const key = `random|${p.dist}|wg${wgSize}`;
   const k = rt.kernel(key, 1, 1, words, () => {
     const outTy = p.dist === 'int' ? 'i32' : 'f32';
-    const value =
+    const value = (m: number) =>
       p.dist === 'uniform'
-        ? 'f32(w.x >> 8u) * 5.9604644775390625e-8'
+        ? `f32(w[${m}] >> 8u) * 5.9604644775390625e-8`
         : p.dist === 'int'
-          ? `${pI(2)} + bitcast<i32>(select(w.x % ${pU(3)}, w.x, ${pU(3)} == 0u))`
-          : `normal_(w)`;
+          ? `${pI(2)} + bitcast<i32>(select(w[${m}] % ${pU(3)}, w[${m}], ${pU(3)} == 0u))`
+          : `normal_(w[${m & 2}], w[${(m & 2) + 1}], ${m & 1 ? 'true' : 'false'})`;
     return `${paramsDecl(words)}
 @group(0) @binding(1) var<storage, read> St: array<u32>;
 @group(0) @binding(2) var<storage, read_write> Y: array<${outTy}>;
 ${PHILOX_WGSL}
-${NORMAL_WGSL}
+${p.dist === 'normal' ? NORMAL_WGSL : ''}
 @compute @workgroup_size(${wgSize})
 fn main(${MAIN_ARGS}) {
   ${LINEAR_WG}
-  let i = wg * ${wgSize}u + lid;
-  if (i >= ${pU(0)}) { return; }
+  let j = wg * ${wgSize}u + lid;
+  let n = ${pU(0)};
+  if (j >= (n + 3u) / 4u) { return; }
   let o = ${pU(1)};
-  let lo = St[o + 2u] + i;
-  let hi = St[o + 3u] + select(0u, 1u, lo < i);
+  let lo = St[o + 2u] + j;
+  let hi = St[o + 3u] + select(0u, 1u, lo < j);
   let w = philox_(vec4<u32>(lo, hi, 0u, 0u), vec2<u32>(St[o], St[o + 1u]));
-  Y[i] = ${value};
+  let i = 4u * j;
+  Y[i] = ${value(0)};
+  if (i + 1u < n) { Y[i + 1u] = ${value(1)}; }
+  if (i + 2u < n) { Y[i + 2u] = ${value(2)}; }
+  if (i + 3u < n) { Y[i + 3u] = ${value(3)}; }
 }`;
   });
   const q = rt.params(k);
@@ -124,5 +134,5 @@ fn main(${MAIN_ARGS}) {
   u32[q + 1] = st.offset;
   i32[q + 2] = p.low ?? 0;
   u32[q + 3] = p.dist === 'int' ? p.range! % 2 ** 32 : 0;
-  rt.dispatch(k, [st.buf, out], q, Math.ceil(n / wgSize));
+  rt.dispatch(k, [st.buf, out], q, Math.ceil(Math.ceil(n / 4) / wgSize));
 }
