@@ -72,6 +72,9 @@ testEach(
       const d42 = fixtures.draws.find((d) => d.seed === 42 && d.offset === 0)!;
       const d42b = fixtures.draws.find((d) => d.seed === 42 && d.offset === 2)!;
       manualSeed(42);
+      // An empty draw takes no counters.
+      expect(rand([0, 3]).shape).toEqual([0, 3]);
+      expect(await values(randn([2, 0]))).toEqual([]);
       expect(getRngState()).toEqual({ key: [42, 0], offset: 0 });
       expect(await values(rand([2, 4]))).toEqual(d42.uniform);
       expect(getRngState().offset).toBe(2); // four values per counter
