@@ -542,7 +542,7 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
   }
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'gpu', 'notidy'));
   rows.push(trainRow(big, bigBatch, 'adam', false, 'gpu', 'notidy'));
-  // Issue 30: random numbers at device speed. The MLP with Dropout against the same MLP without
+  // Random numbers at device speed: the MLP with Dropout against the same MLP without
   // (the step Dropout costs), under jit and as the plain loop; randn of 1M elements.
   for (const loop of ['jit', 'notidy'] as const)
     for (const p of [undefined, 0.1]) rows.push(trainRow([1000, 300, 100, 10], 100, 'adam', false, 'gpu', loop, p));
