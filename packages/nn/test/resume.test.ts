@@ -112,6 +112,12 @@ test('DataLoader.state/loadState: positions, epoch ends, errors', () =>
     expect(orders).toHaveLength(5);
     expect(loader.state()).toEqual({ epoch: 1, batch: 0, seed: loader.seed });
     expect(() => loader.loadState({ epoch: 0, batch: 6, seed: 1 })).toThrow(/batch 6 is past the 5 batches/);
+    // A finished epoch resumes with the next one's first batch.
+    loader.loadState({ epoch: 3, batch: 5, seed: loader.seed });
+    expect(loader.state()).toEqual({ epoch: 4, batch: 0, seed: loader.seed });
+    let n = 0;
+    for (const _ of loader) n++;
+    expect(n).toBe(5);
     expect(() => loader.loadState({ epoch: 0, batch: 1 } as never)).toThrow(ValueError);
     expect(() => loader.loadState({ epoch: 0, batch: 1, seed: 1, epochs: 2 } as never)).toThrow(/did you mean/);
     const model = new Net();

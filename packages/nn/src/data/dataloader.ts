@@ -137,10 +137,12 @@ export class DataLoader<T extends readonly Tensor[] = Tensor[]> implements Itera
       throw new ValueError(
         `DataLoader.loadState: batch ${s.batch} is past the ${this.length} batches of an epoch; is this loader over other data?`,
       );
+    // A finished epoch resumes at the start of the next one, not with an empty loop.
+    const done = s.batch === this.length;
     this.seed = s.seed;
-    this.epoch = s.epoch;
-    this.skip = s.batch;
-    this.position = [s.epoch, s.batch];
+    this.epoch = done ? s.epoch + 1 : s.epoch;
+    this.skip = done ? 0 : s.batch;
+    this.position = [this.epoch, this.skip];
   }
 
   *[Symbol.iterator](): Iterator<T> {
