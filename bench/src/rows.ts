@@ -74,6 +74,8 @@ export interface TrainRow extends RowBase {
   loop: TrainLoop;
   /** With readback false: read the loss every `readEvery` steps (0: only the final sync). */
   readEvery: number;
+  /** Dropout with this p after every hidden ReLU (absent: none). */
+  dropout?: number;
 }
 export type TrainLoop = 'tidy' | 'jit' | 'notidy';
 
@@ -162,8 +164,26 @@ export interface ZooRow extends RowBase {
   loop: 'eager' | 'jit';
 }
 
+/** `size` random float32 values per iteration from the framework's seeded generator (randn / rand). */
+export interface RandomRow extends RowBase {
+  kind: 'random';
+  dist: 'normal' | 'uniform';
+  size: number;
+}
+
 export type Row =
-  MatmulRow | SumRow | FmaRow | OverheadRow | TrainRow | ExampleRow | AttentionRow | GptRow | CnnRow | ConvRow | ZooRow;
+  | MatmulRow
+  | SumRow
+  | FmaRow
+  | OverheadRow
+  | TrainRow
+  | ExampleRow
+  | AttentionRow
+  | GptRow
+  | CnnRow
+  | ConvRow
+  | ZooRow
+  | RandomRow;
 
 /** The output side of a conv row (stride 1 conv; stride = kernel pool). */
 export function convOutSize(r: ConvRow): number {
@@ -220,6 +240,8 @@ export function workPerIter(row: Row): number {
       return convWork(row);
     case 'zoo':
       return 1;
+    case 'random':
+      return 4 * row.size; // bytes written
   }
 }
 
@@ -334,12 +356,13 @@ function trainRow(
   readback: boolean,
   device: 'gpu' | 'cpu' = 'gpu',
   loop: TrainLoop = 'tidy',
+  dropout?: number,
 ): TrainRow {
   const lr = optimizer === 'sgd' ? 0.1 : 1e-3;
-  const name = `MLP ${layers.join('-')} b${batch} ${optimizer === 'sgd' ? 'SGD' : 'Adam'}`;
+  const name = `MLP ${layers.join('-')} b${batch} ${optimizer === 'sgd' ? 'SGD' : 'Adam'}${dropout ? ` + Dropout ${dropout}` : ''}`;
   const readEvery = loop === 'notidy' ? 10 : 0;
   return {
-    id: `${device === 'cpu' ? 'cpu/' : ''}train/${layers.join('-')}-b${batch}-${optimizer}${readback ? '-readback' : ''}${loop === 'tidy' ? '' : `-${loop}`}`,
+    id: `${device === 'cpu' ? 'cpu/' : ''}train/${layers.join('-')}-b${batch}-${optimizer}${dropout ? `-dropout${dropout}` : ''}${readback ? '-readback' : ''}${loop === 'tidy' ? '' : `-${loop}`}`,
     group: device === 'cpu' ? 'cpu' : 'train',
     label: `${name}${readback ? ', loss read every step' : loop === 'notidy' ? '' : ', sync at end'}${LOOP_LABEL[loop]}${loop === 'jit' && device === 'gpu' ? ' (PyTorch: CUDA graph)' : ''}`,
     unit: 'steps/s',
@@ -352,6 +375,7 @@ function trainRow(
     readback,
     loop,
     readEvery,
+    ...(dropout ? { dropout } : {}),
   };
 }
 
@@ -532,6 +556,20 @@ export function buildRows(quick: boolean, opts: RowOptions = {}): Row[] {
   }
   rows.push(trainRow([784, 128, 10], 64, 'sgd', false, 'gpu', 'notidy'));
   rows.push(trainRow(big, bigBatch, 'adam', false, 'gpu', 'notidy'));
+  // Random numbers at device speed: the MLP with Dropout against the same MLP without
+  // (the step Dropout costs), under jit and as the plain loop; randn of 1M elements.
+  for (const loop of ['jit', 'notidy'] as const)
+    for (const p of [undefined, 0.1]) rows.push(trainRow([1000, 300, 100, 10], 100, 'adam', false, 'gpu', loop, p));
+  rows.push({
+    id: 'random/randn-1M',
+    group: 'elementwise',
+    label: 'randn of 1M float32 (seeded generator)',
+    unit: 'GB/s',
+    device: 'gpu',
+    kind: 'random',
+    dist: 'normal',
+    size: 2 ** 20,
+  });
   // Issues 13 and 14: the examples' models, Surf against PyTorch eager; Surf's step eager and
   // under jit (the examples train with jit by default).
   for (const jit of [false, true]) {

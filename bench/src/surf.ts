@@ -11,7 +11,7 @@ import { pick, relErr } from './data';
 import { bundleDir } from './env';
 import { Framework, FrameworkId, NotAvailable, RowInputs, Runner, kernelCheck, trainCheck } from './framework';
 import { readsLoss } from './rows';
-import type { ExampleRow, Row, TrainRow } from './rows';
+import type { ExampleRow, RandomRow, Row, TrainRow } from './rows';
 import { modelRunner } from './surf-models';
 import { zooRunner } from './zoo/surf-zoo';
 
@@ -29,6 +29,7 @@ interface STensor {
 interface SModule {
   forward(x: STensor): STensor;
   parameters(): unknown;
+  train?(mode?: boolean): unknown;
 }
 interface SOptimizer {
   step(): void;
@@ -45,10 +46,13 @@ interface SurfNn {
   manualSeed(n: number): void;
   tidy<T>(fn: () => T): T;
   noGrad<T>(fn: () => T): T;
+  randn?(shape: number[]): STensor;
+  rand?(shape: number[]): STensor;
   crossEntropy(logits: STensor, target: STensor): STensor;
   nn: {
     Linear: new (inF: number, outF: number) => SModule;
     ReLU: new () => SModule;
+    Dropout?: new (p: number) => SModule;
     Sequential: new (...layers: SModule[]) => SModule;
   };
   optim: {
@@ -204,6 +208,7 @@ export class SurfFramework implements Framework {
 
   async prepare(row: Row, inputs: RowInputs): Promise<Runner> {
     if (row.kind === 'train') return this.trainRunner(row, inputs);
+    if (row.kind === 'random') return this.randomRunner(row);
     if (row.kind === 'example') return this.exampleRunner(row);
     if (row.kind === 'zoo') {
       await this.nn();
@@ -299,6 +304,42 @@ export class SurfFramework implements Framework {
     }
   }
 
+  /** A random row: `row.size` values from the seeded generator per iteration, through @surf/nn. */
+  private async randomRunner(row: RandomRow): Promise<Runner> {
+    const surf = await this.nn();
+    const be = await this.getBackend();
+    const draw = row.dist === 'normal' ? surf.randn : surf.rand;
+    if (!draw) throw new NotAvailable(`@surf/nn has no ${row.dist === 'normal' ? 'randn' : 'rand'}`);
+    surf.manualSeed(42);
+    let last: STensor | null = null;
+    return {
+      step: () => {
+        last?.dispose();
+        last = draw([row.size]);
+      },
+      sync: async () => {
+        be.flush();
+        await be.sync();
+      },
+      // Mean and variance of one draw: 0 and 1 (normal) or 1/2 and 1/12 (uniform), to 1%.
+      check: async () => {
+        const t = draw([row.size]) as STensor & { data(): Promise<Float32Array> };
+        const v = await t.data();
+        t.dispose();
+        let m = 0;
+        for (const x of v) m += x;
+        m /= v.length;
+        let q = 0;
+        for (const x of v) q += (x - m) ** 2;
+        q /= v.length;
+        const [wm, wq] = row.dist === 'normal' ? [0, 1] : [0.5, 1 / 12];
+        const ok = Math.abs(m - wm) < 0.01 && Math.abs(q - wq) < 0.01 * Math.max(wq, 0.1);
+        return { ok, note: `mean ${m.toFixed(4)}, variance ${q.toFixed(4)}` };
+      },
+      dispose: () => last?.dispose(),
+    };
+  }
+
   private kernelRunner(
     sets: { own: NDArray[]; args: NDArray[] }[],
     op: (args: NDArray[]) => NDArray,
@@ -337,6 +378,10 @@ export class SurfFramework implements Framework {
     for (let l = 0; l + 1 < row.layers.length; l++) {
       layers.push(new surf.nn.Linear(row.layers[l], row.layers[l + 1]));
       if (l + 2 < row.layers.length) layers.push(new surf.nn.ReLU());
+      if (l + 2 < row.layers.length && row.dropout) {
+        if (!surf.nn.Dropout) throw new NotAvailable('@surf/nn has no Dropout');
+        layers.push(new surf.nn.Dropout(row.dropout));
+      }
     }
     const model = new surf.nn.Sequential(...layers);
     const opt =
@@ -352,8 +397,11 @@ export class SurfFramework implements Framework {
     };
     const xs = data.x.map((x) => upload(x, [data.batch, data.features], 'float32'));
     const ys = data.y.map((y) => upload(y, [data.batch], 'int32'));
+    // The check's loss is taken in eval mode: no Dropout noise between the two readings.
     const evalLoss = async () => {
+      model.train?.(false);
       const l = surf.noGrad(() => surf.tidy(() => surf.crossEntropy(model.forward(xs[0]), ys[0])));
+      model.train?.(true);
       const v = await l.item();
       l.dispose();
       return v;

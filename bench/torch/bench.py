@@ -146,6 +146,8 @@ def to_unit(row, sec):
     if unit == "tokens/s":
         c = row["config"]
         return c["batchSize"] * c["blockSize"] / sec
+    if kind == "random":
+        return 4 * row["size"] / sec / 1e9
     if unit == "GB/s":
         n = row["rows"] * row["cols"]
         return (4 * n if kind == "sum" else 16 * n) / sec / 1e9
@@ -226,6 +228,8 @@ def train_row(row, timing, dev):
         mods.append(torch.nn.Linear(layers[i], layers[i + 1]))
         if i + 2 < len(layers):
             mods.append(torch.nn.ReLU())
+            if row.get("dropout"):
+                mods.append(torch.nn.Dropout(row["dropout"]))
     model = torch.nn.Sequential(*mods).to(dev)
     graph = row.get("loop") == "jit"
     if graph and dev.type != "cuda":
@@ -249,8 +253,17 @@ def train_row(row, timing, dev):
                 loss.item()
 
     sec, iters, samples = time_fn(step, timing)
-    # The check of bench/src/framework.ts: one more step on batch 0 must lower batch 0's loss.
-    return sec, iters, samples, step_check(lambda: F.cross_entropy(model(xs[0]), ys[0]), step)
+
+    # The check of bench/src/framework.ts: one more step on batch 0 must lower batch 0's loss
+    # (read in eval mode, so Dropout adds no noise between the two readings).
+    def loss0():
+        model.eval()
+        try:
+            return F.cross_entropy(model(xs[0]), ys[0])
+        finally:
+            model.train()
+
+    return sec, iters, samples, step_check(loss0, step)
 
 
 def step_check(loss0, step):
@@ -496,6 +509,23 @@ def cnn_row(row, timing, dev):
     return sec, iters, samples, step_check(lambda: F.cross_entropy(model(xs[0]), ys[0]), step)
 
 
+def random_row(row, timing, dev):
+    """bench/src/rows.ts RandomRow: row["size"] values of torch.randn / torch.rand per iteration."""
+    torch.manual_seed(42)
+    draw = torch.randn if row["dist"] == "normal" else torch.rand
+    state = {"last": None}
+
+    def step(i):
+        state["last"] = draw(row["size"], device=dev)
+
+    sec, iters, samples = time_fn(step, timing)
+    v = draw(row["size"], device=dev).double()
+    m, q = v.mean().item(), v.var(unbiased=False).item()
+    wm, wq = (0.0, 1.0) if row["dist"] == "normal" else (0.5, 1 / 12)
+    ok = abs(m - wm) < 0.01 and abs(q - wq) < 0.01 * max(wq, 0.1)
+    return sec, iters, samples, {"ok": ok, "note": f"mean {m:.4f}, variance {q:.4f}"}
+
+
 def overhead_row(row, timing, dev):
     size = row["size"]
     state = {"x": torch.zeros(size, device=dev), "n": 0}
@@ -549,6 +579,8 @@ def main():
                 sec, iters, samples, chk = train_row(row, timing, dev)
             elif kind == "overhead":
                 sec, iters, samples, chk = overhead_row(row, timing, dev)
+            elif kind == "random":
+                sec, iters, samples, chk = random_row(row, timing, dev)
             elif kind == "attention":
                 sec, iters, samples, chk = attention_row(row, timing, dev)
             elif kind == "gpt":

@@ -170,6 +170,8 @@ export class JaxFramework implements Framework {
         return this.trainRunner(jax, row, inputs);
       case 'example':
         throw new NotAvailable('Surf only');
+      case 'random':
+        throw new NotAvailable('a Surf and PyTorch row (not written for jax-js)');
       case 'attention':
       case 'gpt':
       case 'cnn':

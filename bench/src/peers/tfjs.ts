@@ -178,6 +178,8 @@ export class TfjsFramework implements Framework {
         return this.trainRunner(tf, row, inputs);
       case 'example':
         throw new NotAvailable('Surf only');
+      case 'random':
+        throw new NotAvailable('a Surf and PyTorch row (not written for TF.js)');
       case 'conv':
         return this.convRunner(tf, row);
       case 'attention':

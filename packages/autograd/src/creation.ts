@@ -11,13 +11,9 @@ import {
   castScalar,
   numel,
   parseOptions,
-  randomArray,
-  randomInts,
 } from '@surf/core';
 import { getBackend } from './context';
 import { scalarDType } from './dtypes';
-import { nextSeed } from './seed';
-import { dynamicData } from './jit/hooks'; // jit: fresh random numbers on every replay
 import { NestedArray, Tensor, checkTensor } from './tensor';
 
 /** Creation functions: data is made on the host (or as a constant kernel) on the current backend. */
@@ -204,45 +200,4 @@ export function eye(n: number, m = n, options: TensorOptions = {}): Tensor {
   const arr = arrayFor(dtype, n * m);
   for (let i = 0; i < Math.min(n, m); i++) arr[i * m + i] = 1;
   return make(NDArray.fromData(getBackend(), arr, shape, dtype), opts);
-}
-
-/** Uniform [0, 1) float32, from the global seed (manualSeed): the same on every backend. */
-export function rand(shape: ShapeArg, options: TensorOptions = {}): Tensor {
-  const opts = checkOpts('rand', options);
-  const sh = toShape('rand', shape);
-  return make(
-    NDArray.fromData(
-      getBackend(),
-      dynamicData(() => randomArray('uniform', numel(sh), nextSeed())),
-      sh,
-    ),
-    opts,
-  );
-}
-
-/** Standard normal float32 (Box-Muller on the host). */
-export function randn(shape: ShapeArg, options: TensorOptions = {}): Tensor {
-  const opts = checkOpts('randn', options);
-  const sh = toShape('randn', shape);
-  return make(
-    NDArray.fromData(
-      getBackend(),
-      dynamicData(() => randomArray('normal', numel(sh), nextSeed(), 0, 1)),
-      sh,
-    ),
-    opts,
-  );
-}
-
-/** Uniform int32 integers in [low, high). */
-export function randint(low: number, high: number, shape: ShapeArg): Tensor {
-  const sh = toShape('randint', shape);
-  return new Tensor(
-    NDArray.fromData(
-      getBackend(),
-      dynamicData(() => randomInts(numel(sh), low, high, nextSeed())),
-      sh,
-      'int32',
-    ),
-  );
 }

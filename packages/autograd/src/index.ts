@@ -14,23 +14,12 @@ export type { MemoryReport } from './scope';
 // eagermem: bounded memory for loops without tidy
 export { configureMemory, collectGarbage } from './gc/pressure';
 export type { MemoryOptions } from './gc/pressure';
-export { manualSeed, nextSeed } from './seed';
+export { manualSeed, nextSeed, getRngState, setRngState } from './seed';
+export type { RngState } from './seed';
+export { rand, randn, randint, bernoulli, dropout, randperm, permutation } from './random';
+export type { RandomOptions } from './random';
 export { promoteTypes } from './dtypes';
-export {
-  tensor,
-  zeros,
-  ones,
-  full,
-  zerosLike,
-  onesLike,
-  fullLike,
-  arange,
-  linspace,
-  eye,
-  rand,
-  randn,
-  randint,
-} from './creation';
+export { tensor, zeros, ones, full, zerosLike, onesLike, fullLike, arange, linspace, eye } from './creation';
 export type { TensorOptions } from './creation';
 export { where } from './ops/arith';
 export { pad } from './ops/pad';

@@ -13,6 +13,7 @@ import { View } from './view';
 import type { ConvParams } from './conv';
 // pool (cnn): the parameter block of the contract's windowed pooling.
 import type { PoolParams } from './pool';
+import type { RandomParams } from './rng/draw';
 
 /** A backend-owned flat buffer of `size` elements of `dtype`. Opaque to everyone else. */
 export interface Storage {
@@ -175,6 +176,15 @@ export interface Backend {
    */
   sort(x: Strided, descending: boolean): [Storage, Storage];
   // ---- end ops ----
+  // ---- rng ----
+  /**
+   * A contiguous array of `shape` drawn from Philox4x32-10 (core/src/rng/draw.ts says what each
+   * element is, bit for bit): float32 for 'uniform' and 'normal', int32 for 'int'. `state` is
+   * a plain int32 [4] view (key, 64-bit offset of element 0) that the kernel reads on the
+   * device, so the same call with another state's storage draws other values.
+   */
+  random(state: Strided, shape: readonly number[], params: RandomParams): Storage;
+  // ---- end rng ----
   // ---- conv (cnn) ----
   /**
    * Convolution over 1 or 2 spatial dims (see ConvParams in conv.ts for the exact sum): x is

@@ -2,8 +2,9 @@ import seedrandom from 'seedrandom';
 import { ValueError } from './errors';
 
 /**
- * Seeded random numbers come from seedrandom on the host and are uploaded: the same seed
- * gives bit-identical tensors on every backend, which the cross-backend tests rely on.
+ * Seeded host-side random arrays (seedrandom): test inputs, the tuner's operands, the data
+ * loader's shuffles. Random tensors (rand, randn, Dropout, ...) do not come from here: they are
+ * Philox draws made by the backends (rng/), from the global stream the frontend keeps.
  */
 export type RandomKind = 'uniform' | 'normal';
 

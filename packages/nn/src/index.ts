@@ -27,7 +27,7 @@ export {
 export type { Reduction, LossOptions, CrossEntropyOptions, KLDivReduction } from './losses';
 export { DataLoader } from './data/dataloader';
 export { TensorDataset, Subset, randomSplit } from './data/dataset';
-export type { DataLoaderOptions } from './data/dataloader';
+export type { DataLoaderOptions, DataLoaderState } from './data/dataloader';
 export { save, load, loadMetadata, loadHeader } from './safetensors/serialize';
 export type { Saveable, SaveOptions } from './safetensors/serialize';
 export type { StoreDType, SafeDType } from './safetensors/dtypes';

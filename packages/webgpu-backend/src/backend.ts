@@ -64,6 +64,8 @@ import { plainLimits } from './limits';
 // ---- ops: scatter and sort ----
 import { E, ScatterMode, checkCrossEntropyRowsArgs, checkScatterArgs, checkSortArgs } from '@surf/core';
 import { encodeScatter } from './kernels/scatter';
+import { encodeRandom } from './kernels/random';
+import { RandomParams, checkRandomArgs } from '@surf/core';
 import { encodeSort, sortWidth } from './kernels/sort';
 // ---- end ops ----
 // conv (cnn)
@@ -807,6 +809,18 @@ export class WebGPUBackend implements Backend {
     return [values, indices];
   }
   // ---- end ops ----
+  // ---- rng ----
+  random(state: Strided, shape: readonly number[], params: RandomParams): Storage {
+    this.rt.check('random');
+    checkOperand(this, 'random', 'state', state, { mask: false });
+    const n = checkRandomArgs(state, shape, params);
+    const sbuf = this.buf('random', state.storage);
+    this.rt.begin('random', shape);
+    const out = this.newStorage('random', params.dist === 'int' ? 'int32' : 'float32', n);
+    encodeRandom(this.rt, params, n, { buf: sbuf, offset: state.view.offset }, out.buf!, this.wg);
+    return out;
+  }
+  // ---- end rng ----
 
   private get convConfig(): ConvConfig {
     const c = { ...(this.software ? SOFTWARE_CONV : DEFAULT_CONV), ...this.opts.conv };

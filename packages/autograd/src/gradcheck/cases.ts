@@ -13,6 +13,7 @@ import { opsCases } from './cases-ops';
 import { fusionCases } from './fusion-cases'; // fusion pass
 // cnn: conv, pool and batch-norm cases
 import { cnnCases } from './cases-cnn';
+import { randomCases } from './cases-random';
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -780,5 +781,6 @@ export function gradcheckCases(): GradcheckCase[] {
     ...attentionGradcheckCases(),
     ...optableCases(),
     ...cnnCases(),
+    ...randomCases(),
   ];
 }

@@ -105,6 +105,12 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   dynamicConst: 'jit hook',
   dynamicData: 'jit hook',
   isRecording: 'jit hook',
+  // rng: the stream's state and draws without a gradient.
+  getRngState: 'random state',
+  setRngState: 'random state',
+  bernoulli: 'sampled result (no gradient, as PyTorch)',
+  randperm: 'integer result',
+  permutation: 'host array',
 };
 
 /** The public API names: Tensor's methods and getters (not `_`-prefixed) and the package's function exports. */

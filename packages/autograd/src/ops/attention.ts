@@ -2,7 +2,7 @@ import { DTypeError, NDArray, ValueError, attentionBackwardNd, attentionNd, pars
 import { alias, fromOp } from '../node';
 import { Tensor, checkTensor } from '../tensor';
 import { where } from './arith';
-import { rand } from '../creation';
+import { rand } from '../random';
 
 export interface ScaledDotProductAttentionOptions {
   /** bool (true = may attend) or float32 (added to the scores), broadcastable to [..., L, S]. */

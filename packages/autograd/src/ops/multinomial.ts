@@ -1,22 +1,13 @@
-import {
-  DTypeError,
-  E,
-  NDArray,
-  ShapeError,
-  ValueError,
-  fmtShape,
-  parseOptions,
-  randomArray,
-  sortAlong,
-} from '@surf/core';
-import { nextSeed } from '../seed';
+import { DTypeError, E, NDArray, ShapeError, ValueError, fmtShape, parseOptions, sortAlong } from '@surf/core';
+import { drawRandom } from '../random';
 import { Tensor } from '../tensor';
 import { scanArray } from './scan';
 
 /**
  * torch.multinomial: `numSamples` category indices (int32) per row of non-negative weights
  * (1-d [C] or 2-d [rows, C]; they need not sum to 1). The uniforms come from the global seed
- * (manualSeed) on the host, so a seeded program draws the same samples on every backend.
+ * (manualSeed), drawn on the device by Philox, so a seeded program draws the same samples on
+ * every backend.
  *  - with replacement: inverse CDF; a sample is the number of running sums below u·total
  *    (one compare-and-count over [rows, n, C]).
  *  - without replacement: the Gumbel-top-k trick (log w − log(−log u), keep the n largest),
@@ -50,7 +41,7 @@ export function multinomial(probs: Tensor, numSamples: number, opts: { replaceme
       [0, rows],
       [C - 1, C],
     ]);
-    const u = NDArray.fromData(nd.backend, randomArray('uniform', rows * n, nextSeed()), [rows, n, 1]);
+    const u = drawRandom('multinomial', [rows, n, 1], { dist: 'uniform' }, nd.backend);
     const c3 = cdf.reshape([rows, 1, C]);
     const t3 = total.reshape([rows, 1, 1]);
     const [below] = NDArray.elementwise(
@@ -65,7 +56,7 @@ export function multinomial(probs: Tensor, numSamples: number, opts: { replaceme
     out = count.map(E.where(E.lt(E.in(0), E.i(C - 1)), E.in(0), E.i(C - 1)));
     count.dispose();
   } else {
-    const u = NDArray.fromData(nd.backend, randomArray('uniform', rows * C, nextSeed()), [rows, C]);
+    const u = drawRandom('multinomial', [rows, C], { dist: 'uniform' }, nd.backend);
     // log w − log(−log u); u = 0 would give −inf noise, so it is nudged into (0, 1).
     const uu = E.max(E.in(1), E.f(1e-30));
     const [keys] = NDArray.elementwise([E.sub(E.log(E.in(0)), E.log(E.neg(E.log(uu))))], [nd, u], 'multinomial');

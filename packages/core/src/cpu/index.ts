@@ -43,6 +43,8 @@ import { E } from '../expr';
 import { scatterInto } from './scatter';
 import { sortRows } from './sort';
 import { checkScatterArgs, checkSortArgs } from '../validate-ops';
+import { RANDOM_STATE_WORDS, RandomParams, fillRandom } from '../rng/draw';
+import { checkRandomArgs } from '../rng/ndarray';
 // ---- end ops ----
 
 /**
@@ -258,6 +260,19 @@ export class CpuBackend implements Backend {
     scatterInto(mode, this.arr(out), this.arr(idx.storage) as Int32Array, idx.view, this.arr(src.storage), src.view);
     return out;
   }
+
+  // ---- rng ----
+  random(state: Strided, shape: readonly number[], params: RandomParams): Storage {
+    this.check();
+    checkOperand(this, 'random', 'state', state, { mask: false });
+    checkRandomArgs(state, shape, params);
+    const dt = params.dist === 'int' ? 'int32' : 'float32';
+    const out = allocate(this.take, 'random', dt, shape);
+    const o = state.view.offset;
+    fillRandom(out, this.arr(state.storage).subarray(o, o + RANDOM_STATE_WORDS), params);
+    return this.make(dt, out);
+  }
+  // ---- end rng ----
 
   sort(x: Strided, descending: boolean): [Storage, Storage] {
     this.check();

@@ -3,6 +3,16 @@ import { Tensor, keep, nextSeed } from '@surf/autograd';
 import { batchCount, batchIndices, permutation } from './batches';
 import { TensorDataset } from './dataset';
 
+/** DataLoader.state(): where a loader is, as plain JSON. */
+export interface DataLoaderState {
+  /** The epoch of the next batch. */
+  epoch: number;
+  /** Batches of that epoch already yielded. */
+  batch: number;
+  /** The shuffles' seed. */
+  seed: number | string;
+}
+
 export interface DataLoaderOptions {
   batchSize: number;
   /** Reshuffle the rows every epoch (seeded). Default false. */
@@ -31,10 +41,15 @@ export class DataLoader<T extends readonly Tensor[] = Tensor[]> implements Itera
   readonly rows: Int32Array | null;
   readonly batchSize: number;
   readonly shuffle: boolean;
-  readonly seed: number | string;
+  /** The shuffles' seed (loadState may replace it). */
+  seed: number | string;
   readonly dropLast: boolean;
   /** Epochs started so far (the next one uses this number in its shuffle seed). */
   epoch = 0;
+  /** Where the batch last yielded leaves the stream: [epoch, batches of it yielded]. */
+  private position: [number, number] | null = null;
+  /** Batches the next epoch skips (set by loadState to resume mid-epoch). */
+  private skip = 0;
 
   /**
    * Over a TensorDataset (or a Subset of one), an array of tensors (`[x, y]`: batches are then
@@ -100,16 +115,56 @@ export class DataLoader<T extends readonly Tensor[] = Tensor[]> implements Itera
     }
   }
 
+  /**
+   * The loader's position, to save with a checkpoint (JSON-safe): the epoch and how many of its
+   * batches were yielded, and the shuffle seed. A loader given it by loadState() yields the
+   * batch that would have come next here.
+   */
+  state(): DataLoaderState {
+    const [epoch, batch] = this.position ?? [this.epoch, 0];
+    return batch >= this.length ? { epoch: epoch + 1, batch: 0, seed: this.seed } : { epoch, batch, seed: this.seed };
+  }
+
+  /** Continues from a state() of a loader over the same data: the next loop resumes mid-epoch. */
+  loadState(state: DataLoaderState): void {
+    const s = parseOptions<DataLoaderState>('DataLoader.loadState', state, {
+      epoch: 'nonnegint',
+      batch: 'nonnegint',
+      seed: (v, where) => {
+        if (typeof v !== 'number' && typeof v !== 'string')
+          throw new ValueError(`${where} is ${typeof v}; expected the number or string state() gave`);
+      },
+    });
+    if (s.epoch === undefined || s.batch === undefined || s.seed === undefined)
+      throw new ValueError('DataLoader.loadState: expected { epoch, batch, seed } as state() returns');
+    if (s.batch > this.length)
+      throw new ValueError(
+        `DataLoader.loadState: batch ${s.batch} is past the ${this.length} batches of an epoch; is this loader over other data?`,
+      );
+    // A finished epoch resumes at the start of the next one, not with an empty loop.
+    const done = s.batch === this.length;
+    this.seed = s.seed;
+    this.epoch = done ? s.epoch + 1 : s.epoch;
+    this.skip = done ? 0 : s.batch;
+    this.position = [this.epoch, this.skip];
+  }
+
   *[Symbol.iterator](): Iterator<T> {
-    const batches = batchIndices(this.order(this.epoch++), this.batchSize, this.dropLast);
+    const e = this.epoch++;
+    const batches = batchIndices(this.order(e), this.batchSize, this.dropLast);
+    const skip = this.skip;
+    this.skip = 0;
+    this.position = [e, skip];
     let current: readonly Tensor[] = [];
     try {
-      for (const rows of batches) {
+      for (let i = skip; i < batches.length; i++) {
         current.forEach((t) => t.dispose());
-        const b = this.batch(rows);
+        const b = this.batch(batches[i]);
         current = b;
+        this.position = [e, i + 1];
         yield b;
       }
+      this.position = [e + 1, 0];
     } finally {
       current.forEach((t) => t.dispose());
     }

@@ -1,10 +1,11 @@
 import { ValueError } from '@surf/core';
-import { Tensor, rand, tidy } from '@surf/autograd';
+import { Tensor, dropout } from '@surf/autograd';
 import { Module } from '../module';
 
 /**
  * Zeroes each element with probability p while training and scales the rest by 1/(1-p)
- * (inverted dropout), so eval() is the identity. The mask comes from the global seed.
+ * (inverted dropout), so eval() is the identity. The mask comes from the global Philox
+ * stream (manualSeed), drawn on the device: one random kernel and one fused elementwise pass.
  */
 export class Dropout extends Module {
   constructor(readonly p = 0.5) {
@@ -15,9 +16,7 @@ export class Dropout extends Module {
 
   forward(x: Tensor): Tensor {
     // Identity in eval, as PyTorch: the input itself, no copy.
-    if (!this.training || this.p === 0) return x;
-    if (this.p === 1) return x.mul(0);
-    return tidy(() => Tensor.where(rand(x.shape).ge(this.p), x.mul(1 / (1 - this.p)), 0));
+    return dropout(x, this.p, this.training);
   }
 
   protected override extraRepr(): string {

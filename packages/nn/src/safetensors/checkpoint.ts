@@ -5,6 +5,8 @@ import { BaseOptions, Optimizer, OptimizerStateDict } from '../optim/optimizer';
 import { SchedulerStateDict } from '../optim/schedulers';
 import { META_KEY, OptimizerMeta, paramIndex, readMeta, writeMeta } from './checkpoint-meta';
 import { load, loadMetadata, save } from './serialize';
+import { DataLoader } from '../data/dataloader';
+import { rngMetadata, rngRestorer } from './checkpoint-rng';
 
 /**
  * Training checkpoints: the model's state dict, the optimizer's state (moments, momentum
@@ -24,13 +26,18 @@ export interface CheckpointParts {
   scheduler?: Scheduler;
   /** The training step (or epoch) reached. */
   step?: number;
-  /** Anything else JSON-serialisable to keep (e.g. the data loader's epoch, the best loss). */
+  /** Anything else JSON-serialisable to keep (e.g. the best loss). */
   extra?: unknown;
+  /** A DataLoader whose position (epoch, batch, shuffle seed) to save and restore. */
+  loader?: DataLoader;
 }
 
 /** The parts both directions take; a misspelt key (`optimzer`) is an error, not a part left out. */
 const PART_RULES = {
   model: 'any',
+  loader: (v: unknown, where: string) => {
+    if (!(v instanceof DataLoader)) throw new ValueError(`${where} must be a DataLoader; got ${showValue(v)}`);
+  },
   optimizer: (v: unknown, where: string) => {
     if (!(v instanceof Optimizer)) throw new ValueError(`${where} must be an Optimizer; got ${showValue(v)}`);
   },
@@ -46,6 +53,8 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
   parseOptions<CheckpointParts>('saveCheckpoint', parts, { ...PART_RULES, step: 'nonnegint', extra: 'any' });
   if (!(parts?.model instanceof Module))
     throw new ValueError('saveCheckpoint: expected { model: Module, optimizer?, scheduler?, step?, extra? }');
+  // The random state (and loader position) as of this call, before anything awaits.
+  const rng = rngMetadata(parts.loader);
   const tensors = new Map<string, Tensor>();
   for (const [k, t] of Object.entries(parts.model.stateDict())) tensors.set(`model.${k}`, t);
   const owned: Tensor[] = [];
@@ -67,7 +76,7 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
   const scheduler = parts.scheduler ? parts.scheduler.stateDict() : null;
   try {
     const meta = writeMeta({ step: parts.step ?? null, extra: parts.extra ?? null, optimizer, scheduler });
-    return await save(tensors, { [META_KEY]: meta });
+    return await save(tensors, { [META_KEY]: meta, ...rng });
   } finally {
     owned.forEach((t) => t.dispose());
   }
@@ -76,7 +85,8 @@ export async function saveCheckpoint(parts: CheckpointParts): Promise<Uint8Array
 /**
  * Restores what saveCheckpoint() wrote into an existing model (strict), optimizer and
  * scheduler built the same way; returns the step and extra. Each part is checked before
- * anything is written into it.
+ * anything is written into it. The global random state saved with the checkpoint is restored
+ * too (setRngState), and the loader's position when a loader is given.
  */
 export function loadCheckpoint(
   bytes: Uint8Array,
@@ -85,12 +95,14 @@ export function loadCheckpoint(
   parseOptions<Omit<CheckpointParts, 'step' | 'extra'>>('loadCheckpoint', parts, PART_RULES);
   if (!(parts?.model instanceof Module))
     throw new ValueError('loadCheckpoint: expected { model: Module, optimizer?, scheduler? } as the second argument');
-  const raw = loadMetadata(bytes)?.[META_KEY];
+  const metadata = loadMetadata(bytes);
+  const raw = metadata?.[META_KEY];
   if (raw === undefined)
     throw new ValueError(
       `loadCheckpoint: these bytes have no '${META_KEY}' metadata; they are not a checkpoint from saveCheckpoint() (a plain state dict loads with load())`,
     );
   const meta = readMeta(raw);
+  const restoreRng = rngRestorer(metadata, parts.loader);
   const all = load(bytes);
   try {
     const { model, optState } = splitTensors(all);
@@ -106,6 +118,7 @@ export function loadCheckpoint(
     parts.model.loadStateDict(model);
     if (parts.optimizer && meta.optimizer) parts.optimizer.loadStateDict(optimizerStateDict(meta.optimizer, optState));
     if (parts.scheduler && meta.scheduler) parts.scheduler.loadStateDict(meta.scheduler);
+    restoreRng();
   } finally {
     // The model and optimizer copied what they keep; the loaded tensors are ours to free.
     Object.values(all).forEach((t) => t.dispose());
