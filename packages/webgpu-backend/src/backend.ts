@@ -31,13 +31,13 @@ import {
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { GpuTimer } from './gpu-timer';
-import { encodeElementwise, EwInput } from './kernels/elementwise';
-import { GroupSegment, encodeElementwiseGroups, segmentBindings } from './kernels/elementwise-groups';
-import { exprsInfo } from './kernels/elementwise-cache';
-import { encodeGather } from './kernels/gather';
-import { encodeIndexCheck } from './kernels/index-check';
-import { ceTotalFits, encodeCrossEntropyRows } from './kernels/ce-rows';
-import { oneDispatchScratch } from './kernels/one-dispatch';
+import { encodeElementwise, EwInput } from './kernels/elementwise/elementwise';
+import { GroupSegment, encodeElementwiseGroups, segmentBindings } from './kernels/elementwise/groups';
+import { exprsInfo } from './kernels/elementwise/plan-cache';
+import { encodeGather } from './kernels/index/gather';
+import { encodeIndexCheck } from './kernels/index/index-check';
+import { ceTotalFits, encodeCrossEntropyRows } from './kernels/index/cross-entropy-rows';
+import { oneDispatchScratch } from './kernels/reduce/one-dispatch';
 import type { CheckSite } from './device-flag';
 import {
   AttnOperand,
@@ -45,8 +45,8 @@ import {
   checkAttentionFits,
   encodeAttention,
   encodeAttentionBackward,
-} from './kernels/attention';
-import { AttnTiledConfig, defaultTiledConfig } from './kernels/attention-tiled';
+} from './kernels/attention/attention';
+import { AttnTiledConfig, defaultTiledConfig } from './kernels/attention/tiled';
 import {
   MatmulConfig,
   MatmulConfigOption,
@@ -55,23 +55,23 @@ import {
   collapseBatch,
   encodeMatmul,
   validateMatmulConfig,
-} from './kernels/matmul';
-import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
+} from './kernels/matmul/matmul';
+import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
 import { plainLimits } from './limits';
 // ---- ops: scatter and sort ----
 import { E, ScatterMode, checkCrossEntropyRowsArgs, checkScatterArgs, checkSortArgs } from '@surf/core';
-import { encodeScatter } from './kernels/scatter';
-import { encodeSort, sortWidth } from './kernels/sort';
+import { encodeScatter } from './kernels/index/scatter';
+import { encodeSort, sortWidth } from './kernels/sort/sort';
 // ---- end ops ----
 // conv (cnn)
 import { ConvParams, checkConvArgs, checkConvEpilogue } from '@surf/core';
-import { ConvConfig, DEFAULT_CONV, SOFTWARE_CONV, encodeConv, validateConvConfig } from './kernels/conv';
+import { ConvConfig, DEFAULT_CONV, SOFTWARE_CONV, encodeConv, validateConvConfig } from './kernels/conv/conv';
 import { PoolParams, checkPoolArgs, checkPoolBackwardArgs } from '@surf/core';
-import { encodePool, encodePoolBackward } from './kernels/pool2d';
+import { encodePool, encodePoolBackward } from './kernels/pool/pool2d';
 import { GPUStorage } from './storage';
-import { ProgramHost, compileProgram } from './replay-program'; // jit: compiled replays
+import { ProgramHost, compileProgram } from './replay/program'; // jit: compiled replays
 import type { ReplayProgram, ReplayRecipe } from '@surf/core';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
@@ -83,9 +83,9 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   matmul?: MatmulConfigOption | 'auto';
   /** With matmul 'auto': a JSON file (Node) or localStorage key (browser) caching the tuned table per adapter. */
   tuneCache?: string;
-  /** Reduction plan knobs (kernels/reduce.ts), merged over the defaults. */
+  /** Reduction plan knobs (kernels/reduce/reduce.ts), merged over the defaults. */
   reduce?: Partial<ReduceTuning>;
-  /** convk: conv tiling (kernels/conv.ts), merged over the adapter's default (labs compare configs). */
+  /** convk: conv tiling (kernels/conv/conv.ts), merged over the adapter's default (labs compare configs). */
   conv?: Partial<ConvConfig>;
   /** Threads per workgroup for elementwise and gather kernels (default 256, capped by the adapter). */
   workgroupSize?: number;
@@ -126,7 +126,7 @@ export interface WebGPUStats {
   readbacks: number;
   bindGroupsCreated: number;
   pipelinesCreated: number;
-  /** jit replays run as a compiled program (replay-program.ts). */
+  /** jit replays run as a compiled program (replay/program.ts). */
   replays: number;
   /** Pipelines in the cache now. */
   pipelines: number;
@@ -352,7 +352,7 @@ export class WebGPUBackend implements Backend {
   /**
    * Groups of one expression structure whose inputs are dense runs (contiguous, float32 or
    * int32) go out as one dispatch per as many groups as the storage bindings allow
-   * (kernels/elementwise-groups.ts); the others as elementwise() calls.
+   * (kernels/elementwise/groups.ts); the others as elementwise() calls.
    */
   elementwiseGroups(groups: readonly ElementwiseGroup[]): Storage[][] {
     this.rt.check('elementwiseGroups');
@@ -590,7 +590,7 @@ export class WebGPUBackend implements Backend {
     );
   }
 
-  /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/ce-rows.ts). */
+  /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/index/cross-entropy-rows.ts). */
   crossEntropyRows(
     z: Strided,
     y: Strided,
@@ -805,7 +805,7 @@ export class WebGPUBackend implements Backend {
     return c;
   }
 
-  // conv (cnn): the implicit-GEMM kernel in kernels/conv.ts; 1-d convs are lifted to 2-d (H = 1).
+  // conv (cnn): the implicit-GEMM kernel in kernels/conv/conv.ts; 1-d convs are lifted to 2-d (H = 1).
   conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
     this.rt.check('conv');
     const shape = checkConvArgs(x, w, params);
@@ -868,7 +868,7 @@ export class WebGPUBackend implements Backend {
     return unfusedEpilogue(this, out, epilogue, shape);
   }
 
-  // pool (cnn): one-pass windowed kernels in kernels/pool2d.ts.
+  // pool (cnn): one-pass windowed kernels in kernels/pool/pool2d.ts.
   pool2d(x: Strided, params: PoolParams): [Storage, Storage | null] {
     this.rt.check('pool2d');
     const xbuf = this.buf('pool2d', x.storage);
@@ -951,7 +951,7 @@ export class WebGPUBackend implements Backend {
     return true;
   }
 
-  // jit: Backend.compileReplay (replay-program.ts)
+  // jit: Backend.compileReplay (replay/program.ts)
   private watching: GPUStorage[] | null = null;
   private programs = new Map<object, { bytes: number; buffers: number; dispose(): void }>();
 

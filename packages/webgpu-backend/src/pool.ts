@@ -33,7 +33,7 @@ export interface PooledBuffer {
   /** The command batch that last bound this buffer: queue.writeBuffer must not target it until that batch is submitted. */
   lastBatch: number;
   /**
-   * jit: a compiled replay that lends this buffer to a tensor's storage (replay-program.ts).
+   * jit: a compiled replay that lends this buffer to a tensor's storage (replay/program.ts).
    * Released by that storage, it goes back to the program instead of the pool.
    */
   lender?: { returned(b: PooledBuffer): void } | null;

@@ -26,7 +26,7 @@ export interface Kernel {
 }
 
 /**
- * jit: while a runtime has a capture (replay-program.ts), ops are watched instead of encoded:
+ * jit: while a runtime has a capture (replay/program.ts), ops are watched instead of encoded:
  * each dispatch, upload, allocation and release goes to the capture.
  */
 export interface RuntimeCapture {

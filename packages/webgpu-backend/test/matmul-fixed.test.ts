@@ -1,8 +1,8 @@
 import { E, NDArray } from '@surf/core';
 import { bucketedMatmulConfig, createWebGPUBackend, tableChooser } from '@surf/webgpu';
-import { MatmulConfig, MatmulProblem, planMatmul } from '../src/kernels/matmul-plan';
-import { MatmulProgram, fitted } from '../src/kernels/matmul';
-import { matmulWgsl } from '../src/kernels/matmul-wgsl';
+import { MatmulConfig, MatmulProblem, planMatmul } from '../src/kernels/matmul/plan';
+import { MatmulProgram, fitted } from '../src/kernels/matmul/matmul';
+import { matmulWgsl } from '../src/kernels/matmul/wgsl';
 import type { PooledBuffer } from '../src/pool';
 import { workgroupBytes } from '../src/tune/choose';
 import { expectClose, matmulTwins, twin, twinLayouts } from './cpu-compare';

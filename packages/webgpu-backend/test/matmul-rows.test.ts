@@ -1,6 +1,6 @@
-import { planMatmul } from '../src/kernels/matmul-plan';
-import { MatmulConfig, MatmulProgram } from '../src/kernels/matmul';
-import { matmulWgsl } from '../src/kernels/matmul-wgsl';
+import { planMatmul } from '../src/kernels/matmul/plan';
+import { MatmulConfig, MatmulProgram } from '../src/kernels/matmul/matmul';
+import { matmulWgsl } from '../src/kernels/matmul/wgsl';
 import { workgroupBytes } from '../src/tune/choose';
 import type { PooledBuffer } from '../src/pool';
 

@@ -1,8 +1,8 @@
 import { E, NDArray } from '@surf/core';
 import { bucketedMatmulConfig, createWebGPUBackend, tableChooser } from '@surf/webgpu';
-import { MatmulProgram } from '../src/kernels/matmul';
-import { MatmulConfig, MatmulProblem, planMatmul, splitOf } from '../src/kernels/matmul-plan';
-import { matmulWgsl } from '../src/kernels/matmul-wgsl';
+import { MatmulProgram } from '../src/kernels/matmul/matmul';
+import { MatmulConfig, MatmulProblem, planMatmul, splitOf } from '../src/kernels/matmul/plan';
+import { matmulWgsl } from '../src/kernels/matmul/wgsl';
 import type { PooledBuffer } from '../src/pool';
 import { validateMatmulConfig } from '../src/tune/choose';
 import { expectClose, matmulTwins, twin } from './cpu-compare';

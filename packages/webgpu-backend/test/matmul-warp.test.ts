@@ -1,8 +1,8 @@
 import { E, NDArray } from '@surf/core';
 import { createWebGPUBackend } from '@surf/webgpu';
-import { MatmulConfig, MatmulProblem, planMatmul, warpColsOf } from '../src/kernels/matmul-plan';
-import { MatmulProgram } from '../src/kernels/matmul';
-import { matmulWgsl } from '../src/kernels/matmul-wgsl';
+import { MatmulConfig, MatmulProblem, planMatmul, warpColsOf } from '../src/kernels/matmul/plan';
+import { MatmulProgram } from '../src/kernels/matmul/matmul';
+import { matmulWgsl } from '../src/kernels/matmul/wgsl';
 import type { PooledBuffer } from '../src/pool';
 import { workgroupBytes } from '../src/tune/choose';
 import { expectClose, matmulTwins, twinLayouts } from './cpu-compare';

@@ -1,7 +1,7 @@
 import { ParamBlock, Uniforms } from '../src/kernels/program';
-import { planMatmul } from '../src/kernels/matmul-plan';
-import { MatmulProgram } from '../src/kernels/matmul';
-import { matmulWgsl } from '../src/kernels/matmul-wgsl';
+import { planMatmul } from '../src/kernels/matmul/plan';
+import { MatmulProgram } from '../src/kernels/matmul/matmul';
+import { matmulWgsl } from '../src/kernels/matmul/wgsl';
 import type { PooledBuffer } from '../src/pool';
 import { E } from '@surf/core';
 

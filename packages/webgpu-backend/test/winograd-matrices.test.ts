@@ -1,4 +1,4 @@
-import { winograd } from '../src/kernels/winograd-matrices';
+import { winograd } from '../src/kernels/conv/winograd-matrices';
 
 // The generated F(m, r) matrices against the correlation they stand for, in float64 on random
 // data (1-d and the nested 2-d form), and against the published F(2, 3) and F(4, 3) transforms

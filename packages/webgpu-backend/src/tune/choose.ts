@@ -1,6 +1,6 @@
 import { ValueError } from '@surf/core';
-import type { MatmulConfig } from '../kernels/matmul';
-import { warpColsOf } from '../kernels/matmul-plan';
+import type { MatmulConfig } from '../kernels/matmul/plan';
+import { warpColsOf } from '../kernels/matmul/plan';
 
 /**
  * Which matmul config a problem gets when nothing was tuned, bucketed by output elements:
@@ -71,7 +71,7 @@ const HUGE_MATMUL: MatmulConfig = {
  * "matmul 2026-11-25" and "mm 2026-11-25": 41.6 TFLOP/s at 2048³ against 35.8); warps of 8x4
  * threads, A's k-rows swizzled, a thread's columns side by side ("mm2 2026-11-25": +1-7% at
  * 2048³ and +2-8% at 4096³ in the lab, same process; bench 43.5k / 45.0k GFLOP/s). Needs
- * 33 KB of workgroup memory: kernels/matmul.ts stages it flat on adapters with less.
+ * 33 KB of workgroup memory: kernels/matmul/matmul.ts stages it flat on adapters with less.
  */
 const HUGE_ALIGNED: MatmulConfig = {
   tileM: 128,
@@ -157,9 +157,9 @@ export function chooseMatmulConfig(
 /** Bytes of workgroup memory config `c` stages (both tiles, both buffers). */
 export function workgroupBytes(c: MatmulConfig): number {
   const rows = !!c.rows && c.threadN % 4 === 0 && c.threadM % 4 === 0;
-  // rows: B's per-thread rows are padded by one vec4 when even (kernels/matmul-plan.ts).
+  // rows: B's per-thread rows are padded by one vec4 when even (kernels/matmul/plan.ts).
   const rowPad = rows && ((c.tileK * c.threadN) / 4) % 2 === 0 ? (c.tileN / c.threadN) * 16 : 0;
-  // With a warp layout A's rows are padded the same way (kernels/matmul-plan.ts).
+  // With a warp layout A's rows are padded the same way (kernels/matmul/plan.ts).
   const aRowPad = rows && warpColsOf(c) && ((c.tileK * c.threadM) / 4) % 2 === 0 ? (c.tileM / c.threadM) * 16 : 0;
   const bufs = rows && c.doubleBuffer ? 2 : 1;
   return bufs * ((c.tileM + (rows ? 0 : (c.padA ?? 0)) + c.tileN) * c.tileK * 4 + rowPad + aRowPad);

@@ -1,8 +1,10 @@
 import { NDArray, randomArray } from '@surf/core';
-import type { WebGPUBackend } from '../backend';
-import type { MatmulConfig } from '../kernels/matmul';
+import type { TunableBackend, TunedEntry, TunedTable } from './table';
+import type { MatmulConfig } from '../kernels/matmul/plan';
 import { SMALL_MATMUL, bucketedMatmulConfig, tilesExactly, validateMatmulConfig, withSplitK } from './choose';
 import { readTuneCache, writeTuneCache } from './cache';
+
+export type { TunedEntry, TunedTable } from './table';
 
 /**
  * The matmul autotuner: times a handful of candidate configs on a few representative
@@ -83,22 +85,6 @@ export const TUNE_PROBLEMS: [number, number, number][] = [
   [4096, 4096, 1024],
 ];
 
-export interface TunedEntry {
-  m: number;
-  n: number;
-  k: number;
-  cfg: MatmulConfig;
-  ms: number;
-  /** Every candidate's time (ms), in the order of the candidates valid on this adapter (NaN: failed to run). */
-  times: number[];
-}
-
-export interface TunedTable {
-  version: number;
-  adapter: string;
-  entries: TunedEntry[];
-}
-
 export interface TuneOptions {
   candidates?: MatmulConfig[];
   problems?: [number, number, number][];
@@ -111,12 +97,12 @@ export interface TuneOptions {
 const memory = new Map<string, TunedTable>();
 
 /** The key a table is cached under: the adapter's description and the generator version. */
-export function tuneKey(b: WebGPUBackend): string {
+export function tuneKey(b: TunableBackend): string {
   return `${b.description}|v${TUNE_VERSION}`;
 }
 
 /** Mean ms of `reps` matmuls with `cfg`, timed from the first record to `sync()`. */
-async function timeConfig(b: WebGPUBackend, cfg: MatmulConfig, x: NDArray, y: NDArray, reps: number): Promise<number> {
+async function timeConfig(b: TunableBackend, cfg: MatmulConfig, x: NDArray, y: NDArray, reps: number): Promise<number> {
   b.setMatmulConfig(() => cfg);
   const t0 = performance.now();
   for (let i = 0; i < reps; i++) x.matmul(y).dispose();
@@ -131,7 +117,7 @@ async function timeConfig(b: WebGPUBackend, cfg: MatmulConfig, x: NDArray, y: ND
  * measured last. The first pass compiles each candidate and sizes its repetitions.
  */
 async function timeProblem(
-  b: WebGPUBackend,
+  b: TunableBackend,
   cands: MatmulConfig[],
   x: NDArray,
   y: NDArray,
@@ -161,7 +147,7 @@ async function timeProblem(
 }
 
 /** Times every candidate on every problem; the backend's own matmul choice is restored after. */
-export async function tuneMatmul(b: WebGPUBackend, opts: TuneOptions = {}): Promise<TunedTable> {
+export async function tuneMatmul(b: TunableBackend, opts: TuneOptions = {}): Promise<TunedTable> {
   const cands = (opts.candidates ?? MATMUL_CANDIDATES).filter((c) => {
     try {
       validateMatmulConfig(c, b.limits);
@@ -224,7 +210,7 @@ export function tableChooser(t: TunedTable): (m: number, n: number, k: number, b
  * `createWebGPUBackend({ matmul: 'auto' })`: the table from memory, else from the cache file
  * (or localStorage key), else measured now and stored in both; then installed on the backend.
  */
-export async function autoTune(b: WebGPUBackend, opts: TuneOptions & { cache?: string } = {}): Promise<TunedTable> {
+export async function autoTune(b: TunableBackend, opts: TuneOptions & { cache?: string } = {}): Promise<TunedTable> {
   const key = tuneKey(b);
   let t = memory.get(key);
   if (!t && opts.cache) {
