@@ -45,23 +45,12 @@ export type { InputSpec, Layout, Values } from './gradcheck/inputs';
 // attention
 export { scaledDotProductAttention } from './ops/attention';
 export type { ScaledDotProductAttentionOptions } from './ops/attention';
-// optable: functional forms of the raw elementwise ops (also Tensor methods)
-export {
-  erf,
-  log1p,
-  expm1,
-  floor,
-  ceil,
-  round,
-  trunc,
-  sign,
-  remainder,
-  bitwiseAnd,
-  bitwiseOr,
-  bitwiseXor,
-  silu,
-  gelu,
-} from './ops/optable-ops';
+// functional forms of the raw elementwise ops (also Tensor methods)
+export { erf, log1p, expm1 } from './ops/special';
+export { floor, ceil, round, trunc, sign } from './ops/rounding';
+export { bitwiseAnd, bitwiseOr, bitwiseXor } from './ops/bitwise';
+export { remainder } from './ops/arith';
+export { silu, gelu } from './ops/activations';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
 export type { IndexArg, SliceSpec } from './ops/index';
 export { gather } from './ops/gather';

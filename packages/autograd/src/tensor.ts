@@ -29,7 +29,9 @@ import { matmul, dot } from './ops/matmul';
 import { BackendTarget, readSync, toBackend, toBackendAsync } from './move';
 import { JSON_MAX_ELEMENTS, formatPlaceholder, formatTensor } from './format';
 // optable: raw elementwise ops of the op table
-import * as OT from './ops/optable-ops';
+import * as Special from './ops/special';
+import * as Rounding from './ops/rounding';
+import * as Bitwise from './ops/bitwise';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
 import { isGradEnabled } from './grad-mode';
 import { IndexArg, index as indexOp, slice as sliceOp } from './ops/index';
@@ -530,47 +532,47 @@ export class Tensor {
 
   // ---- optable: raw elementwise ops of the op table (core ops/table.ts) ----
   erf(): Tensor {
-    return OT.erf(this);
+    return Special.erf(this);
   }
   log1p(): Tensor {
-    return OT.log1p(this);
+    return Special.log1p(this);
   }
   expm1(): Tensor {
-    return OT.expm1(this);
+    return Special.expm1(this);
   }
   floor(): Tensor {
-    return OT.floor(this);
+    return Rounding.floor(this);
   }
   ceil(): Tensor {
-    return OT.ceil(this);
+    return Rounding.ceil(this);
   }
   /** Half to even (as PyTorch); `decimals` rounds to that many decimal places. */
   round(decimals = 0): Tensor {
-    return OT.round(this, decimals);
+    return Rounding.round(this, decimals);
   }
   trunc(): Tensor {
-    return OT.trunc(this);
+    return Rounding.trunc(this);
   }
   /** -1, 0 or 1; sign(NaN) = 0 as PyTorch. */
   sign(): Tensor {
-    return OT.sign(this);
+    return Rounding.sign(this);
   }
   /** Python's % (torch.remainder): the result takes the divisor's sign. */
   remainder(o: Operand): Tensor {
-    return OT.remainder(this, o);
+    return A.remainder(this, o);
   }
   bitwiseAnd(o: Operand): Tensor {
-    return OT.bitwiseAnd(this, o);
+    return Bitwise.bitwiseAnd(this, o);
   }
   bitwiseOr(o: Operand): Tensor {
-    return OT.bitwiseOr(this, o);
+    return Bitwise.bitwiseOr(this, o);
   }
   bitwiseXor(o: Operand): Tensor {
-    return OT.bitwiseXor(this, o);
+    return Bitwise.bitwiseXor(this, o);
   }
   /** x·σ(x) (swish). */
   silu(): Tensor {
-    return OT.silu(this);
+    return U.silu(this);
   }
   // ---- end optable ----
 

@@ -2,7 +2,7 @@ import { CpuBackend } from '@surf/core';
 import { setBackend } from '../context';
 import { GradNode } from '../node';
 import { Tensor } from '../tensor';
-import { GradcheckCase } from './cases';
+import type { GradcheckCase } from './case';
 import { hostValues, makeInput } from './inputs';
 
 /**

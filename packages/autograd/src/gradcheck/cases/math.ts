@@ -1,8 +1,11 @@
-import { Tensor } from '../tensor';
-import { erf, log1p, expm1, floor, ceil, round, trunc, sign, remainder, silu, gelu } from '../ops/optable-ops';
-import { map, zip } from './host';
-import type { GradcheckCase } from './cases';
-import type { InputSpec } from './inputs';
+import { Tensor } from '../../tensor';
+import { erf, log1p, expm1 } from '../../ops/special';
+import { floor, ceil, round, trunc, sign } from '../../ops/rounding';
+import { remainder } from '../../ops/arith';
+import { silu, gelu } from '../../ops/activations';
+import { map, zip } from '../host';
+import type { GradcheckCase } from '../case';
+import type { InputSpec } from '../inputs';
 
 /**
  * Gradient checks for the op table's newer raw ops and the activations built on them. The
@@ -26,7 +29,7 @@ const offGrid: InputSpec = {
 };
 const pyMod = (a: number, b: number) => a - Math.floor(a / b) * b;
 
-export function optableCases(): GradcheckCase[] {
+export function mathCases(): GradcheckCase[] {
   const u = (
     op: string,
     fn: (x: Tensor) => Tensor,

@@ -1,40 +1,21 @@
-import { Tensor } from '../tensor';
-import { where } from '../ops/arith';
-import { cat, stack } from '../ops/join';
-import { linear } from '../ops/linear';
-import { softmaxCrossEntropy } from '../ops/cross-entropy';
-import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from './host';
-import { InputSpec } from './inputs';
-import { attentionGradcheckCases } from './cases-attention';
-import { optableCases } from './cases-optable';
+import { Tensor } from '../../tensor';
+import { where } from '../../ops/arith';
+import { cat, stack } from '../../ops/join';
+import { linear } from '../../ops/linear';
+import { softmaxCrossEntropy } from '../../ops/cross-entropy';
+import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from '../host';
+import { InputSpec } from '../inputs';
+import type { GradcheckCase } from '../case';
+import { attentionGradcheckCases } from './attention';
+import { mathCases } from './math';
 // ---- ops (issue 17) ----
-import { opsCases } from './cases-ops';
+import { indexSortScanCases } from './index-sort-scan';
 // ---- end ops ----
-import { fusionCases } from './fusion-cases'; // fusion pass
+import { fusionCases } from './fusion'; // fusion pass
 // cnn: conv, pool and batch-norm cases
-import { cnnCases } from './cases-cnn';
+import { convPoolNormCases } from './conv-pool-norm';
 
-/**
- * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
- * with broadcasting and non-contiguous operands, plus composite graphs. `forward` (when
- * given) is an independent float64 host reference of the output; `expected` holds numbers
- * worked out by hand.
- */
-export interface GradcheckCase {
-  name: string;
-  /** The Tensor API op under test (the table's first column). */
-  op: string;
-  inputs: InputSpec[];
-  fn: (...xs: Tensor[]) => Tensor;
-  forward?: (...xs: Host[]) => Host;
-  expected?: { output: number[]; grads: (number[] | null)[] };
-  /** Finite-difference settings when the defaults do not fit (e.g. log near 0). */
-  eps?: number;
-  atol?: number;
-  rtol?: number;
-  /** Cross-backend tolerance override (transcendentals on GPUs). */
-  refAtol?: number;
-}
+export type { GradcheckCase } from '../case';
 
 const sig = (v: number) => 1 / (1 + Math.exp(-v));
 function erf(x: number): number {
@@ -779,10 +760,10 @@ export function gradcheckCases(): GradcheckCase[] {
     ...matmulCases(),
     ...linearCases(),
     ...compositeCases(),
-    ...opsCases(),
+    ...indexSortScanCases(),
     ...fusionCases(),
     ...attentionGradcheckCases(),
-    ...optableCases(),
-    ...cnnCases(),
+    ...mathCases(),
+    ...convPoolNormCases(),
   ];
 }

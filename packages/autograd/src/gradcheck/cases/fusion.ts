@@ -1,7 +1,7 @@
-import type { GradcheckCase } from './cases';
-import { Host, at, build, map, matmul2d, sumAll, zip } from './host';
-import { InputSpec } from './inputs';
-import { linear } from '../ops/linear';
+import type { GradcheckCase } from '../case';
+import { Host, at, build, map, matmul2d, sumAll, zip } from '../host';
+import { InputSpec } from '../inputs';
+import { linear } from '../../ops/linear';
 
 /**
  * Graphs the fusion pass rewrites (fusion/*): elementwise ops folded into a matmul's

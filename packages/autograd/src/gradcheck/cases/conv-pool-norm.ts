@@ -1,11 +1,11 @@
-import { conv1d, conv2d, convTranspose2d } from '../ops/conv';
-import { adaptiveAvgPool2d, avgPool2d, maxPool2d } from '../ops/pool';
-import { batchNorm } from '../ops/batch-norm';
-import { Tensor } from '../tensor';
-import { tensor as tensorOf } from '../creation';
-import { GradcheckCase } from './cases';
-import { Host, at, build } from './host';
-import { InputSpec } from './inputs';
+import { conv1d, conv2d, convTranspose2d } from '../../ops/conv';
+import { adaptiveAvgPool2d, avgPool2d, maxPool2d } from '../../ops/pool';
+import { batchNorm } from '../../ops/batch-norm';
+import { Tensor } from '../../tensor';
+import { tensor as tensorOf } from '../../creation';
+import type { GradcheckCase } from '../case';
+import { Host, at, build } from '../host';
+import { InputSpec } from '../inputs';
 
 /**
  * Gradient-check cases for the CNN ops. The forward references are the defining sums as
@@ -128,7 +128,7 @@ function batchNormRef(
   };
 }
 
-export function cnnCases(): GradcheckCase[] {
+export function convPoolNormCases(): GradcheckCase[] {
   const max = (v: number[]) => Math.max(...v);
   return [
     {

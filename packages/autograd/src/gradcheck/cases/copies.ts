@@ -1,6 +1,6 @@
-import { GradcheckCase } from './cases';
-import { map } from './host';
-import { InputSpec } from './inputs';
+import type { GradcheckCase } from '../case';
+import { map } from '../host';
+import { InputSpec } from '../inputs';
 
 /**
  * Copies and same-dtype casts: each passes the gradient through unchanged. Multiplied by the

@@ -1,9 +1,9 @@
-import { Tensor } from '../tensor';
-import { tensor } from '../creation';
-import { gather } from '../ops/gather';
-import { Host, at, build, reduceAxis, sumAll } from './host';
-import type { GradcheckCase } from './cases';
-import type { InputSpec } from './inputs';
+import { Tensor } from '../../tensor';
+import { tensor } from '../../creation';
+import { gather } from '../../ops/gather';
+import { Host, at, build, reduceAxis, sumAll } from '../host';
+import type { GradcheckCase } from '../case';
+import type { InputSpec } from '../inputs';
 
 /**
  * Gradient-check cases for the issue-17 ops (indexing, gather/scatter, sort, scans, norms,
@@ -31,7 +31,7 @@ const alongLast = (x: Host, f: (row: number[]) => number[], outLen = x.shape[x.s
   return { data, shape: [...x.shape.slice(0, -1), outLen] };
 };
 
-export function opsCases(): GradcheckCase[] {
+export function indexSortScanCases(): GradcheckCase[] {
   return [
     {
       name: 'index int, slice with step, newaxis',

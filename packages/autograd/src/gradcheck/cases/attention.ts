@@ -1,7 +1,7 @@
-import { scaledDotProductAttention as sdpa } from '../ops/attention';
-import { manualSeed } from '../seed';
-import type { GradcheckCase } from './cases';
-import { Host, at, broadcastShape, build } from './host';
+import { scaledDotProductAttention as sdpa } from '../../ops/attention';
+import { manualSeed } from '../../seed';
+import type { GradcheckCase } from '../case';
+import { Host, at, broadcastShape, build } from '../host';
 
 /**
  * scaledDotProductAttention: the fused path (plain, causal, bool mask with a fully hidden row,
