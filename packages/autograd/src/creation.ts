@@ -30,7 +30,7 @@ function toShape(op: string, s: ShapeArg): number[] {
   return assertShape(op, typeof s === 'number' ? [s] : s);
 }
 
-// nnapi: an options argument that is not an object (tensor(data, 'float32')) is an error, not
+// an options argument that is not an object (tensor(data, 'float32')) is an error, not
 // silently the defaults.
 function checkOpts(op: string, opts: unknown): void {
   if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts))) {

@@ -27,7 +27,7 @@ import {
   AttentionGrads,
   AttentionOptions,
   AttentionResult,
-  checkAttentionArgs, // attention
+  checkAttentionArgs,
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { GpuTimer } from './gpu-timer';
@@ -60,12 +60,11 @@ import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './ke
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
 import { plainLimits } from './limits';
-// ---- ops: scatter and sort ----
+// scatter and sort
 import { E, ScatterMode, checkCrossEntropyRowsArgs, checkScatterArgs, checkSortArgs } from '@surf/core';
 import { encodeScatter } from './kernels/index/scatter';
 import { encodeSort, sortWidth } from './kernels/sort/sort';
-// ---- end ops ----
-// conv (cnn)
+// conv
 import { ConvParams, checkConvArgs, checkConvEpilogue } from '@surf/core';
 import { ConvConfig, DEFAULT_CONV, SOFTWARE_CONV, encodeConv, validateConvConfig } from './kernels/conv/conv';
 import { PoolParams, checkPoolArgs, checkPoolBackwardArgs } from '@surf/core';
@@ -85,11 +84,10 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   tuneCache?: string;
   /** Reduction plan knobs (kernels/reduce/reduce.ts), merged over the defaults. */
   reduce?: Partial<ReduceTuning>;
-  /** convk: conv tiling (kernels/conv/conv.ts), merged over the adapter's default (labs compare configs). */
+  /** Conv tiling (kernels/conv/conv.ts), merged over the adapter's default (labs compare configs). */
   conv?: Partial<ConvConfig>;
   /** Threads per workgroup for elementwise and gather kernels (default 256, capped by the adapter). */
   workgroupSize?: number;
-  // gpukern (issue 15): the faster elementwise kernels can be switched off to compare.
   /**
    * Elementwise kernels with four elements per thread (vec4, every input contiguous or a
    * scalar) and with transposed inputs staged through workgroup tiles (default true); false:
@@ -242,7 +240,7 @@ export class WebGPUBackend implements Backend {
     };
   }
 
-  // ---- helpers ----
+  // helpers
 
   private buf(op: string, s: Storage): PooledBuffer {
     if (s.backend !== this || !(s instanceof GPUStorage))
@@ -273,7 +271,7 @@ export class WebGPUBackend implements Backend {
     return s;
   }
 
-  // ---- the contract ----
+  // the contract
 
   fromData(data: TypedArray, dtype: DType): Storage {
     this.rt.check('fromData');
@@ -632,7 +630,7 @@ export class WebGPUBackend implements Backend {
     return total ? [...outs, total] : outs;
   }
 
-  // ---- attention ----
+  // attention
   private attnArgs(
     op: string,
     q: Strided,
@@ -737,8 +735,7 @@ export class WebGPUBackend implements Backend {
     this.dispose(stats);
     return { dq, dk, dv };
   }
-  // ---- end attention ----
-  // ---- ops: scatter and sort ----
+  // scatter and sort
   scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
     this.rt.check('scatter');
     checkScatterArgs(mode, base, idx, src);
@@ -797,7 +794,6 @@ export class WebGPUBackend implements Backend {
     if (c) this.dispose(c);
     return [values, indices];
   }
-  // ---- end ops ----
 
   private get convConfig(): ConvConfig {
     const c = { ...(this.software ? SOFTWARE_CONV : DEFAULT_CONV), ...this.opts.conv };
@@ -805,7 +801,7 @@ export class WebGPUBackend implements Backend {
     return c;
   }
 
-  // conv (cnn): the implicit-GEMM kernel in kernels/conv/conv.ts; 1-d convs are lifted to 2-d (H = 1).
+  // conv: the implicit-GEMM kernel in kernels/conv/conv.ts; 1-d convs are lifted to 2-d (H = 1).
   conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
     this.rt.check('conv');
     const shape = checkConvArgs(x, w, params);
@@ -868,7 +864,7 @@ export class WebGPUBackend implements Backend {
     return unfusedEpilogue(this, out, epilogue, shape);
   }
 
-  // pool (cnn): one-pass windowed kernels in kernels/pool/pool2d.ts.
+  // pool: one-pass windowed kernels in kernels/pool/pool2d.ts.
   pool2d(x: Strided, params: PoolParams): [Storage, Storage | null] {
     this.rt.check('pool2d');
     const xbuf = this.buf('pool2d', x.storage);
@@ -930,7 +926,7 @@ export class WebGPUBackend implements Backend {
     if (!this.rt.destroyed) this.rt.release(b);
   }
 
-  // ---- jit: Backend.adopt (the released buffer goes back to the pool in queue order, as dispose) ----
+  // jit: Backend.adopt (the released buffer goes back to the pool in queue order, as dispose)
   adopt(dst: Storage, src: Storage): boolean {
     const sb = this.buf('adopt', src);
     if (!(dst instanceof GPUStorage) || dst.backend !== this)
@@ -986,7 +982,6 @@ export class WebGPUBackend implements Backend {
     };
     return compileProgram(host, recipe);
   }
-  // ---- end jit ----
 
   // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
   checkOutput(op: string, dtype: DType, size: number): void {

@@ -130,7 +130,7 @@ function weightGrad(g: NDArray, x: NDArray, xs: number[], ws: number[], os: numb
   }
 }
 
-// ---- PyTorch-style front ends ----
+// PyTorch-style front ends
 
 export interface ConvOptions {
   stride?: number | readonly number[];

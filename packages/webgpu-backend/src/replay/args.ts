@@ -11,12 +11,12 @@ const SETS = 48;
 
 /**
  * Binds a compiled replay's arguments where the step reads them instead of copying them into
- * the program's own input buffers (two copies, ~10 µs of Dawn host time per SGD step on the H100).
+ * the program's own input buffers (two copies, ~10 µs of Dawn host time per SGD step).
  * New bind groups cost more than the copies (createBindGroup 11-21 µs there), so a set of
  * argument buffers is bound in place only from its second sighting on: a loop that passes
  * fresh tensors every step keeps copying and makes no bind groups, and one that cycles through
  * uploaded batches makes each set's bind groups once. Sets are remembered least recently used
- * first out (a cache of 8 thrashed on 8 batches x 2 parities; docs/tuning-log.md "jitperf").
+ * first out (a cache of 8 thrashed on 8 batches x 2 parities).
  */
 export class ArgBinder {
   /** Keyed by the argument buffers' ids; a value of null: seen once. */

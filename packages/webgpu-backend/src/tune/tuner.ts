@@ -19,7 +19,7 @@ export type { TunedEntry, TunedTable } from './table';
  */
 export const TUNE_VERSION = 8;
 
-/** Candidates: the configs that won some problem in the H200 sweeps (docs/tuning-log.md). */
+/** Candidates: the configs that won some problem in the tuning sweeps on a datacenter GPU (docs/tuning-log.md). */
 export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 32, tileN: 32, tileK: 16, threadM: 2, threadN: 4, vec4: true },
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true },
@@ -31,9 +31,8 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, interleave: true },
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
   { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
-  // Per-thread staged rows (the tuner's pick at 256³-512³ on the H100), and rows with double
-  // buffering (its pick at 1024³ there; docs/tuning-log.md, "matmul 2026-11-25").
-  // (Since TUNE_VERSION 8 with A's k-rows swizzled, docs/tuning-log.md "mm2 2026-11-25".)
+  // Per-thread staged rows (the tuner's pick at 256³-512³), with A's k-rows swizzled, and rows
+  // with double buffering (its pick at 1024³); figures in docs/tuning-log.md.
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true, swizzleA: true },
   {
     tileM: 64,
@@ -47,8 +46,7 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
     doubleBuffer: true,
   },
   // The aligned fast path's large tiles (every problem below tiles exactly, so each candidate
-  // is timed on the fixed path; docs/tuning-log.md, "mm 2026-11-25"), the 128x128 one with the
-  // warp layout and the A swizzle since TUNE_VERSION 8 ("mm2 2026-11-25").
+  // is timed on the fixed path), the 128x128 one with the warp layout and the A swizzle.
   {
     tileM: 128,
     tileN: 128,

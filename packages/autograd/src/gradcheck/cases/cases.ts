@@ -8,11 +8,9 @@ import { InputSpec } from '../inputs';
 import type { GradcheckCase } from '../case';
 import { attentionGradcheckCases } from './attention';
 import { mathCases } from './math';
-// ---- ops (issue 17) ----
 import { indexSortScanCases } from './index-sort-scan';
-// ---- end ops ----
 import { fusionCases } from './fusion'; // fusion pass
-// cnn: conv, pool and batch-norm cases
+// conv, pool and batch-norm cases
 import { convPoolNormCases } from './conv-pool-norm';
 
 export type { GradcheckCase } from '../case';

@@ -24,12 +24,12 @@ import type { AttnDims, AttnOperand } from './types';
  * diagonal; fully masked tiles are skipped, the mask test runs on every score (it is ~1% of
  * the FMAs). The next streamed tile is loaded into registers during the current step, and
  * loops run `unroll` steps per iteration: fully unrolled bodies (3-5 k instructions) were
- * 20-35% slower on the H100 (docs/tuning-log.md, "attn2 2026-11-25").
+ * 20-35% slower on a datacenter GPU (docs/tuning-log.md).
  *
  * Each kernel also has an aligned variant (`fixed`): when its tiles divide L and S and the
  * operands are contiguous aligned rows, L and S are compiled in and every bounds test but the
  * causal one goes, with vec4 bindings; as with the matmul's fixed path, the predicates and
- * addresses the general kernel keeps live cost it registers (15-20% on the H200,
+ * addresses the general kernel keeps live cost it registers (15-20% on a datacenter GPU,
  * docs/tuning-log.md "Attention's aligned path").
  */
 
@@ -120,7 +120,7 @@ export function tiledFits(dims: AttnDims, masked: boolean, cfg: AttnTiledConfig,
   });
 }
 
-/** The largest tiles that fit `maxBytes` (48 KiB: the H100's Dawn; 32 KiB: SwiftShader), or null. */
+/** The largest tiles that fit `maxBytes` (48 KiB on Dawn with a discrete GPU; 32 KiB: SwiftShader), or null. */
 export function defaultTiledConfig(maxBytes: number, subgroupMin: number): AttnTiledConfig | null {
   const shuffle = Math.min(32, Math.max(1, subgroupMin));
   const pick = (kind: 'fwd' | 'dq' | 'dkv', order: AttnTile[]) =>

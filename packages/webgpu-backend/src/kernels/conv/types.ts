@@ -7,7 +7,7 @@ export interface ConvConfig {
   tileK: number;
   threadM: number;
   threadN: number;
-  /** Floats of padding per k-row of the staged weight tile (meant to spread its stores over banks; 4 measured slower on an H100). */
+  /** Floats of padding per k-row of the staged weight tile (meant to spread its stores over banks; 4 measured slower). */
   padA: number;
   /** Unroll the tileK loop (software adapters compile rolled loops far faster). */
   unroll: boolean;

@@ -5,7 +5,7 @@ import { writeConsts } from '../program';
 import type { EwInput } from './operand';
 
 /**
- * The per-signature plan cache of elementwise dispatches (issue 12's dispatch row). A kernel
+ * The per-signature plan cache of elementwise dispatches (the host cost of a small eager op). A kernel
  * and its parameter block depend only on the expression's structure, the input dtypes,
  * shapes, strides, masks, which inputs share a buffer, and whether each offset is a multiple
  * of 4; the offsets themselves and the constants' values are the only words that change

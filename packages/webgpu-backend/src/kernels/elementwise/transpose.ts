@@ -3,7 +3,7 @@ import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl, pU, storageType, value
 import type { Uniforms } from '../program';
 
 /**
- * Elementwise kernels over a transposed view (issue 15: `a.T * b + c` read the transposed
+ * Elementwise kernels over a transposed view (`a.T * b + c` read the transposed
  * input one element per thread along its strided dim, 0.84x PyTorch). When the collapsed
  * shape is [R, C] and every strided input walks R contiguously (stride 1 along rows), a
  * workgroup of 256 threads takes a 32x32 tile: it stages each such input's tile in

@@ -207,7 +207,7 @@ export function collapseBatch(
   shape: readonly number[],
   strides: readonly (readonly number[])[],
 ): { shape: number[]; strides: number[][] } {
-  // optable: core's one collapse routine (ops/lower.ts), the one the elementwise generators use.
+  // core's one collapse routine (ops/lower.ts), the one the elementwise generators use.
   const c = collapseDims(
     shape,
     strides.map((s) => ({ strides: s, mask: null })),

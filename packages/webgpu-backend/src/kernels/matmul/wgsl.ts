@@ -315,7 +315,7 @@ export function matmulWgsl(p: MatmulPlan, u: Uniforms): string {
     const regs = [...tileRegs(sideA(0), TK, NT, 'ra'), ...tileRegs(sideB(0), TK, NT, 'rb')];
     const j = (x: string[], ind: string) => x.join(`\n${ind}`);
     // Fixed shape with an even step count: the first half's fetch always happens, so its
-    // checks go (the lab's loop, docs/tuning-log.md "matmul 2026-11-25").
+    // checks go (the matmul lab's loop).
     const even = F && !S && (p.k / TK) % 2 === 0;
     const if1 = (body: string) => (even ? `{\n      ${body}\n    }` : `if (more1) {\n      ${body}\n    }`);
     return `let pa1 = &As4[${p.TY}u + ty];
@@ -439,7 +439,7 @@ export function epilogueFn(epi: MatmulEpilogueDesc, p: Pick<EpiloguePlan, 'eIdx'
   }
   const em = new Emitter(inDT, vals, u.slot('consts').at);
   const res = em.emit(epi.expr).v;
-  const L = [FLOAT_HELPERS, em.helpers()]; // optable: helpers of the op table's ops the epilogue uses
+  const L = [FLOAT_HELPERS, em.helpers()]; // helpers of the op table's ops the epilogue uses
   for (const j of p.eIdx) L.push(`var<private> eb${j}: i32;`);
   L.push(`fn epi_(v0: f32, r: u32, c: u32) -> f32 {\n  ${[...reads, ...em.lines].join('\n  ')}\n  return ${res};\n}`);
   return L;
