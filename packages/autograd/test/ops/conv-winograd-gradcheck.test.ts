@@ -6,7 +6,7 @@ import { gpuBackend, testGpu } from '../gpu';
 // conv2d's input, weight and bias gradients by finite differences on a WebGPU backend whose
 // stride-1 5x5 and 3x3 convs all take the Winograd paths (threshold knob forced, small tiles):
 // the forward and the data gradient as F(2x2, r x r) or F(4x4, r x r), the weight gradient as
-// F(r x r, 2x2) or F(r x r, 4x4) over the kernel (webgpu-backend/src/kernels/conv-wino*.ts).
+// F(r x r, 2x2) or F(r x r, 4x4) over the kernel (webgpu-backend/src/kernels/conv/winograd*.ts).
 const gpus = new Map<string, Backend>();
 afterAll(() => {
   for (const b of gpus.values()) b.destroy();
