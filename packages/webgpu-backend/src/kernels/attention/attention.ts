@@ -326,6 +326,35 @@ fn main(${MAIN_ARGS}) {
   );
 }
 
+/** The parameters both backward kernels read: q, k, v, dO (and the mask), and how many buffers they read. */
+function backwardParams(
+  dims: AttnDims,
+  scale: number,
+  q: AttnOperand,
+  k: AttnOperand,
+  v: AttnOperand,
+  gOut: AttnOperand,
+  mask: AttnOperand | null,
+): { p: Params; reads: number } {
+  const nb = dims.batch.length;
+  const p = commonParams(dims, scale);
+  operandParams(p, 'q', q, nb, true);
+  operandParams(p, 'k', k, nb, true);
+  operandParams(p, 'v', v, nb, true);
+  operandParams(p, 'g', gOut, nb, true);
+  if (mask) operandParams(p, 'm', mask, nb, true);
+  return { p, reads: mask ? 6 : 5 };
+}
+
+/** The read bindings of both backward kernels (the order backwardParams counts). */
+const backwardReads = (mask: AttnOperand | null, maskKind: MaskKind): string =>
+  `@group(0) @binding(1) var<storage, read> Q: array<f32>;
+@group(0) @binding(2) var<storage, read> K: array<f32>;
+@group(0) @binding(3) var<storage, read> V: array<f32>;
+@group(0) @binding(4) var<storage, read> G: array<f32>;
+@group(0) @binding(5) var<storage, read> ST: array<f32>;
+${mask ? `@group(0) @binding(6) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}`;
+
 /** dQ_i = scale Σ_j p_ij (dO_i·v_j - D_i) k_j: one thread per query row, keys in tiles. */
 function encodeDq(
   rt: Runtime,
@@ -347,13 +376,7 @@ function encodeDq(
   const BC = tileOf('attention backward', E + Ev, dims);
   const ek = lanes(E),
     ev = lanes(Ev);
-  const p = commonParams(dims, scale);
-  operandParams(p, 'q', q, nb, true);
-  operandParams(p, 'k', k, nb, true);
-  operandParams(p, 'v', v, nb, true);
-  operandParams(p, 'g', gOut, nb, true);
-  if (mask) operandParams(p, 'm', mask, nb, true);
-  const reads = mask ? 6 : 5;
+  const { p, reads } = backwardParams(dims, scale, q, k, v, gOut, mask);
   const key = `attention dq|nb${nb}|E${E}|Ev${Ev}|bc${BC}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
   launch(
     rt,
@@ -364,12 +387,7 @@ function encodeDq(
     p,
     () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
-@group(0) @binding(1) var<storage, read> Q: array<f32>;
-@group(0) @binding(2) var<storage, read> K: array<f32>;
-@group(0) @binding(3) var<storage, read> V: array<f32>;
-@group(0) @binding(4) var<storage, read> G: array<f32>;
-@group(0) @binding(5) var<storage, read> ST: array<f32>;
-${mask ? `@group(0) @binding(6) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}
+${backwardReads(mask, maskKind)}
 @group(0) @binding(${reads + 1}) var<storage, read_write> DQ: array<f32>;
 var<workgroup> Ks: array<${ek.ty}, ${BC * arr(ek.n)}>;
 var<workgroup> Vs: array<${ev.ty}, ${BC * arr(ev.n)}>;
@@ -459,13 +477,7 @@ function encodeDkv(
   const BQ = tileOf('attention backward', E + Ev + 2, dims);
   const ek = lanes(E),
     ev = lanes(Ev);
-  const p = commonParams(dims, scale);
-  operandParams(p, 'q', q, nb, true);
-  operandParams(p, 'k', k, nb, true);
-  operandParams(p, 'v', v, nb, true);
-  operandParams(p, 'g', gOut, nb, true);
-  if (mask) operandParams(p, 'm', mask, nb, true);
-  const reads = mask ? 6 : 5;
+  const { p, reads } = backwardParams(dims, scale, q, k, v, gOut, mask);
   const key = `attention dkv|nb${nb}|E${E}|Ev${Ev}|bq${BQ}|${causal ? 'causal' : 'full'}|${maskKind}|w${p.words}`;
   launch(
     rt,
@@ -476,12 +488,7 @@ function encodeDkv(
     p,
     () => /* wgsl */ `${FLOAT_HELPERS}
 ${paramsDecl(p.words)}
-@group(0) @binding(1) var<storage, read> Q: array<f32>;
-@group(0) @binding(2) var<storage, read> K: array<f32>;
-@group(0) @binding(3) var<storage, read> V: array<f32>;
-@group(0) @binding(4) var<storage, read> G: array<f32>;
-@group(0) @binding(5) var<storage, read> ST: array<f32>;
-${mask ? `@group(0) @binding(6) var<storage, read> M: array<${maskKind === 'bool' ? 'u32' : 'f32'}>;` : ''}
+${backwardReads(mask, maskKind)}
 @group(0) @binding(${reads + 1}) var<storage, read_write> DK: array<f32>;
 @group(0) @binding(${reads + 2}) var<storage, read_write> DV: array<f32>;
 var<workgroup> Qs: array<${ek.ty}, ${BQ * arr(ek.n)}>;
