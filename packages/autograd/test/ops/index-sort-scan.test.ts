@@ -2,7 +2,7 @@ import { DTypeError, ShapeError, ValueError } from '@surf/core';
 import { arange, gather, noGrad, oneHot, scatter, tensor } from '@surf/autograd';
 
 // Forward values against loops written here, and the error cases, on the default (CPU) backend.
-// Gradients are checked by the gradcheck suite (cases-ops.ts) on CPU and WebGPU.
+// Gradients are checked by the gradcheck suite (gradcheck/cases/index-sort-scan.ts) on CPU and WebGPU.
 
 const grid = (r: number, c: number) =>
   arange(r * c)

@@ -3,7 +3,7 @@ import { backends, ceStep, on, testGpu } from '../helpers';
 
 // A compiled replay on WebGPU binds its arguments where the step reads them once a set of
 // argument buffers comes back (a loader cycling through uploaded batches), and lends the
-// loss's buffer to the returned tensor (replay-args.ts, replay-program.ts): a warm step then
+// loss's buffer to the returned tensor (replay/args.ts, replay/program.ts): a warm step then
 // issues no copies at all. What users see must not change: losses and parameters equal the
 // eager loop's, results kept across steps keep their values, fresh tensors every step make no
 // bind groups.

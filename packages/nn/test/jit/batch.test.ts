@@ -1,7 +1,7 @@
 import { Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
 import { backends, on, testGpu } from '../helpers';
 
-// Compiled replays on WebGPU join the runtime's open batch (webgpu-backend/src/replay-program.ts):
+// Compiled replays on WebGPU join the runtime's open batch (webgpu-backend/src/replay/program.ts):
 // no submit per step, dynamic values staged in the command stream, parameters and optimizer
 // state double-buffered instead of copied back. Each test compares with the eager loop on
 // the same backend, and reads state between replays, so a readback must see every queued step.

@@ -2,7 +2,7 @@ import { Tensor, collectGarbage, crossEntropy, jit, manualSeed, nn, optim, randn
 import { gpuBackend } from '../../../../test-support/gpu';
 import { backends, ceStep, on, testGpu } from '../helpers';
 
-// jit on WebGPU compiles a record into one program (webgpu-backend/src/replay-program.ts):
+// jit on WebGPU compiles a record into one program (webgpu-backend/src/replay/program.ts):
 // each replay stages its dynamic values into the open batch's command stream, joins that batch
 // (no submit of its own), and reuses the bind groups made at compile time. Checked against the eager loop on the same backend,
 // with a cosine schedule, Adam and Dropout, whose learning rate, bias corrections and masks

@@ -15,7 +15,7 @@ export interface ConvConfig {
   splitGroups: number;
   /** The least k per split. */
   minChunk: number;
-  /** Winograd (conv-wino*.ts) for stride-1, undilated, ungrouped 5x5 convs and their weight gradients of at least this many direct MFLOP (0: never). */
+  /** Winograd (conv/winograd*.ts) for stride-1, undilated, ungrouped 5x5 convs and their weight gradients of at least this many direct MFLOP (0: never). */
   wino: number;
   /** Also 3x3 kernels (F(4x4, 3x3) or F(2x2, 3x3) by winoTile; the weight gradient F(3x3, winoBlock²)). */
   wino3: boolean;

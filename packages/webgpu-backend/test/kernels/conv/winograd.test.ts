@@ -4,7 +4,7 @@ import { WebGPUBackend } from '@surf/webgpu';
 import { expectClose, twin } from '../../cpu-compare';
 import { describeGpu, gpuBackend, testGpu } from '../../gpu';
 
-// The Winograd conv path (kernels/conv-wino.ts), forced on tiny shapes by its threshold knob
+// The Winograd conv path (kernels/conv/winograd.ts), forced on tiny shapes by its threshold knob
 // (wino: any size), with small tiles so SwiftShader compiles it quickly, against the CPU
 // backend's direct conv: 5x5 as F(2x2, 5x5), 3x3 as F(2x2, 3x3), odd sizes no tile divides,
 // padding 2, 0 and asymmetric, channel counts off the tile, a fused epilogue, and the data and
@@ -127,7 +127,7 @@ testGpu(
   120000,
 );
 
-// The weight gradient's Winograd form (conv-winow.ts) with 2x2 and 4x4 kernel blocks: five
+// The weight gradient's Winograd form (kernels/conv/winograd-large-kernel.ts) with 2x2 and 4x4 kernel blocks: five
 // dispatches with the k split over workgroups (splitGroups high), four without.
 testGpu.each([
   [5, 2, 9, 7, 200, 5, 2],

@@ -2,7 +2,7 @@ import { Backend, E, Expr, NDArray, randomArray } from '@surf/core';
 import { cpu, expectClose } from '../../cpu-compare';
 import { gpuBackend, testGpu } from '../../gpu';
 
-// The elementwise plan cache (kernels/elementwise-cache.ts) replays a dispatch's parameter
+// The elementwise plan cache (kernels/elementwise/plan-cache.ts) replays a dispatch's parameter
 // block for a repeated signature. One Expr object is run here over inputs that differ in
 // exactly one thing the plan depends on (dtype, shape, strides, mask, aliasing, offset
 // alignment, offsets, constants), twice over in two orders so that every case meets a cached

@@ -76,7 +76,7 @@ function reference(x: Float32Array, shape: number[], p: PoolParams, gy: Float32A
 
 const cases: { what: string; shape: number[]; p: PoolParams; special?: boolean; plain?: boolean }[] = [
   { what: 'max 2x2 tiling', shape: [2, 3, 6, 8], p: P({ kind: 'max', out: [3, 4] }) },
-  // Plain rows of a width that divides by 4: WebGPU's vector kernels (kernels/pool2d-fast.ts).
+  // Plain rows of a width that divides by 4: WebGPU's vector kernels (kernels/pool/pool2d-fast.ts).
   {
     what: 'max 2x2 tiling, plain rows, with NaN, -inf and ties',
     shape: [2, 3, 4, 8],
