@@ -1,5 +1,5 @@
 import type { Tensor } from '../tensor';
-import type { Host } from './host';
+import { type Host, map } from './host';
 import type { InputSpec } from './inputs';
 
 /**
@@ -23,3 +23,19 @@ export interface GradcheckCase {
   /** Cross-backend tolerance override (transcendentals on GPUs). */
   refAtol?: number;
 }
+
+/** A one-input case whose reference applies `f` to every element (named by op and layout). */
+export const unaryCase = (
+  op: string,
+  fn: (x: Tensor) => Tensor,
+  f: (v: number) => number,
+  spec: InputSpec,
+  extra: Partial<GradcheckCase> = {},
+): GradcheckCase => ({
+  name: `${op} ${spec.layout ?? 'contiguous'}`,
+  op,
+  inputs: [spec],
+  fn,
+  forward: (x) => map(x, f),
+  ...extra,
+});

@@ -5,11 +5,11 @@ import { linear } from '../../ops/linear';
 import { softmaxCrossEntropy } from '../../ops/cross-entropy';
 import { Host, build, at, map, zip, reduceAxis, matmul2d, sumAll, logSumExp } from '../host';
 import { InputSpec } from '../inputs';
-import type { GradcheckCase } from '../case';
+import { type GradcheckCase, unaryCase } from '../case';
 import { attentionGradcheckCases } from './attention';
 import { mathCases } from './math';
 import { indexSortScanCases } from './index-sort-scan';
-import { fusionCases } from './fusion'; // fusion pass
+import { fusionCases } from './fusion';
 // conv, pool and batch-norm cases
 import { convPoolNormCases } from './conv-pool-norm';
 
@@ -54,20 +54,7 @@ const variance = (v: number[], c = 1) => {
 const sp = (s: number[], layout?: InputSpec['layout']): InputSpec => ({ shape: s, layout });
 
 function unaryCases(): GradcheckCase[] {
-  const u = (
-    op: string,
-    fn: (x: Tensor) => Tensor,
-    f: (v: number) => number,
-    spec: InputSpec,
-    extra: Partial<GradcheckCase> = {},
-  ): GradcheckCase => ({
-    name: `${op} ${spec.layout ?? 'contiguous'}`,
-    op,
-    inputs: [spec],
-    fn,
-    forward: (x) => map(x, f),
-    ...extra,
-  });
+  const u = unaryCase;
   return [
     u(
       'neg',

@@ -4,7 +4,7 @@ import { floor, ceil, round, trunc, sign } from '../../ops/rounding';
 import { remainder } from '../../ops/arith';
 import { silu, gelu } from '../../ops/activations';
 import { map, zip } from '../host';
-import type { GradcheckCase } from '../case';
+import { type GradcheckCase, unaryCase } from '../case';
 import type { InputSpec } from '../inputs';
 
 /**
@@ -30,20 +30,7 @@ const offGrid: InputSpec = {
 const pyMod = (a: number, b: number) => a - Math.floor(a / b) * b;
 
 export function mathCases(): GradcheckCase[] {
-  const u = (
-    op: string,
-    fn: (x: Tensor) => Tensor,
-    f: (v: number) => number,
-    spec: InputSpec,
-    extra: Partial<GradcheckCase> = {},
-  ): GradcheckCase => ({
-    name: `${op} ${spec.layout ?? 'contiguous'}`,
-    op,
-    inputs: [spec],
-    fn,
-    forward: (x) => map(x, f),
-    ...extra,
-  });
+  const u = unaryCase;
   return [
     u('erf', (x) => x.erf(), erf64, {
       shape: [2, 4],
