@@ -11,7 +11,7 @@ import {
   lowerViews,
 } from '@surf/core';
 import { refArray, refElementwise } from '@surf/core/testing';
-import { erf, fmodFloor, imod, rint, sign } from '../src/ops/scalar';
+import { erf, fmodFloor, imod, rint, sign } from '../../src/ops/scalar';
 
 // The op table's scalar helpers against published values, its derivative rules against
 // finite differences of its own reference functions, and the shared view lowering.

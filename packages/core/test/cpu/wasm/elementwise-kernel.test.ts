@@ -1,7 +1,7 @@
 import { CpuBackend, E, Expr, NDArray } from '@surf/core';
-import { buildElementwiseModule, supportedByWasm } from '../src/cpu/wasm/elementwise-kernel';
-import { hasWasmSimd } from '../src/cpu/wasm/simd';
-import { f32Values } from './f32-values';
+import { buildElementwiseModule, supportedByWasm } from '../../../src/cpu/wasm/elementwise-kernel';
+import { hasWasmSimd } from '../../../src/cpu/wasm/simd';
+import { f32Values } from '../../f32-values';
 
 // Flat float32 elementwise work of >= 4096 elements runs on generated WebAssembly SIMD. It
 // must equal, bit for bit, IEEE f32 evaluation of the expression (each node rounded), which

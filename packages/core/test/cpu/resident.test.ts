@@ -1,7 +1,7 @@
 import { CpuBackend, E, NDArray } from '@surf/core';
-import { Arena, sharedArena } from '../src/cpu/wasm/arena';
-import { RESIDENT_MIN } from '../src/cpu/pool';
-import { rand } from './lcg';
+import { Arena, sharedArena } from '../../src/cpu/wasm/arena';
+import { RESIDENT_MIN } from '../../src/cpu/pool';
+import { rand } from '../lcg';
 
 // CPU storages of float32 arrays from RESIDENT_MIN elements live in the kernels' shared
 // linear memory, so the WebAssembly kernels read and write them in place. Results must be the

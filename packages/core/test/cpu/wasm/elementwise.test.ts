@@ -1,6 +1,6 @@
 import { CpuBackend, E, Expr, NDArray } from '@surf/core';
-import { WasmElementwise } from '../src/cpu/wasm/elementwise';
-import { f32Values } from './f32-values';
+import { WasmElementwise } from '../../../src/cpu/wasm/elementwise';
+import { f32Values } from '../../f32-values';
 
 // The 2-d WebAssembly SIMD elementwise loop (rows × inner: contiguous rows, a row broadcast
 // down the rows, one value per row, a scalar) and the matmul epilogue that runs it in place

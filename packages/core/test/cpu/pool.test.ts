@@ -1,5 +1,5 @@
 import { CpuBackend, E, NDArray } from '@surf/core';
-import { ArrayPool } from '../src/cpu/pool';
+import { ArrayPool } from '../../src/cpu/pool';
 
 // Disposed CPU storages hand their typed arrays to a pool that new storages of the same
 // dtype and length reuse without clearing: every op must still write all of its output.

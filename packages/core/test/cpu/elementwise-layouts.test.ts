@@ -1,6 +1,6 @@
 import { CpuBackend, E, NDArray } from '@surf/core';
-import { collapseDims } from '../src/cpu/collapse';
-import { View } from '../src/view';
+import { collapseDims } from '../../src/cpu/collapse';
+import { View } from '../../src/view';
 
 // The CPU elementwise kernel specializes on layout (merged dims; unit, zero or other stride
 // along the last dim). Every layout must give what a per-element walk of the views gives.

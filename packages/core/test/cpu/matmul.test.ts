@@ -1,9 +1,9 @@
 import { CpuBackend, NDArray } from '@surf/core';
-import { MatmulImpl, matmulInto } from '../src/cpu/matmul';
-import { WasmGemm } from '../src/cpu/wasm/gemm';
-import { DEFAULT_GEMM, FMA_GEMM, buildGemmModule } from '../src/cpu/wasm/gemm-kernel';
-import { hasRelaxedSimd, hasWasmSimd } from '../src/cpu/wasm/simd';
-import { View } from '../src/view';
+import { MatmulImpl, matmulInto } from '../../src/cpu/matmul';
+import { WasmGemm } from '../../src/cpu/wasm/gemm';
+import { DEFAULT_GEMM, FMA_GEMM, buildGemmModule } from '../../src/cpu/wasm/gemm-kernel';
+import { hasRelaxedSimd, hasWasmSimd } from '../../src/cpu/wasm/simd';
+import { View } from '../../src/view';
 
 // Deterministic pseudo-random values in [-1, 1).
 function rand(n: number, seed: number): Float32Array {

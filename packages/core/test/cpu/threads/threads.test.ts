@@ -1,5 +1,5 @@
 import { CpuBackend, E, NDArray, ValueError, createBackend } from '@surf/core';
-import { matmulInto } from '../src/cpu/matmul';
+import { matmulInto } from '../../../src/cpu/matmul';
 import {
   currentPool,
   cpuThreads,
@@ -8,9 +8,9 @@ import {
   stopPool,
   threadJobs,
   threadsAvailable,
-} from '../src/cpu/threads/config';
-import { planGemm, splitRange } from '../src/cpu/threads/split';
-import { View } from '../src/view';
+} from '../../../src/cpu/threads/config';
+import { planGemm, splitRange } from '../../../src/cpu/threads/split';
+import { View } from '../../../src/view';
 
 // Deterministic pseudo-random values in [-1, 1), with a few exact zeros.
 function rand(n: number, seed: number): Float32Array {
