@@ -10,9 +10,9 @@ import { DType, TypedArray } from './dtype';
 import { Expr } from './expr';
 import { View } from './view';
 // conv: the parameter block of the contract's convolution.
-import type { ConvParams } from './conv';
+import type { ConvParams } from './conv-params';
 // pool: the parameter block of the contract's windowed pooling.
-import type { PoolParams } from './pool';
+import type { PoolParams } from './pool-params';
 
 /** A backend-owned flat buffer of `size` elements of `dtype`. Opaque to everyone else. */
 export interface Storage {

@@ -26,10 +26,10 @@ import { ArrayPool } from './pool';
 import { CpuStorage, allocate } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
 // conv
-import type { ConvParams } from '../conv';
+import type { ConvParams } from '../conv-params';
 import { checkConvArgs, checkConvEpilogue } from '../conv';
 import { convInto } from './conv';
-import type { PoolParams } from '../pool';
+import type { PoolParams } from '../pool-params';
 import { checkPoolArgs, checkPoolBackwardArgs } from '../pool';
 import { poolBackwardInto, poolInto } from './pooling';
 import { crossEntropyRowsInto } from './cross-entropy-rows';
