@@ -1,5 +1,5 @@
 // Attention lab for issue 14 (helper attn2): the row-per-thread kernels against tile configs of
-// the register-tiled ones (kernels/attention-tiled.ts), in one process. Each variant is first
+// the register-tiled ones (kernels/attention/tiled.ts), in one process. Each variant is first
 // checked on fresh random inputs (its output buffers' pool slots poisoned with NaN first):
 // out, lse, dq, dk, dv against the row kernels on the whole tensors and against a float64
 // loop on whole heads; then forward, backward and both are timed, variants interleaved round

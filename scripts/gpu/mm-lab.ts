@@ -1,6 +1,6 @@
 // Matmul lab for issue 15: standalone WGSL variants (register prefetch with double-buffered
 // workgroup memory, tile shapes, split-K) timed on the GPU host against each other, so a
-// scheme is proven before it goes into kernels/matmul.ts. Row-major A [M,K], B [K,N], sizes
+// scheme is proven before it goes into kernels/matmul/matmul.ts. Row-major A [M,K], B [K,N], sizes
 // multiples of the tiles. Results go to docs/tuning-log.md.
 // Usage on the host: node .bench/mm-lab.mjs [--sizes 1024,2048,4096] [--only 'exact name,exact name']
 //   [--splitk-max 2048 (largest size split-K variants run at)] [--flags 'enable-dawn-features=disable_robustness'] [--json out.json]

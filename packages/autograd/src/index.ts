@@ -11,7 +11,7 @@ export type { BackendChoice, InitOptions, InitResult } from './context';
 export { noGrad, enableGrad, isGradEnabled } from './grad-mode';
 export { tidy, keep, memory } from './scope';
 export type { MemoryReport } from './scope';
-// eagermem: bounded memory for loops without tidy
+// bounded memory for loops without tidy
 export { configureMemory, collectGarbage } from './gc/pressure';
 export type { MemoryOptions } from './gc/pressure';
 export { manualSeed, nextSeed, getRngState, setRngState } from './seed';
@@ -37,24 +37,13 @@ export type { InputSpec, Layout, Values } from './gradcheck/inputs';
 // attention
 export { scaledDotProductAttention } from './ops/attention';
 export type { ScaledDotProductAttentionOptions } from './ops/attention';
-// optable: functional forms of the raw elementwise ops (also Tensor methods)
-export {
-  erf,
-  log1p,
-  expm1,
-  floor,
-  ceil,
-  round,
-  trunc,
-  sign,
-  remainder,
-  bitwiseAnd,
-  bitwiseOr,
-  bitwiseXor,
-  silu,
-  gelu,
-} from './ops/optable-ops';
-// ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms ----
+// functional forms of the raw elementwise ops (also Tensor methods)
+export { erf, log1p, expm1 } from './ops/special';
+export { floor, ceil, round, trunc, sign } from './ops/rounding';
+export { bitwiseAnd, bitwiseOr, bitwiseXor } from './ops/bitwise';
+export { remainder } from './ops/arith';
+export { silu, gelu } from './ops/activations';
+// indexing, gather/scatter, sort, scans, norms
 export type { IndexArg, SliceSpec } from './ops/index';
 export { gather } from './ops/gather';
 export { scatter, scatterAdd } from './ops/scatter';
@@ -68,20 +57,18 @@ export { oneHot } from './ops/one-hot';
 export { triu, tril } from './ops/triangle';
 export { maskedFill } from './ops/masked-fill';
 export { multinomial } from './ops/multinomial';
-// ---- end ops ----
-// nnapi: backends, moving tensors
+// backends, moving tensors
 export { resolveBackend, moveInPlace, moveInPlaceAsync } from './move';
 export type { BackendTarget } from './move';
-// cnn: convolution, pooling, batch norm
+// convolution, pooling, batch norm
 export { conv1d, conv2d, convTranspose2d } from './ops/conv';
 export type { ConvOptions, ConvTransposeOptions } from './ops/conv';
 export { maxPool2d, avgPool2d, adaptiveAvgPool2d } from './ops/pool';
 export type { MaxPoolOptions, AvgPoolOptions } from './ops/pool';
 export { batchNorm } from './ops/batch-norm';
 export type { BatchNormOptions } from './ops/batch-norm';
-// ---- jit (issue 12): captured steps ----
+// jit: captured steps
 export { jit } from './jit/jit';
 export type { JitOptions, JitStats, Jitted } from './jit/jit';
 export { JitError } from './jit/errors';
 export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
-// ---- end jit ----

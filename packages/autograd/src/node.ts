@@ -19,7 +19,7 @@ export interface GradNode {
    * for a scalar root seeded with 1 (`loss.backward()`), saving the kernel that fills the seed.
    */
   readonly backwardOne?: () => (NDArray | null)[];
-  // ---- fusion pass (fusion/grad-epilogue.ts) ----
+  // fusion pass (fusion/grad-epilogue.ts)
   /**
    * Elementwise nodes whose backward sends a gradient to one parent only: that backward as an
    * expression (input 0 = the incoming gradient, inputs 1.. = `inputs()`), so the node that
@@ -79,7 +79,7 @@ export function fromOp(
     saved.forEach((s) => s.dispose());
     return new Tensor(out);
   }
-  // ---- ops: in-place version check ----
+  // in-place version check
   // A parent modified in place after this op used it no longer holds the value (nor the
   // history) this op saw: the engine runs this check before the rule (as PyTorch refuses to).
   const versions = parents.map((p) => p._version);
@@ -87,6 +87,5 @@ export function fromOp(
     node: backwardOne ? { op, parents, backward, saved, backwardOne } : { op, parents, backward, saved },
   });
   t._node!.checkVersions = () => checkVersions(op, parents, versions);
-  // ---- end ops ----
   return t;
 }

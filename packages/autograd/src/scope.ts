@@ -39,7 +39,7 @@ const collected = new DeferredRegistry<Tracked, Token>(
 export function track(t: Tracked, inScope: boolean): Token {
   const token = { counted: true, registered: false };
   live++;
-  noteLiveTensors(live); // eagermem: one-time warning when tensors pile up
+  noteLiveTensors(live); // one-time warning when tensors pile up
   collected.register(t, token);
   if (inScope && scopes.length > 0) scopes[scopes.length - 1].add(t);
   // A loop that never awaits is collected here, where the host can finalize synchronously.
@@ -115,7 +115,7 @@ export interface MemoryReport {
   pooledBuffers?: number;
   pooledBytes?: number;
   backend: string;
-  /** eagermem: garbage collections run at awaits so far (see configureMemory). */
+  /** Garbage collections run at awaits so far (see configureMemory). */
   collections: number;
 }
 

@@ -13,7 +13,7 @@ import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
 import { Token, track, untrack } from './scope';
-import { readAndCollect } from './gc/pressure'; // eagermem
+import { readAndCollect } from './gc/pressure';
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import { storageHolder } from './jit/hooks'; // jit
 import * as A from './ops/arith';
@@ -25,12 +25,14 @@ import * as J from './ops/join';
 import { softmax, logSoftmax } from './ops/softmax';
 import { indexSelect } from './ops/index-select';
 import { matmul, dot } from './ops/matmul';
-// nnapi: moving between backends
+// moving between backends
 import { BackendTarget, readSync, toBackend, toBackendAsync } from './move';
 import { JSON_MAX_ELEMENTS, formatPlaceholder, formatTensor } from './format';
-// optable: raw elementwise ops of the op table
-import * as OT from './ops/optable-ops';
-// ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
+// raw elementwise ops of the op table
+import * as Special from './ops/special';
+import * as Rounding from './ops/rounding';
+import * as Bitwise from './ops/bitwise';
+// indexing, gather/scatter, sort, scans, norms, in-place
 import { isGradEnabled } from './grad-mode';
 import { IndexArg, index as indexOp, slice as sliceOp } from './ops/index';
 import { gather as gatherOp } from './ops/gather';
@@ -45,7 +47,6 @@ import { triu as triuOp, tril as trilOp } from './ops/triangle';
 import { maskedFill as maskedFillOp } from './ops/masked-fill';
 import { PadOptions, pad as padOp } from './ops/pad';
 import * as Inplace from './ops/inplace';
-// ---- end ops ----
 
 export type Operand = Tensor | Scalar;
 export type Dims = number | readonly number[];
@@ -89,7 +90,7 @@ export class Tensor {
   _uses = 0;
   private readonly _leaf: boolean;
 
-  // ---- fusion pass: a matmul result not computed yet (fusion/pending.ts) ----
+  // fusion pass: a matmul result not computed yet (fusion/pending.ts)
   private _pending: PendingResult | null = null;
   /** @internal The pending matmul behind this tensor, while its value has not been read. */
   get _lazy(): PendingResult | null {
@@ -103,7 +104,6 @@ export class Tensor {
     this._pending = null;
     leaveFrontier(this);
   }
-  // ---- end fusion pass ----
 
   /** @internal Use tensor(), Tensor.fromNDArray() or an op. */
   constructor(
@@ -308,19 +308,19 @@ export class Tensor {
     return S.clone(this);
   }
 
-  // ---- readback ----
+  // readback
 
   /** The elements in row-major order as a typed array (bool: Uint8Array of 0/1). */
   async data(): Promise<TypedArray> {
     const nd = this.nd('data');
-    const d = await readAndCollect(nd.backend, nd.data()); // eagermem: awaits collect when memory grew
+    const d = await readAndCollect(nd.backend, nd.data()); // awaits collect when memory grew
     return d;
   }
 
   /** The elements as nested arrays (numbers, or booleans for bool tensors); a 0-d tensor gives a number. */
   async toArray(): Promise<NestedArray> {
     const nd = this.nd('toArray');
-    const d = await readAndCollect(nd.backend, nd.data()); // eagermem
+    const d = await readAndCollect(nd.backend, nd.data());
     return nest(d, nd.shape, nd.dtype === 'bool');
   }
 
@@ -331,11 +331,11 @@ export class Tensor {
       throw new ShapeError(
         `item: the tensor has shape ${fmtShape(nd.shape)} (${nd.size} elements); expected exactly one element`,
       );
-    const d = await readAndCollect(nd.backend, nd.data()); // eagermem
+    const d = await readAndCollect(nd.backend, nd.data());
     return d[0];
   }
 
-  // ---- nnapi: backends (move.ts) ----
+  // backends (move.ts)
 
   /** The name of the backend this tensor lives on ('cpu' or 'webgpu'). */
   get device(): string {
@@ -356,9 +356,7 @@ export class Tensor {
     return toBackendAsync(this, backend, (nd, rg) => new Tensor(nd, { requiresGrad: rg }));
   }
 
-  // ---- end nnapi: backends ----
-
-  // ---- nnapi: printing (format.ts) ----
+  // printing (format.ts)
 
   private _formatInfo() {
     return { requiresGrad: this.requiresGrad, gradFn: this._leaf ? null : (this._node?.op ?? null) };
@@ -412,9 +410,7 @@ export class Tensor {
     };
   }
 
-  // ---- end nnapi: printing ----
-
-  // ---- autodiff ----
+  // autodiff
 
   /**
    * Computes d(this)/d(leaf) for every leaf that requires grad and adds it to leaf.grad.
@@ -425,7 +421,7 @@ export class Tensor {
     runBackward(this, g, opts);
   }
 
-  // ---- elementwise (numbers broadcast; see dtypes.ts for promotion) ----
+  // elementwise (numbers broadcast; see dtypes.ts for promotion)
 
   add(o: Operand): Tensor {
     return A.add(this, o);
@@ -529,53 +525,52 @@ export class Tensor {
     return U.softplus(this, beta);
   }
 
-  // ---- optable: raw elementwise ops of the op table (core ops/table.ts) ----
+  // raw elementwise ops of the op table (core ops/table.ts)
   erf(): Tensor {
-    return OT.erf(this);
+    return Special.erf(this);
   }
   log1p(): Tensor {
-    return OT.log1p(this);
+    return Special.log1p(this);
   }
   expm1(): Tensor {
-    return OT.expm1(this);
+    return Special.expm1(this);
   }
   floor(): Tensor {
-    return OT.floor(this);
+    return Rounding.floor(this);
   }
   ceil(): Tensor {
-    return OT.ceil(this);
+    return Rounding.ceil(this);
   }
   /** Half to even (as PyTorch); `decimals` rounds to that many decimal places. */
   round(decimals = 0): Tensor {
-    return OT.round(this, decimals);
+    return Rounding.round(this, decimals);
   }
   trunc(): Tensor {
-    return OT.trunc(this);
+    return Rounding.trunc(this);
   }
   /** -1, 0 or 1; sign(NaN) = 0 as PyTorch. */
   sign(): Tensor {
-    return OT.sign(this);
+    return Rounding.sign(this);
   }
   /** Python's % (torch.remainder): the result takes the divisor's sign. */
   remainder(o: Operand): Tensor {
-    return OT.remainder(this, o);
+    return A.remainder(this, o);
   }
   bitwiseAnd(o: Operand): Tensor {
-    return OT.bitwiseAnd(this, o);
+    return Bitwise.bitwiseAnd(this, o);
   }
   bitwiseOr(o: Operand): Tensor {
-    return OT.bitwiseOr(this, o);
+    return Bitwise.bitwiseOr(this, o);
   }
   bitwiseXor(o: Operand): Tensor {
-    return OT.bitwiseXor(this, o);
+    return Bitwise.bitwiseXor(this, o);
   }
   /** x·σ(x) (swish). */
   silu(): Tensor {
-    return OT.silu(this);
+    return U.silu(this);
   }
-  // ---- end optable ----
 
-  // ---- reductions: dim is a number, a list, or absent for all dims ----
+  // reductions: dim is a number, a list, or absent for all dims
 
   sum(dim?: Dims, keepdim = false): Tensor {
     return R.sum(this, dim, keepdim);
@@ -614,7 +609,7 @@ export class Tensor {
     return logSoftmax(this, dim);
   }
 
-  // ---- shape (views: no copy unless strides cannot express the result) ----
+  // shape (views: no copy unless strides cannot express the result)
 
   reshape(...shape: number[]): Tensor;
   reshape(shape: readonly number[]): Tensor;
@@ -687,7 +682,7 @@ export class Tensor {
     return indexSelect(this, dim, index);
   }
 
-  // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
+  // indexing, gather/scatter, sort, scans, norms, in-place
 
   /**
    * PyTorch's t[...]: numbers, slices ('1:5:2' or {start, stop, step}), null (new dim), '...',
@@ -857,9 +852,8 @@ export class Tensor {
     this._version++;
     return this;
   }
-  // ---- end ops ----
 
-  // ---- linear algebra ----
+  // linear algebra
 
   /** torch.matmul: batched with broadcast batch dims; a 1-d operand is a vector. */
   matmul(o: Tensor): Tensor {

@@ -9,10 +9,10 @@
 import { DType, TypedArray } from './dtype';
 import { Expr } from './expr';
 import { View } from './view';
-// conv (cnn): the parameter block of the contract's convolution.
-import type { ConvParams } from './conv';
-// pool (cnn): the parameter block of the contract's windowed pooling.
-import type { PoolParams } from './pool';
+// conv: the parameter block of the contract's convolution.
+import type { ConvParams } from './conv-params';
+// pool: the parameter block of the contract's windowed pooling.
+import type { PoolParams } from './pool-params';
 import type { RandomParams } from './rng/draw';
 
 /** A backend-owned flat buffer of `size` elements of `dtype`. Opaque to everyone else. */
@@ -30,10 +30,9 @@ export interface Strided {
 
 export type ReduceOp = 'sum' | 'max';
 
-// ---- ops: scatter and sort ----
+// scatter and sort
 /** How scatter combines a source element with what is already at its position. */
 export type ScatterMode = 'set' | 'add';
-// ---- end ops ----
 
 /**
  * An elementwise expression a matmul applies to each product element before storing it (bias,
@@ -41,7 +40,7 @@ export type ScatterMode = 'set' | 'add';
  * output's shape (broadcast with stride 0 allowed, no mask). It must produce float32. Fusing it
  * saves a full write and read of the output per layer.
  */
-// programs: masked (padded) views reach only elementwise; NDArray copies them before reduce,
+// masked (padded) views reach only elementwise; NDArray copies them before reduce,
 // matmul (and its epilogue) and gather, and backends reject them there (checkOperand with
 // mask: false). A backend that cannot fuse an epilogue calls core's unfusedEpilogue.
 export interface MatmulEpilogue {
@@ -49,7 +48,7 @@ export interface MatmulEpilogue {
   readonly inputs: readonly Strided[];
 }
 
-// ---- attention (contract ops attention/attentionBackward) ----
+// attention (contract ops attention/attentionBackward)
 /**
  * What attention applies to the scores s = scale·q·kᵀ: `causal` hides key j from query i when
  * j > i (top-left aligned, as PyTorch's is_causal), and `mask`, a [...batch, L, S] view
@@ -75,7 +74,6 @@ export interface AttentionGrads {
   readonly dk: Storage;
   readonly dv: Storage;
 }
-// ---- end attention ----
 
 export interface MemoryInfo {
   /** Buffers holding live data. */
@@ -120,7 +118,7 @@ export interface Backend {
    */
   matmul(a: Strided, b: Strided, epilogue?: MatmulEpilogue): Storage;
 
-  // ---- fusion pass: ops whose kernel runs later still fail at the call ----
+  // fusion pass: ops whose kernel runs later still fail at the call
   /**
    * Optional. Throws the error that making an output of `size` elements of `dtype` for `op`
    * would raise now (backend destroyed, device lost, over the buffer limit), running nothing.
@@ -135,7 +133,7 @@ export interface Backend {
    */
   gather(x: Strided, axis: number, idx: Strided): Storage;
 
-  // ---- attention ----
+  // attention
   /**
    * Fused scaled-dot-product attention: q [...batch, L, E], k [...batch, S, E], v [...batch,
    * S, Ev], float32, identical batch dims (stride 0 allowed), no view masks. Never stores the
@@ -157,8 +155,7 @@ export interface Backend {
     gOut: Strided,
     opts: AttentionOptions,
   ): AttentionGrads;
-  // ---- end attention ----
-  // ---- ops: scatter and sort ----
+  // scatter and sort
   /**
    * A copy of `base` (contiguous, base's shape and dtype) where each `src[i]` is written
    * ('set') or added ('add') at the row-major flat position `idx[i]` of base's shape. idx is
@@ -175,8 +172,6 @@ export interface Backend {
    * largest float. bool is not taken (cast to int32 first).
    */
   sort(x: Strided, descending: boolean): [Storage, Storage];
-  // ---- end ops ----
-  // ---- rng ----
   /**
    * A contiguous array of `shape` drawn from Philox4x32-10 (core/src/rng/draw.ts says what each
    * element is, bit for bit): float32 for 'uniform' and 'normal', int32 for 'int'. `state` is
@@ -184,8 +179,7 @@ export interface Backend {
    * device, so the same call with another state's storage draws other values.
    */
   random(state: Strided, shape: readonly number[], params: RandomParams): Storage;
-  // ---- end rng ----
-  // ---- conv (cnn) ----
+  // conv
   /**
    * Convolution over 1 or 2 spatial dims (see ConvParams in conv.ts for the exact sum): x is
    * float32 [N, C, ...in], w is [O, C/groups, ...k], both unmasked views with any strides; the
@@ -214,7 +208,7 @@ export interface Backend {
   /** Frees a storage (GPU: returns its buffer to the pool). Idempotent. */
   dispose(s: Storage): void;
 
-  // ---- jit: replays write their results into the storages the eager trace left behind ----
+  // jit: replays write their results into the storages the eager trace left behind
   /**
    * Optional. Moves `src`'s data into `dst` (same dtype and size), freeing what `dst` held;
    * `src` is left disposed. Returns false (and disposes `src`) when `dst` was already freed.
@@ -236,7 +230,6 @@ export interface Backend {
    * before the call).
    */
   elementwiseGroups?(groups: readonly ElementwiseGroup[]): Storage[][];
-  // ---- end jit ----
 
   /**
    * Optional, for backends whose data cannot be read without a stall (a GPU): a device-side
@@ -282,7 +275,7 @@ export interface ElementwiseGroup {
   readonly shape: readonly number[];
 }
 
-// ---- jit: compiled replays (Backend.compileReplay) ----
+// jit: compiled replays (Backend.compileReplay)
 /**
  * What jit hands a backend to compile a recorded step. The step's host-side values that change
  * per call are numbered in record order: dynamic constants (float32 scalars inside expressions:
@@ -326,4 +319,3 @@ export interface ReplayProgram {
   /** Frees what the program owns. */
   dispose(): void;
 }
-// ---- end jit ----

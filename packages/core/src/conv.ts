@@ -4,6 +4,9 @@ import type { DType } from './dtype';
 import { Expr, exprDType } from './expr';
 import { NDArray } from './ndarray';
 import { broadcastShapes, shapesEqual } from './shape';
+import type { ConvParams } from './conv-params';
+
+export type { ConvParams } from './conv-params';
 
 /**
  * The one convolution of the contract, in XLA's conv_general_dilated form over 1 or 2 spatial
@@ -17,15 +20,6 @@ import { broadcastShapes, shapesEqual } from './shape';
  * weight gradient is this op with the roles of batch and channels swapped, so one kernel per
  * backend serves forward, both gradients and convTranspose.
  */
-export interface ConvParams {
-  /** One entry per spatial dim, all positive integers. */
-  readonly stride: readonly number[];
-  /** [low, high] per spatial dim; any integers (negative crops). */
-  readonly padding: readonly (readonly [number, number])[];
-  readonly dilation: readonly number[];
-  readonly lhsDilation: readonly number[];
-  readonly groups: number;
-}
 
 /** Size of one output spatial dim; may be < 1 when the kernel does not fit (checked by callers). */
 export function convOutSize(

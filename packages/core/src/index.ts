@@ -19,7 +19,7 @@ export { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, chec
 export type { AttentionOptions, AttentionResult, AttentionGrads } from './backend';
 export { attentionNd, attentionBackwardNd, checkAttentionArgs } from './attention';
 export type { AttentionNdOptions } from './attention';
-// optable: the op table, the shared expression fold and the view lowering every generator uses
+// the op table, the shared expression fold and the view lowering every generator uses
 export { UNARY_TABLE, BINARY_TABLE, opRow, acceptedDTypes } from './ops/table';
 export type { OpRow, RawOp, SimdOp, DTypeRule, Domain } from './ops/table';
 export { foldExpr } from './ops/visit';
@@ -28,18 +28,17 @@ export { collapseDims, lowerViews } from './ops/lower';
 export type { Access, InnerStep, Lowered, LoweredOperand } from './ops/lower';
 export { remapInputs } from './expr';
 export { deriveExpr } from './ops/derive';
-// programs: the matmul epilogue's checks and unfused fallback, shared by every backend
+// the matmul epilogue's checks and unfused fallback, shared by every backend
 export { checkEpilogueArgs, unfusedEpilogue } from './epilogue';
-// ---- ops: scatter and sort ----
+// scatter and sort
 export type { ScatterMode } from './backend';
 export type { ReplayRecipe, ReplayProgram, ElementwiseGroup } from './backend'; // jit: compiled replays, merged updates
 export { scatterFlat, sortAlong } from './scatter-sort';
 export { checkScatterArgs, checkSortArgs } from './validate-ops';
-// ---- end ops ----
-// conv (cnn)
+// conv
 export { checkConvArgs, checkConvEpilogue, convNd, convOutSize } from './conv';
 export type { ConvParams } from './conv';
-// pool (cnn)
+// pool
 export { avgPoolDivisors, checkPoolArgs, checkPoolBackwardArgs, poolBackwardNd, poolNd } from './pool';
 export type { PoolParams } from './pool';
 export { checkCrossEntropyRowsArgs } from './cross-entropy-rows';

@@ -19,7 +19,7 @@ class StorageRef {
   }
 }
 
-// nnapi: one message for operands on different backends, saying where each lives and how to
+// one message for operands on different backends, saying where each lives and how to
 // move them (two backend objects of the same kind are told apart by number).
 function mixedBackends(op: string, arrays: readonly NDArray[]): BackendError {
   const seen = [...new Set(arrays.map((x) => x.backend))];
@@ -149,7 +149,7 @@ export class NDArray {
     return this.withView(this.view);
   }
 
-  // ---- movement: views where possible ----
+  // movement: views where possible
 
   reshape(shape: Shape): NDArray {
     const sh = assertShape('reshape', shape);
@@ -188,7 +188,7 @@ export class NDArray {
     return NDArray.elementwise([E.in(0)], [this])[0];
   }
 
-  // ---- compute ----
+  // compute
 
   /**
    * The masked-input policy, in one place: the contract's matmul, reduce and gather (and a

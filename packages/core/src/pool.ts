@@ -1,6 +1,9 @@
 import type { Strided } from './backend';
 import { DTypeError, ShapeError, ValueError, fmtShape } from './errors';
 import { NDArray } from './ndarray';
+import type { PoolParams } from './pool-params';
+
+export type { PoolParams } from './pool-params';
 
 /**
  * The contract's windowed pooling over the last two dims of x [N, C, H, W] (PyTorch's
@@ -11,15 +14,6 @@ import { NDArray } from './ndarray';
  * divides by the window's count as PyTorch does: the window clipped to the padded input
  * (countIncludePad) or to the input. `out` is given (the caller applied ceilMode).
  */
-export interface PoolParams {
-  readonly kind: 'max' | 'avg';
-  readonly kernel: readonly [number, number];
-  readonly stride: readonly [number, number];
-  readonly padding: readonly [number, number];
-  readonly dilation: readonly [number, number];
-  readonly out: readonly [number, number];
-  readonly countIncludePad: boolean;
-}
 
 /** Validates a pool call (x float32 [N, C, H, W], no view mask); returns the output shape. */
 export function checkPoolArgs(x: Pick<Strided, 'view' | 'storage'>, p: PoolParams, op = 'pool'): number[] {

@@ -26,7 +26,6 @@ export * as functional from './functional';
 // attention
 export { MultiheadAttention } from './layers/multihead-attention';
 export type { MultiheadAttentionOptions, MultiheadAttentionForwardOptions } from './layers/multihead-attention';
-// cnn
 export { Conv1d, Conv2d, ConvTranspose2d } from './layers/conv';
 export type { ConvModuleOptions, ConvTransposeModuleOptions } from './layers/conv';
 export { MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './layers/pool';

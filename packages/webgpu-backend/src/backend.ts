@@ -27,18 +27,18 @@ import {
   AttentionGrads,
   AttentionOptions,
   AttentionResult,
-  checkAttentionArgs, // attention
+  checkAttentionArgs,
   parseOptions,
 } from '@surf/core';
 import { Acquired, DeviceRequest, acquireDevice } from './device';
 import { GpuTimer } from './gpu-timer';
-import { encodeElementwise, EwInput } from './kernels/elementwise';
-import { GroupSegment, encodeElementwiseGroups, segmentBindings } from './kernels/elementwise-groups';
-import { exprsInfo } from './kernels/elementwise-cache';
-import { encodeGather } from './kernels/gather';
-import { encodeIndexCheck } from './kernels/index-check';
-import { ceTotalFits, encodeCrossEntropyRows } from './kernels/ce-rows';
-import { oneDispatchScratch } from './kernels/one-dispatch';
+import { encodeElementwise, EwInput } from './kernels/elementwise/elementwise';
+import { GroupSegment, encodeElementwiseGroups, segmentBindings } from './kernels/elementwise/groups';
+import { exprsInfo } from './kernels/elementwise/plan-cache';
+import { encodeGather } from './kernels/index/gather';
+import { encodeIndexCheck } from './kernels/index/index-check';
+import { ceTotalFits, encodeCrossEntropyRows } from './kernels/index/cross-entropy-rows';
+import { oneDispatchScratch } from './kernels/reduce/one-dispatch';
 import type { CheckSite } from './device-flag';
 import {
   AttnOperand,
@@ -46,8 +46,8 @@ import {
   checkAttentionFits,
   encodeAttention,
   encodeAttentionBackward,
-} from './kernels/attention';
-import { AttnTiledConfig, defaultTiledConfig } from './kernels/attention-tiled';
+} from './kernels/attention/attention';
+import { AttnTiledConfig, defaultTiledConfig } from './kernels/attention/tiled';
 import {
   MatmulConfig,
   MatmulConfigOption,
@@ -56,25 +56,24 @@ import {
   collapseBatch,
   encodeMatmul,
   validateMatmulConfig,
-} from './kernels/matmul';
-import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce';
+} from './kernels/matmul/matmul';
+import { DEFAULT_REDUCE, ReduceTuning, describeReduce, encodeReduce } from './kernels/reduce/reduce';
 import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
 import { plainLimits } from './limits';
-// ---- ops: scatter and sort ----
+// scatter and sort
 import { E, ScatterMode, checkCrossEntropyRowsArgs, checkScatterArgs, checkSortArgs } from '@surf/core';
-import { encodeScatter } from './kernels/scatter';
+import { encodeScatter } from './kernels/index/scatter';
 import { encodeRandom } from './kernels/random';
 import { RandomParams, checkRandomArgs } from '@surf/core';
-import { encodeSort, sortWidth } from './kernels/sort';
-// ---- end ops ----
-// conv (cnn)
+import { encodeSort, sortWidth } from './kernels/sort/sort';
+// conv
 import { ConvParams, checkConvArgs, checkConvEpilogue } from '@surf/core';
-import { ConvConfig, DEFAULT_CONV, SOFTWARE_CONV, encodeConv, validateConvConfig } from './kernels/conv';
+import { ConvConfig, DEFAULT_CONV, SOFTWARE_CONV, encodeConv, validateConvConfig } from './kernels/conv/conv';
 import { PoolParams, checkPoolArgs, checkPoolBackwardArgs } from '@surf/core';
-import { encodePool, encodePoolBackward } from './kernels/pool2d';
+import { encodePool, encodePoolBackward } from './kernels/pool/pool2d';
 import { GPUStorage } from './storage';
-import { ProgramHost, compileProgram } from './replay-program'; // jit: compiled replays
+import { ProgramHost, compileProgram } from './replay/program'; // jit: compiled replays
 import type { ReplayProgram, ReplayRecipe } from '@surf/core';
 
 export interface WebGPUBackendOptions extends DeviceRequest {
@@ -86,13 +85,12 @@ export interface WebGPUBackendOptions extends DeviceRequest {
   matmul?: MatmulConfigOption | 'auto';
   /** With matmul 'auto': a JSON file (Node) or localStorage key (browser) caching the tuned table per adapter. */
   tuneCache?: string;
-  /** Reduction plan knobs (kernels/reduce.ts), merged over the defaults. */
+  /** Reduction plan knobs (kernels/reduce/reduce.ts), merged over the defaults. */
   reduce?: Partial<ReduceTuning>;
-  /** convk: conv tiling (kernels/conv.ts), merged over the adapter's default (labs compare configs). */
+  /** Conv tiling (kernels/conv/conv.ts), merged over the adapter's default (labs compare configs). */
   conv?: Partial<ConvConfig>;
   /** Threads per workgroup for elementwise and gather kernels (default 256, capped by the adapter). */
   workgroupSize?: number;
-  // gpukern (issue 15): the faster elementwise kernels can be switched off to compare.
   /**
    * Elementwise kernels with four elements per thread (vec4, every input contiguous or a
    * scalar) and with transposed inputs staged through workgroup tiles (default true); false:
@@ -132,7 +130,7 @@ export interface WebGPUStats {
   readbacks: number;
   bindGroupsCreated: number;
   pipelinesCreated: number;
-  /** jit replays run as a compiled program (replay-program.ts). */
+  /** jit replays run as a compiled program (replay/program.ts). */
   replays: number;
   /** Pipelines in the cache now. */
   pipelines: number;
@@ -249,7 +247,7 @@ export class WebGPUBackend implements Backend {
     };
   }
 
-  // ---- helpers ----
+  // helpers
 
   private buf(op: string, s: Storage): PooledBuffer {
     if (s.backend !== this || !(s instanceof GPUStorage))
@@ -284,7 +282,7 @@ export class WebGPUBackend implements Backend {
     return s;
   }
 
-  // ---- the contract ----
+  // the contract
 
   fromData(data: TypedArray, dtype: DType): Storage {
     this.rt.check('fromData');
@@ -363,7 +361,7 @@ export class WebGPUBackend implements Backend {
   /**
    * Groups of one expression structure whose inputs are dense runs (contiguous, float32 or
    * int32) go out as one dispatch per as many groups as the storage bindings allow
-   * (kernels/elementwise-groups.ts); the others as elementwise() calls.
+   * (kernels/elementwise/groups.ts); the others as elementwise() calls.
    */
   elementwiseGroups(groups: readonly ElementwiseGroup[]): Storage[][] {
     this.rt.check('elementwiseGroups');
@@ -601,7 +599,7 @@ export class WebGPUBackend implements Backend {
     );
   }
 
-  /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/ce-rows.ts). */
+  /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/index/cross-entropy-rows.ts). */
   crossEntropyRows(
     z: Strided,
     y: Strided,
@@ -643,7 +641,7 @@ export class WebGPUBackend implements Backend {
     return total ? [...outs, total] : outs;
   }
 
-  // ---- attention ----
+  // attention
   private attnArgs(
     op: string,
     q: Strided,
@@ -748,8 +746,7 @@ export class WebGPUBackend implements Backend {
     this.dispose(stats);
     return { dq, dk, dv };
   }
-  // ---- end attention ----
-  // ---- ops: scatter and sort ----
+  // scatter and sort
   scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
     this.rt.check('scatter');
     checkScatterArgs(mode, base, idx, src);
@@ -808,8 +805,6 @@ export class WebGPUBackend implements Backend {
     if (c) this.dispose(c);
     return [values, indices];
   }
-  // ---- end ops ----
-  // ---- rng ----
   random(state: Strided, shape: readonly number[], params: RandomParams): Storage {
     this.rt.check('random');
     checkOperand(this, 'random', 'state', state, { mask: false });
@@ -820,7 +815,6 @@ export class WebGPUBackend implements Backend {
     encodeRandom(this.rt, params, n, { buf: sbuf, offset: state.view.offset }, out.buf!, this.wg);
     return out;
   }
-  // ---- end rng ----
 
   private get convConfig(): ConvConfig {
     const c = { ...(this.software ? SOFTWARE_CONV : DEFAULT_CONV), ...this.opts.conv };
@@ -828,7 +822,7 @@ export class WebGPUBackend implements Backend {
     return c;
   }
 
-  // conv (cnn): the implicit-GEMM kernel in kernels/conv.ts; 1-d convs are lifted to 2-d (H = 1).
+  // conv: the implicit-GEMM kernel in kernels/conv/conv.ts; 1-d convs are lifted to 2-d (H = 1).
   conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
     this.rt.check('conv');
     const shape = checkConvArgs(x, w, params);
@@ -891,7 +885,7 @@ export class WebGPUBackend implements Backend {
     return unfusedEpilogue(this, out, epilogue, shape);
   }
 
-  // pool (cnn): one-pass windowed kernels in kernels/pool2d.ts.
+  // pool: one-pass windowed kernels in kernels/pool/pool2d.ts.
   pool2d(x: Strided, params: PoolParams): [Storage, Storage | null] {
     this.rt.check('pool2d');
     const xbuf = this.buf('pool2d', x.storage);
@@ -953,7 +947,7 @@ export class WebGPUBackend implements Backend {
     if (!this.rt.destroyed) this.rt.release(b);
   }
 
-  // ---- jit: Backend.adopt (the released buffer goes back to the pool in queue order, as dispose) ----
+  // jit: Backend.adopt (the released buffer goes back to the pool in queue order, as dispose)
   adopt(dst: Storage, src: Storage): boolean {
     const sb = this.buf('adopt', src);
     if (!(dst instanceof GPUStorage) || dst.backend !== this)
@@ -974,7 +968,7 @@ export class WebGPUBackend implements Backend {
     return true;
   }
 
-  // jit: Backend.compileReplay (replay-program.ts)
+  // jit: Backend.compileReplay (replay/program.ts)
   private watching: GPUStorage[] | null = null;
   private programs = new Map<object, { bytes: number; buffers: number; dispose(): void }>();
 
@@ -1009,7 +1003,6 @@ export class WebGPUBackend implements Backend {
     };
     return compileProgram(host, recipe);
   }
-  // ---- end jit ----
 
   // fusion pass: the eager check for deferred kernels (Backend.checkOutput)
   checkOutput(op: string, dtype: DType, size: number): void {

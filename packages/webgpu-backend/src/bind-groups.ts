@@ -8,7 +8,7 @@ interface Node {
 /**
  * Bind groups by layout, parameter-block size and the ids of the buffers bound, as a tree of
  * small maps walked one buffer at a time: a dispatch finds its group without building a key
- * string (issue 12's dispatch row: the string cost about a microsecond per op).
+ * string (the string cost about a microsecond per small eager op).
  */
 export class BindGroupCache {
   private roots = new Map<GPUBindGroupLayout, Map<number, Node>>();

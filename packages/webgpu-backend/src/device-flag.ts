@@ -13,7 +13,7 @@ const SLOTS = 64;
 const SLOT_BYTES = 16;
 
 /**
- * The backend's error flag, as CUDA's device-side asserts: kernels with checks (index-check.ts)
+ * The backend's error flag, as CUDA's device-side asserts: kernels with checks (kernels/index/index-check.ts)
  * write a failure into their site's slot instead of stopping, and the next readback or sync()
  * copies the slots in use into its own mapped buffer (16 bytes a site, in the same submission:
  * no extra round trip) and raises the first failure as a ValueError naming the op

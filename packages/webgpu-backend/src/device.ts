@@ -22,7 +22,7 @@ export interface Acquired {
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
-// nnapi: the advice fits the platform: browsers get browser advice, Node gets driver advice
+// the advice fits the platform: browsers get browser advice, Node gets driver advice
 // (Linux install commands only on Linux).
 /** What to do when no adapter is found, for a browser or for Node on `platform`. */
 export function installHint(node: boolean, platform?: string): string {

@@ -1,7 +1,7 @@
 /**
  * A plain-object copy of a device's limits. In Node (Dawn) every read of a GPUSupportedLimits
  * field is a native getter costing about a microsecond, and ops read limits on every call
- * (issue 12's dispatch row); a device's limits never change, so they are read once here.
+ * (the host cost of a small eager op); a device's limits never change, so they are read once here.
  */
 export function plainLimits(lim: GPUSupportedLimits): GPUSupportedLimits {
   const out: Record<string, number> = {};

@@ -99,7 +99,7 @@ function setEnv(name: string, value: string | undefined): void {
   }
 }
 
-// nnapi: quiet adapter probing. When the Vulkan loader's default drivers have no usable GPU
+// quiet adapter probing. When the Vulkan loader's default drivers have no usable GPU
 // (a GPU-less Linux box with Mesa's lavapipe, say), Dawn writes warnings such as "Vulkan
 // shaderUniform*ArrayDynamicIndexing required. - While initializing adapter" straight to the
 // process's stderr, where no JS code can catch them. So the first, default probe runs in a

@@ -5,14 +5,14 @@
  * 25% slack), starting at 256 bytes. Past the byte limit the least recently released buffers
  * go first: a program whose sizes change (one model, then another; training, then a big
  * evaluation) would otherwise keep the old sizes forever and create and destroy a buffer on
- * every allocation of the new ones (measured on the H100: a max pool at 45 GB/s instead of
+ * every allocation of the new ones (measured: a max pool at 45 GB/s instead of
  * 1,127 after the matmul rows had filled the pool).
  *
  * A bucket hands out its free buffer with the lowest id, whatever order buffers came back in:
  * a loop then binds the same few buffers step after step and finds its bind groups cached. In
  * a loop without tidy, buffers come back whenever V8 collects; handing out the last one
  * released made every step bind new combinations (2-3 bind groups created per MLP step,
- * ~15 µs each on the H100 host), lowest id first none.
+ * ~15 µs each on a GPU host), lowest id first none.
  *
  * Each buffer also remembers the op that last took it (its site), and a free buffer goes back
  * to its own site first; another site takes it only once it has sat free for SITE_HOLD
@@ -39,7 +39,7 @@ export interface PooledBuffer {
   /** The command batch that last bound this buffer: queue.writeBuffer must not target it until that batch is submitted. */
   lastBatch: number;
   /**
-   * jit: a compiled replay that lends this buffer to a tensor's storage (replay-program.ts).
+   * jit: a compiled replay that lends this buffer to a tensor's storage (replay/program.ts).
    * Released by that storage, it goes back to the program instead of the pool.
    */
   lender?: { returned(b: PooledBuffer): void } | null;
@@ -152,7 +152,7 @@ export class BufferPool {
    * Returns a buffer for reuse, or destroys it when the pool is full. A buffer the open batch
    * still binds (`lastBatch === openBatch`) is destroyed only after that batch is submitted
    * (`afterSubmit`): destroying it now makes the submit fail ("used in submit while destroyed"),
-   * which happened on the H100 with buffers larger than the pool's headroom.
+   * which happened on a large GPU with buffers larger than the pool's headroom.
    */
   release(b: PooledBuffer, openBatch = -1): void {
     if (b.bytes > this.limitBytes) {

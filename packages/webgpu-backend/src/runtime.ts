@@ -26,7 +26,7 @@ export interface Kernel {
 }
 
 /**
- * jit: while a runtime has a capture (replay-program.ts), ops are watched instead of encoded:
+ * jit: while a runtime has a capture (replay/program.ts), ops are watched instead of encoded:
  * each dispatch, upload, allocation and release goes to the capture.
  */
 export interface RuntimeCapture {
@@ -126,7 +126,7 @@ export class Runtime {
     });
   }
 
-  // ---- state checks ----
+  // state checks
 
   /** Throws if the backend cannot run `op` (destroyed, lost, or an earlier GPU error). */
   check(op: string): void {
@@ -158,7 +158,7 @@ export class Runtime {
     this.batchOps.push(name, shape);
   }
 
-  // ---- kernels ----
+  // kernels
 
   kernel(key: string, reads: number, writes: number, paramWords: number, gen: () => string): Kernel {
     let k = this.pipelines.get(key);
@@ -299,7 +299,7 @@ export class Runtime {
     if (++this.dispatches >= this.opts.opsPerSubmit) this.submit();
   }
 
-  // ---- buffers ----
+  // buffers
 
   /** A buffer for the op `site` (the pool keeps a site's freed buffers for it: pool.ts). */
   alloc(bytes: number, forUpload = false, site = ''): PooledBuffer {
@@ -348,7 +348,7 @@ export class Runtime {
     b.lastBatch = this.batch;
   }
 
-  // ---- batching ----
+  // batching
 
   /** Opens a compute pass on `enc`, timed when the backend was made with `timestamps: true`. */
   beginPass(enc: GPUCommandEncoder): GPUComputePassEncoder {

@@ -1,5 +1,5 @@
 /**
- * eagermem: the two host capabilities that let an eager loop without tidy() free what it
+ * The two host capabilities that let an eager loop without tidy() free what it
  * dropped. A synchronous garbage collection (V8's `gc`, exposed at run time in Node through
  * `v8.setFlagsFromString('--expose-gc')` + `vm.runInNewContext('gc')`), and a turn of the
  * event loop: FinalizationRegistry callbacks (which release the storages of collected arrays,

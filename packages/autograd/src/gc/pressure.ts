@@ -4,7 +4,7 @@ import { getBackend } from '../context';
 import { gcFunction, nextTask } from './collector';
 
 /**
- * eagermem: bounded memory for eager loops written without tidy()/dispose() (the loop
+ * Bounded memory for eager loops written without tidy()/dispose() (the loop
  * PyTorch users write). A tensor nobody disposed is freed when V8 collects it (the
  * FinalizationRegistry in core's NDArray releases its storage), but V8 neither sees GPU
  * buffers nor runs finalizers inside a chain of resolved awaits, so such a loop grows.

@@ -2,7 +2,7 @@ import { CpuBackend } from '@surf/core';
 import { setBackend } from '../context';
 import { GradNode } from '../node';
 import { Tensor } from '../tensor';
-import { GradcheckCase } from './cases';
+import type { GradcheckCase } from './case';
 import { hostValues, makeInput } from './inputs';
 
 /**
@@ -68,7 +68,7 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   tidy: 'memory scope',
   keep: 'memory scope',
   memory: 'memory report',
-  // eagermem: the memory policy for loops without tidy.
+  // the memory policy for loops without tidy.
   configureMemory: 'memory policy',
   collectGarbage: 'memory policy',
   promoteTypes: 'dtype rule',
@@ -83,7 +83,7 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   argsort: 'integer result',
   oneHot: 'integer result',
   multinomial: 'sampled integer result',
-  // nnapi: moving between backends (a new leaf, not recorded), printing, random state.
+  // moving between backends (a new leaf, not recorded), printing, random state.
   to: 'moves data (a new leaf)',
   toAsync: 'moves data (a new leaf)',
   device: 'metadata',
@@ -94,7 +94,7 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   toStringAsync: 'formatting',
   toJSON: 'formatting',
   nextSeed: 'random state',
-  // optable: bitwise ops take and give int32 or bool only.
+  // bitwise ops take and give int32 or bool only.
   bitwiseAnd: 'integer or boolean result',
   bitwiseOr: 'integer or boolean result',
   bitwiseXor: 'integer or boolean result',

@@ -2,13 +2,14 @@ import { Backend, CpuBackend, NDArray, randomArray, parseOptions } from '@surf/c
 import { setBackend } from '../context';
 import { tidy } from '../scope';
 import { Tensor } from '../tensor';
-import { GradcheckCase, gradcheckCases } from './cases';
-import { copyCases } from './cases-copies';
+import type { GradcheckCase } from './case';
+import { gradcheckCases } from './cases/cases';
+import { copyCases } from './cases/copies';
 import { gradcheck } from './gradcheck';
 import { Host } from './host';
 import { hostValues, makeInput } from './inputs';
 
-export type { GradcheckCase } from './cases';
+export type { GradcheckCase } from './case';
 
 /**
  * Runs the gradient-check cases on one backend.

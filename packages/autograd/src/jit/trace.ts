@@ -184,7 +184,7 @@ export class Recorder implements HookSink {
     return this.created.has(s);
   }
 
-  // ---- HookSink ----
+  // HookSink
   effect(run: () => void): void {
     this.entries.push({
       kind: 'effect',

@@ -1,5 +1,18 @@
-import { ConvParams, DTypeError, E, NDArray, ShapeError, ValueError, convNd, fmtShape, parseOptions } from '@surf/core';
+import {
+  BackendError,
+  ConvParams,
+  DTypeError,
+  NDArray,
+  ShapeError,
+  ValueError,
+  checkConvArgs,
+  convNd,
+  fmtShape,
+  numel,
+  parseOptions,
+} from '@surf/core';
 import { alias, fromOp } from '../node';
+import { EpilogueKernel, PendingResult } from '../fusion/pending';
 import { Tensor, checkTensor } from '../tensor';
 
 /**
@@ -12,7 +25,12 @@ import { Tensor, checkTensor } from '../tensor';
  * convTranspose2d is the input-gradient form written forward, so its backward comes for free.
  */
 
-/** The general conv with an optional bias [O] fused into the kernel's store. */
+/**
+ * The general conv with an optional bias [O]. The conv is a pending result (fusion/pending.ts),
+ * as a matmul is: the bias is the public add, which the fusion pass (fusion/fold.ts) folds into
+ * the conv's epilogue, and so does an activation after it (`conv2d(x, w, b).relu()` is one
+ * kernel), the same mechanism as linear's bias and ReLU.
+ */
 export function convGeneral(x: Tensor, w: Tensor, b: Tensor | null, p: ConvParams, op = 'conv'): Tensor {
   const xn = x.nd(op),
     wn = w.nd(op),
@@ -24,31 +42,42 @@ export function convGeneral(x: Tensor, w: Tensor, b: Tensor | null, p: ConvParam
       throw new ShapeError(
         `${op}: bias has shape ${fmtShape(bn.shape)}; expected [${wn.shape[0]}] (one per output channel)`,
       );
+    if (bn.backend !== xn.backend)
+      throw new BackendError(`${op}: the input lives on backend ${xn.backend.name}, the bias on ${bn.backend.name}`);
   }
-  const bview = bn ? bn.reshape([bn.shape[0], ...new Array<number>(sd).fill(1)]) : null;
-  let out: NDArray;
-  try {
-    out = convNd(xn, wn, p, bview ? { expr: E.add(E.in(0), E.in(1)), inputs: [bview] } : undefined, op);
-  } finally {
-    bview?.dispose();
-  }
+  const y = convProduct(x, w, xn, wn, p, op);
+  if (!b) return y;
+  // Intermediates are folded into their consumer and never read: free them now.
+  const bview = b.reshape([bn!.shape[0], ...new Array<number>(sd).fill(1)]);
+  const out = y.add(bview);
+  y.dispose();
+  bview.dispose();
+  return out;
+}
+
+/** The conv itself as one pending node; checked now, computed when read or folded into. */
+function convProduct(x: Tensor, w: Tensor, xn: NDArray, wn: NDArray, p: ConvParams, op: string): Tensor {
+  if (xn.backend !== wn.backend)
+    throw new BackendError(
+      `${op}: input and weight live on different backends (${xn.backend.name} and ${wn.backend.name})`,
+    );
+  const shape = checkConvArgs(xn, wn, p, op);
+  xn.backend.checkOutput?.(op, 'float32', numel(shape));
+  const kernel: EpilogueKernel = ([xk, wk], epilogue) => convNd(xk, wk, p, epilogue, op);
+  const pending = new PendingResult(kernel, [alias(xn), alias(wn)], null, [], shape, shape);
   const xs = xn.shape.slice(),
     ws = wn.shape.slice(),
-    os = out.shape.slice();
-  const parents = b ? [x, w, b] : [x, w];
+    os = shape.slice();
   const xa = alias(xn),
     wa = alias(wn);
   return fromOp(
     op,
-    out,
-    parents,
-    (g) => {
-      const res: (NDArray | null)[] = parents.map(() => null);
-      if (x.requiresGrad) res[0] = inputGrad(g, wa, xs, ws, os, p);
-      if (w.requiresGrad) res[1] = weightGrad(g, xa, xs, ws, os, p);
-      if (b?.requiresGrad) res[2] = g.sum([0, ...Array.from({ length: sd }, (_, i) => i + 2)]);
-      return res;
-    },
+    pending,
+    [x, w],
+    (g) => [
+      x.requiresGrad ? inputGrad(g, wa, xs, ws, os, p) : null,
+      w.requiresGrad ? weightGrad(g, xa, xs, ws, os, p) : null,
+    ],
     [xa, wa],
   );
 }
@@ -130,7 +159,7 @@ function weightGrad(g: NDArray, x: NDArray, xs: number[], ws: number[], os: numb
   }
 }
 
-// ---- PyTorch-style front ends ----
+// PyTorch-style front ends
 
 export interface ConvOptions {
   stride?: number | readonly number[];

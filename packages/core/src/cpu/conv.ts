@@ -1,4 +1,4 @@
-import type { ConvParams } from '../conv';
+import type { ConvParams } from '../conv-params';
 import { View } from '../view';
 import { matmulInto } from './matmul';
 

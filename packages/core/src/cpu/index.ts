@@ -26,11 +26,11 @@ import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
 import { CpuStorage, allocate } from './storage';
 import { checkEpilogueArgs, unfusedEpilogue } from '../epilogue';
-// conv (cnn)
-import type { ConvParams } from '../conv';
+// conv
+import type { ConvParams } from '../conv-params';
 import { checkConvArgs, checkConvEpilogue } from '../conv';
 import { convInto } from './conv';
-import type { PoolParams } from '../pool';
+import type { PoolParams } from '../pool-params';
 import { checkPoolArgs, checkPoolBackwardArgs } from '../pool';
 import { poolBackwardInto, poolInto } from './pooling';
 import { crossEntropyRowsInto } from './cross-entropy-rows';
@@ -38,14 +38,13 @@ import { checkCrossEntropyRowsArgs } from '../cross-entropy-rows';
 import { checkGatherArgs, checkMatmulArgs, checkOperand, checkOperandShape, checkReduceArgs } from '../validate';
 // cpu threads
 import { cpuThreads, setCpuThreads } from './threads/config';
-// ---- ops: scatter and sort ----
+// scatter and sort
 import { E } from '../expr';
 import { scatterInto } from './scatter';
 import { sortRows } from './sort';
 import { checkScatterArgs, checkSortArgs } from '../validate-ops';
 import { RANDOM_STATE_WORDS, RandomParams, fillRandom } from '../rng/draw';
 import { checkRandomArgs } from '../rng/ndarray';
-// ---- end ops ----
 
 /**
  * The arena storages live in: the kernels' linear memory when it is shared (its growth leaves
@@ -205,7 +204,7 @@ export class CpuBackend implements Backend {
     return [this.make('float32', m), this.make('float32', s), this.make('float32', rows)];
   }
 
-  // ---- attention ----
+  // attention
   private attnOperands(op: string, xs: Record<string, Strided>, opts: AttentionOptions) {
     for (const [name, x] of Object.entries(xs)) checkOperand(this, op, name, x, { mask: false });
     if (opts.mask) checkOperand(this, op, 'mask', opts.mask, { mask: false });
@@ -249,8 +248,7 @@ export class CpuBackend implements Backend {
       attentionBackwardCpu(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv);
     return { dq: this.make('float32', dq), dk: this.make('float32', dk), dv: this.make('float32', dv) };
   }
-  // ---- end attention ----
-  // ---- ops: scatter and sort ----
+  // scatter and sort
   scatter(mode: ScatterMode, base: Strided, idx: Strided, src: Strided): Storage {
     this.check();
     checkOperand(this, 'scatter', 'index', idx, { mask: false });
@@ -284,9 +282,8 @@ export class CpuBackend implements Backend {
     if (size > 0) sortRows(this.arr(x.storage), x.view, descending, values, indices);
     return [this.make(x.storage.dtype, values), this.make('int32', indices)];
   }
-  // ---- end ops ----
 
-  // conv (cnn)
+  // conv
   conv(x: Strided, w: Strided, params: ConvParams, epilogue?: MatmulEpilogue): Storage {
     this.check();
     checkOperand(this, 'conv', 'input', x, { mask: false });
@@ -309,7 +306,7 @@ export class CpuBackend implements Backend {
     return epilogue ? unfusedEpilogue(this, res, epilogue, shape) : res;
   }
 
-  // pool (cnn)
+  // pool
   pool2d(x: Strided, params: PoolParams): [Storage, Storage | null] {
     this.check();
     checkOperand(this, 'pool', 'input', x, { mask: false });
@@ -357,7 +354,7 @@ export class CpuBackend implements Backend {
     }
   }
 
-  // ---- jit: Backend.adopt ----
+  // jit: Backend.adopt
   adopt(dst: Storage, src: Storage): boolean {
     const d = dst as CpuStorage;
     const s = src as CpuStorage;
@@ -374,7 +371,6 @@ export class CpuBackend implements Backend {
     if (old) this.pool.give(d.dtype, old);
     return true;
   }
-  // ---- end jit ----
 
   flush(): void {}
 

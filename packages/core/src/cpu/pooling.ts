@@ -1,4 +1,4 @@
-import type { PoolParams } from '../pool';
+import type { PoolParams } from '../pool-params';
 import { avgPoolDivisors } from '../pool';
 import { View } from '../view';
 

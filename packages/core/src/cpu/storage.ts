@@ -37,7 +37,7 @@ export class CpuStorage implements Storage {
   }
 }
 
-// nnapi: allocation failures as BackendErrors naming the op, shape and bytes asked for.
+// allocation failures as BackendErrors naming the op, shape and bytes asked for.
 const ITEM_BYTES: Record<DType, number> = { float32: 4, int32: 4, bool: 1 };
 
 /**

@@ -8,7 +8,7 @@ import { OpCase } from './case';
 import { backendCases } from './cases/backend';
 import { attentionCases } from './cases/attention';
 import { castCases } from './cases/cast';
-// conv (cnn)
+// conv
 import { convCases } from './cases/conv';
 import { elementwiseCases } from './cases/elementwise';
 import { gatherCases } from './cases/gather';
@@ -26,7 +26,7 @@ export * from './ref-expr';
 export * from './inputs';
 export { Pair, checkExprs, checkRead } from './cases/pair';
 export { refAttention } from './cases/attention';
-export { refConv } from './cases/conv'; // conv (cnn)
+export { refConv } from './cases/conv';
 
 export interface CaseFilter {
   /** Only the representative subset. */
@@ -48,8 +48,8 @@ export function opCases(filter: CaseFilter = {}): OpCase[] {
     ...backendCases(),
     ...scatterCases(),
     ...sortCases(),
-    ...attentionCases(), // attention
-    ...convCases(), // conv (cnn)
+    ...attentionCases(),
+    ...convCases(),
   ];
   const names = new Set<string>();
   for (const c of all) {

@@ -1,4 +1,4 @@
-import type { TunedTable } from './tuner';
+import type { TunedTable } from './table';
 
 /**
  * Where tuned tables persist: in Node a JSON file `{ [adapterKey]: table }` (several

@@ -1,6 +1,6 @@
 import { ValueError } from '@surf/core';
-import type { MatmulConfig } from '../kernels/matmul';
-import { warpColsOf } from '../kernels/matmul-plan';
+import type { MatmulConfig } from '../kernels/matmul/plan';
+import { warpColsOf } from '../kernels/matmul/plan';
 
 /**
  * Which matmul config a problem gets when nothing was tuned, bucketed by output elements:
@@ -11,10 +11,9 @@ import { warpColsOf } from '../kernels/matmul-plan';
 export const DEFAULT_MATMUL: MatmulConfig = { tileM: 64, tileN: 64, tileK: 16, threadM: 4, threadN: 4, vec4: true };
 export const SMALL_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 16, threadM: 2, threadN: 4, vec4: true };
 /**
- * The MLP's layers and squares up to ~700²: 32x32x32 4x4 with per-thread staged rows (H100,
- * 2026-11-25: 256x784x512 8.0 TFLOP/s against 7.6-7.8 flat, 256x512x784 9.7-10.1 against
- * 8.1-8.5 for the old 32x64 bucket, 512³ 9.0 against 7.2 in the tuner), A's k-rows swizzled
- * (mm2 lab, same process: 512³ 15.5 against 14.6, 256x512x784 Bᵀ 10.7-10.9 against 10.3-10.4).
+ * The MLP's layers and squares up to ~700²: 32x32x32 4x4 with per-thread staged rows (faster
+ * than flat staging and than 32x64 tiles at these sizes) and A's k-rows swizzled; the
+ * measurements are in docs/tuning-log.md.
  */
 const MID_MATMUL: MatmulConfig = {
   tileM: 32,
@@ -39,10 +38,9 @@ const LARGE_MATMUL: MatmulConfig = {
 };
 /**
  * 1024²-sized aligned problems: 128x64 tiles of 256 threads (8x4 each) with rows and double
- * buffering on the fixed path (H100, probe: 32.5 TFLOP/s at 1024³ against 26.1 for
- * LARGE_MATMUL; docs/tuning-log.md, "mm 2026-11-25"). The mm2 knobs (warpCols, swizzleA) gained
- * 2-4% here with L2-resident operands but lost ~1% in the bench's rotated-input row ("mm2
- * 2026-11-25"): not used.
+ * buffering on the fixed path (about a quarter faster than LARGE_MATMUL at 1024³). The warp
+ * layout and the A swizzle (warpCols, swizzleA) are not used here: they won only with operands
+ * resident in L2 and lost slightly with fresh inputs. Figures in docs/tuning-log.md.
  */
 const LARGE_ALIGNED: MatmulConfig = {
   tileM: 128,
@@ -67,11 +65,10 @@ const HUGE_MATMUL: MatmulConfig = {
 };
 /**
  * Tile-aligned large problems: per-thread rows with double buffering, which only pays on the
- * fixed path (the general kernel with the same knobs lost to HUGE_MATMUL; docs/tuning-log.md,
- * "matmul 2026-11-25" and "mm 2026-11-25": 41.6 TFLOP/s at 2048³ against 35.8); warps of 8x4
- * threads, A's k-rows swizzled, a thread's columns side by side ("mm2 2026-11-25": +1-7% at
- * 2048³ and +2-8% at 4096³ in the lab, same process; bench 43.5k / 45.0k GFLOP/s). Needs
- * 33 KB of workgroup memory: kernels/matmul.ts stages it flat on adapters with less.
+ * fixed path (the general kernel with the same knobs lost to HUGE_MATMUL); warps of 8x4
+ * threads, A's k-rows swizzled, a thread's columns side by side (each a few percent at 2048³
+ * and 4096³; figures in docs/tuning-log.md). Needs 33 KB of workgroup memory:
+ * kernels/matmul/matmul.ts stages it flat on adapters with less.
  */
 const HUGE_ALIGNED: MatmulConfig = {
   tileM: 128,
@@ -97,9 +94,9 @@ export type MatmulConfigOption =
 
 /**
  * Split k (MatmulConfig.splitK) only where a workgroup's walk over k is the whole cost: the
- * tiles run fewer than SPLIT_MAX_THREADS threads (a few warps per SM of an H100-class GPU)
+ * tiles run fewer than SPLIT_MAX_THREADS threads (a few warps per SM of a datacenter GPU)
  * and k has at least MIN_SPLIT_STEPS steps. Each step then costs about one global load's
- * latency (H100: ~0.55 µs; 8 tiles of 64x784x128 took 30 µs for 13 MFLOP), and the split
+ * latency (about half a microsecond: a few tiles walking a long k take tens of µs), and the split
  * saves that per step skipped, less the sum kernel (~4 µs); it must also pay for the second
  * dispatch's host time (~5.6 µs per native dispatch), which host-bound loops see first: at
  * 8192 threads (256x784x512, one 64-thread workgroup per SM) the GPU time fell only 25.5 ->
@@ -107,8 +104,8 @@ export type MatmulConfigOption =
  * SPLIT_THREADS threads (~256 per SM), chunks of at least MIN_CHUNK_STEPS steps.
  * Deeper walks pay at more threads: with DEEP_SPLIT_STEPS steps or more, problems of up to
  * DEEP_SPLIT_MAX_THREADS threads split too (the GPT step's MLP weight gradients, 128x512 over
- * k = 4096: 64 tiles walking 128 steps, 98 µs each on the H200).
- * Figures in docs/tuning-log.md ("mlpmm", "The GPT step's kernels").
+ * k = 4096: 64 tiles walking 128 steps).
+ * Figures in docs/tuning-log.md ("The GPT step's kernels").
  */
 export const SPLIT_MAX_THREADS = 4096;
 export const SPLIT_THREADS = 32768;
@@ -157,9 +154,9 @@ export function chooseMatmulConfig(
 /** Bytes of workgroup memory config `c` stages (both tiles, both buffers). */
 export function workgroupBytes(c: MatmulConfig): number {
   const rows = !!c.rows && c.threadN % 4 === 0 && c.threadM % 4 === 0;
-  // rows: B's per-thread rows are padded by one vec4 when even (kernels/matmul-plan.ts).
+  // rows: B's per-thread rows are padded by one vec4 when even (kernels/matmul/plan.ts).
   const rowPad = rows && ((c.tileK * c.threadN) / 4) % 2 === 0 ? (c.tileN / c.threadN) * 16 : 0;
-  // With a warp layout A's rows are padded the same way (kernels/matmul-plan.ts).
+  // With a warp layout A's rows are padded the same way (kernels/matmul/plan.ts).
   const aRowPad = rows && warpColsOf(c) && ((c.tileK * c.threadM) / 4) % 2 === 0 ? (c.tileM / c.threadM) * 16 : 0;
   const bufs = rows && c.doubleBuffer ? 2 : 1;
   return bufs * ((c.tileM + (rows ? 0 : (c.padA ?? 0)) + c.tileN) * c.tileK * 4 + rowPad + aRowPad);

@@ -1,8 +1,10 @@
 import { NDArray, parseOptions, randomArray } from '@surf/core';
-import type { WebGPUBackend } from '../backend';
-import type { MatmulConfig } from '../kernels/matmul';
+import type { TunableBackend, TunedEntry, TunedTable } from './table';
+import type { MatmulConfig } from '../kernels/matmul/plan';
 import { SMALL_MATMUL, bucketedMatmulConfig, tilesExactly, validateMatmulConfig, withSplitK } from './choose';
 import { readTuneCache, writeTuneCache } from './cache';
+
+export type { TunedEntry, TunedTable } from './table';
 
 /**
  * The matmul autotuner: times a handful of candidate configs on a few representative
@@ -17,7 +19,7 @@ import { readTuneCache, writeTuneCache } from './cache';
  */
 export const TUNE_VERSION = 8;
 
-/** Candidates: the configs that won some problem in the H200 sweeps (docs/tuning-log.md). */
+/** Candidates: the configs that won some problem in the tuning sweeps on a datacenter GPU (docs/tuning-log.md). */
 export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 32, tileN: 32, tileK: 16, threadM: 2, threadN: 4, vec4: true },
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true },
@@ -29,9 +31,8 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, interleave: true },
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
   { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
-  // Per-thread staged rows (the tuner's pick at 256³-512³ on the H100), and rows with double
-  // buffering (its pick at 1024³ there; docs/tuning-log.md, "matmul 2026-11-25").
-  // (Since TUNE_VERSION 8 with A's k-rows swizzled, docs/tuning-log.md "mm2 2026-11-25".)
+  // Per-thread staged rows (the tuner's pick at 256³-512³), with A's k-rows swizzled, and rows
+  // with double buffering (its pick at 1024³); figures in docs/tuning-log.md.
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true, swizzleA: true },
   {
     tileM: 64,
@@ -45,8 +46,7 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
     doubleBuffer: true,
   },
   // The aligned fast path's large tiles (every problem below tiles exactly, so each candidate
-  // is timed on the fixed path; docs/tuning-log.md, "mm 2026-11-25"), the 128x128 one with the
-  // warp layout and the A swizzle since TUNE_VERSION 8 ("mm2 2026-11-25").
+  // is timed on the fixed path), the 128x128 one with the warp layout and the A swizzle.
   {
     tileM: 128,
     tileN: 128,
@@ -83,22 +83,6 @@ export const TUNE_PROBLEMS: [number, number, number][] = [
   [4096, 4096, 1024],
 ];
 
-export interface TunedEntry {
-  m: number;
-  n: number;
-  k: number;
-  cfg: MatmulConfig;
-  ms: number;
-  /** Every candidate's time (ms), in the order of the candidates valid on this adapter (NaN: failed to run). */
-  times: number[];
-}
-
-export interface TunedTable {
-  version: number;
-  adapter: string;
-  entries: TunedEntry[];
-}
-
 export interface TuneOptions {
   candidates?: MatmulConfig[];
   problems?: [number, number, number][];
@@ -111,12 +95,12 @@ export interface TuneOptions {
 const memory = new Map<string, TunedTable>();
 
 /** The key a table is cached under: the adapter's description and the generator version. */
-export function tuneKey(b: WebGPUBackend): string {
+export function tuneKey(b: TunableBackend): string {
   return `${b.description}|v${TUNE_VERSION}`;
 }
 
 /** Mean ms of `reps` matmuls with `cfg`, timed from the first record to `sync()`. */
-async function timeConfig(b: WebGPUBackend, cfg: MatmulConfig, x: NDArray, y: NDArray, reps: number): Promise<number> {
+async function timeConfig(b: TunableBackend, cfg: MatmulConfig, x: NDArray, y: NDArray, reps: number): Promise<number> {
   b.setMatmulConfig(() => cfg);
   const t0 = performance.now();
   for (let i = 0; i < reps; i++) x.matmul(y).dispose();
@@ -131,7 +115,7 @@ async function timeConfig(b: WebGPUBackend, cfg: MatmulConfig, x: NDArray, y: ND
  * measured last. The first pass compiles each candidate and sizes its repetitions.
  */
 async function timeProblem(
-  b: WebGPUBackend,
+  b: TunableBackend,
   cands: MatmulConfig[],
   x: NDArray,
   y: NDArray,
@@ -163,7 +147,7 @@ async function timeProblem(
 /** Times every candidate on every problem; the backend's own matmul choice is restored after. */
 const TUNE_SPEC = { candidates: 'array', problems: 'array', minMs: 'nonnegative', log: 'function' } as const;
 
-export async function tuneMatmul(b: WebGPUBackend, opts: TuneOptions = {}): Promise<TunedTable> {
+export async function tuneMatmul(b: TunableBackend, opts: TuneOptions = {}): Promise<TunedTable> {
   opts = parseOptions<TuneOptions>('tuneMatmul', opts, TUNE_SPEC);
   const cands = (opts.candidates ?? MATMUL_CANDIDATES).filter((c) => {
     try {
@@ -227,7 +211,7 @@ export function tableChooser(t: TunedTable): (m: number, n: number, k: number, b
  * `createWebGPUBackend({ matmul: 'auto' })`: the table from memory, else from the cache file
  * (or localStorage key), else measured now and stored in both; then installed on the backend.
  */
-export async function autoTune(b: WebGPUBackend, opts: TuneOptions & { cache?: string } = {}): Promise<TunedTable> {
+export async function autoTune(b: TunableBackend, opts: TuneOptions & { cache?: string } = {}): Promise<TunedTable> {
   opts = parseOptions<TuneOptions & { cache?: string }>('autoTune', opts, { ...TUNE_SPEC, cache: 'string' });
   const key = tuneKey(b);
   let t = memory.get(key);

@@ -155,7 +155,7 @@ export class Code {
   v128Bitselect(): this {
     return this.simd(0x52);
   }
-  // optable: rounding, abs and min for the op table's simd rows
+  // rounding, abs and min for the op table's simd rows
   f32x4Ceil(): this {
     return this.simd(0x67);
   }

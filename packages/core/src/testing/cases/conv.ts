@@ -271,7 +271,7 @@ export function convCases(): OpCase[] {
       },
       { quick: true },
     ),
-    // convk: output channels over several row tiles and columns not a tile multiple (stride 2
+    // output channels over several row tiles and columns not a tile multiple (stride 2
     // on H only), and a long k over few outputs, which GPU backends split over workgroups.
     defineCase('conv/tile edges and a long k range over few outputs', async (t) => {
       await checkConv(
