@@ -259,7 +259,6 @@ export class CpuBackend implements Backend {
     return out;
   }
 
-  // ---- rng ----
   random(state: Strided, shape: readonly number[], params: RandomParams): Storage {
     this.check();
     checkOperand(this, 'random', 'state', state, { mask: false });
@@ -270,7 +269,6 @@ export class CpuBackend implements Backend {
     fillRandom(out, this.arr(state.storage).subarray(o, o + RANDOM_STATE_WORDS), params);
     return this.make(dt, out);
   }
-  // ---- end rng ----
 
   sort(x: Strided, descending: boolean): [Storage, Storage] {
     this.check();

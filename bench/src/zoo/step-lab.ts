@@ -1,10 +1,11 @@
 // Runs one zoo model's step (bench/src/zoo) for a while, eager or under jit, and prints steps/s:
 // a target for `node --cpu-prof` on the GPU host (where an eager step's host time goes).
+// Build: npx esbuild bench/src/zoo/step-lab.ts --bundle --platform=node --format=esm --external:webgpu --outfile=.bench/zoo-step.mjs
 // Usage: node [--cpu-prof --cpu-prof-dir=$OUT] .bench/zoo-step.mjs <model> [eager|jit|tidy] [seconds]
 import '@surf/webgpu';
 import * as surf from '@surf/nn';
-import { ZOO } from '../../bench/src/zoo/models';
-import { zooRunner } from '../../bench/src/zoo/surf-zoo';
+import { ZOO } from './models';
+import { zooRunner } from './surf-zoo';
 
 async function main(): Promise<void> {
   const [name = 'rnn', loop = 'eager', secs = '5'] = process.argv.slice(2);
