@@ -249,9 +249,27 @@ export class NDArray {
       return out;
     }
     const src = this.unmasked();
-    const s = this.backend.reduce(op, src.strided, ax);
+    // A reduced axis of stride 0 (a broadcast) repeats one value: max reads it once and sum
+    // multiplies by the count, so an expanded view of 2^32 elements needs no index past u32.
+    const v = src.view;
+    let repeat = 1;
+    const shape = v.shape.map((d, i) => {
+      if (!ax.includes(i) || v.strides[i] !== 0 || d <= 1) return d;
+      repeat *= d;
+      return 1;
+    });
+    const narrowed = repeat > 1 ? src.withView(new View(shape, v.strides, v.offset)) : src;
+    const s = this.backend.reduce(op, narrowed.strided, ax);
+    if (narrowed !== src) narrowed.dispose();
     if (src !== this) src.dispose();
-    const r = NDArray.fromStorage(s, keptShape);
+    let r = NDArray.fromStorage(s, keptShape);
+    if (op === 'sum' && repeat > 1) {
+      // int32 wraps modulo 2^32 as repeated addition would.
+      const k = this.dtype === 'int32' ? Number(BigInt.asIntN(32, BigInt(repeat))) : repeat;
+      const scaled = r.map(E.mul(E.in(0), E.c(k, this.dtype)));
+      r.dispose();
+      r = scaled;
+    }
     if (keepdim) return r;
     const out = r.reshape(outShape);
     r.dispose();
