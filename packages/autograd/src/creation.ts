@@ -8,6 +8,7 @@ import {
   assertDType,
   assertShape,
   castScalar,
+  checkInt32,
   numel,
   randomArray,
   randomInts,
@@ -15,6 +16,7 @@ import {
 import { getBackend } from './context';
 import { scalarDType } from './dtypes';
 import { nextSeed } from './seed';
+import { checkInt32Values, checkRandintRange, checkSize } from './creation-limits';
 import { dynamicData } from './jit/hooks'; // jit: fresh random numbers on every replay
 import { NestedArray, Tensor } from './tensor';
 
@@ -27,7 +29,9 @@ export interface TensorOptions {
 type ShapeArg = number | readonly number[];
 
 function toShape(op: string, s: ShapeArg): number[] {
-  return assertShape(op, typeof s === 'number' ? [s] : s);
+  const sh = assertShape(op, typeof s === 'number' ? [s] : s);
+  checkSize(op, numel(sh), 'float32');
+  return sh;
 }
 
 // nnapi: an options argument that is not an object (tensor(data, 'float32')) is an error, not
@@ -111,6 +115,8 @@ export function tensor(
     : opts.requiresGrad && inferred === 'int32'
       ? 'float32'
       : inferred;
+  checkSize('tensor', values.length, dtype);
+  if (dtype === 'int32') checkInt32Values('tensor', values);
   const arr = arrayFor(dtype, values.length);
   for (let i = 0; i < values.length; i++) arr[i] = castScalar(Number(values[i]), dtype);
   return make(NDArray.fromData(getBackend(), arr, shape, dtype), opts);
@@ -120,6 +126,7 @@ export function full(shape: ShapeArg, value: number | boolean, opts: TensorOptio
   if (typeof value !== 'number' && typeof value !== 'boolean')
     throw new ValueError(`full: fill value must be a number or boolean; got ${typeof value}`);
   const dtype = opts.dtype ?? scalarDType(value);
+  if (dtype === 'int32') checkInt32('full', Number(value), 'fill value');
   return make(NDArray.full(getBackend(), toShape('full', shape), Number(value), dtype), opts);
 }
 export const zeros = (shape: ShapeArg, opts: TensorOptions = {}) => {
@@ -151,6 +158,8 @@ export function arange(start: number, end?: number, step = 1, opts: TensorOption
     );
   const n = Math.max(0, Math.ceil((end - start) / step));
   const dtype = opts.dtype ?? ([start, end, step].every(Number.isInteger) ? 'int32' : 'float32');
+  checkSize('arange', n, dtype);
+  if (dtype === 'int32' && n > 0) checkInt32Values('arange', [start, start + (n - 1) * step]);
   const arr = arrayFor(dtype, n);
   for (let i = 0; i < n; i++) arr[i] = castScalar(start + i * step, dtype);
   return make(NDArray.fromData(getBackend(), arr, [n], dtype), opts);
@@ -160,6 +169,7 @@ export function arange(start: number, end?: number, step = 1, opts: TensorOption
 export function linspace(start: number, end: number, steps: number, opts: TensorOptions = {}): Tensor {
   if (!Number.isInteger(steps) || steps < 0)
     throw new ValueError(`linspace: steps must be a non-negative integer; got ${steps}`);
+  checkSize('linspace', steps, 'float32');
   const arr = new Float32Array(steps);
   for (let i = 0; i < steps; i++)
     arr[i] = steps === 1 ? start : i === steps - 1 ? end : start + (i * (end - start)) / (steps - 1);
@@ -177,6 +187,7 @@ export function linspace(start: number, end: number, steps: number, opts: Tensor
 
 export function eye(n: number, m = n, opts: TensorOptions = {}): Tensor {
   const shape = assertShape('eye', [n, m]);
+  checkSize('eye', n * m, opts.dtype ?? 'float32');
   const dtype = opts.dtype ?? 'float32';
   const arr = arrayFor(dtype, n * m);
   for (let i = 0; i < Math.min(n, m); i++) arr[i * m + i] = 1;
@@ -212,6 +223,7 @@ export function randn(shape: ShapeArg, opts: TensorOptions = {}): Tensor {
 /** Uniform int32 integers in [low, high). */
 export function randint(low: number, high: number, shape: ShapeArg): Tensor {
   const sh = toShape('randint', shape);
+  checkRandintRange(low, high);
   return new Tensor(
     NDArray.fromData(
       getBackend(),

@@ -5,6 +5,7 @@ import { E, Expr, exprDType } from './expr';
 import { Shape, assertShape, broadcastShapes, matmulBatch, normAxes, normAxis, numel, shapesEqual } from './shape';
 import { View } from './view';
 import { DeferredRegistry } from './deferred-registry';
+import { checkElements } from './limits';
 
 /** Shared ownership of one storage by every view of it; the last release frees it. */
 class StorageRef {
@@ -103,6 +104,8 @@ export class NDArray {
     const sh = assertShape('full', shape);
     assertDType('full', dtype);
     if (typeof value !== 'number') throw new ValueError(`full: fill value ${JSON.stringify(value)}; expected a number`);
+    checkElements('full', numel(sh), dtype);
+    backend.checkOutput?.('full', dtype, numel(sh));
     const [s] = backend.elementwise([E.c(value, dtype)], [], sh);
     return NDArray.fromStorage(s, sh);
   }
@@ -217,6 +220,8 @@ export class NDArray {
     let same = true;
     for (let i = 1; i < inputs.length && same; i++) same = shapesEqual(inputs[i].shape, first);
     const shape = same ? first : broadcastShapes(op, ...inputs.map((x) => x.shape));
+    // A broadcast output can be larger than any input: refuse it before the backend allocates.
+    if (!same) checkElements(op, numel(shape), 'float32');
     const strided = inputs.map((x) => ({
       storage: x.storage,
       view: same || shapesEqual(x.shape, shape) ? x.view : x.view.expand(shape),
