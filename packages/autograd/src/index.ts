@@ -93,3 +93,4 @@ export type { JitOptions, JitStats, Jitted } from './jit/jit';
 export { JitError } from './jit/errors';
 export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
 // ---- end jit ----
+export { binaryCrossEntropyTerms } from './ops/bce';

@@ -1,5 +1,5 @@
 import { DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
-import { Tensor, arange, checkTensor, softmaxCrossEntropy, tidy } from '@surf/autograd';
+import { Tensor, arange, binaryCrossEntropyTerms, checkTensor, softmaxCrossEntropy, tidy } from '@surf/autograd';
 import { checkOptions } from './options';
 
 /**
@@ -150,11 +150,8 @@ export function binaryCrossEntropyWithLogits(
 export function binaryCrossEntropy(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
   checkOptions('binaryCrossEntropy', opts, REDUCTION);
   sameShape('binaryCrossEntropy', input, target);
-  return tidy(() => {
-    const logX = input.log().clamp(-100);
-    const log1mX = input.neg().add(1).log().clamp(-100);
-    return reduce('binaryCrossEntropy', target.mul(logX).add(target.neg().add(1).mul(log1mX)).neg(), opts.reduction);
-  });
+  // The terms' gradient is PyTorch's (x − y) / max(x(1 − x), 1e-12): finite at x = 0 or 1.
+  return tidy(() => reduce('binaryCrossEntropy', binaryCrossEntropyTerms(input, target), opts.reduction));
 }
 
 /** Huber loss: ½d² where |d| < delta, else delta·(|d| − ½delta), d = input − target. */
