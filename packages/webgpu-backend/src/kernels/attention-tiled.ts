@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime';
 import type { PooledBuffer } from '../pool';
 import { Params, batchBase, batchDigits, commonParams, launch, operandParams } from './attention-params';
-import { FLOAT_HELPERS, LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
+import { LINEAR_WG, MAIN_ARGS, paramsDecl } from './wgsl';
 import type { AttnDims, AttnOperand } from './attention';
 
 /**
@@ -496,7 +496,6 @@ export function encodeTiledForward(
     () => /* wgsl */ `${shuffle > 1 ? 'enable subgroups;' : ''}
 ${paramsDecl(p.words)}
 ${storages(['Q', 'K', 'V'], ['O', 'LSE'], fx ? ['Q', 'K', 'V', 'O'] : [])}
-${FLOAT_HELPERS}
 var<workgroup> Qs: array<vec4<f32>, ${g.R * g.hv}>;
 var<workgroup> Ks: array<vec4<f32>, ${g.T * g.hv}>;
 var<workgroup> Vs: array<vec4<f32>, ${g.T * g.hv}>;
@@ -513,8 +512,6 @@ fn main(${MAIN_ARGS}) {
   ${stage(p, g.hv, 'Qs', g.R, 'Q', 'q', 'i0', 'L', fx, ' * qs')}
   var m = vec4<f32>(-1.0e30);
   var l = vec4<f32>(0.0);
-  // 1 where a row saw a NaN score (max() may drop it; PyTorch's row is NaN).
-  var nanf = vec4<f32>(0.0);
   ${accDecl('acc', g)}
   ${keyLoop(g, st, causal, cfg.unroll)}
     ${I4.flatMap((i) =>
@@ -522,7 +519,6 @@ fn main(${MAIN_ARGS}) {
         .map((kk) => visible(`j0 + sg + ${g.SG * kk}u`, 'S', `i0 + og + ${g.OG * i}u`, fx, causal))
         .map((ok, kk) => (ok ? `s${i}_${kk} = select(${MASKED}, s${i}_${kk}, ${ok});` : '')),
     ).join('\n    ')}
-    nanf = max(nanf, vec4<f32>(${I4.map((i) => range(g.ts).reduce((a, kk) => `max(${a}, select(0.0, 1.0, isnan_(s${i}_${kk})))`, '0.0')).join(', ')}));
     var mx = vec4<f32>(${I4.map((i) => range(g.ts).reduce((a, kk) => (a ? `max(${a}, s${i}_${kk})` : `s${i}_${kk}`), '')).join(', ')});
     ${rowReduce('mx', 'max', g, shuffle)}
     let mn = max(m, mx);
@@ -541,11 +537,8 @@ fn main(${MAIN_ARGS}) {
     ${accumulate([['acc', 'Ps', 'Vs']], g, cfg.unroll)}
   }
   workgroupBarrier();
-  // A lane's NaN row makes that row's sum NaN, so the whole row group sees it after the sum.
-  l = select(l, vec4<f32>(nan_()), nanf > vec4<f32>(0.0));
   ${rowReduce('l', 'add', g, shuffle)}
-  let bad = vec4<bool>(isnan_(l.x), isnan_(l.y), isnan_(l.z), isnan_(l.w));
-  let inv = select(1.0 / l, vec4<f32>(nan_()), bad);
+  let inv = 1.0 / l;
   ${storeAcc(
     'O',
     'acc',
@@ -556,7 +549,7 @@ fn main(${MAIN_ARGS}) {
     fx,
   )}
   if (sg == 0u) {
-    ${I4.map((i) => guarded(fx, `i0 + og + ${g.OG * i}u < L`, `LSE[b * L + i0 + og + ${g.OG * i}u] = select((m.${C[i]} + log2(l.${C[i]})) * ${Math.LN2}, nan_(), bad.${C[i]});`)).join('\n    ')}
+    ${I4.map((i) => guarded(fx, `i0 + og + ${g.OG * i}u < L`, `LSE[b * L + i0 + og + ${g.OG * i}u] = (m.${C[i]} + log2(l.${C[i]})) * ${Math.LN2};`)).join('\n    ')}
   }
 }`,
     [q.buf, k.buf, v.buf, out, lse],
