@@ -94,3 +94,5 @@ export { JitError } from './jit/errors';
 export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
 // ---- end jit ----
 export { binaryCrossEntropyTerms } from './ops/bce';
+export { checkIndexRange } from './ops/index-range';
+export type { IndexRange } from './ops/index-range';

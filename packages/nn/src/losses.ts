@@ -1,5 +1,13 @@
 import { DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
-import { Tensor, arange, binaryCrossEntropyTerms, checkTensor, softmaxCrossEntropy, tidy } from '@surf/autograd';
+import {
+  Tensor,
+  arange,
+  binaryCrossEntropyTerms,
+  checkIndexRange,
+  checkTensor,
+  softmaxCrossEntropy,
+  tidy,
+} from '@surf/autograd';
 import { checkOptions } from './options';
 
 /**
@@ -53,9 +61,10 @@ export function l1Loss(input: Tensor, target: Tensor, opts: LossOptions = {}): T
 /** Checks [N, C] scores against [N] int32 class indices; returns a bool [N, C] one-hot mask. */
 function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
   classMaskChecks(op, scores, target);
-  // Class indices are compared on the device, never read back: an index outside [0, C)
-  // matches no class and contributes 0 to the loss.
-  return target.reshape([-1, 1]).eq(arange(scores.shape[1]).reshape([1, -1]));
+  const c = scores.shape[1];
+  // An index outside [0, C) is an error: raised now on the CPU, at the next readback on WebGPU.
+  checkIndexRange(op, target, { name: 'target', hi: c, range: `the class range of the input's ${c} columns` });
+  return target.reshape([-1, 1]).eq(arange(c).reshape([1, -1]));
 }
 
 function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
@@ -79,7 +88,9 @@ export function nllLoss(logProbs: Tensor, target: Tensor, opts: LossOptions = {}
   checkOptions('nllLoss', opts, REDUCTION);
   return tidy(() => {
     const mask = classMask('nllLoss', logProbs, target);
-    return reduce('nllLoss', Tensor.where(mask, logProbs, 0).sum(1).neg(), opts.reduction);
+    // A row whose index matched no class is NaN, never a silent 0 (WebGPU raises it at the next read).
+    const matched = mask.any(1);
+    return reduce('nllLoss', Tensor.where(matched, Tensor.where(mask, logProbs, 0).sum(1).neg(), NaN), opts.reduction);
   });
 }
 
