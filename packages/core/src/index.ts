@@ -43,3 +43,4 @@ export { avgPoolDivisors, checkPoolArgs, checkPoolBackwardArgs, poolBackwardNd, 
 export type { PoolParams } from './pool';
 export { checkCrossEntropyRowsArgs } from './cross-entropy-rows';
 export * from './limits';
+export { describeArg, typeErr } from './arg-types';

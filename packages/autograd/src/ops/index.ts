@@ -92,8 +92,8 @@ function toIndexArray(op: string, a: Tensor | readonly number[], n: number, back
     return nd.reshape(nd.shape);
   }
   a.forEach((v) => {
-    if (!Number.isInteger(v) || v < -n || v >= n)
-      throw new ValueError(`${op}: index ${v} is out of range for a dim of size ${n}`);
+    if (!Number.isInteger(v)) throw new ValueError(`${op}: index ${v} must be an integer`);
+    if (v < -n || v >= n) throw new ValueError(`${op}: index ${v} is out of range for a dim of size ${n}`);
   });
   return NDArray.fromData(backend, Int32Array.from(a), [a.length]);
 }
@@ -127,7 +127,11 @@ export function index(x: Tensor, args: readonly IndexArg[]): Tensor {
         }
         const n = v.shape[d];
         if (typeof a === 'number') {
-          if (!Number.isInteger(a) || a < -n || a >= n)
+          if (!Number.isInteger(a))
+            throw new ValueError(
+              `${op}: index ${a} must be an integer (dim ${d} of size ${n} in shape ${fmtShape(v.shape)})`,
+            );
+          if (a < -n || a >= n)
             throw new ValueError(
               `${op}: index ${a} is out of range for dim ${d} of size ${n} in shape ${fmtShape(v.shape)}`,
             );
