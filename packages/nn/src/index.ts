@@ -38,6 +38,7 @@ export {
   ShapeError,
   DTypeError,
   ValueError,
+  SurfTypeError,
   DisposedError,
   BackendError,
   DeviceLostError,
