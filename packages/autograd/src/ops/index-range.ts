@@ -14,8 +14,10 @@ import { Tensor } from '../tensor';
 export interface IndexRange {
   /** The operand's name in messages ('index', 'target'). */
   name: string;
-  /** Exclusive upper bound; the lower bound is 0. */
+  /** Exclusive upper bound. */
   hi: number;
+  /** Inclusive lower bound: 0 unless negative entries count from the end (then −n). */
+  lo?: number;
   /** How the range reads in a message: "dim 1 of size 4 in shape [2,4]". */
   range: string;
   ignore?: number;
@@ -24,13 +26,14 @@ export interface IndexRange {
 export function checkIndexRange(op: string, index: Tensor | NDArray, r: IndexRange): void {
   const nd = index instanceof Tensor ? index.nd(op) : index;
   if (nd.size === 0) return;
+  const lo = r.lo ?? 0;
   const host = readSync(nd, false);
   if (host) {
     for (let i = 0; i < host.length; i++) {
       const v = host[i];
-      if ((v < 0 || v >= r.hi) && v !== r.ignore)
+      if ((v < lo || v >= r.hi) && v !== r.ignore)
         throw new ValueError(
-          `${op}: ${r.name}[${i}] = ${v} is outside [0, ${r.hi}) (${r.range}); expected indices in range, as PyTorch requires`,
+          `${op}: ${r.name}[${i}] = ${v} is outside [${lo}, ${r.hi}) (${r.range}); expected indices in range, as PyTorch requires`,
         );
     }
     return;
@@ -42,8 +45,8 @@ export function checkIndexRange(op: string, index: Tensor | NDArray, r: IndexRan
   const flat = nd.view.mask || !nd.view.isContiguous ? nd.contiguous() : nd.share();
   const line = flat.reshape([flat.size]);
   flat.dispose();
-  const checked = r.ignore === undefined ? line : line.map(E.where(E.eq(E.in(0), E.i(r.ignore)), E.i(0), E.in(0)));
-  b.checkIndices(checked.strided, 0, r.hi, { op, name: r.name, range: `[0, ${r.hi}) (${r.range})` });
+  const checked = r.ignore === undefined ? line : line.map(E.where(E.eq(E.in(0), E.i(r.ignore)), E.i(lo), E.in(0)));
+  b.checkIndices(checked.strided, lo, r.hi, { op, name: r.name, range: `[${lo}, ${r.hi}) (${r.range})` });
   if (checked !== line) checked.dispose();
   line.dispose();
 }

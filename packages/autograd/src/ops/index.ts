@@ -4,6 +4,7 @@ import { Tensor } from '../tensor';
 import * as S from './shape';
 import { takeAlong } from './gather';
 import { X } from './fuse';
+import { checkIndexRange } from './index-range';
 
 /**
  * NumPy/PyTorch indexing, spelled as arguments of `t.index(...)` (JavaScript has no `t[...]`):
@@ -89,6 +90,8 @@ function toIndexArray(op: string, a: Tensor | readonly number[], n: number, back
       );
     if (nd.dtype !== 'int32')
       throw new DTypeError(`${op}: an index tensor has dtype ${nd.dtype}; expected int32 (use .int())`);
+    // Negative entries count from the end, as in PyTorch; anything else outside the dim is an error.
+    checkIndexRange(op, nd, { name: 'index', lo: -n, hi: n, range: `a dim of size ${n}` });
     return nd.reshape(nd.shape);
   }
   a.forEach((v) => {

@@ -97,3 +97,20 @@ testEach(['cpu', 'webgpu'], 'nllLoss refuses targets outside the class range; it
     expect(await nllLoss(lp(), it([2, 0])).item()).toBeCloseTo(1.125, 6);
   }),
 );
+
+testEach(
+  ['cpu', 'webgpu'],
+  'index with an int32 tensor: negative entries count from the end, others must fit on %s',
+  (k) =>
+    on(pick(k), async () => {
+      await expectBad(k, () => x().index(':', it([0, 4])), /index: index\[1\] = 4 is outside \[-4, 4\)/);
+      await expectBad(k, () => x().index(it([-3])), /index: index\[0\] = -3 is outside \[-2, 2\)/);
+      expect(
+        Array.from(
+          await x()
+            .index(':', it([-1, 0]))
+            .data(),
+        ),
+      ).toEqual([4, 1, 8, 5]);
+    }),
+);
