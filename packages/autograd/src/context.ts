@@ -99,7 +99,8 @@ export async function init(opts: InitOptions = {}): Promise<InitResult> {
   const cpuOptions = opts.threads === undefined ? opts.options : { ...opts.options, threads: opts.threads };
   if (choice === 'auto') {
     if (!listBackends().includes('webgpu')) {
-      fallbackReason = "no 'webgpu' backend is registered (import '@surf/webgpu', or use '@surf/nn', which does)";
+      fallbackReason =
+        "no 'webgpu' backend is registered (import '@surf/webgpu', or use '@surf/nn', which does; a bundler drops that import from a file its package's sideEffects does not list)";
       next = await cpuBackend(cpuOptions);
     } else {
       try {

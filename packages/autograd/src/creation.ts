@@ -9,11 +9,13 @@ import {
   assertDType,
   assertShape,
   castScalar,
+  checkInt32,
   numel,
   parseOptions,
 } from '@surf/core';
 import { getBackend } from './context';
 import { scalarDType } from './dtypes';
+import { checkInt32Values, checkSize } from './creation-limits';
 import { NestedArray, Tensor, checkTensor } from './tensor';
 
 /** Creation functions: data is made on the host (or as a constant kernel) on the current backend. */
@@ -25,7 +27,9 @@ export interface TensorOptions {
 type ShapeArg = number | readonly number[];
 
 function toShape(op: string, s: ShapeArg): number[] {
-  return assertShape(op, typeof s === 'number' ? [s] : s);
+  const sh = assertShape(op, typeof s === 'number' ? [s] : s);
+  checkSize(op, numel(sh), 'float32');
+  return sh;
 }
 
 /** A dtype Surf has; anything else is a DTypeError naming the dtypes. */
@@ -109,7 +113,10 @@ export function tensor(
       throw new ValueError('tensor: mixes booleans and numbers; expected one kind');
     inferred = kinds.has('bool') ? 'bool' : 'float32';
   }
-  const dtype = opts.dtype ?? inferred;
+  // Integer data that is to require grad is meant as floats (tensor(new Int32Array(...), { requiresGrad: true })).
+  const dtype = opts.dtype ?? (opts.requiresGrad && inferred === 'int32' ? 'float32' : inferred);
+  checkSize('tensor', values.length, dtype);
+  if (dtype === 'int32') checkInt32Values('tensor', values);
   const arr = arrayFor(dtype, values.length);
   for (let i = 0; i < values.length; i++) arr[i] = castScalar(Number(values[i]), dtype);
   return make(NDArray.fromData(getBackend(), arr, shape, dtype), opts);
@@ -118,6 +125,7 @@ export function tensor(
 function fill(op: string, shape: readonly number[], value: number | boolean, dtype: DType, opts: TensorOptions) {
   if (typeof value !== 'number' && typeof value !== 'boolean')
     throw new ValueError(`${op}: fill value must be a number or boolean; got ${typeof value}`);
+  if (dtype === 'int32') checkInt32(op, Number(value), 'fill value');
   return make(NDArray.full(getBackend(), shape, Number(value), dtype), opts);
 }
 
@@ -168,6 +176,8 @@ export function arange(start: number, end?: number, step = 1, options: TensorOpt
     );
   const n = Math.max(0, Math.ceil((end - start) / step));
   const dtype = opts.dtype ?? ([start, end, step].every(Number.isInteger) ? 'int32' : 'float32');
+  checkSize('arange', n, dtype);
+  if (dtype === 'int32' && n > 0) checkInt32Values('arange', [start, start + (n - 1) * step]);
   const arr = arrayFor(dtype, n);
   for (let i = 0; i < n; i++) arr[i] = castScalar(start + i * step, dtype);
   return make(NDArray.fromData(getBackend(), arr, [n], dtype), opts);
@@ -178,6 +188,7 @@ export function linspace(start: number, end: number, steps: number, options: Ten
   const opts = checkOpts('linspace', options);
   if (!Number.isInteger(steps) || steps < 0)
     throw new ValueError(`linspace: steps must be a non-negative integer; got ${steps}`);
+  checkSize('linspace', steps, 'float32');
   const arr = new Float32Array(steps);
   for (let i = 0; i < steps; i++)
     arr[i] = steps === 1 ? start : i === steps - 1 ? end : start + (i * (end - start)) / (steps - 1);
@@ -196,6 +207,7 @@ export function linspace(start: number, end: number, steps: number, options: Ten
 export function eye(n: number, m = n, options: TensorOptions = {}): Tensor {
   const opts = checkOpts('eye', options);
   const shape = assertShape('eye', [n, m]);
+  checkSize('eye', n * m, opts.dtype ?? 'float32');
   const dtype = opts.dtype ?? 'float32';
   const arr = arrayFor(dtype, n * m);
   for (let i = 0; i < Math.min(n, m); i++) arr[i * m + i] = 1;

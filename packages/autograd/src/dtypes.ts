@@ -1,4 +1,4 @@
-import { DType, DTypeError, ValueError } from '@surf/core';
+import { DType, DTypeError, typeErr } from '@surf/core';
 
 /**
  * Type promotion, PyTorch's rule reduced to Surf's three dtypes: bool < int32 < float32, and
@@ -25,9 +25,7 @@ export function promoteTypes(...dts: DType[]): DType {
 
 export function checkScalar(op: string, v: unknown): Scalar {
   if (typeof v === 'number' || typeof v === 'boolean') return v;
-  throw new ValueError(
-    `${op}: got ${v === null ? 'null' : typeof v} as an operand; expected a Tensor, a number or a boolean`,
-  );
+  throw typeErr(op, 'an operand', 'a Tensor, a number or a boolean', v);
 }
 
 /** Arithmetic ops (neg, abs, relu, maximum, ...) take float32 or int32, never bool. */

@@ -72,3 +72,6 @@ export { jit } from './jit/jit';
 export type { JitOptions, JitStats, Jitted } from './jit/jit';
 export { JitError } from './jit/errors';
 export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
+export { binaryCrossEntropyTerms } from './ops/bce';
+export { checkIndexRange } from './ops/index-range';
+export type { IndexRange } from './ops/index-range';

@@ -1,4 +1,4 @@
-import { DeferredRegistry, ValueError } from '@surf/core';
+import { DeferredRegistry, ValueError, typeErr } from '@surf/core';
 import { getBackend } from './context';
 import { collectIfDueSync, collectionCount, noteLiveTensors } from './gc/pressure';
 
@@ -80,6 +80,7 @@ function collect(v: unknown, out: Set<unknown>, seen: Set<unknown>): void {
  * plain objects or Maps of tensors). Synchronous: an async fn would let its tensors escape.
  */
 export function tidy<T>(fn: () => T): T {
+  if (typeof fn !== 'function') throw typeErr('tidy', 'its argument', 'a function', fn);
   const scope = new Set<Tracked>();
   scopes.push(scope);
   let result: T;

@@ -8,6 +8,7 @@ import {
   ValueError,
   fmtShape,
   shapesEqual,
+  typeErr,
 } from '@surf/core';
 import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
@@ -417,6 +418,8 @@ export class Tensor {
    * A non-scalar tensor needs `grad` (the vector of the vector-Jacobian product).
    */
   backward(grad?: Tensor | NDArray, opts?: BackwardOptions): void {
+    if (grad !== undefined && grad !== null && !(grad instanceof Tensor) && !(grad instanceof NDArray))
+      throw typeErr('backward', 'the gradient', "a Tensor of the output's shape (or nothing for a scalar)", grad);
     const g = grad instanceof Tensor ? grad.nd('backward') : grad;
     runBackward(this, g, opts);
   }
@@ -867,5 +870,5 @@ export class Tensor {
 
 export function checkTensor(op: string, t: unknown, what = 'an operand'): Tensor {
   if (t instanceof Tensor) return t;
-  throw new DTypeError(`${op}: expected ${what} to be a Tensor; got ${t === null ? 'null' : typeof t}`);
+  throw typeErr(op, what, 'a Tensor', t);
 }

@@ -6,6 +6,8 @@ test("init('auto') falls back to the CPU when no webgpu backend is registered, a
   const r = await init();
   expect(r.backend).toBe('cpu');
   expect(r.fallbackReason).toMatch(/no 'webgpu' backend is registered/);
+  // The likely cause in a bundle: the side-effect import dropped (package.json sideEffects).
+  expect(r.fallbackReason).toMatch(/a bundler drops that import from a file its package's sideEffects does not list/);
   expect(getBackend().name).toBe('cpu');
   expect(await tensor([1, 2]).add(1).toArray()).toEqual([2, 3]);
 });

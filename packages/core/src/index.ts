@@ -44,3 +44,5 @@ export type { PoolParams } from './pool';
 export { checkCrossEntropyRowsArgs } from './cross-entropy-rows';
 export * from './rng';
 export { checkRandomArgs } from './rng/ndarray';
+export * from './limits';
+export { describeArg, typeErr } from './arg-types';

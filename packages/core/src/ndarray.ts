@@ -5,6 +5,7 @@ import { E, Expr, exprDType } from './expr';
 import { Shape, assertShape, broadcastShapes, matmulBatch, normAxes, normAxis, numel, shapesEqual } from './shape';
 import { View } from './view';
 import { DeferredRegistry } from './deferred-registry';
+import { checkElements } from './limits';
 
 /** Shared ownership of one storage by every view of it; the last release frees it. */
 class StorageRef {
@@ -103,6 +104,8 @@ export class NDArray {
     const sh = assertShape('full', shape);
     assertDType('full', dtype);
     if (typeof value !== 'number') throw new ValueError(`full: fill value ${JSON.stringify(value)}; expected a number`);
+    checkElements('full', numel(sh), dtype);
+    backend.checkOutput?.('full', dtype, numel(sh));
     const [s] = backend.elementwise([E.c(value, dtype)], [], sh);
     return NDArray.fromStorage(s, sh);
   }
@@ -217,6 +220,8 @@ export class NDArray {
     let same = true;
     for (let i = 1; i < inputs.length && same; i++) same = shapesEqual(inputs[i].shape, first);
     const shape = same ? first : broadcastShapes(op, ...inputs.map((x) => x.shape));
+    // A broadcast output can be larger than any input: refuse it before the backend allocates.
+    if (!same) checkElements(op, numel(shape), 'float32');
     const strided = inputs.map((x) => ({
       storage: x.storage,
       view: same || shapesEqual(x.shape, shape) ? x.view : x.view.expand(shape),
@@ -249,9 +254,27 @@ export class NDArray {
       return out;
     }
     const src = this.unmasked();
-    const s = this.backend.reduce(op, src.strided, ax);
+    // A reduced axis of stride 0 (a broadcast) repeats one value: max reads it once and sum
+    // multiplies by the count, so an expanded view of 2^32 elements needs no index past u32.
+    const v = src.view;
+    let repeat = 1;
+    const shape = v.shape.map((d, i) => {
+      if (!ax.includes(i) || v.strides[i] !== 0 || d <= 1) return d;
+      repeat *= d;
+      return 1;
+    });
+    const narrowed = repeat > 1 ? src.withView(new View(shape, v.strides, v.offset)) : src;
+    const s = this.backend.reduce(op, narrowed.strided, ax);
+    if (narrowed !== src) narrowed.dispose();
     if (src !== this) src.dispose();
-    const r = NDArray.fromStorage(s, keptShape);
+    let r = NDArray.fromStorage(s, keptShape);
+    if (op === 'sum' && repeat > 1) {
+      // int32 wraps modulo 2^32 as repeated addition would.
+      const k = this.dtype === 'int32' ? Number(BigInt.asIntN(32, BigInt(repeat))) : repeat;
+      const scaled = r.map(E.mul(E.in(0), E.c(k, this.dtype)));
+      r.dispose();
+      r = scaled;
+    }
     if (keepdim) return r;
     const out = r.reshape(outShape);
     r.dispose();

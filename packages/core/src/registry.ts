@@ -28,7 +28,10 @@ export function listBackends(): string[] {
 export async function createBackend(name: string, opts?: BackendOptions): Promise<Backend> {
   const f = factories.get(name);
   if (!f) {
-    const hint = name === 'webgpu' ? " (import '@surf/webgpu', or use '@surf/nn', which does)" : '';
+    const hint =
+      name === 'webgpu'
+        ? " (import '@surf/webgpu', or use '@surf/nn', which does; a bundler drops that import from a file its package's sideEffects does not list)"
+        : '';
     throw new BackendError(
       `createBackend: no backend named '${name}' is registered${hint}; registered: ${listBackends().join(', ')}`,
     );

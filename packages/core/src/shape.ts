@@ -1,4 +1,5 @@
 import { ShapeError, fmtShape } from './errors';
+import { typeErr } from './arg-types';
 
 export type Shape = readonly number[];
 
@@ -86,6 +87,8 @@ export function normAxis(op: string, axis: number, ndim: number): number {
 /** Resolves a list of axes (or all axes when undefined), sorted and without repeats. */
 export function normAxes(op: string, axes: number | readonly number[] | undefined, ndim: number): number[] {
   if (axes === undefined) return Array.from({ length: ndim }, (_, i) => i);
+  if (typeof axes !== 'number' && !Array.isArray(axes))
+    throw typeErr(op, 'dim', 'a number, an array of numbers or nothing', axes);
   const list = typeof axes === 'number' ? [axes] : axes;
   const out = list.map((a) => normAxis(op, a, ndim));
   if (new Set(out).size !== out.length) throw new ShapeError(`${op}: repeated axis in ${JSON.stringify(list)}`);

@@ -40,8 +40,8 @@ export {
   ShapeError,
   DTypeError,
   ValueError,
+  SurfTypeError,
   DisposedError,
   BackendError,
   DeviceLostError,
-  SurfTypeError,
 } from '@surf/core';

@@ -1,5 +1,13 @@
 import { DTypeError, ShapeError, SurfTypeError, ValueError, fmtShape, parseOptions, showValue } from '@surf/core';
-import { Tensor, arange, checkTensor, softmaxCrossEntropy, tidy } from '@surf/autograd';
+import {
+  Tensor,
+  arange,
+  binaryCrossEntropyTerms,
+  checkIndexRange,
+  checkTensor,
+  softmaxCrossEntropy,
+  tidy,
+} from '@surf/autograd';
 
 /**
  * Loss functions (torch.nn.functional's), composed from Tensor ops so autograd differentiates
@@ -72,9 +80,10 @@ export function l1Loss(input: Tensor, target: Tensor, opts: LossOptions = {}): T
 /** Checks [N, C] scores against [N] int32 class indices; returns a bool [N, C] one-hot mask. */
 function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
   classMaskChecks(op, scores, target);
-  // Class indices are compared on the device, never read back: an index outside [0, C)
-  // matches no class and contributes 0 to the loss.
-  return target.reshape([-1, 1]).eq(arange(scores.shape[1]).reshape([1, -1]));
+  const c = scores.shape[1];
+  // An index outside [0, C) is an error: raised now on the CPU, at the next readback on WebGPU.
+  checkIndexRange(op, target, { name: 'target', hi: c, range: `the class range of the input's ${c} columns` });
+  return target.reshape([-1, 1]).eq(arange(c).reshape([1, -1]));
 }
 
 /** How to make integer labels, for the errors (JS numbers are float32). */
@@ -101,7 +110,9 @@ export function nllLoss(logProbs: Tensor, target: Tensor, opts: LossOptions = {}
   parseOptions('nllLoss', opts, LOSS_SPECS.nllLoss);
   return tidy(() => {
     const mask = classMask('nllLoss', logProbs, target);
-    return reduce('nllLoss', Tensor.where(mask, logProbs, 0).sum(1).neg(), opts.reduction);
+    // A row whose index matched no class is NaN, never a silent 0 (WebGPU raises it at the next read).
+    const matched = mask.any(1);
+    return reduce('nllLoss', Tensor.where(matched, Tensor.where(mask, logProbs, 0).sum(1).neg(), NaN), opts.reduction);
   });
 }
 
@@ -175,11 +186,8 @@ export function binaryCrossEntropyWithLogits(
 export function binaryCrossEntropy(input: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
   parseOptions('binaryCrossEntropy', opts, LOSS_SPECS.binaryCrossEntropy);
   sameShape('binaryCrossEntropy', input, target);
-  return tidy(() => {
-    const logX = input.log().clamp(-100);
-    const log1mX = input.neg().add(1).log().clamp(-100);
-    return reduce('binaryCrossEntropy', target.mul(logX).add(target.neg().add(1).mul(log1mX)).neg(), opts.reduction);
-  });
+  // The terms' gradient is PyTorch's (x − y) / max(x(1 − x), 1e-12): finite at x = 0 or 1.
+  return tidy(() => reduce('binaryCrossEntropy', binaryCrossEntropyTerms(input, target), opts.reduction));
 }
 
 /** Huber loss: ½d² where |d| < delta, else delta·(|d| − ½delta), d = input − target. */

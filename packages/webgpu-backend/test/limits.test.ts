@@ -86,7 +86,7 @@ testGpu('a tensor at maxStorageBufferBindingSize works; one element more is a cl
     }
     expect(err).toBeInstanceOf(BackendError);
     expect((err as Error).message).toMatch(
-      /elementwise: a int32 tensor of \d+ elements needs \d+ bytes, more than this adapter's storage buffer limit of \d+ bytes/,
+      /full: a int32 tensor of \d+ elements needs \d+ bytes, more than this adapter's storage buffer limit of \d+ bytes/,
     );
     expect(() => b.fromData(new Float32Array(n + 1), 'float32')).toThrow(/fromData: .*storage buffer limit/);
     // The failed allocation leaves the backend usable.

@@ -73,6 +73,7 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   collectGarbage: 'memory policy',
   promoteTypes: 'dtype rule',
   checkTensor: 'argument check',
+  checkIndexRange: 'argument check',
   Tensor: 'the class',
   gradcheck: 'the checker',
   gradcheckSuite: 'the checker',

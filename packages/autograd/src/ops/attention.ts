@@ -59,6 +59,10 @@ export function scaledDotProductAttention(
   if (typeof dropoutP !== 'number' || !(dropoutP >= 0 && dropoutP <= 1))
     throw new ValueError(`${op}: dropoutP must be a probability in [0, 1]; got ${dropoutP}`);
   const E = q.shape[q.ndim - 1] ?? 0;
+  if (E === 0 && (o.scale === undefined || o.scale === null))
+    throw new ValueError(
+      `${op}: q and k have head dim E = 0, so the default scale 1/sqrt(E) is undefined; expected E >= 1 (or pass scale)`,
+    );
   const scale = o.scale ?? 1 / Math.sqrt(E);
   if (typeof scale !== 'number' || !Number.isFinite(scale))
     throw new ValueError(`${op}: scale must be a finite number; got ${scale}`);

@@ -121,6 +121,9 @@ export function softmaxCrossEntropy(
   const site = { op, name: 'target', range: `the class range [0, ${c}) of the input's ${c} columns` };
   if (hostY) checkClassIndices(op, hostY, c);
   else if (!b.crossEntropyRows) deviceCheckClassIndices(op, yn, c, site);
+  // The mean of no rows is NaN, as in PyTorch (and the gradient of nothing is empty).
+  if (n === 0 && reduction === 'mean')
+    return fromOp(op, NDArray.full(zn0.backend, [], NaN), [logits], () => [NDArray.full(zn0.backend, zn0.shape, 0)]);
   const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
   const scale = reduction === 'mean' ? 1 / n : 1;
   const y2 = yn.reshape([n, 1]);

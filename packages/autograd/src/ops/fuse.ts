@@ -12,6 +12,7 @@ import {
   remapInputs,
 } from '@surf/core';
 import { Scalar, checkScalar, promoteTypes, scalarDType } from '../dtypes';
+import { checkInt32 } from '@surf/core';
 import { alias, fromOp, needsGrad } from '../node';
 import { Tensor } from '../tensor';
 import { foldIntoPending } from '../fusion/fold';
@@ -38,7 +39,10 @@ export interface Rule {
 /** The dtype the operands compute in (see dtypes.ts), optionally forced to float32. */
 export function computeDType(op: string, xs: readonly Operand[], float = false): DType {
   const dt = promoteTypes(...xs.map((x) => (x instanceof Tensor ? x.dtype : scalarDType(checkScalar(op, x)))));
-  return float ? 'float32' : dt;
+  if (float) return 'float32';
+  // An int32 computation must not saturate a number it cannot hold (int32 + 2**31 wrapped).
+  if (dt === 'int32') for (const x of xs) if (typeof x === 'number') checkInt32(op, x, 'number operand');
+  return dt;
 }
 
 function operandExprs(xs: readonly Operand[], dts: readonly DType[], first: number): Expr[] {

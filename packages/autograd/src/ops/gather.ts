@@ -2,6 +2,7 @@ import { DTypeError, NDArray, ValueError, fmtShape, normAxis, scatterFlat } from
 import { fromOp } from '../node';
 import { Tensor } from '../tensor';
 import { checkIndexFits, flatPositions } from './positions';
+import { checkIndexRange } from './index-range';
 
 /**
  * Reads x at flat positions (an int32 array of the output's shape; -1 reads 0). The
@@ -42,13 +43,14 @@ export function indexArray(op: string, index: Tensor): NDArray {
   return i;
 }
 
-/** torch.gather: out[i][j][k] = x[i][index[i][j][k]][k] for dim 1. Out-of-range indices read 0. */
+/** torch.gather: out[i][j][k] = x[i][index[i][j][k]][k] for dim 1. An index outside the dim is an error. */
 export function gather(x: Tensor, dim: number, index: Tensor): Tensor {
   if (!(index instanceof Tensor)) throw new ValueError('gather: index must be an int32 Tensor');
   const xs = x.shape;
   const ax = normAxis('gather', dim, xs.length);
   const i = indexArray('gather', index);
   checkIndexFits('gather', 'the input', xs, ax, i.shape);
+  checkIndexRange('gather', i, { name: 'index', hi: xs[ax], range: `dim ${ax} of the input, size ${xs[ax]}` });
   return gatherFlat('gather', x, flatPositions('gather', xs, ax, i, i.shape));
 }
 

@@ -2,6 +2,7 @@ import { DTypeError, NDArray, ShapeError, ValueError, fmtShape, normAxis, scatte
 import { alias, fromOp } from '../node';
 import { Tensor } from '../tensor';
 import { flatPositions } from './positions';
+import { checkIndexRange } from './index-range';
 
 /**
  * Slices of `dim` picked by a 1-d int32 index (torch.index_select): the backend's gather.
@@ -21,9 +22,14 @@ export function indexSelect(x: Tensor, dim: number, index: Tensor | readonly num
       throw new ShapeError(
         `indexSelect: index has shape ${fmtShape(i.shape)}; expected a 1-d index (flatten it, then reshape the result)`,
       );
+    checkIndexRange('indexSelect', i, {
+      name: 'index',
+      hi: n,
+      range: `dim ${ax} of size ${n} in shape ${fmtShape(nd.shape)}`,
+    });
     idx = alias(i);
   } else if (Array.isArray(index)) {
-    // Host indices can be checked; a tensor index is not read back (out-of-range rows read 0).
+    // Host indices are checked here; a tensor index by checkIndexRange (on the device where it lives).
     index.forEach((v) => {
       if (!Number.isInteger(v) || v < 0 || v >= n)
         throw new ValueError(

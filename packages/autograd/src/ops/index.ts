@@ -4,6 +4,7 @@ import { Tensor } from '../tensor';
 import * as S from './shape';
 import { takeAlong } from './gather';
 import { X } from './fuse';
+import { checkIndexRange } from './index-range';
 
 /**
  * NumPy/PyTorch indexing, spelled as arguments of `t.index(...)` (JavaScript has no `t[...]`):
@@ -89,11 +90,13 @@ function toIndexArray(op: string, a: Tensor | readonly number[], n: number, back
       );
     if (nd.dtype !== 'int32')
       throw new DTypeError(`${op}: an index tensor has dtype ${nd.dtype}; expected int32 (use .int())`);
+    // Negative entries count from the end, as in PyTorch; anything else outside the dim is an error.
+    checkIndexRange(op, nd, { name: 'index', lo: -n, hi: n, range: `a dim of size ${n}` });
     return nd.reshape(nd.shape);
   }
   a.forEach((v) => {
-    if (!Number.isInteger(v) || v < -n || v >= n)
-      throw new ValueError(`${op}: index ${v} is out of range for a dim of size ${n}`);
+    if (!Number.isInteger(v)) throw new ValueError(`${op}: index ${v} must be an integer`);
+    if (v < -n || v >= n) throw new ValueError(`${op}: index ${v} is out of range for a dim of size ${n}`);
   });
   return NDArray.fromData(backend, Int32Array.from(a), [a.length]);
 }
@@ -127,7 +130,11 @@ export function index(x: Tensor, args: readonly IndexArg[]): Tensor {
         }
         const n = v.shape[d];
         if (typeof a === 'number') {
-          if (!Number.isInteger(a) || a < -n || a >= n)
+          if (!Number.isInteger(a))
+            throw new ValueError(
+              `${op}: index ${a} must be an integer (dim ${d} of size ${n} in shape ${fmtShape(v.shape)})`,
+            );
+          if (a < -n || a >= n)
             throw new ValueError(
               `${op}: index ${a} is out of range for dim ${d} of size ${n} in shape ${fmtShape(v.shape)}`,
             );

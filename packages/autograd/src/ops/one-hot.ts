@@ -1,10 +1,11 @@
 import { DTypeError, E, NDArray, ValueError } from '@surf/core';
 import { Tensor } from '../tensor';
+import { checkIndexRange } from './index-range';
 
 /**
  * torch.nn.functional.one_hot with int32 output: [..., numClasses]. numClasses is required:
- * inferring it (PyTorch's -1) would read the data back. A class outside [0, numClasses)
- * gives a row of zeros (the device cannot raise).
+ * inferring it (PyTorch's -1) would read the data back. A class outside [0, numClasses) is
+ * an error (index-range.ts; on WebGPU raised at the next readback, its row then all zeros).
  */
 export function oneHot(t: Tensor, numClasses: number): Tensor {
   const nd = t.nd('oneHot');
@@ -13,6 +14,7 @@ export function oneHot(t: Tensor, numClasses: number): Tensor {
     throw new ValueError(
       `oneHot: numClasses ${numClasses}; expected a positive integer (Surf does not infer it from the data)`,
     );
+  checkIndexRange('oneHot', nd, { name: 'class index', hi: numClasses, range: `numClasses ${numClasses}` });
   const col = nd.reshape([...nd.shape, 1]);
   const classes = NDArray.fromData(
     nd.backend,

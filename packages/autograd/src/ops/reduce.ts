@@ -2,9 +2,8 @@ import { DTypeError, E, NDArray, ValueError, normAxes, normAxis } from '@surf/co
 import { alias, fromOp } from '../node';
 import { tidy } from '../scope';
 import { Tensor } from '../tensor';
-import { X } from './fuse';
+import { X, fused } from './fuse';
 import { sub, mul, div } from './arith';
-import { sqrt } from './activations';
 
 /**
  * Reductions over `dim` (a number, a list, or absent for all dims). Backward rules broadcast
@@ -152,6 +151,15 @@ export function variance(x: Tensor, dim: Dims, keepdim: boolean, correction: num
   });
 }
 
+/**
+ * sqrt of the variance, whose gradient g / (2·std) is 0 where std is 0 (PyTorch's rule: a
+ * constant input has gradient 0, not 0·∞ = NaN).
+ */
 export function std(x: Tensor, dim: Dims, keepdim: boolean, correction: number): Tensor {
-  return tidy(() => sqrt(variance(x, dim, keepdim, correction, 'std')));
+  return tidy(() =>
+    fused('std', [variance(x, dim, keepdim, correction, 'std')], ['float32'], {
+      fwd: ([v]) => E.sqrt(v),
+      grad: (g, _, out) => [E.where(E.eq(out, E.f(0)), E.f(0), E.div(g, E.mul(E.f(2), out)))],
+    }),
+  );
 }

@@ -3,12 +3,13 @@ import { alias, fromOp } from '../node';
 import { Tensor } from '../tensor';
 import { indexArray } from './gather';
 import { checkIndexFits, flatPositions } from './positions';
+import { checkIndexRange } from './index-range';
 
 /**
  * torch.scatter / scatter_add (out of place): a copy of x where, for every position i of
  * `index`, out[..., index[i], ...] (along dim) is set to / increased by src[i]. src is a
- * tensor at least as large as index in every dim, or a number. Out-of-range indices are
- * skipped (the device cannot raise; host checks are up to the caller).
+ * tensor at least as large as index in every dim, or a number. An index outside the dim is
+ * an error (index-range.ts), as in PyTorch.
  */
 function scatterOp(mode: ScatterMode, x: Tensor, dim: number, index: Tensor, src: Tensor | number): Tensor {
   const op = mode === 'add' ? 'scatterAdd' : 'scatter';
@@ -18,6 +19,7 @@ function scatterOp(mode: ScatterMode, x: Tensor, dim: number, index: Tensor, src
   if (!(index instanceof Tensor)) throw new ValueError(`${op}: index must be an int32 Tensor`);
   const i = indexArray(op, index);
   checkIndexFits(op, 'the input', xs, ax, i.shape);
+  checkIndexRange(op, i, { name: 'index', hi: xs[ax], range: `dim ${ax} of the input, size ${xs[ax]}` });
   const ishape = i.shape.slice();
   const n = ishape.reduce((a, b) => a * b, 1);
   let srcNd: NDArray;

@@ -155,11 +155,13 @@ describe('gather, scatter, scatterAdd, maskedFill, oneHot', () => {
   });
 
   test('oneHot', async () => {
-    expect(await oneHot(tensor([2, 0, 5]), 3).toArray()).toEqual([
+    expect(await oneHot(tensor([2, 0, 1]), 3).toArray()).toEqual([
       [0, 0, 1],
       [1, 0, 0],
-      [0, 0, 0],
+      [0, 1, 0],
     ]);
+    // A class outside [0, numClasses) is an error, as in PyTorch.
+    expect(() => oneHot(tensor([2, 0, 5]), 3)).toThrow(ValueError);
     expect(oneHot(tensor([[1]]), 4).shape).toEqual([1, 1, 4]);
     expect(() => oneHot(tensor([1]), -1)).toThrow(/numClasses/);
     expect(() => oneHot(tensor([1.5]), 2)).toThrow(DTypeError);

@@ -123,7 +123,7 @@ testGpu(
       const p = setBackend(small);
       try {
         expect(() => tensor(new Float32Array((1 << 20) / 4 + 1))).toThrow(
-          /^fromData: .*262145 elements needs 1048580 bytes, more than this adapter's storage buffer limit of 1048576 bytes/,
+          /^tensor: .*262145 elements needs 1048580 bytes, more than this adapter's storage buffer limit of 1048576 bytes/,
         );
         const x = tensor(Float32Array.from(data));
         expect(() => tidy(() => x.reshape(1, -1).expand(2, -1).contiguous())).toThrow(BackendError);

@@ -124,8 +124,18 @@ export function attentionCpu(
       const n = opts.causal ? Math.min(S, i + 1) : S;
       scoreRow(s, i, n, qb, kb, E, opts, mo, nd);
       let m = -Infinity;
-      for (let j = 0; j < n; j++) if (s[j] > m) m = s[j];
+      let nan = false;
+      for (let j = 0; j < n; j++) {
+        if (s[j] > m) m = s[j];
+        else if (Number.isNaN(s[j])) nan = true;
+      }
       const o = (b * L + i) * Ev;
+      if (nan) {
+        // A NaN score makes the row's softmax NaN, as in PyTorch (a max that skipped it would hide it).
+        out.fill(NaN, o, o + Ev);
+        lse[b * L + i] = NaN;
+        continue;
+      }
       if (m === -Infinity) {
         // Every key hidden: PyTorch's safe softmax gives 0, not NaN.
         out.fill(0, o, o + Ev);

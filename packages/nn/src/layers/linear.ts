@@ -1,5 +1,5 @@
 import { ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
-import { LinearActivation, Tensor, linear, zeros } from '@surf/autograd';
+import { LinearActivation, Tensor, checkTensor, linear, zeros } from '@surf/autograd';
 import { kaimingUniform, uniform } from '../init';
 import { Module, parameter } from '../module';
 
@@ -36,6 +36,7 @@ export class Linear extends Module {
    * module (or `.relu()`) after forward() fuses the same way, by autograd's fusion pass.
    */
   forwardWith(x: Tensor, activation: LinearActivation): Tensor {
+    checkTensor('Linear.forward', x, 'the input');
     if (x.ndim < 1 || x.shape[x.ndim - 1] !== this.inFeatures) {
       throw new ShapeError(
         `Linear: input has shape ${fmtShape(x.shape)}; expected the last dim to be inFeatures = ${this.inFeatures}`,

@@ -13,6 +13,7 @@ import { fusionCases } from './fusion';
 // conv, pool and batch-norm cases
 import { convPoolNormCases } from './conv-pool-norm';
 import { randomCases } from './random';
+import { binaryCrossEntropyTerms } from '../../ops/bce';
 
 export type { GradcheckCase } from '../case';
 
@@ -635,6 +636,18 @@ function linearCases(): GradcheckCase[] {
       inputs: [sp([3, 4], 'sliced'), idx([3, 1, 0])],
       fn: (z, y) => softmaxCrossEntropy(z, y, { labelSmoothing: 0.1, reduction: 'sum' }),
       forward: (z, y) => ({ data: [sumAll(crossEntropyRef(z, y, 0.1))], shape: [] }),
+    },
+    {
+      // Inside (0, 1), where finite differences of the logs are defined (the ends are tested
+      // against PyTorch's numbers in nn's values tests).
+      name: 'binaryCrossEntropyTerms',
+      op: 'binaryCrossEntropyTerms',
+      inputs: [
+        { shape: [2, 3], values: [0.1, 0.35, 0.5, 0.62, 0.8, 0.93] },
+        { shape: [2, 3], values: [1, 0, 0.25, 0.5, 0.9, 0] },
+      ],
+      fn: (x, y) => binaryCrossEntropyTerms(x, y),
+      forward: (x, y) => zip([x, y], (p, t) => -(t * Math.log(p) + (1 - t) * Math.log(1 - p))),
     },
   ];
 }

@@ -1,4 +1,6 @@
 import { BackendError } from '../../errors';
+import { wordAt } from '../wasm/address';
+import { memoryLimitError } from '../wasm/memory-limit';
 import type { Arena } from '../wasm/arena';
 import { CTRL } from './worker-source';
 import { WorkerHandle, spawnWorker } from './spawn';
@@ -100,9 +102,9 @@ export class ThreadPool {
     id = this.ids.size;
     const at = align16(scratch);
     const desc = align16(at + bytes.length);
-    if (!this.arena.ensure(desc + 16)) throw new BackendError('cpu threads: no memory to load a kernel on the workers');
+    if (!this.arena.ensure(desc + 16)) throw memoryLimitError(this.arena, 'loading a kernel on the worker threads');
     new Uint8Array(this.arena.memory.buffer).set(bytes, at);
-    new Int32Array(this.arena.memory.buffer).set([at, bytes.length, id], desc >> 2);
+    new Int32Array(this.arena.memory.buffer).set([at, bytes.length, id], wordAt(desc));
     Atomics.store(this.ctrl, CTRL.LOAD_AT, desc);
     Atomics.store(this.ctrl, CTRL.PENDING, this.size);
     Atomics.add(this.ctrl, CTRL.LOADS, 1);
@@ -127,9 +129,9 @@ export class ThreadPool {
     if (n > 0xffff) throw new BackendError(`cpu threads: ${n} chunks in one job (at most 65535)`);
     const words = n + 1 + chunks.reduce((s, l) => s + l.reduce((t, c) => t + 1 + c.length, 0), 0);
     const at = align16(scratch);
-    if (!this.arena.ensure(at + 4 * words)) throw new BackendError('cpu threads: no memory for the job');
+    if (!this.arena.ensure(at + 4 * words)) throw memoryLimitError(this.arena, 'a job for the worker threads');
     const m = new Int32Array(this.arena.memory.buffer);
-    const j = at >> 2;
+    const j = wordAt(at);
     let i = j + n + 1;
     chunks.forEach((list, c) => {
       m[j + c] = i - j;

@@ -38,11 +38,11 @@ function fail(t,e){if(Atomics.compareExchange(t,C.ERROR,0,1)!==0)return;var s=St
 function serve(d){var M=d.memory,t=new Int32Array(d.ctrl),f=[],a=[],L=0,m=null,G=Atomics.load(t,C.GEN);Atomics.add(t,C.READY,1);Atomics.notify(t,C.READY);
 for(;;){var g=Atomics.load(t,C.GEN);for(var s=0;g===G&&s<d.spin;s++)g=Atomics.load(t,C.GEN);
 while(g===G){Atomics.wait(t,C.GEN,G);g=Atomics.load(t,C.GEN)}G=g;if(Atomics.load(t,C.QUIT))return;
-if(Atomics.load(t,C.LOADS)>L){L++;try{var w=new Int32Array(M.buffer),l=Atomics.load(t,C.LOAD_AT)>>2,x=new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(M.buffer,w[l],w[l+1]).slice()),{env:{memory:M}}).exports;for(var k in x)if(typeof x[k]==='function'){f[w[l+2]]=x[k];break}}catch(e){fail(t,e)}
+if(Atomics.load(t,C.LOADS)>L){L++;try{var w=new Int32Array(M.buffer),l=Atomics.load(t,C.LOAD_AT)>>>2,x=new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(M.buffer,w[l]>>>0,w[l+1]).slice()),{env:{memory:M}}).exports;for(var k in x)if(typeof x[k]==='function'){f[w[l+2]]=x[k];break}}catch(e){fail(t,e)}
 if(Atomics.sub(t,C.PENDING,1)===1)Atomics.notify(t,C.PENDING);continue}
 for(var T=g&0x7fff;;){var v=Atomics.load(t,C.NEXT);if(v<0||v>>>16!==T)break;var n=Atomics.load(t,C.CHUNKS),c=v&0xffff;if(c>=n)break;
 if(Atomics.compareExchange(t,C.NEXT,v,v+1)!==v)continue;
-try{if(m===null||m.buffer!==M.buffer)m=new Int32Array(M.buffer);var j=Atomics.load(t,C.JOB)>>2;
+try{if(m===null||m.buffer!==M.buffer)m=new Int32Array(M.buffer);var j=Atomics.load(t,C.JOB)>>>2;
 for(var i=j+m[j+c],e=j+m[j+c+1];i<e;){var na=m[i+1];a.length=na;for(var q=0;q<na;q++)a[q]=m[i+2+q];f[m[i]].apply(null,a);i+=2+na}}catch(e){fail(t,e)}
 if(Atomics.add(t,C.DONE,1)+1===n)Atomics.notify(t,C.DONE)}}}
 if(typeof require==='function')require('node:worker_threads').parentPort.once('message',serve);else self.onmessage=function(e){self.onmessage=null;serve(e.data)}})();`;

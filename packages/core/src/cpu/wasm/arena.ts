@@ -2,6 +2,8 @@ import { MAX_PAGES, canShareMemory } from './shared-memory';
 
 /** First byte of the heap: address 0 stays unused, so an address is never falsy. */
 const HEAP_START = 65536;
+/** The largest linear memory: wasm32's 4 GiB of unsigned byte addresses, less one page. */
+export const MEMORY_LIMIT = 2 ** 32 - 65536;
 /** Blocks start on cache lines, so two threads writing neighbouring blocks share no line. */
 const ALIGN = 64;
 const alignUp = (bytes: number) => Math.ceil(bytes / ALIGN) * ALIGN;
@@ -29,7 +31,14 @@ export class Arena {
   /** Every buffer object this memory has shown (each growth of a shared memory makes a new one). */
   private readonly buffers = new WeakSet<ArrayBufferLike>();
 
-  constructor(readonly shared = canShareMemory()) {
+  /**
+   * `limitBytes`: the most linear memory to grow to (wasm32 addresses stop at 4 GiB; tests
+   * inject a small limit to reach it cheaply).
+   */
+  constructor(
+    readonly shared = canShareMemory(),
+    readonly limitBytes = MEMORY_LIMIT,
+  ) {
     this.memory = new WebAssembly.Memory(shared ? { initial: 1, maximum: MAX_PAGES, shared: true } : { initial: 1 });
     this.view = new Float32Array(this.memory.buffer);
     this.buffers.add(this.memory.buffer);
@@ -47,7 +56,7 @@ export class Arena {
   ensure(bytes: number): boolean {
     const have = this.memory.buffer.byteLength;
     if (bytes <= have) return true;
-    if (bytes > 2 ** 32 - 65536) return false;
+    if (bytes > this.limitBytes) return false;
     try {
       this.memory.grow(Math.ceil((bytes - have) / 65536));
     } catch {

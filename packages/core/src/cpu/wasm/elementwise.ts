@@ -1,4 +1,5 @@
 import type { DType } from '../../dtype';
+import { wordAt } from './address';
 import type { Expr } from '../../expr';
 import { Arena, sharedArena } from './arena';
 import { WasmKind, buildElementwiseModule, supportedByWasm } from './elementwise-kernel';
@@ -217,7 +218,7 @@ export class WasmElementwise {
     const f = this.arena.f32;
     inputs.forEach((x, i) => {
       if (!('data' in x) || home[i] >= 0) return;
-      const d0 = at[i] >> 2;
+      const d0 = wordAt(at[i]);
       const { data, off } = x;
       const k = kinds[i];
       if (k === 'z') f[d0] = data[off];
@@ -226,7 +227,7 @@ export class WasmElementwise {
       else if (x.rs === inner && inner4 === inner) f.set(data.subarray(off, off + rows * inner), d0);
       else for (let r = 0; r < rows; r++) f.set(data.subarray(off + r * x.rs, off + r * x.rs + inner), d0 + r * inner4);
     });
-    f.set(consts, constAt >> 2);
+    f.set(consts, wordAt(constAt));
     const pool = poolFor(rows * inner, threadThresholds().minElementwise);
     if (pool && pool.arena === this.arena) {
       // Rows split by rows, one long row (flat work) by 4-float steps; every element is
@@ -255,7 +256,7 @@ export class WasmElementwise {
     if (Array.isArray(target)) {
       target.forEach((o, k) => {
         if (outHome[k] >= 0) return;
-        const d0 = outAt[k] >> 2;
+        const d0 = wordAt(outAt[k]);
         if (inner4 === inner) o.set(f.subarray(d0, d0 + rows * inner));
         else for (let r = 0; r < rows; r++) o.set(f.subarray(d0 + r * inner4, d0 + r * inner4 + inner), r * inner);
       });

@@ -1,4 +1,5 @@
 import { Arena } from './arena';
+import { wordAt } from './address';
 import { DEFAULT_GEMM, FMA_GEMM, GemmShape, buildGemmModule } from './gemm-kernel';
 import { buildPackModule } from './pack-kernel';
 import { hasRelaxedSimd, hasWasmSimd } from './simd';
@@ -186,7 +187,7 @@ export class WasmGemm {
     const fused = epilogue ? epilogue(cAt, ldc, end) : false;
     if (outAt >= 0) return fused;
     const f = this.arena.f32;
-    const c0 = cAt >> 2;
+    const c0 = wordAt(cAt);
     if (np === n) out.set(f.subarray(c0, c0 + m * n), outOff);
     else for (let i = 0; i < m; i++) out.set(f.subarray(c0 + i * np, c0 + i * np + n), outOff + i * n);
     return fused;
@@ -222,7 +223,7 @@ export class WasmGemm {
         const ldb = direct ? 4 * n : 4 * wp;
         const panel = direct ? bAt + 4 * j0 + p0 * ldb : bAt + 4 * j0 * k + p0 * ldb;
         calls.push([
-          wp >> 2,
+          wordAt(wp),
           aAt + p0 * csA + r0 * rsA,
           rsA,
           csA,
@@ -249,7 +250,7 @@ export class WasmGemm {
     const home = this.arena.addressOf(data);
     if (home >= 0 && rs >= 0 && cs >= 0) return [home + 4 * off, 4 * rs, 4 * cs];
     const f = this.arena.f32;
-    const d0 = at >> 2;
+    const d0 = wordAt(at);
     const rowMajor = cs === 1 && (rs === k || m === 1);
     const colMajor = !rowMajor && rs === 1 && (cs === m || k === 1);
     const placed: [number, number, number] = colMajor ? [at, 4, 4 * m] : [at, 4 * k, 4];
@@ -301,7 +302,7 @@ export class WasmGemm {
     this.lastB = key;
     const f = this.arena.f32;
     if (direct) {
-      f.set(data.subarray(off, off + k * n), at >> 2);
+      f.set(data.subarray(off, off + k * n), wordAt(at));
       return { direct, packs: [], bAt: at };
     }
     const nr = this.nr;
@@ -310,7 +311,7 @@ export class WasmGemm {
       // The caller runs the packs in this same call, before any kernel reads the panels.
       let src = home + 4 * off;
       if (home < 0) {
-        f.set(data.subarray(off, off + span), stage >> 2);
+        f.set(data.subarray(off, off + span), wordAt(stage));
         src = stage;
       }
       const packs: number[][] = [];
@@ -323,7 +324,7 @@ export class WasmGemm {
     for (let j0 = 0; j0 < n; j0 += nr) {
       const w = Math.min(nr, n - j0);
       const wp = roundUp4(w);
-      let d = (at >> 2) + j0 * k;
+      let d = wordAt(at) + j0 * k;
       let s = off + j0 * cs;
       for (let p = 0; p < k; p++, s += rs) {
         for (let j = 0, t = s; j < w; j++, t += cs) f[d++] = data[t];

@@ -178,6 +178,8 @@ fn main(${MAIN_ARGS}) {
   }
   var m = -3.0e38;
   var l = 0.0;
+  // A NaN score: WGSL's max() and the comparisons below would skip it; PyTorch's row is NaN.
+  var nanRow = false;
   var kEnd = S;
   ${causal ? `kEnd = min(S, i0 + ${ROWS}u);` : ''}
   for (var j0 = 0u; j0 < kEnd; j0 += ${BC}u) {
@@ -195,7 +197,7 @@ fn main(${MAIN_ARGS}) {
           s = 0.0;
           for (var e = 0u; e < ${ek.n}u; e++) { s = s + ${dotLanes(ek, 'qr[e]', `Ks[jj * ${ek.n}u + e]`)}; }
           ${maskCode(p, maskKind, 'i', 'j')}
-          if (vis) { mt = max(mt, s); } else { s = -3.4e38; }
+          if (vis) { mt = max(mt, s); if (isnan_(s)) { nanRow = true; } } else { s = -3.4e38; }
         }
         sc[jj] = s;
       }
@@ -216,7 +218,10 @@ fn main(${MAIN_ARGS}) {
   }
   if (live) {
     let r = b * L + i;
-    if (l > 0.0) {
+    if (nanRow) {
+      for (var e = 0u; e < ${Ev}u; e++) { O[r * ${Ev}u + e] = nan_(); }
+      LSE[r] = nan_();
+    } else if (l > 0.0) {
       let inv = 1.0 / l;
       for (var e = 0u; e < ${ev.n}u; e++) { ${storeLanes(ev, 'O', `r * ${Ev}u + e * ${ev.w}u`, 'acc[e] * inv')} }
       LSE[r] = m + log(l);

@@ -102,7 +102,8 @@ fn main(${MAIN_ARGS}) {
   red[lid] = se;${tree('red[lid] + red[lid + w]')}
   let s = red[0];
   workgroupBarrier();
-  let lse = flog_(s) + sh;
+  // exp(NaN) is not NaN on every GPU: a row with a NaN (its max is NaN) is NaN explicitly.
+  let lse = select(flog_(s) + sh, nan_(), isnan_(m));
   let t = Y[u32(${u.ref('yOffset')} + i32(row) * ${u.ref('yStride')})];
   let valid = t >= 0 && t < C;
   ${terms}

@@ -1,3 +1,4 @@
+import { BackendError } from '@surf/core';
 import type { DType, ReduceOp } from '@surf/core';
 import type { Runtime } from '../../runtime';
 import type { PooledBuffer } from '../../pool';
@@ -151,6 +152,11 @@ export function encodeReduce(
   const outN = x.kept.shape.reduce((a, b) => a * b, 1);
   const redN = x.red.shape.reduce((a, b) => a * b, 1);
   if (outN === 0) return;
+  // Element indices are u32 in the kernel: a range past them would wrap silently.
+  if (outN * redN > 0xffffffff)
+    throw new BackendError(
+      `reduce: ${outN * redN} elements read, more than the 2^32 - 1 a WebGPU reduction indexes; reduce in parts`,
+    );
   const kr = x.kept.shape.length;
   const rr = x.red.shape.length;
   const innerKept = kr ? Math.abs(x.kept.strides[kr - 1]) : Infinity;
