@@ -157,9 +157,9 @@ describeEach(['cpu', 'webgpu'] as const, 'defaults as PyTorch on %s', (kind) => 
         const cq = tensor([0.5, 1.0, 2.0, 0.1, 0.0, 0.0]);
         const dq = tensor([0.3, -0.2, 0.0, 1.0, 1e-9, -3e-9]);
         const p = tensor(p0, { requiresGrad: true });
-        const Ctor = (optim as unknown as Record<string, new (ps: Tensor[], o: object) => optim.Optimizer<object>>)[
-          c.name
-        ];
+        const Ctor = (
+          optim as unknown as Record<string, new (ps: Tensor[], o: object) => optim.Optimizer<optim.BaseOptions>>
+        )[c.name];
         const opt = new Ctor([p], c.opts);
         for (let s = 0; s < c.steps.length; s++) {
           opt.zeroGrad();
