@@ -12,6 +12,7 @@ inputs (as the *base* tensor the layout is a view of), PyTorch's outputs, random
 each float output, and the gradient of sum(out * w) with respect to every float input's base. A
 case where PyTorch raises records the error, and Surf must raise too.
 
+Inputs of kind 'grid' (rounding, sign, comparisons) are quarters, so halves and ties occur.
 Numbers are written with 9 significant digits (exact for float32); NaN and +-Infinity as the
 strings "NaN", "Infinity", "-Infinity".
 """
@@ -32,6 +33,7 @@ NOSPECIAL = [l for l in ALL if l != 'special']
 EMPTY_SHAPES = {'empty0': [0], 'empty03': [0, 3], 'empty30': [3, 0], 'scalar': []}
 SPECIALS = {
     'normal': [math.nan, math.inf, -math.inf, 1e30, -1e30],
+    'grid': [math.nan, math.inf, -math.inf, 1e30, -0.0],
     'nonzero': [math.nan, math.inf, -math.inf, 1e30, -1e30],
     'pos': [math.nan, math.inf, 1e30, 1e-30, 0.0],
     'unit': [math.nan, 0.0, 1.0, 1e-30, 0.5],
@@ -50,6 +52,8 @@ def data(kind, shape):
     if kind == 'nonzero':
         s = torch.where(torch.rand(shape, generator=gen) < 0.5, -1.0, 1.0)
         return s * (torch.rand(shape, generator=gen) * 1.5 + 0.5)
+    if kind == 'grid':  # quarters in [-3, 3): exact halves and ties
+        return torch.randint(-12, 12, shape, generator=gen).float() / 4
     if kind == 'bool':
         return torch.rand(shape, generator=gen) < 0.5
     if kind.startswith('int:'):
@@ -136,11 +140,11 @@ for name, fn, kind in [
     ('softplus', F.softplus, 'normal'),
     ('silu', F.silu, 'normal'),
     ('erf', torch.erf, 'normal'),
-    ('floor', torch.floor, 'normal'),
-    ('ceil', torch.ceil, 'normal'),
-    ('round', torch.round, 'normal'),
-    ('trunc', torch.trunc, 'normal'),
-    ('sign', torch.sign, 'normal'),
+    ('floor', torch.floor, 'grid'),
+    ('ceil', torch.ceil, 'grid'),
+    ('round', torch.round, 'grid'),
+    ('trunc', torch.trunc, 'grid'),
+    ('sign', torch.sign, 'grid'),
     ('log1p', torch.log1p, 'unit'),
     ('expm1', torch.expm1, 'normal'),
     ('clamp', lambda x: x.clamp(-0.5, 0.5), 'normal'),
@@ -160,12 +164,12 @@ for name, fn, kinds in [
     ('maximum', torch.maximum, ('normal', 'normal')),
     ('minimum', torch.minimum, ('normal', 'normal')),
     ('remainder', torch.remainder, ('normal', 'nonzero')),
-    ('eq', torch.eq, ('normal', 'normal')),
-    ('ne', torch.ne, ('normal', 'normal')),
-    ('lt', torch.lt, ('normal', 'normal')),
-    ('le', torch.le, ('normal', 'normal')),
-    ('gt', torch.gt, ('normal', 'normal')),
-    ('ge', torch.ge, ('normal', 'normal')),
+    ('eq', torch.eq, ('grid', 'grid')),
+    ('ne', torch.ne, ('grid', 'grid')),
+    ('lt', torch.lt, ('grid', 'grid')),
+    ('le', torch.le, ('grid', 'grid')),
+    ('gt', torch.gt, ('grid', 'grid')),
+    ('ge', torch.ge, ('grid', 'grid')),
     ('where', lambda x, y, c: torch.where(c, x, y), ('normal', 'normal', 'bool')),
     ('maskedFill', lambda x, m: x.masked_fill(m, -1.5), ('normal', 'bool')),
 ]:

@@ -102,7 +102,7 @@ interface Check {
  * reasons it already differs (a throw where PyTorch returns, or the reverse).
  */
 function runCase(op: string, c: Case): Check[] | string[] {
-  const tol = TOLERANCES[op] ?? {};
+  const tol = TOLERANCES[`${op}/${c.layout}`] ?? TOLERANCES[op] ?? {};
   const [rtol, atol, grtol, gatol] = [tol.rtol ?? 1e-5, tol.atol ?? 1e-6, tol.gradRtol ?? 1e-4, tol.gradAtol ?? 1e-5];
   const built = c.inputs.map(build);
   let out: Tensor | Tensor[];

@@ -9,7 +9,7 @@
  * GPU_LAYOUTS: ops whose WebGPU run takes only some layouts (each layout of a matmul operand is
  * its own pipeline, 1-2 s to compile on SwiftShader); the others are covered on WebGPU by the op
  * table's cases (core/src/testing/cases), which the WebGPU tests run.
- * TOLERANCES: per-op tolerances where float32 summation order or approximations differ
+ * TOLERANCES: per-op (or per-case, 'op/layout') tolerances where float32 summation order or approximations differ
  * (default: forward rtol 1e-5 / atol 1e-6, gradients rtol 1e-4 / atol 1e-5).
  */
 
@@ -44,6 +44,7 @@ export const KNOWN_BUGS: Record<string, string> = {
   'relu/special': `${NAN_GRAD}: PyTorch passes the gradient through at NaN (out <= 0 is false), Surf gives 0`,
   'maximum/special': `${NAN_GRAD}: PyTorch sends the gradient to the NaN operand, Surf gives 0`,
   'minimum/special': `${NAN_GRAD}: PyTorch sends the gradient to the NaN operand, Surf gives 0`,
+  'pow/special': `${NAN_GRAD}: d/dy of 0^y for y < 0 is Inf in PyTorch (0^y·log 0), 0 in Surf`,
   'remainder/special': `${NAN_GRAD}: d/db at ±Inf is NaN in PyTorch, ±Inf in Surf`,
   'max/special': `${NAN_GRAD}: the gradient of a NaN max goes to the NaN element in PyTorch; Surf gives NaN everywhere`,
   'maxDim/special': `${NAN_GRAD}: as max/special`,
@@ -78,6 +79,7 @@ export const GPU_LAYOUTS: Record<string, { layouts: string[]; why: string }> = {
 };
 
 export const TOLERANCES: Record<string, { rtol?: number; atol?: number; gradRtol?: number; gradAtol?: number }> = {
-  // Training-mode batch norm of a broadcast input (zero variance): gradients are float32 noise near 1e-5.
-  batchNormTrain: { gradAtol: 1e-4 },
+  // Training-mode batch norm of a broadcast input (equal rows, zero variance): the gradient is 0
+  // in exact arithmetic and float32 noise times 1/sqrt(eps) in both frameworks.
+  'batchNormTrain/broadcast': { gradAtol: 1e-3 },
 };
