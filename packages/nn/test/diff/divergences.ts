@@ -42,6 +42,7 @@ const NAN_GRAD = 'NaN/±Inf propagation in gradients (values work: NaN propagati
 
 export const KNOWN_BUGS: Record<string, string> = {
   'relu/special': `${NAN_GRAD}: PyTorch passes the gradient through at NaN (out <= 0 is false), Surf gives 0`,
+  'linearRelu/special': `${NAN_GRAD}: as relu/special (NaN rows through the fused ReLU epilogue)`,
   'maximum/special': `${NAN_GRAD}: PyTorch sends the gradient to the NaN operand, Surf gives 0`,
   'minimum/special': `${NAN_GRAD}: PyTorch sends the gradient to the NaN operand, Surf gives 0`,
   'pow/special': `${NAN_GRAD}: d/dy of 0^y for y < 0 is Inf in PyTorch (0^y·log 0), 0 in Surf`,
