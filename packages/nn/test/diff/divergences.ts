@@ -64,6 +64,7 @@ export const KNOWN_BUGS: Record<string, string> = {
   'webgpu:softmaxCrossEntropy/special':
     'NaN is swallowed by the WebGPU cross-entropy rows (values work: NaN propagation): Infinity where PyTorch gives NaN',
   'webgpu:crossEntropy/special': 'as webgpu:softmaxCrossEntropy/special (the gradient of a NaN row is 0, PyTorch NaN)',
+  'webgpu:labelSmoothing/special': 'as webgpu:softmaxCrossEntropy/special',
   'adaptiveAvgPool2d/special':
     'NaN/Inf in one window makes every output NaN (values work: NaN propagation): the pooling weights 0·Inf = NaN',
 };
