@@ -15,6 +15,9 @@ export default [
       '.wt/**',
       'coverage/**',
       'bench/results/**',
+      // StrykerJS's sandbox and reports (npm run mutate)
+      '.stryker-tmp/**',
+      'reports/**',
     ],
   },
   {

@@ -1,12 +1,14 @@
 // jest globalSetup: decides once, before any test file registers its tests, whether this run
 // has a WebGPU adapter, and hands the answer to every worker in SURF_TEST_WEBGPU ('yes', or
 // 'no: <reason>'). test-support/gpu.ts reads it to register WebGPU tests as test or test.skip,
-// so without an adapter they show as skipped, never as passed. With CI set a missing adapter
-// fails the run. Set SURF_TEST_WEBGPU yourself to skip the probe (e.g. 'no: not wanted').
+// so without an adapter they show as skipped, never as passed. The rules are in gpu-policy.mjs:
+// with CI set, a missing adapter or a preset SURF_TEST_WEBGPU other than 'yes' fails the run;
+// otherwise set SURF_TEST_WEBGPU yourself to skip the probe (e.g. 'no: not wanted').
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { decideWebGpu } from './gpu-policy.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,10 +43,7 @@ function probe() {
 }
 
 export default async function globalSetup() {
-  if (process.env.SURF_TEST_WEBGPU) return;
-  const r = await probe();
-  process.env.SURF_TEST_WEBGPU = r.ok ? 'yes' : `no: ${r.reason}`;
-  if (r.ok) return;
-  if (process.env.CI) throw new Error(`CI is set and no WebGPU adapter was found: ${r.reason}`);
-  console.warn(`\nWebGPU tests will be skipped: ${r.reason}`);
+  const decided = await decideWebGpu(process.env, probe);
+  process.env.SURF_TEST_WEBGPU = decided;
+  if (decided !== 'yes') console.warn(`\nWebGPU tests will be skipped: ${decided.replace(/^no: /, '')}`);
 }

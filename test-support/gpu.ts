@@ -5,9 +5,17 @@ import { WebGPUBackend, WebGPUBackendOptions, createWebGPUBackend } from '@surf/
  * an adapter once per jest run, before tests register, and WebGPU tests are registered with
  * testGpu / describeGpu / testEach / describeEach, which become test.skip / describe.skip when
  * there is none, so they show as skipped, not passed. With CI set, a missing adapter fails the
- * run instead (in the global setup).
+ * run instead (in the global setup, test-support/gpu-policy.mjs), and a test file that would
+ * register its WebGPU tests as skipped under CI throws here: no WebGPU test can skip in CI.
  */
 const probed = process.env.SURF_TEST_WEBGPU;
+const ciValue = process.env.CI;
+// The same reading of CI as gpu-policy.mjs (which jest's CJS transform cannot import).
+const underCi = ciValue !== undefined && ciValue !== '' && ciValue !== '0' && ciValue.toLowerCase() !== 'false';
+if (underCi && probed !== undefined && probed !== 'yes')
+  throw new Error(
+    `CI is set but SURF_TEST_WEBGPU is '${probed}': WebGPU tests may not be skipped in CI (give the run a WebGPU adapter)`,
+  );
 /** Whether WebGPU tests run in this jest run (true when nothing was probed: they then fail loudly). */
 export const gpuAvailable: boolean = probed === undefined || probed === 'yes';
 const unavailableReason = probed?.replace(/^no: /, '') ?? '';

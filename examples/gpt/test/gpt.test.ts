@@ -1,6 +1,6 @@
 import * as surf from '@surf/nn';
 import { Backend, CpuBackend } from '@surf/core';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 import { bigram, bigramLoss } from '../src/bigram';
 import { decode, detokenize, encode, splitSamples } from '../src/corpus';
 import { loadBrown } from '../src/corpus-node';
@@ -95,9 +95,8 @@ test('a short training run learns, and the saved model reloads with the same out
   expect(b).toEqual(a);
 });
 
-test('the GPT forward (embeddings, fused attention, MLP, loss) on WebGPU matches the CPU', async () => {
-  const gpu = await gpuOrSkip();
-  if (!gpu) return;
+testGpu('the GPT forward (embeddings, fused attention, MLP, loss) on WebGPU matches the CPU', async () => {
+  const gpu = await gpuBackend();
   try {
     const run = async (backend: Backend) => {
       surf.setBackend(backend);

@@ -1,2 +1,2 @@
-// The shared WebGPU-or-skip policy (test-support/gpu.ts), as every package's tests use it.
-export { gpuOrSkip } from '../../../test-support/gpu';
+// The shared WebGPU test policy (test-support/gpu.ts), as every package's tests use it.
+export { gpuBackend, testGpu } from '../../../test-support/gpu';

@@ -1,6 +1,6 @@
 import * as surf from '@surf/nn';
 import { Backend, CpuBackend } from '@surf/core';
-import { gpuOrSkip } from './gpu';
+import { gpuBackend, testGpu } from './gpu';
 import { splitSamples } from '../src/corpus';
 import { loadBrown } from '../src/corpus-node';
 import { DEFAULT_TRAIN, TrainConfig, trainGpt } from '../src/train';
@@ -48,9 +48,8 @@ test.each([0, 0.1])(
   },
 );
 
-test('jit: the GPT training step on WebGPU (fused attention) equals its eager step (1e-5)', async () => {
-  const gpu = await gpuOrSkip();
-  if (!gpu) return;
+testGpu('jit: the GPT training step on WebGPU (fused attention) equals its eager step (1e-5)', async () => {
+  const gpu = await gpuBackend();
   try {
     const want = await run(gpu, false, 0);
     const got = await run(gpu, true, 0);

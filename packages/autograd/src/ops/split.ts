@@ -41,5 +41,7 @@ export function chunk(x: Tensor, chunks: number, dim = 0): Tensor[] {
     throw new ValueError(`chunk: chunks ${chunks}; expected a positive integer`);
   const shape = x.nd('chunk').shape;
   const n = shape[normAxis('chunk', dim, shape.length)];
+  // An empty dim gives `chunks` empty pieces, as PyTorch (not one).
+  if (n === 0) return split(x, new Array<number>(chunks).fill(0), dim);
   return split(x, Math.max(1, Math.ceil(n / chunks)), dim);
 }

@@ -1,7 +1,8 @@
 /**
- * Scalar math the JS runtime lacks, shared by the op table's reference functions and the CPU
- * kernels (which must agree with them bit for bit). Each is checked against published values
- * in core/test/op-table.test.ts, so sharing them does not hide an error.
+ * Scalar math the JS runtime lacks, for the CPU kernels. The op table's reference functions do
+ * not use these: they have their own definitions (ops/ref-scalar.ts), so a slip here makes the
+ * CPU disagree with the reference. Each is also checked against published values in
+ * core/test/op-table.test.ts.
  */
 
 /**

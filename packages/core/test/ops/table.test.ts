@@ -12,11 +12,18 @@ import {
 } from '@surf/core';
 import { refArray, refElementwise } from '@surf/core/testing';
 import { erf, fmodFloor, imod, rint, sign } from '../../src/ops/scalar';
+import { refErf, refIntRemainder, refRemainder, refRint, refSign } from '../../src/ops/ref-scalar';
 
-// The op table's scalar helpers against published values, its derivative rules against
+// The kernels' scalar helpers and the references' own (independent) ones against published values, its derivative rules against
 // finite differences of its own reference functions, and the shared view lowering.
 
-test('erf matches published values (Abramowitz & Stegun table 7.1) to 1e-10', () => {
+// The CPU kernels' helpers (ops/scalar.ts) and the op table references' own (ops/ref-scalar.ts).
+const HELPERS = [
+  ['kernels', { erf, rint, fmodFloor, imod, sign }],
+  ['reference', { erf: refErf, rint: refRint, fmodFloor: refRemainder, imod: refIntRemainder, sign: refSign }],
+] as const;
+
+test.each(HELPERS)('%s: erf matches published values (Abramowitz & Stegun table 7.1) to 1e-10', (_, { erf }) => {
   const table: [number, number][] = [
     [0, 0],
     [0.1, 0.1124629160182849],
@@ -36,15 +43,20 @@ test('erf matches published values (Abramowitz & Stegun table 7.1) to 1e-10', ()
   expect(erf(NaN)).toBeNaN();
 });
 
-test('round is half to even, remainder takes the divisor sign (PyTorch), sign(NaN) is 0', () => {
-  expect([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4, -2.6, 3].map(rint)).toEqual([0, 2, 2, -0, -2, -2, 2, -3, 3]);
-  // torch.remainder(torch.tensor([-3., -2, -1, 1, 2, 3]), 2) = [1, 0, 1, 1, 0, 1]; with -1.5: [-0, -0.5, -1, -0.5, -1, -0]
-  expect([-3, -2, -1, 1, 2, 3].map((a) => fmodFloor(a, 2))).toEqual([1, -0, 1, 1, 0, 1]);
-  expect([-3, -2, -1, 1, 2, 3].map((a) => fmodFloor(a, -1.5))).toEqual([-0, -0.5, -1, -0.5, -1, 0]);
-  expect(fmodFloor(1, 0)).toBeNaN();
-  expect([-7, 7, -7, 7, 5, -2147483648].map((a, i) => imod(a, [3, -3, -3, 3, 0, -1][i]))).toEqual([2, -2, -1, 1, 0, 0]);
-  expect([2, -0.5, 0, -0, NaN].map(sign)).toEqual([1, -1, 0, 0, 0]);
-});
+test.each(HELPERS)(
+  '%s: round is half to even, remainder takes the divisor sign (PyTorch), sign(NaN) is 0',
+  (_, { rint, fmodFloor, imod, sign }) => {
+    expect([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4, -2.6, 3].map(rint)).toEqual([0, 2, 2, -0, -2, -2, 2, -3, 3]);
+    // torch.remainder(torch.tensor([-3., -2, -1, 1, 2, 3]), 2) = [1, 0, 1, 1, 0, 1]; with -1.5: [-0, -0.5, -1, -0.5, -1, -0]
+    expect([-3, -2, -1, 1, 2, 3].map((a) => fmodFloor(a, 2))).toEqual([1, -0, 1, 1, 0, 1]);
+    expect([-3, -2, -1, 1, 2, 3].map((a) => fmodFloor(a, -1.5))).toEqual([-0, -0.5, -1, -0.5, -1, 0]);
+    expect(fmodFloor(1, 0)).toBeNaN();
+    expect([-7, 7, -7, 7, 5, -2147483648].map((a, i) => imod(a, [3, -3, -3, 3, 0, -1][i]))).toEqual([
+      2, -2, -1, 1, 0, 0,
+    ]);
+    expect([2, -0.5, 0, -0, NaN].map(sign)).toEqual([1, -1, 0, 0, 0]);
+  },
+);
 
 /** Evaluates a gradient rule with the kit's f32 reference evaluator at one point. */
 function ruleAt(row: OpRow, op: string, xs: number[], arity: number): (number | null)[] {

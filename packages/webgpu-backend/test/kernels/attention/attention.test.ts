@@ -1,26 +1,25 @@
 import { BackendError, CpuBackend, DTypeError, NDArray, ShapeError, View, attentionNd } from '@surf/core';
 import type { Backend } from '@surf/core';
 import type { WebGPUBackend } from '@surf/webgpu';
-import { gpuOrSkip } from '../../gpu';
+import { describeEach, gpuAvailable, gpuBackend, testGpu } from '../../gpu';
 
 // The attention contract's argument checks are the same on both backends (values are in the
 // shared op cases); WebGPU names the head dims it cannot tile.
 let gpu: WebGPUBackend | null = null;
 const cpu = new CpuBackend();
 beforeAll(async () => {
-  gpu = await gpuOrSkip();
+  if (gpuAvailable) gpu = await gpuBackend();
 });
 afterAll(() => gpu?.destroy());
 
 const f32 = (b: Backend, shape: number[]) =>
   NDArray.fromData(b, new Float32Array(shape.reduce((a, c) => a * c, 1)), shape);
 
-describe.each(['cpu', 'webgpu'] as const)('attention contract checks on %s', (kind) => {
-  const be = () => (kind === 'cpu' ? cpu : gpu);
+describeEach(['cpu', 'webgpu'] as const, 'attention contract checks on %s', (kind) => {
+  const be = () => (kind === 'cpu' ? cpu : gpu!);
 
   test('shapes, dtypes and masks are checked before any work', () => {
     const b = be();
-    if (!b) return;
     const q = f32(b, [2, 3, 4]),
       k = f32(b, [2, 5, 4]),
       v = f32(b, [2, 5, 6]);
@@ -42,8 +41,8 @@ describe.each(['cpu', 'webgpu'] as const)('attention contract checks on %s', (ki
   });
 });
 
-test('WebGPU: head dims too large for workgroup memory are a BackendError naming them', () => {
-  if (!gpu) return;
+testGpu('WebGPU: head dims too large for workgroup memory are a BackendError naming them', () => {
+  if (!gpu) throw new Error('no WebGPU backend');
   const q = f32(gpu, [1, 2, 2100]),
     v = f32(gpu, [1, 2, 2100]);
   const before = gpu.memory().buffers;
