@@ -135,7 +135,7 @@ export const OPS: Record<string, DiffOp> = {
   flip: (x) => x.flip(0),
   narrow: (x) => x.narrow(0, 1, 1),
   slice: (x) => x.slice(1, 1, null, 2),
-  pad: (x) => x.pad([...x.shape.slice(0, -1).map(() => [0, 0] as const), [1, 2] as const]),
+  pad: (x) => x.pad([1, 2]),
   repeat: (x) => x.repeat(2, 1),
   triu: (x) => x.triu(),
   tril: (x) => x.tril(-1),
