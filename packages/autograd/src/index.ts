@@ -93,3 +93,22 @@ export type { JitOptions, JitStats, Jitted } from './jit/jit';
 export { JitError } from './jit/errors';
 export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
 // ---- end jit ----
+// tensor ops: float checks, closeness, scans, diagonals, einsum, logical ops, unique
+export { isnan, isinf, isfinite, nanToNum } from './ops/nonfinite';
+export type { NanToNumOptions } from './ops/nonfinite';
+export { isclose, allclose } from './ops/isclose';
+export type { IsCloseOptions } from './ops/isclose';
+export { cumprod } from './ops/cumprod';
+export { roll } from './ops/roll';
+export { diag, diagonal } from './ops/diagonal';
+export { outer } from './ops/outer';
+export { meshgrid } from './ops/meshgrid';
+export type { MeshgridOptions } from './ops/meshgrid';
+export { square } from './ops/square';
+export { lerp } from './ops/lerp';
+export { logicalAnd, logicalOr, logicalXor, logicalNot } from './ops/logical-ops';
+export { unique } from './ops/unique';
+export type { UniqueOptions, UniqueResult } from './ops/unique';
+export { maxDim, minDim } from './ops/extremum-dim';
+export type { MinMaxResult } from './ops/extremum-dim';
+export { einsum } from './ops/einsum';

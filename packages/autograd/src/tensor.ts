@@ -44,6 +44,18 @@ import { split as splitOp, chunk as chunkOp } from './ops/split';
 import { triu as triuOp, tril as trilOp } from './ops/triangle';
 import { maskedFill as maskedFillOp } from './ops/masked-fill';
 import * as Inplace from './ops/inplace';
+import * as NF from './ops/nonfinite';
+import type { NanToNumOptions } from './ops/nonfinite';
+import { IsCloseOptions, isclose as isCloseOp, allclose as allCloseOp } from './ops/isclose';
+import { cumprod as cumprodOp } from './ops/cumprod';
+import { roll as rollOp } from './ops/roll';
+import { diag as diagOp, diagonal as diagonalOp } from './ops/diagonal';
+import { outer as outerOp } from './ops/outer';
+import { square as squareOp } from './ops/square';
+import { lerp as lerpOp } from './ops/lerp';
+import * as LO from './ops/logical-ops';
+import { UniqueOptions, UniqueResult, unique as uniqueOp } from './ops/unique';
+import { MinMaxResult, maxDim, minDim } from './ops/extremum-dim';
 // ---- end ops ----
 
 export type Operand = Tensor | Scalar;
@@ -582,11 +594,30 @@ export class Tensor {
   mean(dim?: Dims, keepdim = false): Tensor {
     return R.mean(this, dim, keepdim);
   }
-  /** Max values (not PyTorch's (values, indices) pair: use argmax). Ties share the gradient equally. */
-  max(dim?: Dims, keepdim = false): Tensor {
+  /**
+   * max() is the largest element (ties share the gradient equally). max(dim, keepdim) is
+   * PyTorch's torch.max(x, dim): { values, indices }, the gradient going to that index. A list
+   * of dims reduces them all to the values (as amax).
+   */
+  max(): Tensor;
+  max(dim: number, keepdim?: boolean): MinMaxResult;
+  max(dim: readonly number[], keepdim?: boolean): Tensor;
+  max(dim?: Dims, keepdim = false): Tensor | MinMaxResult {
+    if (typeof dim === 'number') return maxDim(this, dim, keepdim);
     return R.max(this, dim, keepdim);
   }
-  min(dim?: Dims, keepdim = false): Tensor {
+  min(): Tensor;
+  min(dim: number, keepdim?: boolean): MinMaxResult;
+  min(dim: readonly number[], keepdim?: boolean): Tensor;
+  min(dim?: Dims, keepdim = false): Tensor | MinMaxResult {
+    if (typeof dim === 'number') return minDim(this, dim, keepdim);
+    return R.min(this, dim, keepdim);
+  }
+  /** torch.amax: the largest values over dims (all by default); ties share the gradient equally. */
+  amax(dim?: Dims, keepdim = false): Tensor {
+    return R.max(this, dim, keepdim);
+  }
+  amin(dim?: Dims, keepdim = false): Tensor {
     return R.min(this, dim, keepdim);
   }
   /** Index (int32) of the first maximum along dim, or into the flattened tensor when dim is absent. */
@@ -760,6 +791,77 @@ export class Tensor {
   tril(diagonal = 0): Tensor {
     return trilOp(this, diagonal);
   }
+
+  // ---- tensor ops: float checks, comparisons, scans, diagonals, logical ops ----
+  /** True where NaN (bool). */
+  isnan(): Tensor {
+    return NF.isnan(this);
+  }
+  /** True where +inf or -inf (bool). */
+  isinf(): Tensor {
+    return NF.isinf(this);
+  }
+  /** True where neither NaN nor infinite (bool). */
+  isfinite(): Tensor {
+    return NF.isfinite(this);
+  }
+  /** NaN, +inf, -inf replaced (defaults 0, ±3.4028e38); the gradient is 0 at replaced elements. */
+  nanToNum(opts?: NanToNumOptions): Tensor {
+    return NF.nanToNum(this, opts);
+  }
+  /** |this − other| <= atol + rtol·|other| elementwise (bool; defaults rtol 1e-5, atol 1e-8). */
+  isclose(other: Operand, opts?: IsCloseOptions): Tensor {
+    return isCloseOp(this, other, opts);
+  }
+  /** Whether every element is close (reads one value back: await it). */
+  allclose(other: Operand, opts?: IsCloseOptions): Promise<boolean> {
+    return allCloseOp(this, other, opts);
+  }
+  /** Running product along dim; the gradient is exact where elements are 0. */
+  cumprod(dim: number): Tensor {
+    return cumprodOp(this, dim);
+  }
+  /** Shifts elements along dims with wrap-around (no dims: over the flattened tensor). */
+  roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor {
+    return rollOp(this, shifts, dims);
+  }
+  /** 1-d: the matrix with this on diagonal `offset`; 2-d: that diagonal as a 1-d tensor. */
+  diag(offset = 0): Tensor {
+    return diagOp(this, offset);
+  }
+  /** The diagonal of dims dim1, dim2 (offset above it when > 0) as a new last dim (a copy). */
+  diagonal(offset = 0, dim1 = 0, dim2 = 1): Tensor {
+    return diagonalOp(this, offset, dim1, dim2);
+  }
+  /** Outer product of two 1-d tensors. */
+  outer(other: Tensor): Tensor {
+    return outerOp(this, other);
+  }
+  /** x·x. */
+  square(): Tensor {
+    return squareOp(this);
+  }
+  /** this + weight·(end − this). */
+  lerp(end: Tensor, weight: Operand): Tensor {
+    return lerpOp(this, end, weight);
+  }
+  logicalAnd(other: Operand): Tensor {
+    return LO.logicalAnd(this, other);
+  }
+  logicalOr(other: Operand): Tensor {
+    return LO.logicalOr(this, other);
+  }
+  logicalXor(other: Operand): Tensor {
+    return LO.logicalXor(this, other);
+  }
+  logicalNot(): Tensor {
+    return LO.logicalNot(this);
+  }
+  /** The distinct values, sorted (host-side: a Promise), optionally with inverse indices and counts. */
+  unique(opts?: UniqueOptions): Promise<UniqueResult> {
+    return uniqueOp(this, opts);
+  }
+  // ---- end tensor ops ----
 
   /**
    * @internal Bumped by every in-place op; a recorded op whose parent's version changed

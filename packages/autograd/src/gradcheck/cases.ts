@@ -319,7 +319,7 @@ function reductionCases(): GradcheckCase[] {
       name: 'max dim 1',
       op: 'max',
       inputs: [sp([3, 4], 'flipped')],
-      fn: (x) => x.max(1),
+      fn: (x) => x.amax(1),
       forward: (x) => reduceAxis(x, 1, (v) => Math.max(...v)),
     },
     {
@@ -327,7 +327,7 @@ function reductionCases(): GradcheckCase[] {
       name: 'max with ties (split equally)',
       op: 'max',
       inputs: [{ shape: [2, 3], values: [1, 3, 3, 2, 2, 0] }],
-      fn: (x) => x.max(1).sum(),
+      fn: (x) => x.amax(1).sum(),
       forward: (x) => reduceAll(x, (v) => Math.max(...v.slice(0, 3)) + Math.max(...v.slice(3))),
       expected: { output: [5], grads: [[0, 0.5, 0.5, 0.5, 0.5, 0]] },
     },
@@ -342,7 +342,7 @@ function reductionCases(): GradcheckCase[] {
       name: 'min dim 0 keepdim',
       op: 'min',
       inputs: [sp([3, 2], 'sliced')],
-      fn: (x) => x.min(0, true),
+      fn: (x) => x.amin(0, true),
       forward: (x) => reduceAxis(x, 0, (v) => Math.min(...v), true),
     },
     {
