@@ -13,6 +13,7 @@ import { opsCases } from './cases-ops';
 import { fusionCases } from './fusion-cases'; // fusion pass
 // cnn: conv, pool and batch-norm cases
 import { cnnCases } from './cases-cnn';
+import { tensorOpsCases } from './cases-tensor-ops';
 
 /**
  * The gradient-check cases: every differentiable op of the Tensor API, on small shapes,
@@ -784,5 +785,6 @@ export function gradcheckCases(): GradcheckCase[] {
     ...attentionGradcheckCases(),
     ...optableCases(),
     ...cnnCases(),
+    ...tensorOpsCases(),
   ];
 }

@@ -104,6 +104,17 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   dynamicConst: 'jit hook',
   dynamicData: 'jit hook',
   isRecording: 'jit hook',
+  // Tensor ops with boolean, integer or host results.
+  isnan: 'boolean result',
+  isinf: 'boolean result',
+  isfinite: 'boolean result',
+  isclose: 'boolean result',
+  allclose: 'host boolean',
+  logicalAnd: 'boolean result',
+  logicalOr: 'boolean result',
+  logicalXor: 'boolean result',
+  logicalNot: 'boolean result',
+  unique: 'host-side, no gradient (as PyTorch)',
 };
 
 /** The public API names: Tensor's methods and getters (not `_`-prefixed) and the package's function exports. */
