@@ -112,3 +112,7 @@ export type { UniqueOptions, UniqueResult } from './ops/unique';
 export { maxDim, minDim } from './ops/extremum-dim';
 export type { MinMaxResult } from './ops/extremum-dim';
 export { einsum } from './ops/einsum';
+// autograd: gradients without .grad, tensor hooks
+export { grad } from './grad';
+export type { GradOptions } from './grad';
+export type { TensorHook, HookHandle } from './tensor';

@@ -4,6 +4,7 @@ import {
   DisposedError,
   NDArray,
   ShapeError,
+  SurfTypeError,
   TypedArray,
   ValueError,
   fmtShape,
@@ -12,7 +13,7 @@ import {
 import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
-import { Token, track, untrack } from './scope';
+import { Token, tidy, track, untrack } from './scope';
 import { readAndCollect } from './gc/pressure'; // eagermem
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import { storageHolder } from './jit/hooks'; // jit
@@ -31,7 +32,7 @@ import { JSON_MAX_ELEMENTS, formatPlaceholder, formatTensor } from './format';
 // optable: raw elementwise ops of the op table
 import * as OT from './ops/optable-ops';
 // ---- ops (issue 17): indexing, gather/scatter, sort, scans, norms, in-place ----
-import { isGradEnabled } from './grad-mode';
+import { isGradEnabled, noGrad } from './grad-mode';
 import { IndexArg, index as indexOp, slice as sliceOp } from './ops/index';
 import { gather as gatherOp } from './ops/gather';
 import { scatter as scatterOp, scatterAdd as scatterAddOp } from './ops/scatter';
@@ -59,6 +60,11 @@ import { MinMaxResult, maxDim, minDim } from './ops/extremum-dim';
 // ---- end ops ----
 
 export type Operand = Tensor | Scalar;
+/** A tensor hook: sees the gradient; returning a tensor replaces it. */
+export type TensorHook = (grad: Tensor) => Tensor | void | undefined;
+export interface HookHandle {
+  remove(): void;
+}
 export type Dims = number | readonly number[];
 export type NestedArray = number | boolean | readonly NestedArray[];
 
@@ -435,6 +441,85 @@ export class Tensor {
     const g = grad instanceof Tensor ? grad.nd('backward') : grad;
     runBackward(this, g, opts);
   }
+
+  // ---- autograd: tensor hooks and retained gradients ----
+  private _hooks: TensorHook[] | null = null;
+  private _retainsGrad = false;
+
+  /**
+   * PyTorch's register_hook: `fn` runs with this tensor's total gradient each time one is
+   * computed for it (backward() or grad()), before it is used; returning a tensor of the same
+   * shape replaces the gradient. Hooks run in registration order, under noGrad. Returns a
+   * handle whose remove() unregisters the hook.
+   */
+  registerHook(fn: TensorHook): HookHandle {
+    if (typeof fn !== 'function')
+      throw new SurfTypeError(`registerHook: expected a function (grad) => Tensor | void; got ${typeof fn}`);
+    if (!this._requiresGrad)
+      throw new ValueError(
+        `registerHook: this tensor of shape ${fmtShape(this._dims)} does not require grad, so no gradient will reach a hook (set requiresGrad on the leaves first)`,
+      );
+    (this._hooks ??= []).push(fn);
+    return {
+      remove: () => {
+        const i = this._hooks?.indexOf(fn) ?? -1;
+        if (i >= 0) this._hooks!.splice(i, 1);
+      },
+    };
+  }
+
+  /**
+   * PyTorch's retain_grad: this non-leaf tensor keeps its gradient in `.grad` after
+   * backward() (accumulating, as a leaf's). A no-op on leaves, which keep theirs anyway.
+   */
+  retainGrad(): this {
+    if (!this._requiresGrad)
+      throw new ValueError(
+        `retainGrad: this tensor of shape ${fmtShape(this._dims)} does not require grad; there is no gradient to keep`,
+      );
+    if (!this._leaf) this._retainsGrad = true;
+    return this;
+  }
+
+  /** Whether backward() keeps this tensor's gradient in `.grad` (leaves that require grad, and retainGrad()). */
+  get retainsGrad(): boolean {
+    return this._retainsGrad;
+  }
+
+  /** @internal True when the engine must hand this tensor's gradient to hooks or .grad. */
+  get _observed(): boolean {
+    return this._retainsGrad || (this._hooks !== null && this._hooks.length > 0);
+  }
+
+  /** @internal Runs the hooks on g (consumed; the result is returned) and keeps a retained copy. */
+  _observe(g: NDArray, accumulate: boolean): NDArray {
+    let cur = g;
+    for (const fn of this._hooks ?? []) {
+      const shown = new Tensor(alias(cur));
+      let next: NDArray | null = null;
+      noGrad(() =>
+        tidy(() => {
+          const r = fn(shown);
+          if (r === undefined || r === null) return;
+          if (!(r instanceof Tensor))
+            throw new SurfTypeError(`registerHook: a hook returned ${typeof r}; expected a Tensor or nothing`);
+          const rn = r.nd('registerHook');
+          if (!shapesEqual(rn.shape, cur.shape))
+            throw new ShapeError(
+              `registerHook: a hook returned shape ${fmtShape(rn.shape)}; expected the gradient's shape ${fmtShape(cur.shape)}`,
+            );
+          next = rn.dtype === 'float32' ? alias(rn) : rn.cast('float32');
+        }),
+      );
+      if (next) {
+        cur.dispose();
+        cur = next;
+      }
+    }
+    if (this._retainsGrad && accumulate) this._accumulateGrad(alias(cur));
+    return cur;
+  }
+  // ---- end autograd ----
 
   // ---- elementwise (numbers broadcast; see dtypes.ts for promotion) ----
 

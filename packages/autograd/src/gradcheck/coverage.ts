@@ -115,6 +115,10 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   logicalXor: 'boolean result',
   logicalNot: 'boolean result',
   unique: 'host-side, no gradient (as PyTorch)',
+  // Autograd control.
+  registerHook: 'graph control',
+  retainGrad: 'graph control',
+  retainsGrad: 'metadata',
 };
 
 /** The public API names: Tensor's methods and getters (not `_`-prefixed) and the package's function exports. */
