@@ -1,4 +1,5 @@
-"""Writes PyTorch's values for the tensor ops to packages/autograd/test/fixtures/ops.json.
+"""Writes PyTorch's values for the tensor ops to packages/autograd/test/fixtures/ops.json, and
+for cross entropy / NLL (ignore_index, weight, [N, C, d...]) to packages/nn/test/fixtures/losses-ce.json.
 
 Run by hand with PyTorch installed (the tests do not need PyTorch):
 
@@ -7,7 +8,8 @@ Run by hand with PyTorch installed (the tests do not need PyTorch):
 Each case has inputs (values, shape, dtype, whether they require grad), PyTorch's outputs, and
 for differentiable cases a fixed upstream gradient `cot` per output with PyTorch's gradients of
 sum(out * cot) for every input that requires grad. packages/autograd/test/ops-torch.test.ts
-maps each case name to the Surf call and compares on every backend.
+maps each case name to the Surf call and compares on every backend; so does
+packages/nn/test/cross-entropy-torch.test.ts for the loss cases.
 """
 import json
 import math
@@ -38,9 +40,10 @@ def pack(t):
 cases = []
 
 
-def case(name, fn, *inputs, grad=True):
-    """inputs: tensors; float ones require grad when grad is True."""
+def case(name, fn, *inputs, grad=True, fixed=()):
+    """inputs: tensors; float ones require grad when grad is True. fixed: more inputs that never do."""
     ins = [x.clone().requires_grad_(grad and x.dtype == torch.float32) for x in inputs]
+    ins += [x.clone() for x in fixed]
     out = fn(*ins)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     entry = {'name': name, 'inputs': [dict(pack(x), requiresGrad=x.requires_grad) for x in ins],
@@ -142,3 +145,55 @@ case('unique int', lambda x: torch.unique(x, return_inverse=True, return_counts=
 OUT.parent.mkdir(parents=True, exist_ok=True)
 OUT.write_text(json.dumps({'torch': torch.__version__, 'cases': cases}, separators=(',', ':')) + '\n')
 print(f'wrote {len(cases)} cases to {OUT}')
+
+# ---- losses: cross entropy and NLL ----
+import torch.nn.functional as F  # noqa: E402
+
+LOSS_OUT = Path(__file__).resolve().parents[2] / 'packages/nn/test/fixtures/losses-ce.json'
+cases = []
+i32 = lambda *v: torch.tensor(v, dtype=torch.int32)
+y4 = i32(1, -100, 4, 0)
+z45 = r(4, 5)
+w5 = torch.rand(5) + 0.5
+L = torch.int64
+case('ce mean', lambda z, y: F.cross_entropy(z, y.to(L)), z45, fixed=[y4.clamp(min=0)])
+case('ce ignore default mean', lambda z, y: F.cross_entropy(z, y.to(L)), z45, fixed=[y4])
+case('ce ignore default sum', lambda z, y: F.cross_entropy(z, y.to(L), reduction='sum'), z45, fixed=[y4])
+case('ce ignore default none', lambda z, y: F.cross_entropy(z, y.to(L), reduction='none'), z45, fixed=[y4])
+case('ce ignore in range smoothed', lambda z, y: F.cross_entropy(z, y.to(L), ignore_index=1, label_smoothing=0.1), z45,
+     fixed=[i32(1, 2, 4, 1)])
+case('ce ignore smoothed none', lambda z, y: F.cross_entropy(z, y.to(L), label_smoothing=0.2, reduction='none'), z45,
+     fixed=[y4])
+case('ce weight mean', lambda z, y, w: F.cross_entropy(z, y.to(L), weight=w), z45, fixed=[i32(1, 3, 4, 0), w5])
+case('ce weight ignore mean', lambda z, y, w: F.cross_entropy(z, y.to(L), weight=w), z45, fixed=[y4, w5])
+case('ce weight smoothing mean', lambda z, y, w: F.cross_entropy(z, y.to(L), weight=w, label_smoothing=0.1), z45,
+     fixed=[y4, w5])
+case('ce weight smoothing none',
+     lambda z, y, w: F.cross_entropy(z, y.to(L), weight=w, label_smoothing=0.3, reduction='none'), z45, fixed=[y4, w5])
+case('ce weight sum', lambda z, y, w: F.cross_entropy(z, y.to(L), weight=w, reduction='sum'), z45, fixed=[y4, w5])
+y3d = i32(0, 2, -100, 1, 1, 0, 2, 2, -100, 0, 1, 2).reshape(2, 2, 3)
+z3d = r(2, 3, 2, 3)
+case('ce 4-d mean', lambda z, y: F.cross_entropy(z, y.to(L)), z3d, fixed=[y3d])
+case('ce 4-d none', lambda z, y: F.cross_entropy(z, y.to(L), reduction='none'), z3d, fixed=[y3d])
+case('ce 4-d weight smoothing', lambda z, y, w: F.cross_entropy(z, y.to(L), weight=w, label_smoothing=0.1), z3d,
+     fixed=[y3d, torch.tensor([0.2, 1.0, 3.0])])
+case('ce unbatched', lambda z, y: F.cross_entropy(z, y.to(L)), r(4), fixed=[torch.tensor(2, dtype=torch.int32)])
+ybig = torch.randint(0, 6, (70,), dtype=torch.int32)
+ybig[::7] = -100
+case('ce 70 rows ignore mean', lambda z, y: F.cross_entropy(z, y.to(L)), r(70, 6), fixed=[ybig])
+case('ce 70 rows ignore smoothed sum', lambda z, y: F.cross_entropy(z, y.to(L), label_smoothing=0.1, reduction='sum'),
+     r(70, 6), fixed=[ybig])
+case('ce all ignored mean is nan', lambda z, y: F.cross_entropy(z, y.to(L)), r(2, 3), fixed=[i32(-100, -100)])
+case('nll mean', lambda x, y: F.nll_loss(x, y.to(L)), torch.log_softmax(r(4, 5), 1), fixed=[i32(1, 3, 4, 0)])
+case('nll weight ignore', lambda x, y, w: F.nll_loss(x, y.to(L), weight=w), torch.log_softmax(r(4, 5), 1),
+     fixed=[y4, w5])
+case('nll 3-d none', lambda x, y: F.nll_loss(x, y.to(L), reduction='none'), r(2, 3, 3),
+     fixed=[i32(0, 2, -100, 1, 1, 0).reshape(2, 3)])
+case('nll ignore sum', lambda x, y: F.nll_loss(x, y.to(L), ignore_index=3, reduction='sum'), r(4, 5),
+     fixed=[i32(1, 3, 4, 0)])
+pt = torch.softmax(r(3, 4), 1)
+case('ce probabilities weight smoothing', lambda z, t, w: F.cross_entropy(z, t, weight=w, label_smoothing=0.1), r(3, 4),
+     fixed=[pt, torch.tensor([0.5, 1.0, 2.0, 1.5])])
+LOSS_OUT.parent.mkdir(parents=True, exist_ok=True)
+LOSS_OUT.write_text(json.dumps({'torch': torch.__version__, 'cases': cases}, separators=(',', ':')) + '\n')
+print(f'wrote {len(cases)} cases to {LOSS_OUT}')

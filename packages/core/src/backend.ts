@@ -247,11 +247,7 @@ export interface Backend {
    * With `total`, a backend may return a fourth storage [1], Σ_i rows_i (a loss's mean or sum
    * in the same pass); the caller sums the rows itself when it is absent.
    */
-  crossEntropyRows?(
-    z: Strided,
-    y: Strided,
-    opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string }; total?: boolean },
-  ): Storage[];
+  crossEntropyRows?(z: Strided, y: Strided, opts: CrossEntropyRowsOptions): Storage[];
 
   /** Submits queued work (GPU); a no-op on synchronous backends. */
   flush(): void;
@@ -317,3 +313,17 @@ export interface ReplayProgram {
   dispose(): void;
 }
 // ---- end jit ----
+
+/**
+ * crossEntropyRows' options. `ignoreIndex`: a row whose target equals it is left out (PyTorch's
+ * ignore_index): its loss is 0, its index is not range-checked, and with `meanOverKept` the
+ * total is divided by the number of rows kept (scale then applies on top, usually 1).
+ */
+export interface CrossEntropyRowsOptions {
+  smoothing: number;
+  scale: number;
+  site: { op: string; name: string; range: string };
+  total?: boolean;
+  ignoreIndex?: number;
+  meanOverKept?: boolean;
+}

@@ -42,3 +42,4 @@ export type { ConvParams } from './conv';
 export { avgPoolDivisors, checkPoolArgs, checkPoolBackwardArgs, poolBackwardNd, poolNd } from './pool';
 export type { PoolParams } from './pool';
 export { checkCrossEntropyRowsArgs } from './cross-entropy-rows';
+export type { CrossEntropyRowsOptions } from './backend';

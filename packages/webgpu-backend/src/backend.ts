@@ -61,7 +61,14 @@ import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
 import { plainLimits } from './limits';
 // ---- ops: scatter and sort ----
-import { E, ScatterMode, checkCrossEntropyRowsArgs, checkScatterArgs, checkSortArgs } from '@surf/core';
+import {
+  CrossEntropyRowsOptions,
+  E,
+  ScatterMode,
+  checkCrossEntropyRowsArgs,
+  checkScatterArgs,
+  checkSortArgs,
+} from '@surf/core';
 import { encodeScatter } from './kernels/scatter';
 import { encodeSort, sortWidth } from './kernels/sort';
 // ---- end ops ----
@@ -591,11 +598,7 @@ export class WebGPUBackend implements Backend {
   }
 
   /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/ce-rows.ts). */
-  crossEntropyRows(
-    z: Strided,
-    y: Strided,
-    opts: { smoothing: number; scale: number; site: CheckSite; total?: boolean },
-  ): Storage[] {
+  crossEntropyRows(z: Strided, y: Strided, opts: CrossEntropyRowsOptions): Storage[] {
     const op = opts.site.op;
     this.rt.check(op);
     const zbuf = this.buf(op, z.storage);
@@ -621,8 +624,7 @@ export class WebGPUBackend implements Backend {
         n,
         c,
       },
-      opts.smoothing,
-      opts.scale,
+      { eps: opts.smoothing, scale: opts.scale, ignoreIndex: opts.ignoreIndex, meanOverKept: !!opts.meanOverKept },
       [outs[0].buf!, outs[1].buf!, outs[2].buf!],
       buf,
       slot,

@@ -1,4 +1,4 @@
-import type { AttentionGrads, AttentionOptions, AttentionResult } from '../backend';
+import type { AttentionGrads, AttentionOptions, AttentionResult, CrossEntropyRowsOptions } from '../backend';
 import { attentionBackwardCpu, attentionCpu } from './attention';
 import { checkAttentionArgs } from '../attention';
 import type {
@@ -174,11 +174,7 @@ export class CpuBackend implements Backend {
   }
 
   /** The contract's crossEntropyRows: one loop per row (cross-entropy-rows.ts). */
-  crossEntropyRows(
-    z: Strided,
-    y: Strided,
-    opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string } },
-  ): [Storage, Storage, Storage] {
+  crossEntropyRows(z: Strided, y: Strided, opts: CrossEntropyRowsOptions): [Storage, Storage, Storage] {
     this.check();
     const op = opts.site.op;
     checkOperand(this, op, 'input', z, { mask: false });
@@ -197,6 +193,7 @@ export class CpuBackend implements Backend {
       m,
       s,
       rows,
+      opts.ignoreIndex,
     );
     return [this.make('float32', m), this.make('float32', s), this.make('float32', rows)];
   }
