@@ -9,6 +9,8 @@ import { square } from '../ops/square';
 import { lerp } from '../ops/lerp';
 import { maxDim, minDim } from '../ops/extremum-dim';
 import { einsum } from '../ops/einsum';
+import { softmaxCrossEntropy } from '../ops/cross-entropy';
+import { tensor } from '../creation';
 import { Host, at, build } from './host';
 import type { GradcheckCase } from './cases';
 import type { InputSpec } from './inputs';
@@ -24,6 +26,38 @@ const vals = (shape: number[], values: number[], layout?: InputSpec['layout']): 
   layout,
 });
 const mod = (a: number, n: number) => ((a % n) + n) % n;
+const ints = (shape: number[], values: number[]): InputSpec => ({ shape, values, dtype: 'int32' });
+
+/**
+ * PyTorch's cross entropy of row i (logits z, class weights w, smoothing eps), or null for an
+ * ignored target: (1 − ε)·w_t·(lse − z_t) + (ε/C)·Σ_j w_j·(lse − z_j).
+ */
+function ceRow(z: number[], t: number, w: number[], eps: number, ignore: number): number | null {
+  if (t === ignore) return null;
+  const m = Math.max(...z);
+  const lse = m + Math.log(z.reduce((a, v) => a + Math.exp(v - m), 0));
+  let smooth = 0;
+  z.forEach((v, j) => (smooth += w[j] * (lse - v)));
+  return (1 - eps) * w[t] * (lse - z[t]) + (eps / z.length) * smooth;
+}
+
+/** The mean over kept rows as PyTorch: Σ loss / Σ w_t over targets not ignored. */
+function ceMean(rows: number[][], ts: number[], w: number[], eps: number, ignore: number): number {
+  let num = 0,
+    den = 0;
+  rows.forEach((z, i) => {
+    const l = ceRow(z, ts[i], w, eps, ignore);
+    if (l === null) return;
+    num += l;
+    den += w[ts[i]];
+  });
+  return num / den;
+}
+
+const rowsOf = (x: Host): number[][] => {
+  const c = x.shape[1];
+  return Array.from({ length: x.shape[0] }, (_, i) => x.data.slice(i * c, i * c + c));
+};
 
 /** Σ_k a[i,k]·b[k,j] over host arrays. */
 const mm = (a: Host, b: Host): Host =>
@@ -169,6 +203,45 @@ export function tensorOpsCases(): GradcheckCase[] {
       inputs: [sp([3, 2], 'flipped')],
       fn: (x) => x.amin(0, true),
       forward: (x) => build([1, 2], ([, j]) => Math.min(at(x, [0, j]), at(x, [1, j]), at(x, [2, j]))),
+    },
+    {
+      name: 'crossEntropy ignoreIndex -100, mean over the kept rows (fused rows op)',
+      op: 'softmaxCrossEntropy',
+      inputs: [sp([4, 3], 'transposed'), ints([4], [2, -100, 0, 1])],
+      fn: (z, y) => softmaxCrossEntropy(z, y),
+      forward: (z, y) => ({ data: [ceMean(rowsOf(z), y.data, [1, 1, 1], 0, -100)], shape: [] }),
+    },
+    {
+      name: 'crossEntropy ignoreIndex inside the classes, smoothed, none',
+      op: 'softmaxCrossEntropy',
+      inputs: [sp([3, 4], 'flipped'), ints([3], [1, 3, 0])],
+      fn: (z, y) => softmaxCrossEntropy(z, y, { ignoreIndex: 3, labelSmoothing: 0.2, reduction: 'none' }),
+      forward: (z, y) => ({
+        data: rowsOf(z).map((r, i) => ceRow(r, y.data[i], [1, 1, 1, 1], 0.2, 3) ?? 0),
+        shape: [3],
+      }),
+    },
+    {
+      name: 'crossEntropy class weights, smoothing and an ignored row (composed)',
+      op: 'softmaxCrossEntropy',
+      inputs: [sp([4, 3], 'sliced'), ints([4], [2, 0, -100, 1])],
+      fn: (z, y) => softmaxCrossEntropy(z, y, { weight: tensor([0.5, 2, 1.25]), labelSmoothing: 0.1 }),
+      forward: (z, y) => ({ data: [ceMean(rowsOf(z), y.data, [0.5, 2, 1.25], 0.1, -100)], shape: [] }),
+    },
+    {
+      name: 'crossEntropy [N, C, d] input',
+      op: 'softmaxCrossEntropy',
+      inputs: [sp([2, 3, 2]), ints([2, 2], [0, 2, -100, 1])],
+      fn: (z, y) => softmaxCrossEntropy(z, y, { reduction: 'sum' }),
+      forward: (z, y) => {
+        let total = 0;
+        for (let n = 0; n < 2; n++)
+          for (let d = 0; d < 2; d++) {
+            const row = [0, 1, 2].map((c) => at(z, [n, c, d]));
+            total += ceRow(row, at(y, [n, d]), [1, 1, 1], 0, -100) ?? 0;
+          }
+        return { data: [total], shape: [] };
+      },
     },
     {
       name: 'einsum matmul',
