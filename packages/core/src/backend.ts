@@ -317,7 +317,8 @@ export interface ReplayProgram {
 /**
  * crossEntropyRows' options. `ignoreIndex`: a row whose target equals it is left out (PyTorch's
  * ignore_index): its loss is 0, its index is not range-checked, and with `meanOverKept` the
- * total is divided by the number of rows kept (scale then applies on top, usually 1).
+ * total is divided by the number of rows kept (scale then applies on top, usually 1), and the
+ * total's storage holds two floats: that mean, then the kept count.
  */
 export interface CrossEntropyRowsOptions {
   smoothing: number;

@@ -614,7 +614,8 @@ export class WebGPUBackend implements Backend {
       this.newStorage(op, 'float32', n),
     ] as [GPUStorage, GPUStorage, GPUStorage];
     // The rows' sum in the same dispatch (the loss's mean or sum: no separate reduce).
-    const total = opts.total && ceTotalFits(n) ? this.newStorage(op, 'float32', 1) : null;
+    // With meanOverKept the total also carries the kept count (the backward divides by it).
+    const total = opts.total && ceTotalFits(n) ? this.newStorage(op, 'float32', opts.meanOverKept ? 2 : 1) : null;
     const { buf, slot } = this.rt.flag.use(opts.site);
     encodeCrossEntropyRows(
       this.rt,

@@ -226,7 +226,15 @@ function fusedRows(
   const keptCount = (): NDArray => (keptN ??= countKeptOnDevice(y2, o.ignore, op));
   let out: NDArray;
   if (o.reduction === 'none') out = rows;
-  else if (ts) out = NDArray.fromStorage(ts, []);
+  else if (ts && o.deviceMean) {
+    // [mean, kept count]: the count is the backward's divisor (no kernel to count again).
+    const both = NDArray.fromStorage(ts, [2]);
+    const first = both.crop([[0, 1]]);
+    out = first.reshape([]);
+    const second = both.crop([[1, 2]]);
+    keptN = second.reshape([1, 1]);
+    [both, first, second].forEach((a) => a.dispose());
+  } else if (ts) out = NDArray.fromStorage(ts, []);
   else if (o.deviceMean) {
     const total = rows.sum([0], true).reshape([1, 1]);
     const [q] = NDArray.elementwise([E.div(E.in(0), E.in(1))], [total, keptCount()], op);
