@@ -608,14 +608,16 @@ export class WebGPUBackend implements Backend {
     checkCrossEntropyRowsArgs(op, z, y, opts);
     const [n, c] = z.view.shape;
     this.rt.begin(op, z.view.shape);
+    // The rows' sum in the same dispatch (the loss's mean or sum: no separate reduce). With
+    // meanOverKept, s has one more float: the kept count (the backward divides by it).
+    const fits = !!opts.total && ceTotalFits(n);
+    const kept = fits && !!opts.meanOverKept;
     const outs = [
       this.newStorage(op, 'float32', n),
-      this.newStorage(op, 'float32', n),
+      this.newStorage(op, 'float32', kept ? n + 1 : n),
       this.newStorage(op, 'float32', n),
     ] as [GPUStorage, GPUStorage, GPUStorage];
-    // The rows' sum in the same dispatch (the loss's mean or sum: no separate reduce).
-    // With meanOverKept the total also carries the kept count (the backward divides by it).
-    const total = opts.total && ceTotalFits(n) ? this.newStorage(op, 'float32', opts.meanOverKept ? 2 : 1) : null;
+    const total = fits ? this.newStorage(op, 'float32', 1) : null;
     const { buf, slot } = this.rt.flag.use(opts.site);
     encodeCrossEntropyRows(
       this.rt,

@@ -219,22 +219,27 @@ function fusedRows(
   });
   if (plainY !== yn) plainY.dispose();
   const m = NDArray.fromStorage(ms, [n, 1]);
-  const s = NDArray.fromStorage(ss, [n, 1]);
+  let s: NDArray;
+  let keptN: NDArray | null = null;
+  if (ts && o.deviceMean) {
+    // The kernel wrote the kept count after the n row sums: the backward's divisor, no recount.
+    const all = NDArray.fromStorage(ss, [n + 1, 1]);
+    s = all.crop([
+      [0, n],
+      [0, 1],
+    ]);
+    keptN = all.crop([
+      [n, n + 1],
+      [0, 1],
+    ]);
+    all.dispose();
+  } else s = NDArray.fromStorage(ss, [n, 1]);
   const rows = NDArray.fromStorage(rs, [n]);
   // 1/D for a device-side mean: computed once, by the forward when the kernel gave no total.
-  let keptN: NDArray | null = null;
   const keptCount = (): NDArray => (keptN ??= countKeptOnDevice(y2, o.ignore, op));
   let out: NDArray;
   if (o.reduction === 'none') out = rows;
-  else if (ts && o.deviceMean) {
-    // [mean, kept count]: the count is the backward's divisor (no kernel to count again).
-    const both = NDArray.fromStorage(ts, [2]);
-    const first = both.crop([[0, 1]]);
-    out = first.reshape([]);
-    const second = both.crop([[1, 2]]);
-    keptN = second.reshape([1, 1]);
-    [both, first, second].forEach((a) => a.dispose());
-  } else if (ts) out = NDArray.fromStorage(ts, []);
+  else if (ts) out = NDArray.fromStorage(ts, []);
   else if (o.deviceMean) {
     const total = rows.sum([0], true).reshape([1, 1]);
     const [q] = NDArray.elementwise([E.div(E.in(0), E.in(1))], [total, keptCount()], op);

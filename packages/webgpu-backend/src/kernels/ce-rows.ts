@@ -152,7 +152,7 @@ ${FLAG_FAIL}`;
   let tsum = red[0];
   workgroupBarrier();
   red[lid] = kept;${sumTree}
-  if (lid == 0u) { Tot[0] = tsum / red[0]; Tot[1] = red[0]; atomicStore(&sc[0], 0u); }`
+  if (lid == 0u) { Tot[0] = tsum / red[0]; S[${n}] = red[0]; atomicStore(&sc[0], 0u); }`
       : `
   if (lid == 0u) { Tot[0] = red[0]; atomicStore(&sc[0], 0u); }`
   }`;
