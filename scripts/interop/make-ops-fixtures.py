@@ -184,6 +184,9 @@ case('ce 70 rows ignore mean', lambda z, y: F.cross_entropy(z, y.to(L)), r(70, 6
 case('ce 70 rows ignore smoothed sum', lambda z, y: F.cross_entropy(z, y.to(L), label_smoothing=0.1, reduction='sum'),
      r(70, 6), fixed=[ybig])
 case('ce all ignored mean is nan', lambda z, y: F.cross_entropy(z, y.to(L)), r(2, 3), fixed=[i32(-100, -100)])
+case('ce weight all ignored', lambda z, y, w: F.cross_entropy(z, y.to(L), weight=w), r(2, 5),
+     fixed=[i32(-100, -100), w5])
+case('nll all ignored', lambda x, y: F.nll_loss(x, y.to(L)), r(2, 5), fixed=[i32(-100, -100)])
 case('nll mean', lambda x, y: F.nll_loss(x, y.to(L)), torch.log_softmax(r(4, 5), 1), fixed=[i32(1, 3, 4, 0)])
 case('nll weight ignore', lambda x, y, w: F.nll_loss(x, y.to(L), weight=w), torch.log_softmax(r(4, 5), 1),
      fixed=[y4, w5])

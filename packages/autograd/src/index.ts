@@ -36,7 +36,7 @@ export { cat, stack } from './ops/join';
 export { linear } from './ops/linear';
 export type { LinearActivation } from './ops/linear';
 export { softmaxCrossEntropy } from './ops/cross-entropy';
-export type { CrossEntropyReduction } from './ops/cross-entropy';
+export type { CrossEntropyReduction, SoftmaxCrossEntropyOptions } from './ops/cross-entropy';
 export { gradcheck } from './gradcheck/gradcheck';
 export type { GradcheckOptions, GradcheckReport, GradcheckWorst } from './gradcheck/gradcheck';
 export { gradcheckSuite, runGradcheckSuite, FORWARD_ATOL, FORWARD_RTOL, REF_ATOL, REF_RTOL } from './gradcheck/suite';

@@ -107,6 +107,16 @@ function checkWeight(op: string, weight: Tensor | null, c: number): void {
 }
 
 /**
+ * Σ loss / Σ w as PyTorch: with nothing kept (Σ w = 0) the loss is NaN and the gradient 0 (a
+ * plain division would send 0·∞ = NaN back).
+ */
+function meanOverWeights(loss: Tensor, w: Tensor): Tensor {
+  const d = w.sum();
+  const none = d.eq(0);
+  return Tensor.where(none, NaN, loss.sum().div(Tensor.where(none, 1, d)));
+}
+
+/**
  * Negative log-likelihood of log-probabilities at int32 targets, PyTorch's F.nll_loss: input
  * [N, C] with target [N], [N, C, d1, ...] with [N, d1, ...], or [C] with a 0-d target.
  * loss_i = −w[y_i]·x[i, y_i] (w = 1 without `weight`), 0 where y_i = ignoreIndex; the mean
@@ -133,7 +143,7 @@ export function nllLoss(logProbs: Tensor, target: Tensor, opts: NllLossOptions =
     const r = o.reduction ?? 'mean';
     if (r === 'none') return loss.reshape(outShape);
     if (r === 'sum') return loss.sum();
-    return loss.sum().div(wy.sum());
+    return meanOverWeights(loss, wy);
   });
 }
 

@@ -43,6 +43,8 @@ const CALLS: Record<string, (z: Tensor, y: Tensor, w: Tensor) => Tensor> = {
   'ce 70 rows ignore mean': (z, y) => crossEntropy(z, y),
   'ce 70 rows ignore smoothed sum': (z, y) => crossEntropy(z, y, { labelSmoothing: 0.1, reduction: 'sum' }),
   'ce all ignored mean is nan': (z, y) => crossEntropy(z, y),
+  'ce weight all ignored': (z, y, w) => crossEntropy(z, y, { weight: w }),
+  'nll all ignored': (x, y) => nllLoss(x, y),
   'nll mean': (x, y) => nllLoss(x, y),
   'nll weight ignore': (x, y, w) => nllLoss(x, y, { weight: w }),
   'nll 3-d none': (x, y) => nllLoss(x, y, { reduction: 'none' }),

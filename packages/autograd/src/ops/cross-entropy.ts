@@ -315,8 +315,18 @@ function weightedCrossEntropy(logits: Tensor, target: Tensor, o: Ce2dOptions, c:
     }
     if (o.reduction === 'none') return loss;
     if (o.reduction === 'sum') return loss.sum();
-    return loss.sum().div(wy.sum());
+    return meanOverWeights(loss, wy);
   });
+}
+
+/**
+ * Σ loss / Σ w as PyTorch: with nothing kept (Σ w = 0) the loss is NaN and the gradient 0 (a
+ * plain division would send 0·∞ = NaN back).
+ */
+function meanOverWeights(loss: Tensor, w: Tensor): Tensor {
+  const d = w.sum();
+  const none = d.eq(0);
+  return Tensor.where(none, NaN, loss.sum().div(Tensor.where(none, 1, d)));
 }
 
 /** Queues the device-side check of the indices (a backend that cannot read them at once has one). */
