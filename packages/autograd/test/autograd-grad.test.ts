@@ -111,6 +111,19 @@ describeEach(['cpu', 'webgpu'] as const, 'grad, hooks and retainGrad on %s', (ki
     await near(x2.grad, [6, 10]);
   });
 
+  test('hooks and retainGrad on a matmul result that an elementwise op joins (the fusion pass)', async () => {
+    const x = tensor([[1, 2]], { requiresGrad: true });
+    const w = tensor([[3], [-1]], { requiresGrad: true });
+    const h = x.matmul(w); // [[1]]
+    h.retainGrad();
+    h.registerHook((g) => g.mul(5));
+    const y = h.relu().mul(2); // dL/dh = 2 (h > 0), then the hook: 10
+    y.sum().backward();
+    await near(h.grad, [10]);
+    await near(x.grad, [30, -10]); // 10·w^T
+    await near(w.grad, [10, 20]); // x^T·10
+  });
+
   test('a hook runs in grad() too, and a hook returning the wrong shape raises', async () => {
     const x = tensor([1, 2], { requiresGrad: true });
     const h = x.mul(2);
