@@ -15,6 +15,7 @@ import { readSync } from '../move';
 import { tidy } from '../scope';
 import { Tensor, checkTensor } from '../tensor';
 import { indexSelect } from './index-select';
+import { isRecording } from '../jit/hooks';
 
 /**
  * Softmax cross entropy of [N, C] logits against int32 class indices [N], as ONE op with a
@@ -174,7 +175,8 @@ function crossEntropy2d(logits: Tensor, target: Tensor, o: Ce2dOptions): Tensor 
   const site = { op, name: 'target', range: `the class range [0, ${c}) of the input's ${c} columns` };
   if (hostY) checkClassIndices(op, hostY, c, ignore);
   // The kept rows' count, when the host can read it (a mean over them is then a constant scale).
-  const kept = hostY ? countKept(hostY, ignore) : null;
+  // Not while jit records: a replay would keep this call's count for other targets.
+  const kept = hostY && !isRecording() ? countKept(hostY, ignore) : null;
   if (o.weight || !b.crossEntropyRows) return weightedCrossEntropy(logits, target, o, c, !!hostY);
   const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
   // mean: 1/kept from the host, or (on a GPU) the kept count divided on the device.
