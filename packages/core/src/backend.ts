@@ -318,8 +318,8 @@ export interface ReplayProgram {
  * crossEntropyRows' options. `ignoreIndex`: a row whose target equals it is left out (PyTorch's
  * ignore_index): its loss is 0, its index is not range-checked, and with `meanOverKept` the
  * total is divided by the number of rows kept (scale then applies on top, usually 1); a
- * backend that returns that total also writes the kept count after the rows' sums s (the s
- * storage then holds N + 1 floats).
+ * backend that returns that total (both of Surf's do) also writes the kept count after the
+ * rows' sums s (the s storage then holds N + 1 floats).
  */
 export interface CrossEntropyRowsOptions {
   smoothing: number;

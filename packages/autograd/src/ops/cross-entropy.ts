@@ -15,7 +15,6 @@ import { readSync } from '../move';
 import { tidy } from '../scope';
 import { Tensor, checkTensor } from '../tensor';
 import { indexSelect } from './index-select';
-import { isRecording } from '../jit/hooks';
 
 /**
  * Softmax cross entropy of [N, C] logits against int32 class indices [N], as ONE op with a
@@ -174,15 +173,13 @@ function crossEntropy2d(logits: Tensor, target: Tensor, o: Ce2dOptions): Tensor 
   const b = zn0.backend;
   const site = { op, name: 'target', range: `the class range [0, ${c}) of the input's ${c} columns` };
   if (hostY) checkClassIndices(op, hostY, c, ignore);
-  // The kept rows' count, when the host can read it (a mean over them is then a constant scale).
-  // Not while jit records: a replay would keep this call's count for other targets.
-  const kept = hostY && !isRecording() ? countKept(hostY, ignore) : null;
   if (o.weight || !b.crossEntropyRows) return weightedCrossEntropy(logits, target, o, c, !!hostY);
   const zn = zn0.dtype === 'float32' ? zn0 : zn0.cast('float32');
-  // mean: 1/kept from the host, or (on a GPU) the kept count divided on the device.
-  // (With no row kept, the count 0 divides too: a NaN loss and zero gradients, as PyTorch.)
-  const deviceMean = reduction === 'mean' && (kept === null || kept === 0);
-  const scale = reduction === 'mean' && kept ? 1 / kept : 1;
+  // A mean divides by the kept rows' count inside the backend's op, from the targets that call
+  // reads: never a host-read constant, which a jit replay with other targets would keep. (With
+  // no row kept the count 0 divides too: a NaN loss and zero gradients, as PyTorch.)
+  const deviceMean = reduction === 'mean';
+  const scale = 1;
   const y2 = yn.reshape([n, 1]);
   const cols = NDArray.fromData(zn.backend, iota(c), [1, c], 'int32');
   return fusedRows(op, logits, zn, zn0, yn, y2, cols, { c, eps, scale, reduction, site, ignore, deviceMean });
@@ -278,12 +275,6 @@ function countKeptOnDevice(y2: NDArray, ignore: number, op: string): NDArray {
   const cnt = k.sum([0], true);
   k.dispose();
   return cnt;
-}
-
-function countKept(y: ArrayLike<number>, ignore: number): number {
-  let k = 0;
-  for (let i = 0; i < y.length; i++) if (y[i] !== ignore) k++;
-  return k;
 }
 
 /**
