@@ -24,9 +24,9 @@ import { indexSelect } from './index-select';
  *   dloss_i/dz_ij = k_i·(W_i·e_ij/s_i − w_ij),  W_i = Σ_j w_ij,
  * with k_i = 0 for a row whose target is the ignoreIndex (1 otherwise). The forward is the
  * backend's rows op (Backend.crossEntropyRows: max, exp-sum and the terms in one kernel, and
- * on WebGPU the mean or sum too, dividing by the kept rows' count on the device); the
- * backward is one kernel recomputing exp(z − m): no logSoftmax graph, no one-hot tensor, no
- * mean op (1/N, or 1/kept, is a constant or a [1, 1] input of the kernels). An index outside
+ * the mean too, divided by the kept rows' count that the op counts from the targets; on
+ * WebGPU the sum as well); the backward is one kernel recomputing exp(z − m): no logSoftmax
+ * graph, no one-hot tensor, no mean op (the count is a [1, 1] input of the kernel). An index outside
  * [0, C) that is not the ignoreIndex is an error, never a silent 0: on the CPU backend the
  * indices are checked on the host at once; on a GPU a device-side assert inside the rows
  * kernel sets the backend's error flag, and the next readback of any tensor or sync() raises
