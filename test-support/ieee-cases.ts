@@ -94,19 +94,19 @@ export const IEEE_CASES: IeeeCase[] = [
   { name: 'mean: Inf and -Inf give NaN', run: () => f([I, -I]).mean(), want: [NaN], dtype: 'float32' },
   {
     name: 'max: propagates NaN wherever it is',
-    run: () => f([NaN, 1, 2, 1, NaN, 2, 1, 2, NaN]).reshape(3, 3).max(1),
+    run: () => f([NaN, 1, 2, 1, NaN, 2, 1, 2, NaN]).reshape(3, 3).amax(1),
     want: [NaN, NaN, NaN],
     dtype: 'float32',
   },
   {
     name: 'max: -Inf rows give -Inf, Inf wins',
-    run: () => f([-I, -I, 1, I]).reshape(2, 2).max(1),
+    run: () => f([-I, -I, 1, I]).reshape(2, 2).amax(1),
     want: [-I, I],
     dtype: 'float32',
   },
   {
     name: 'min: propagates NaN, -Inf wins',
-    run: () => f([NaN, 1, -I, 1]).reshape(2, 2).min(1),
+    run: () => f([NaN, 1, -I, 1]).reshape(2, 2).amin(1),
     want: [NaN, -I],
     dtype: 'float32',
   },
@@ -250,6 +250,37 @@ export const IEEE_CASES: IeeeCase[] = [
         .add(i32([1, 0, -1])),
     want: [-2147483648, 0, 2147483647],
     dtype: 'int32',
+  },
+  // ---- float checks, nanToNum, max(dim), cumprod
+  {
+    name: 'isnan / isinf / isfinite over NaN, ±Inf, FLT_MAX, -0',
+    run: () => {
+      const x = f([NaN, I, -I, F32_MAX, -0, 1]);
+      return Tensor.stack([x.isnan(), x.isinf(), x.isfinite()]).int();
+    },
+    want: [1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1],
+    dtype: 'int32',
+  },
+  {
+    name: 'nanToNum: NaN -> 0, ±Inf -> ±FLT_MAX by default',
+    run: () => f([NaN, I, -I, 2]).nanToNum(),
+    want: [0, F32_MAX, -F32_MAX, 2],
+    dtype: 'float32',
+  },
+  {
+    name: 'max(dim): a NaN wins and its first index is returned',
+    run: () => {
+      const r = f([1, NaN, 3, -I, -I, -I]).reshape(2, 3).max(1);
+      return Tensor.cat([r.values, r.indices.float()]);
+    },
+    want: [NaN, -I, 1, 0],
+    dtype: 'float32',
+  },
+  {
+    name: 'cumprod: a 0 times Inf is NaN from there on, 0 stays 0',
+    run: () => f([2, 0, I, 3]).cumprod(0),
+    want: [2, 0, NaN, NaN],
+    dtype: 'float32',
   },
 ];
 

@@ -35,25 +35,29 @@ export function addInto(a: NDArray, b: NDArray): NDArray {
   return s;
 }
 
-function topoSort(root: Tensor): Tensor[] {
+function topoSort(roots: readonly Tensor[]): Tensor[] {
   const order: Tensor[] = [];
-  const seen = new Set<Tensor>([root]);
-  // Iterative DFS (deep graphs such as long RNN unrolls would overflow the JS stack).
-  const stack: [Tensor, number][] = [[root, 0]];
-  while (stack.length) {
-    const top = stack[stack.length - 1];
-    const [t, i] = top;
-    const parents = t._node ? t._node.parents : [];
-    if (i < parents.length) {
-      top[1]++;
-      const p = parents[i];
-      if (p.requiresGrad && !seen.has(p)) {
-        seen.add(p);
-        stack.push([p, 0]);
+  const seen = new Set<Tensor>();
+  for (const root of roots) {
+    if (seen.has(root)) continue;
+    seen.add(root);
+    // Iterative DFS (deep graphs such as long RNN unrolls would overflow the JS stack).
+    const stack: [Tensor, number][] = [[root, 0]];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const [t, i] = top;
+      const parents = t._node ? t._node.parents : [];
+      if (i < parents.length) {
+        top[1]++;
+        const p = parents[i];
+        if (p.requiresGrad && !seen.has(p)) {
+          seen.add(p);
+          stack.push([p, 0]);
+        }
+      } else {
+        stack.pop();
+        order.push(t);
       }
-    } else {
-      stack.pop();
-      order.push(t);
     }
   }
   return order;
@@ -74,34 +78,75 @@ export function freeNode(t: Tensor, cascade: boolean): void {
 
 export function runBackward(root: Tensor, grad: NDArray | undefined, opts: BackwardOptions = {}): void {
   opts = parseOptions<BackwardOptions>('backward', opts, { retainGraph: 'boolean' });
-  if (!root.requiresGrad)
-    throw new ValueError(
-      `backward: the tensor of shape ${fmtShape(root.shape)} does not require grad (create leaves with requiresGrad: true, outside noGrad)`,
-    );
-  let g0: NDArray | null = null;
-  // A root whose op can take the seed 1 implicitly (softmaxCrossEntropy) gets no seed array.
-  const unitRoot = grad === undefined && root._node?.backwardOne ? root : null;
+  runGraph('backward', [root], [grad], opts, null);
+}
+
+/** The seed of one root: `grad` checked against its shape, or 1 for a one-element root. */
+function seedOf(op: string, root: Tensor, grad: NDArray | undefined, k: number | null): NDArray {
+  const which = k === null ? "the tensor's" : `outputs[${k}]'s`;
   if (grad === undefined) {
     if (root.numel !== 1)
       throw new ShapeError(
-        `backward: the tensor has shape ${fmtShape(root.shape)}; a gradient argument is needed unless it holds one element (a scalar loss)`,
+        `${op}: ${k === null ? 'the tensor' : `outputs[${k}]`} has shape ${fmtShape(root.shape)}; a gradient argument is needed unless it holds one element (a scalar loss)`,
       );
-    if (!unitRoot) g0 = NDArray.full(root.ndarray.backend, root.shape, 1);
-  } else {
-    if (!shapesEqual(grad.shape, root.shape))
-      throw new ShapeError(
-        `backward: gradient has shape ${fmtShape(grad.shape)}; expected the tensor's shape ${fmtShape(root.shape)}`,
-      );
-    g0 = grad.dtype === 'float32' ? alias(grad) : grad.cast('float32');
+    return NDArray.full(root.ndarray.backend, root.shape, 1);
   }
-  const order = topoSort(root);
-  const grads = new Map<Tensor, NDArray>(g0 ? [[root, g0]] : []);
+  if (!shapesEqual(grad.shape, root.shape))
+    throw new ShapeError(
+      `${op}: gradient has shape ${fmtShape(grad.shape)}; expected ${which} shape ${fmtShape(root.shape)}`,
+    );
+  return grad.dtype === 'float32' ? alias(grad) : grad.cast('float32');
+}
+
+/**
+ * One reverse sweep from `roots` (seeded with `grads`). Without `capture`, leaves accumulate
+ * into `.grad` (backward()). With `capture` (autograd's grad()), no `.grad` is touched: the
+ * total gradient reaching each captured tensor is stored in the map instead, and only the
+ * nodes on a path to a captured tensor run their rule. Tensor hooks run on each tensor's
+ * total gradient before it is used; non-leaves marked retainGrad() keep it in `.grad`.
+ */
+export function runGraph(
+  op: string,
+  roots: readonly Tensor[],
+  seeds: readonly (NDArray | undefined)[],
+  opts: BackwardOptions,
+  capture: Map<Tensor, NDArray | null> | null,
+): void {
+  roots.forEach((root, k) => {
+    if (!root.requiresGrad)
+      throw new ValueError(
+        `${op}: ${roots.length > 1 || capture ? `outputs[${k}]` : 'the tensor'} of shape ${fmtShape(root.shape)} does not require grad (create leaves with requiresGrad: true, outside noGrad)`,
+      );
+  });
+  const single = roots.length === 1 && !capture ? roots[0] : null;
+  // A root whose op can take the seed 1 implicitly (softmaxCrossEntropy) gets no seed array.
+  const unitRoot =
+    single && seeds[0] === undefined && single._node?.backwardOne && !single._observed && single.numel === 1
+      ? single
+      : null;
+  const grads = new Map<Tensor, NDArray>();
+  try {
+    roots.forEach((root, k) => {
+      if (root === unitRoot) return;
+      const g0 = seedOf(op, root, seeds[k], single ? null : k);
+      const prev = grads.get(root);
+      grads.set(root, prev ? addInto(prev, g0) : g0);
+    });
+  } catch (e) {
+    grads.forEach((g) => g.dispose());
+    throw e;
+  }
+  const order = topoSort(roots);
+  // With capture, only tensors on a path to a captured one need their rule run.
+  const leads = capture ? new Set<Tensor>() : null;
+  if (leads)
+    for (const t of order) if (capture!.has(t) || (t._node && t._node.parents.some((p) => leads.has(p)))) leads.add(t);
   const skipped = new Set<Tensor>();
   try {
     for (let i = order.length - 1; i >= 0; i--) {
       const t = order[i];
       if (skipped.has(t)) continue;
-      const g = grads.get(t);
+      let g = grads.get(t);
       grads.delete(t);
       if (t === unitRoot) {
         const node = t._node!;
@@ -110,23 +155,30 @@ export function runBackward(root: Tensor, grad: NDArray | undefined, opts: Backw
         if (!opts.retainGraph) freeNode(t, false);
         continue;
       }
+      if (g && t._observed) g = t._observe(g, !capture);
+      if (g && capture?.has(t)) {
+        const prev = capture.get(t);
+        capture.set(t, prev ? addInto(prev, alias(g)) : alias(g));
+      }
       if (t.isLeaf) {
-        if (g) t._accumulateGrad(g);
+        if (g && !capture) t._accumulateGrad(g);
+        else g?.dispose();
         continue;
       }
       const node = t._node;
       if (!node) {
         g?.dispose();
         throw new DisposedError(
-          `backward: the graph through a tensor of shape ${fmtShape(t.shape)} was already freed (by an earlier backward(), or by disposing it and everything computed from it); pass { retainGraph: true } to backward through it twice`,
+          `${op}: the graph through a tensor of shape ${fmtShape(t.shape)} was already freed (by an earlier backward(), or by disposing it and everything computed from it); pass { retainGraph: true } to backward through it twice`,
         );
       }
-      if (!g) {
+      if (!g || (leads && !node.parents.some((p) => leads.has(p)))) {
+        g?.dispose();
         if (!opts.retainGraph) freeNode(t, false);
         continue;
       }
       // fusion pass: parents whose own backward this node applies in its kernel (fusion/grad-epilogue.ts)
-      const epis = node.backwardWith ? foldableParents(node, grads, skipped) : null;
+      const epis = node.backwardWith ? foldableParents(node, grads, skipped, capture) : null;
       let gs: (NDArray | null)[];
       try {
         node.checkVersions?.();
@@ -159,6 +211,7 @@ function foldableParents(
   node: GradNode,
   grads: Map<Tensor, NDArray>,
   skipped: Set<Tensor>,
+  capture: Map<Tensor, NDArray | null> | null,
 ): (GradEpilogue | undefined)[] | null {
   const ps = node.parents;
   let epis: (GradEpilogue | undefined)[] | null = null;
@@ -166,6 +219,8 @@ function foldableParents(
     const p = ps[k];
     const e = p._node?.gradEpilogue;
     if (!e || p._uses !== 1 || grads.has(p) || skipped.has(p) || !p.requiresGrad) continue;
+    // A parent whose own gradient is looked at (hooks, retainGrad, grad()) needs it as an array.
+    if (p._observed || capture?.has(p)) continue;
     let n = 0;
     for (const q of ps) if (q === p) n++;
     if (n !== 1) continue;

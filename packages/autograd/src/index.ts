@@ -28,7 +28,7 @@ export { cat, stack } from './ops/join';
 export { linear } from './ops/linear';
 export type { LinearActivation } from './ops/linear';
 export { softmaxCrossEntropy } from './ops/cross-entropy';
-export type { CrossEntropyReduction } from './ops/cross-entropy';
+export type { CrossEntropyReduction, SoftmaxCrossEntropyOptions } from './ops/cross-entropy';
 export { gradcheck } from './gradcheck/gradcheck';
 export type { GradcheckOptions, GradcheckReport, GradcheckWorst } from './gradcheck/gradcheck';
 export { gradcheckSuite, runGradcheckSuite, FORWARD_ATOL, FORWARD_RTOL, REF_ATOL, REF_RTOL } from './gradcheck/suite';
@@ -75,3 +75,26 @@ export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks'
 export { binaryCrossEntropyTerms } from './ops/bce';
 export { checkIndexRange } from './ops/index-range';
 export type { IndexRange } from './ops/index-range';
+// tensor ops: float checks, closeness, scans, diagonals, einsum, logical ops, unique
+export { isnan, isinf, isfinite, nanToNum } from './ops/nonfinite';
+export type { NanToNumOptions } from './ops/nonfinite';
+export { isclose, allclose } from './ops/isclose';
+export type { IsCloseOptions } from './ops/isclose';
+export { cumprod } from './ops/cumprod';
+export { roll } from './ops/roll';
+export { diag, diagonal } from './ops/diagonal';
+export { outer } from './ops/outer';
+export { meshgrid } from './ops/meshgrid';
+export type { MeshgridOptions } from './ops/meshgrid';
+export { square } from './ops/square';
+export { lerp } from './ops/lerp';
+export { logicalAnd, logicalOr, logicalXor, logicalNot } from './ops/logical-ops';
+export { unique } from './ops/unique';
+export type { UniqueOptions, UniqueResult } from './ops/unique';
+export { maxDim, minDim } from './ops/extremum-dim';
+export type { MinMaxResult } from './ops/extremum-dim';
+export { einsum } from './ops/einsum';
+// autograd: gradients without .grad, tensor hooks
+export { grad } from './grad';
+export type { GradOptions } from './grad';
+export type { TensorHook, HookHandle } from './tensor';

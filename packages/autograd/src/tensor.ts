@@ -4,6 +4,7 @@ import {
   DisposedError,
   NDArray,
   ShapeError,
+  SurfTypeError,
   TypedArray,
   ValueError,
   fmtShape,
@@ -13,7 +14,7 @@ import {
 import { Scalar, requireFloat } from './dtypes';
 import { BackwardOptions, addInto, freeNode, runBackward } from './engine';
 import { GradNode, alias } from './node';
-import { Token, track, untrack } from './scope';
+import { Token, tidy, track, untrack } from './scope';
 import { readAndCollect } from './gc/pressure';
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import { storageHolder } from './jit/hooks'; // jit
@@ -34,7 +35,7 @@ import * as Special from './ops/special';
 import * as Rounding from './ops/rounding';
 import * as Bitwise from './ops/bitwise';
 // indexing, gather/scatter, sort, scans, norms, in-place
-import { isGradEnabled } from './grad-mode';
+import { isGradEnabled, noGrad } from './grad-mode';
 import { IndexArg, index as indexOp, slice as sliceOp } from './ops/index';
 import { gather as gatherOp } from './ops/gather';
 import { scatter as scatterOp, scatterAdd as scatterAddOp } from './ops/scatter';
@@ -48,8 +49,25 @@ import { triu as triuOp, tril as trilOp } from './ops/triangle';
 import { maskedFill as maskedFillOp } from './ops/masked-fill';
 import { PadOptions, pad as padOp } from './ops/pad';
 import * as Inplace from './ops/inplace';
+import * as NF from './ops/nonfinite';
+import type { NanToNumOptions } from './ops/nonfinite';
+import { IsCloseOptions, isclose as isCloseOp, allclose as allCloseOp } from './ops/isclose';
+import { cumprod as cumprodOp } from './ops/cumprod';
+import { roll as rollOp } from './ops/roll';
+import { diag as diagOp, diagonal as diagonalOp } from './ops/diagonal';
+import { outer as outerOp } from './ops/outer';
+import { square as squareOp } from './ops/square';
+import { lerp as lerpOp } from './ops/lerp';
+import * as LO from './ops/logical-ops';
+import { UniqueOptions, UniqueResult, unique as uniqueOp } from './ops/unique';
+import { MinMaxResult, maxDim, minDim } from './ops/extremum-dim';
 
 export type Operand = Tensor | Scalar;
+/** A tensor hook: sees the gradient; returning a tensor replaces it. */
+export type TensorHook = (grad: Tensor) => Tensor | void | undefined;
+export interface HookHandle {
+  remove(): void;
+}
 export type Dims = number | readonly number[];
 export type NestedArray = number | boolean | readonly NestedArray[];
 
@@ -424,6 +442,84 @@ export class Tensor {
     runBackward(this, g, opts);
   }
 
+  // tensor hooks and retained gradients
+  private _hooks: TensorHook[] | null = null;
+  private _retainsGrad = false;
+
+  /**
+   * PyTorch's register_hook: `fn` runs with this tensor's total gradient each time one is
+   * computed for it (backward() or grad()), before it is used; returning a tensor of the same
+   * shape replaces the gradient. Hooks run in registration order, under noGrad. Returns a
+   * handle whose remove() unregisters the hook.
+   */
+  registerHook(fn: TensorHook): HookHandle {
+    if (typeof fn !== 'function')
+      throw new SurfTypeError(`registerHook: expected a function (grad) => Tensor | void; got ${typeof fn}`);
+    if (!this._requiresGrad)
+      throw new ValueError(
+        `registerHook: this tensor of shape ${fmtShape(this._dims)} does not require grad, so no gradient will reach a hook (set requiresGrad on the leaves first)`,
+      );
+    (this._hooks ??= []).push(fn);
+    return {
+      remove: () => {
+        const i = this._hooks?.indexOf(fn) ?? -1;
+        if (i >= 0) this._hooks!.splice(i, 1);
+      },
+    };
+  }
+
+  /**
+   * PyTorch's retain_grad: this non-leaf tensor keeps its gradient in `.grad` after
+   * backward() (accumulating, as a leaf's). A no-op on leaves, which keep theirs anyway.
+   */
+  retainGrad(): this {
+    if (!this._requiresGrad)
+      throw new ValueError(
+        `retainGrad: this tensor of shape ${fmtShape(this._dims)} does not require grad; there is no gradient to keep`,
+      );
+    if (!this._leaf) this._retainsGrad = true;
+    return this;
+  }
+
+  /** Whether backward() keeps this tensor's gradient in `.grad` (leaves that require grad, and retainGrad()). */
+  get retainsGrad(): boolean {
+    return this._retainsGrad;
+  }
+
+  /** @internal True when the engine must hand this tensor's gradient to hooks or .grad. */
+  get _observed(): boolean {
+    return this._retainsGrad || (this._hooks !== null && this._hooks.length > 0);
+  }
+
+  /** @internal Runs the hooks on g (consumed; the result is returned) and keeps a retained copy. */
+  _observe(g: NDArray, accumulate: boolean): NDArray {
+    let cur = g;
+    for (const fn of this._hooks ?? []) {
+      const shown = new Tensor(alias(cur));
+      let next: NDArray | null = null;
+      noGrad(() =>
+        tidy(() => {
+          const r = fn(shown);
+          if (r === undefined || r === null) return;
+          if (!(r instanceof Tensor))
+            throw new SurfTypeError(`registerHook: a hook returned ${typeof r}; expected a Tensor or nothing`);
+          const rn = r.nd('registerHook');
+          if (!shapesEqual(rn.shape, cur.shape))
+            throw new ShapeError(
+              `registerHook: a hook returned shape ${fmtShape(rn.shape)}; expected the gradient's shape ${fmtShape(cur.shape)}`,
+            );
+          next = rn.dtype === 'float32' ? alias(rn) : rn.cast('float32');
+        }),
+      );
+      if (next) {
+        cur.dispose();
+        cur = next;
+      }
+    }
+    if (this._retainsGrad && accumulate) this._accumulateGrad(alias(cur));
+    return cur;
+  }
+
   // elementwise (numbers broadcast; see dtypes.ts for promotion)
 
   add(o: Operand): Tensor {
@@ -581,11 +677,30 @@ export class Tensor {
   mean(dim?: Dims, keepdim = false): Tensor {
     return R.mean(this, dim, keepdim);
   }
-  /** Max values (not PyTorch's (values, indices) pair: use argmax). Ties share the gradient equally. */
-  max(dim?: Dims, keepdim = false): Tensor {
+  /**
+   * max() is the largest element (ties share the gradient equally). max(dim, keepdim) is
+   * PyTorch's torch.max(x, dim): { values, indices }, the gradient going to that index. A list
+   * of dims reduces them all to the values (as amax).
+   */
+  max(): Tensor;
+  max(dim: number, keepdim?: boolean): MinMaxResult;
+  max(dim: readonly number[], keepdim?: boolean): Tensor;
+  max(dim?: Dims, keepdim = false): Tensor | MinMaxResult {
+    if (typeof dim === 'number') return maxDim(this, dim, keepdim);
     return R.max(this, dim, keepdim);
   }
-  min(dim?: Dims, keepdim = false): Tensor {
+  min(): Tensor;
+  min(dim: number, keepdim?: boolean): MinMaxResult;
+  min(dim: readonly number[], keepdim?: boolean): Tensor;
+  min(dim?: Dims, keepdim = false): Tensor | MinMaxResult {
+    if (typeof dim === 'number') return minDim(this, dim, keepdim);
+    return R.min(this, dim, keepdim);
+  }
+  /** torch.amax: the largest values over dims (all by default); ties share the gradient equally. */
+  amax(dim?: Dims, keepdim = false): Tensor {
+    return R.max(this, dim, keepdim);
+  }
+  amin(dim?: Dims, keepdim = false): Tensor {
     return R.min(this, dim, keepdim);
   }
   /** Index (int32) of the first maximum along dim, or into the flattened tensor when dim is absent. */
@@ -762,6 +877,77 @@ export class Tensor {
   tril(diagonal = 0): Tensor {
     return trilOp(this, diagonal);
   }
+
+  // ---- tensor ops: float checks, comparisons, scans, diagonals, logical ops ----
+  /** True where NaN (bool). */
+  isnan(): Tensor {
+    return NF.isnan(this);
+  }
+  /** True where +inf or -inf (bool). */
+  isinf(): Tensor {
+    return NF.isinf(this);
+  }
+  /** True where neither NaN nor infinite (bool). */
+  isfinite(): Tensor {
+    return NF.isfinite(this);
+  }
+  /** NaN, +inf, -inf replaced (defaults 0, ±3.4028e38); the gradient is 0 at replaced elements. */
+  nanToNum(opts?: NanToNumOptions): Tensor {
+    return NF.nanToNum(this, opts);
+  }
+  /** |this − other| <= atol + rtol·|other| elementwise (bool; defaults rtol 1e-5, atol 1e-8). */
+  isclose(other: Operand, opts?: IsCloseOptions): Tensor {
+    return isCloseOp(this, other, opts);
+  }
+  /** Whether every element is close (reads one value back: await it). */
+  allclose(other: Operand, opts?: IsCloseOptions): Promise<boolean> {
+    return allCloseOp(this, other, opts);
+  }
+  /** Running product along dim; the gradient is exact where elements are 0. */
+  cumprod(dim: number): Tensor {
+    return cumprodOp(this, dim);
+  }
+  /** Shifts elements along dims with wrap-around (no dims: over the flattened tensor). */
+  roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor {
+    return rollOp(this, shifts, dims);
+  }
+  /** 1-d: the matrix with this on diagonal `offset`; 2-d: that diagonal as a 1-d tensor. */
+  diag(offset = 0): Tensor {
+    return diagOp(this, offset);
+  }
+  /** The diagonal of dims dim1, dim2 (offset above it when > 0) as a new last dim (a copy). */
+  diagonal(offset = 0, dim1 = 0, dim2 = 1): Tensor {
+    return diagonalOp(this, offset, dim1, dim2);
+  }
+  /** Outer product of two 1-d tensors. */
+  outer(other: Tensor): Tensor {
+    return outerOp(this, other);
+  }
+  /** x·x. */
+  square(): Tensor {
+    return squareOp(this);
+  }
+  /** this + weight·(end − this). */
+  lerp(end: Tensor, weight: Operand): Tensor {
+    return lerpOp(this, end, weight);
+  }
+  logicalAnd(other: Operand): Tensor {
+    return LO.logicalAnd(this, other);
+  }
+  logicalOr(other: Operand): Tensor {
+    return LO.logicalOr(this, other);
+  }
+  logicalXor(other: Operand): Tensor {
+    return LO.logicalXor(this, other);
+  }
+  logicalNot(): Tensor {
+    return LO.logicalNot(this);
+  }
+  /** The distinct values, sorted (host-side: a Promise), optionally with inverse indices and counts. */
+  unique(opts?: UniqueOptions): Promise<UniqueResult> {
+    return uniqueOp(this, opts);
+  }
+  // ---- end tensor ops ----
 
   /**
    * @internal Bumped by every in-place op; a recorded op whose parent's version changed

@@ -84,7 +84,7 @@ describe('backward', () => {
       ],
       { requiresGrad: true },
     );
-    x.max(1).sum().backward();
+    x.amax(1).sum().backward();
     const g = (await grad(x)) as number[][];
     expect(g[0].map((v) => +v.toFixed(6))).toEqual([0.333333, 0.333333, 0.333333, 0]);
     expect(g[1]).toEqual([0, 0.5, 0, 0.5]);

@@ -176,8 +176,8 @@ describe('reductions', () => {
     expect(await x.sum(0).toArray()).toEqual([5, 7, 9]);
     expect(await x.sum([0, 1], true).toArray()).toEqual([[21]]);
     expect(await x.mean(1).toArray()).toEqual([3, 4]);
-    expect(await x.max(1).toArray()).toEqual([5, 6]);
-    expect(await x.min(0, true).toArray()).toEqual([[1, 2, 3]]);
+    expect(await x.amax(1).toArray()).toEqual([5, 6]);
+    expect(await x.amin(0, true).toArray()).toEqual([[1, 2, 3]]);
     expect(await x.argmax(1).toArray()).toEqual([1, 2]);
     expect(await x.argmin(1, true).toArray()).toEqual([[0], [1]]);
     expect(await x.argmax().item()).toBe(5);

@@ -250,11 +250,7 @@ export interface Backend {
    * With `total`, a backend may return a fourth storage [1], Σ_i rows_i (a loss's mean or sum
    * in the same pass); the caller sums the rows itself when it is absent.
    */
-  crossEntropyRows?(
-    z: Strided,
-    y: Strided,
-    opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string }; total?: boolean },
-  ): Storage[];
+  crossEntropyRows?(z: Strided, y: Strided, opts: CrossEntropyRowsOptions): Storage[];
 
   /** Submits queued work (GPU); a no-op on synchronous backends. */
   flush(): void;
@@ -318,4 +314,20 @@ export interface ReplayProgram {
   ): { outputs: Storage[]; rebound: (Storage | null)[] };
   /** Frees what the program owns. */
   dispose(): void;
+}
+
+/**
+ * crossEntropyRows' options. `ignoreIndex`: a row whose target equals it is left out (PyTorch's
+ * ignore_index): its loss is 0, its index is not range-checked, and with `meanOverKept` the
+ * total is divided by the number of rows kept (scale then applies on top, usually 1); a
+ * backend that returns that total (both of Surf's do) also writes the kept count after the
+ * rows' sums s (the s storage then holds N + 1 floats).
+ */
+export interface CrossEntropyRowsOptions {
+  smoothing: number;
+  scale: number;
+  site: { op: string; name: string; range: string };
+  total?: boolean;
+  ignoreIndex?: number;
+  meanOverKept?: boolean;
 }

@@ -46,3 +46,4 @@ export * from './rng';
 export { checkRandomArgs } from './rng/ndarray';
 export * from './limits';
 export { describeArg, typeErr } from './arg-types';
+export type { CrossEntropyRowsOptions } from './backend';

@@ -77,78 +77,160 @@ export function l1Loss(input: Tensor, target: Tensor, opts: LossOptions = {}): T
   return tidy(() => reduce('l1Loss', input.sub(target).abs(), opts.reduction));
 }
 
-/** Checks [N, C] scores against [N] int32 class indices; returns a bool [N, C] one-hot mask. */
-function classMask(op: string, scores: Tensor, target: Tensor): Tensor {
-  classMaskChecks(op, scores, target);
-  const c = scores.shape[1];
-  // An index outside [0, C) is an error: raised now on the CPU, at the next readback on WebGPU.
-  checkIndexRange(op, target, { name: 'target', hi: c, range: `the class range of the input's ${c} columns` });
-  return target.reshape([-1, 1]).eq(arange(c).reshape([1, -1]));
+export interface NllLossOptions extends LossOptions {
+  /** Targets equal to it add nothing and leave the mean's denominator (default -100, PyTorch's). */
+  ignoreIndex?: number;
+  /** Per-class weights (float32 [C]); the mean divides by the sum of the kept targets' weights. */
+  weight?: Tensor | null;
 }
 
 /** How to make integer labels, for the errors (JS numbers are float32). */
 const INT_LABELS = "pass { dtype: 'int32' } to tensor() or an Int32Array";
 
-function classMaskChecks(op: string, scores: Tensor, target: Tensor): void {
+const weightRule = (v: unknown, where: string): void => {
+  if (v !== null && !(v instanceof Tensor))
+    throw new SurfTypeError(`${where}: weight must be a float32 Tensor of one weight per class; got ${typeof v}`);
+};
+
+/** Checks class-index targets against the scores; returns C and the per-target shape. */
+function checkClassTarget(op: string, scores: Tensor, target: Tensor): { c: number; outShape: number[] } {
   checkTensor(op, scores, 'input');
   checkTensor(op, target, 'target');
-  if (scores.ndim !== 2)
-    throw new ShapeError(`${op}: input has shape ${fmtShape(scores.shape)}; expected [batch, classes]`);
+  const zs = scores.shape;
+  if (zs.length === 0)
+    throw new ShapeError(`${op}: input is 0-d; expected [classes], [batch, classes] or [batch, classes, d1, ...]`);
   if (target.dtype !== 'int32')
     throw new DTypeError(
       `${op}: target has dtype ${target.dtype}; expected int32 class indices (${INT_LABELS})${op === 'crossEntropy' ? " or float32 class probabilities of the input's shape" : ''}`,
     );
-  if (target.ndim !== 1 || target.shape[0] !== scores.shape[0]) {
+  const c = zs.length === 1 ? zs[0] : zs[1];
+  const outShape = zs.length === 1 ? [] : [zs[0], ...zs.slice(2)];
+  if (target.ndim !== outShape.length || target.shape.some((d, i) => d !== outShape[i]))
     throw new ShapeError(
-      `${op}: target has shape ${fmtShape(target.shape)}; expected [${scores.shape[0]}] (one class index per row of the input ${fmtShape(scores.shape)})`,
+      `${op}: target has shape ${fmtShape(target.shape)}; expected ${fmtShape(outShape)} (one class index per ${zs.length > 2 ? 'position' : 'row'} of the input ${fmtShape(zs)})`,
     );
-  }
+  return { c, outShape };
 }
 
-/** Negative log-likelihood of [N, C] log-probabilities at int32 targets [N]. */
-export function nllLoss(logProbs: Tensor, target: Tensor, opts: LossOptions = {}): Tensor {
-  parseOptions('nllLoss', opts, LOSS_SPECS.nllLoss);
+/** [N, C, d...] scores as rows [N·d..., C] (the class dim last), targets as [N·d...]; [C] as one row. */
+function asRows(
+  op: string,
+  scores: Tensor,
+  target: Tensor,
+): { rows: Tensor; y: Tensor; outShape: number[]; c: number } {
+  const { c, outShape } = checkClassTarget(op, scores, target);
+  const zs = scores.shape;
+  const rows =
+    zs.length === 1
+      ? scores.reshape([1, c])
+      : zs.length === 2
+        ? scores
+        : scores.permute([0, ...zs.slice(2).map((_, i) => i + 2), 1]).reshape([-1, c]);
+  return { rows, y: target.reshape([-1]), outShape, c };
+}
+
+function checkWeight(op: string, weight: Tensor | null, c: number): void {
+  if (!weight) return;
+  if (weight.dtype !== 'float32') throw new DTypeError(`${op}: weight has dtype ${weight.dtype}; expected float32`);
+  if (weight.ndim !== 1 || weight.shape[0] !== c)
+    throw new ShapeError(`${op}: weight has shape ${fmtShape(weight.shape)}; expected [${c}] (one weight per class)`);
+}
+
+/**
+ * Σ loss / Σ w as PyTorch: with nothing kept (Σ w = 0) the loss is NaN and the gradient 0 (a
+ * plain division would send 0·∞ = NaN back).
+ */
+function meanOverWeights(loss: Tensor, w: Tensor): Tensor {
+  const d = w.sum();
+  const none = d.eq(0);
+  return Tensor.where(none, NaN, loss.sum().div(Tensor.where(none, 1, d)));
+}
+
+/**
+ * Negative log-likelihood of log-probabilities at int32 targets, PyTorch's F.nll_loss: input
+ * [N, C] with target [N], [N, C, d1, ...] with [N, d1, ...], or [C] with a 0-d target.
+ * loss_i = −w[y_i]·x[i, y_i] (w = 1 without `weight`), 0 where y_i = ignoreIndex; the mean
+ * divides by the sum of w[y_i] over the kept targets. A target outside [0, C) other than
+ * ignoreIndex is an error.
+ */
+export function nllLoss(logProbs: Tensor, target: Tensor, opts: NllLossOptions = {}): Tensor {
+  const o = parseOptions<NllLossOptions>('nllLoss', opts, {
+    reduction: ['mean', 'sum', 'none'],
+    ignoreIndex: 'int',
+    weight: weightRule,
+  });
+  const ignore = o.ignoreIndex ?? -100;
+  const weight = o.weight ?? null;
   return tidy(() => {
-    const mask = classMask('nllLoss', logProbs, target);
-    // A row whose index matched no class is NaN, never a silent 0 (WebGPU raises it at the next read).
-    const matched = mask.any(1);
-    return reduce('nllLoss', Tensor.where(matched, Tensor.where(mask, logProbs, 0).sum(1).neg(), NaN), opts.reduction);
+    const { rows, y, outShape, c } = asRows('nllLoss', logProbs, target);
+    checkWeight('nllLoss', weight, c);
+    // An index outside [0, C) is an error: raised now on the CPU, at the next readback on WebGPU.
+    checkIndexRange('nllLoss', y, {
+      name: 'target',
+      hi: c,
+      range: `the class range of the input's ${c} classes`,
+      ignore,
+    });
+    const keep = y.ne(ignore);
+    const safe = Tensor.where(keep, y, 0);
+    const k = keep.float();
+    const wy = weight ? weight.indexSelect(0, safe).mul(k) : k;
+    const picked = rows.gather(1, safe.reshape([-1, 1])).reshape([-1]);
+    const loss = picked.neg().mul(wy);
+    const r = o.reduction ?? 'mean';
+    if (r === 'none') return loss.reshape(outShape);
+    if (r === 'sum') return loss.sum();
+    return meanOverWeights(loss, wy);
   });
 }
 
-export interface CrossEntropyOptions extends LossOptions {
+export interface CrossEntropyOptions extends NllLossOptions {
   /** ε in [0, 1]: the target becomes (1 - ε)·onehot + ε/C, as PyTorch's label_smoothing. */
   labelSmoothing?: number;
 }
 
 /**
- * Cross entropy of [N, C] logits against int32 class indices [N] (or float32 class
- * probabilities [N, C]), stable for large logits (the row max is subtracted). Class indices
- * take autograd's fused softmaxCrossEntropy (5 forward kernels, 1 backward kernel);
- * probabilities go through logSoftmax.
+ * Cross entropy of logits against int32 class indices (PyTorch's F.cross_entropy): input
+ * [N, C] with target [N], [N, C, d1, ...] with [N, d1, ...], or [C] with a 0-d target; or
+ * float32 class probabilities of the input's shape. Stable for large logits. Class indices
+ * take autograd's fused softmaxCrossEntropy (one rows kernel forward, one kernel backward;
+ * ignoreIndex handled inside it; class weights compose logSoftmax and gathers); probabilities
+ * go through logSoftmax (`ignoreIndex` does not apply to them, as PyTorch).
  */
 export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyOptions = {}): Tensor {
-  parseOptions('crossEntropy', opts, LOSS_SPECS.crossEntropy);
-  const eps = opts.labelSmoothing ?? 0;
-  if (typeof eps !== 'number' || !(eps >= 0 && eps <= 1))
-    throw new ValueError(`crossEntropy: labelSmoothing must be in [0, 1]; got ${eps}`);
+  const o = parseOptions<CrossEntropyOptions>('crossEntropy', opts, {
+    reduction: ['mean', 'sum', 'none'],
+    labelSmoothing: (v, where) => {
+      if (typeof v !== 'number' || !(v >= 0 && v <= 1))
+        throw new ValueError(`${where}: labelSmoothing must be in [0, 1]; got ${JSON.stringify(v)}`);
+    },
+    ignoreIndex: 'int',
+    weight: weightRule,
+  });
+  const eps = o.labelSmoothing ?? 0;
   checkTensor('crossEntropy', logits, 'input');
   checkTensor('crossEntropy', target, 'target');
-  const probs = target.dtype === 'float32';
-  // Float labels of one class per row are a dtype mistake, not a shape one (JS numbers are float32).
-  if (probs && target.ndim === 1 && logits.ndim === 2 && target.shape[0] === logits.shape[0])
-    classMaskChecks('crossEntropy', logits, target);
-  if (probs) sameShape('crossEntropy', logits, target);
-  if (logits.ndim !== 2)
-    throw new ShapeError(`crossEntropy: input has shape ${fmtShape(logits.shape)}; expected [batch, classes]`);
-  const c = logits.shape[1];
-  if (!probs) {
-    classMaskChecks('crossEntropy', logits, target);
-    return softmaxCrossEntropy(logits, target, { labelSmoothing: eps, reduction: opts.reduction ?? 'mean' });
+  if (target.dtype !== 'float32') {
+    checkClassTarget('crossEntropy', logits, target);
+    return softmaxCrossEntropy(logits, target, {
+      labelSmoothing: eps,
+      reduction: o.reduction ?? 'mean',
+      ignoreIndex: o.ignoreIndex ?? -100,
+      weight: o.weight ?? null,
+    });
   }
+  sameShape('crossEntropy', logits, target);
+  if (logits.ndim < 1) throw new ShapeError('crossEntropy: input is 0-d; expected [classes] or [batch, classes, ...]');
+  const cdim = logits.ndim === 1 ? 0 : 1;
+  const c = logits.shape[cdim];
+  const weight = o.weight ?? null;
+  checkWeight('crossEntropy', weight, c);
   return tidy(() => {
-    const w = eps ? target.mul(1 - eps).add(eps / c) : target;
-    return reduce('crossEntropy', w.mul(logits.logSoftmax(1)).sum(1).neg(), opts.reduction);
+    const t = eps ? target.mul(1 - eps).add(eps / c) : target;
+    const wshape = logits.shape.map((d, i) => (i === cdim ? c : 1));
+    const wt = weight ? t.mul(weight.reshape(wshape)) : t;
+    // Probabilities: the mean is over the positions (N·d...), not the weights, as PyTorch.
+    return reduce('crossEntropy', wt.mul(logits.logSoftmax(cdim)).sum(cdim).neg(), o.reduction);
   });
 }
 

@@ -174,8 +174,9 @@ describe('values (cpu)', () => {
         /crossEntropy: target has shape \[2\]; expected \[1\]/,
       );
       expect(() => nllLoss(l, tensor([true]))).toThrow(DTypeError);
+      // An unbatched [C] input takes a 0-d target, as PyTorch.
       expect(() => crossEntropy(tensor([1.5, 2]), tensor([1], { dtype: 'int32' }))).toThrow(
-        /crossEntropy: input has shape \[2\]; expected \[batch, classes\]/,
+        /crossEntropy: target has shape \[1\]; expected \[\] \(one class index per row of the input \[2\]\)/,
       );
       expect(() => mseLoss(l, l, { reduction: 'avg' as 'mean' })).toThrow(ValueError);
       expect(() => crossEntropy(l, tensor([0], { dtype: 'int32' }), { labelSmoothing: 2 })).toThrow(

@@ -62,7 +62,14 @@ import type { PooledBuffer } from './pool';
 import { Runtime } from './runtime';
 import { plainLimits } from './limits';
 // scatter and sort
-import { E, ScatterMode, checkCrossEntropyRowsArgs, checkScatterArgs, checkSortArgs } from '@surf/core';
+import {
+  CrossEntropyRowsOptions,
+  E,
+  ScatterMode,
+  checkCrossEntropyRowsArgs,
+  checkScatterArgs,
+  checkSortArgs,
+} from '@surf/core';
 import { encodeScatter } from './kernels/index/scatter';
 import { encodeRandom } from './kernels/random';
 import { RandomParams, checkRandomArgs } from '@surf/core';
@@ -600,11 +607,7 @@ export class WebGPUBackend implements Backend {
   }
 
   /** The contract's crossEntropyRows: one workgroup per row, the index check inside (kernels/index/cross-entropy-rows.ts). */
-  crossEntropyRows(
-    z: Strided,
-    y: Strided,
-    opts: { smoothing: number; scale: number; site: CheckSite; total?: boolean },
-  ): Storage[] {
+  crossEntropyRows(z: Strided, y: Strided, opts: CrossEntropyRowsOptions): Storage[] {
     const op = opts.site.op;
     this.rt.check(op);
     const zbuf = this.buf(op, z.storage);
@@ -614,13 +617,16 @@ export class WebGPUBackend implements Backend {
     checkCrossEntropyRowsArgs(op, z, y, opts);
     const [n, c] = z.view.shape;
     this.rt.begin(op, z.view.shape);
+    // The rows' sum in the same dispatch (the loss's mean or sum: no separate reduce). With
+    // meanOverKept, s has one more float: the kept count (the backward divides by it).
+    const fits = !!opts.total && ceTotalFits(n);
+    const kept = fits && !!opts.meanOverKept;
     const outs = [
       this.newStorage(op, 'float32', n),
-      this.newStorage(op, 'float32', n),
+      this.newStorage(op, 'float32', kept ? n + 1 : n),
       this.newStorage(op, 'float32', n),
     ] as [GPUStorage, GPUStorage, GPUStorage];
-    // The rows' sum in the same dispatch (the loss's mean or sum: no separate reduce).
-    const total = opts.total && ceTotalFits(n) ? this.newStorage(op, 'float32', 1) : null;
+    const total = fits ? this.newStorage(op, 'float32', 1) : null;
     const { buf, slot } = this.rt.flag.use(opts.site);
     encodeCrossEntropyRows(
       this.rt,
@@ -630,8 +636,7 @@ export class WebGPUBackend implements Backend {
         n,
         c,
       },
-      opts.smoothing,
-      opts.scale,
+      { eps: opts.smoothing, scale: opts.scale, ignoreIndex: opts.ignoreIndex, meanOverKept: !!opts.meanOverKept },
       [outs[0].buf!, outs[1].buf!, outs[2].buf!],
       buf,
       slot,

@@ -112,6 +112,21 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   bernoulli: 'sampled result (no gradient, as PyTorch)',
   randperm: 'integer result',
   permutation: 'host array',
+  // Tensor ops with boolean, integer or host results.
+  isnan: 'boolean result',
+  isinf: 'boolean result',
+  isfinite: 'boolean result',
+  isclose: 'boolean result',
+  allclose: 'host boolean',
+  logicalAnd: 'boolean result',
+  logicalOr: 'boolean result',
+  logicalXor: 'boolean result',
+  logicalNot: 'boolean result',
+  unique: 'host-side, no gradient (as PyTorch)',
+  // Autograd control.
+  registerHook: 'graph control',
+  retainGrad: 'graph control',
+  retainsGrad: 'metadata',
 };
 
 /** The public API names: Tensor's methods and getters (not `_`-prefixed) and the package's function exports. */

@@ -168,9 +168,10 @@ testGpu(
         [
           'reduce',
           () =>
-            Tensor.cat([tensor(Float32Array.from(a)).reshape(n, 1), tensor(Float32Array.from(b)).reshape(n, 1)], 1).max(
+            Tensor.cat(
+              [tensor(Float32Array.from(a)).reshape(n, 1), tensor(Float32Array.from(b)).reshape(n, 1)],
               1,
-            ),
+            ).amax(1),
         ],
         ['gather', () => tensor(Float32Array.from(a)).indexSelect(0, tensor(Int32Array.from(idx)))],
         [

@@ -8,7 +8,8 @@ import type { View } from '../view';
  * the composite's kernels round them (each op through Math.fround), sums accumulated in float64
  * and rounded once, like the CPU reductions. Replaces five kernels (max, exp, sum, the terms,
  * their sum) with one loop: for the MLP's 64 × 10 logits the kernels' overhead was the cost.
- * An index outside [0, C) is an error at once (the CPU can check synchronously).
+ * An index outside [0, C) is an error at once (the CPU can check synchronously), unless it is
+ * the ignoreIndex: that row's loss is 0.
  */
 export function crossEntropyRowsInto(
   z: Float32Array,
@@ -21,6 +22,7 @@ export function crossEntropyRowsInto(
   m: Float32Array,
   s: Float32Array,
   rows: Float32Array,
+  ignoreIndex?: number,
 ): void {
   const [n, c] = zv.shape;
   const [zr, zc] = zv.strides;
@@ -30,7 +32,10 @@ export function crossEntropyRowsInto(
     wMiss = f(smoothing / c);
   for (let i = 0; i < n; i++) {
     const t = y[yv.offset + i * ys];
-    if (!(t >= 0 && t < c)) throw new ValueError(`${site.op}: ${site.name}[${i}] = ${t} is outside ${site.range}`);
+    // A row left out (ignoreIndex) still gets m and s, which the backward reads; its loss is 0.
+    const ignored = t === ignoreIndex;
+    if (!ignored && !(t >= 0 && t < c))
+      throw new ValueError(`${site.op}: ${site.name}[${i}] = ${t} is outside ${site.range}`);
     const base = zv.offset + i * zr;
     let mx = -Infinity;
     for (let j = 0, p = base; j < c; j++, p += zc) {
@@ -48,7 +53,9 @@ export function crossEntropyRowsInto(
     m[i] = mx;
     s[i] = si;
     const shift = f(f(Math.log(si)) + mt);
-    if (smoothing === 0) {
+    if (ignored) {
+      rows[i] = 0;
+    } else if (smoothing === 0) {
       rows[i] = f(f(shift - z[base + t * zc]) * scale);
     } else {
       let acc = 0;

@@ -1,4 +1,4 @@
-import type { AttentionGrads, AttentionOptions, AttentionResult } from '../backend';
+import type { AttentionGrads, AttentionOptions, AttentionResult, CrossEntropyRowsOptions } from '../backend';
 import { attentionBackwardCpu, attentionCpu } from './attention';
 import { checkAttentionArgs } from '../attention';
 import type {
@@ -177,18 +177,17 @@ export class CpuBackend implements Backend {
   }
 
   /** The contract's crossEntropyRows: one loop per row (cross-entropy-rows.ts). */
-  crossEntropyRows(
-    z: Strided,
-    y: Strided,
-    opts: { smoothing: number; scale: number; site: { op: string; name: string; range: string } },
-  ): [Storage, Storage, Storage] {
+  crossEntropyRows(z: Strided, y: Strided, opts: CrossEntropyRowsOptions): Storage[] {
     this.check();
     const op = opts.site.op;
     checkOperand(this, op, 'input', z, { mask: false });
     checkOperand(this, op, opts.site.name, y, { mask: false });
     checkCrossEntropyRowsArgs(op, z, y, opts);
     const n = z.view.shape[0];
-    const [m, s, rows] = [0, 1, 2].map(() => allocate(this.take, op, 'float32', [n]) as Float32Array);
+    // A mean over the kept rows is taken here, from the targets this call reads (a jit replay
+    // runs it with its own), and the count follows the row sums in s for the backward.
+    const kept = !!opts.total && !!opts.meanOverKept;
+    const [m, s, rows] = [n, kept ? n + 1 : n, n].map((k) => allocate(this.take, op, 'float32', [k]) as Float32Array);
     crossEntropyRowsInto(
       this.arr(z.storage) as Float32Array,
       z.view,
@@ -200,8 +199,21 @@ export class CpuBackend implements Backend {
       m,
       s,
       rows,
+      opts.ignoreIndex,
     );
-    return [this.make('float32', m), this.make('float32', s), this.make('float32', rows)];
+    const out = [this.make('float32', m), this.make('float32', s), this.make('float32', rows)];
+    if (!kept) return out;
+    const yd = this.arr(y.storage) as Int32Array;
+    let sum = 0,
+      count = 0;
+    for (let i = 0; i < n; i++) {
+      sum += rows[i];
+      if (yd[y.view.offset + i * y.view.strides[0]] !== opts.ignoreIndex) count++;
+    }
+    s[n] = count;
+    const total = allocate(this.take, op, 'float32', [1]) as Float32Array;
+    total[0] = Math.fround(sum) / count;
+    return [...out, this.make('float32', total)];
   }
 
   // attention

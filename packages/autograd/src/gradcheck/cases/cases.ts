@@ -14,6 +14,7 @@ import { fusionCases } from './fusion';
 import { convPoolNormCases } from './conv-pool-norm';
 import { randomCases } from './random';
 import { binaryCrossEntropyTerms } from '../../ops/bce';
+import { tensorOpsCases } from './tensor-ops';
 
 export type { GradcheckCase } from '../case';
 
@@ -287,7 +288,7 @@ function reductionCases(): GradcheckCase[] {
       name: 'max dim 1',
       op: 'max',
       inputs: [sp([3, 4], 'flipped')],
-      fn: (x) => x.max(1),
+      fn: (x) => x.amax(1),
       forward: (x) => reduceAxis(x, 1, (v) => Math.max(...v)),
     },
     {
@@ -295,7 +296,7 @@ function reductionCases(): GradcheckCase[] {
       name: 'max with ties (split equally)',
       op: 'max',
       inputs: [{ shape: [2, 3], values: [1, 3, 3, 2, 2, 0] }],
-      fn: (x) => x.max(1).sum(),
+      fn: (x) => x.amax(1).sum(),
       forward: (x) => reduceAll(x, (v) => Math.max(...v.slice(0, 3)) + Math.max(...v.slice(3))),
       expected: { output: [5], grads: [[0, 0.5, 0.5, 0.5, 0.5, 0]] },
     },
@@ -310,7 +311,7 @@ function reductionCases(): GradcheckCase[] {
       name: 'min dim 0 keepdim',
       op: 'min',
       inputs: [sp([3, 2], 'sliced')],
-      fn: (x) => x.min(0, true),
+      fn: (x) => x.amin(0, true),
       forward: (x) => reduceAxis(x, 0, (v) => Math.min(...v), true),
     },
     {
@@ -761,5 +762,6 @@ export function gradcheckCases(): GradcheckCase[] {
     ...mathCases(),
     ...convPoolNormCases(),
     ...randomCases(),
+    ...tensorOpsCases(),
   ];
 }

@@ -320,8 +320,11 @@ const reduceGen: Gen = (rng, x) => {
         return t.var(dim, keepdim, correction);
       case 'std':
         return t.std(dim, keepdim, correction);
-      default:
-        return (t[op] as (d?: number | number[], k?: boolean) => Tensor).call(t, dim, keepdim);
+      default: {
+        // max/min over dims is amax/amin (a number dim on max/min gives { values, indices }).
+        const m = op === 'max' ? 'amax' : op === 'min' ? 'amin' : op;
+        return (t[m] as (d?: number | number[], k?: boolean) => Tensor).call(t, dim, keepdim);
+      }
     }
   };
   const desc = `${op}(${j(dim)}, ${keepdim}${op === 'var' || op === 'std' ? `, ${correction}` : ''})`;

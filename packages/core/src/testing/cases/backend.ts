@@ -260,6 +260,63 @@ export function backendCases(): OpCase[] {
       { quick: true },
     ),
     defineCase(
+      'backend/crossEntropyRows: ignoreIndex rows add 0 and are no error; meanOverKept divides by the kept rows',
+      async (t) => {
+        const rows = t.backend.crossEntropyRows?.bind(t.backend);
+        if (!rows) return;
+        // 70 rows, 5 classes; the ignored index 2 is also a class, so it must be left out by value.
+        const n = 70,
+          c = 5,
+          ignore = 2;
+        const z = randF32([n, c], 'ce-ignore z', -4, 4);
+        const y = randI32([n], 'ce-ignore y', 0, c);
+        const zs: Strided = { storage: t.storage(z), view: new View([n, c], [c, 1], 0) };
+        const ys: Strided = { storage: t.storage(y), view: new View([n], [1], 0) };
+        const site = { op: 'crossEntropy', name: 'target', range: `the class range [0, ${c})` };
+        const [m, s, r, total] = rows(zs, ys, {
+          smoothing: 0.2,
+          scale: 1,
+          site,
+          total: true,
+          ignoreIndex: ignore,
+          meanOverKept: true,
+        });
+        const wr: number[] = [],
+          ws: number[] = [],
+          wm: number[] = [];
+        let kept = 0;
+        for (let i = 0; i < n; i++) {
+          const row = Array.from(z.data.slice(i * c, (i + 1) * c));
+          const mx = Math.max(...row);
+          const se = row.reduce((a, v) => a + Math.exp(v - mx), 0);
+          ws.push(se);
+          wm.push(mx);
+          const lse = Math.log(se) + mx;
+          if (y.data[i] === ignore) {
+            wr.push(0);
+            continue;
+          }
+          kept++;
+          wr.push(row.reduce((a, v, j) => a + ((j === y.data[i] ? 0.8 : 0) + 0.2 / c) * (lse - v), 0));
+        }
+        await t.checkStorage('rows (ignored ones 0)', r, [n], refArray(wr, [n]), TOL.transcendental);
+        await t.checkStorage('row max (ignored rows too)', m, [n], refArray(wm, [n]), TOL.exact);
+        if (!total) await t.checkStorage('row sum of exp', s, [n], refArray(ws, [n]), TOL.transcendental);
+        else {
+          const mean = wr.reduce((a, v) => a + v, 0) / kept;
+          await t.checkStorage('mean over the kept rows', total, [1], refArray([mean], [1]), TOL.transcendental);
+          await t.checkStorage(
+            'sums, then the kept count',
+            s,
+            [n + 1],
+            refArray([...ws, kept], [n + 1]),
+            TOL.transcendental,
+          );
+        }
+      },
+      { quick: true },
+    ),
+    defineCase(
       'backend/fromData and read round-trip every dtype exactly',
       async (t) => {
         const vals = [0, -0, 1.5, -2.25, 3.4028234663852886e38, -Infinity, NaN, 1.1754943508222875e-38];

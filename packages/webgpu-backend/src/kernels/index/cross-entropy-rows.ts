@@ -25,9 +25,11 @@ export class CrossEntropyRowsProgram implements Program {
     readonly smoothed: boolean,
     readonly workgroupSize: number,
     readonly total = false,
+    /** The total is divided by the number of rows not ignored (a mean with ignoreIndex). */
+    readonly meanOverKept = false,
   ) {
     this.writes = total ? 6 : 4;
-    this.key = `ceRows|${smoothed ? 'smooth' : 'plain'}|wg${workgroupSize}${total ? '|total' : ''}`;
+    this.key = `ceRows|${smoothed ? 'smooth' : 'plain'}|wg${workgroupSize}${total ? '|total' : ''}${meanOverKept ? '|kept' : ''}`;
   }
 
   uniforms(): Uniforms {
@@ -41,7 +43,9 @@ export class CrossEntropyRowsProgram implements Program {
       .i32('yStride')
       .u32('slot')
       .f32('eps')
-      .f32('scale');
+      .f32('scale')
+      .u32('useIgnore')
+      .i32('ignore');
   }
 
   wgsl(u: Uniforms): string {
@@ -106,12 +110,15 @@ fn main(${MAIN_ARGS}) {
   let lse = select(flog_(s) + sh, nan_(), isnan_(m));
   let t = Y[u32(${u.ref('yOffset')} + i32(row) * ${u.ref('yStride')})];
   let valid = t >= 0 && t < C;
+  // A row left out (ignoreIndex, which may also be a class) adds 0 and is not an error.
+  let ignored = ${u.ref('useIgnore')} != 0u && t == ${u.ref('ignore')};
   ${terms}
+  let rowLoss = select(select(nan_(), total, valid), 0.0, ignored);
   if (lid == 0u) {
     M[row] = m;
     S[row] = s;
-    R[row] = select(nan_(), total, valid);
-    if (!valid) { flagFail_(${u.ref('slot')}, row, t); }
+    R[row] = rowLoss;
+    if (!valid && !ignored) { flagFail_(${u.ref('slot')}, row, t); }
   }${this.total ? this.fold(u, tree('red[lid] + red[lid + w]')) : ''}
 }
 ${FLAG_FAIL}`;
@@ -124,17 +131,32 @@ ${FLAG_FAIL}`;
     const n = u.ref('n');
     return `
   if (lid == 0u) {
-    atomicStore(&sc[${P}u + row], bitcast<u32>(select(nan_(), total, valid)));
+    atomicStore(&sc[${P}u + row], bitcast<u32>(rowLoss));
     lastArrival = select(0u, 1u, atomicAdd(&sc[0], 1u) == ${n} - 1u);
   }
   if (workgroupUniformLoad(&lastArrival) == 0u) { return; }
   var tacc = 0.0;
+  var kept = 0.0;
   for (var i = lid; i < ${n}; i += ${wg}u) {
     ${takeSlot(`${P}u + i`)}
-    tacc += bitcast<f32>(b);
+    tacc += bitcast<f32>(b);${
+      this.meanOverKept
+        ? `
+    let ti = Y[u32(${u.ref('yOffset')} + i32(i) * ${u.ref('yStride')})];
+    kept += select(1.0, 0.0, ${u.ref('useIgnore')} != 0u && ti == ${u.ref('ignore')});`
+        : ''
+    }
   }
-  red[lid] = tacc;${sumTree}
-  if (lid == 0u) { Tot[0] = red[0]; atomicStore(&sc[0], 0u); }`;
+  red[lid] = tacc;${sumTree}${
+    this.meanOverKept
+      ? `
+  let tsum = red[0];
+  workgroupBarrier();
+  red[lid] = kept;${sumTree}
+  if (lid == 0u) { Tot[0] = tsum / red[0]; S[${n}] = red[0]; atomicStore(&sc[0], 0u); }`
+      : `
+  if (lid == 0u) { Tot[0] = red[0]; atomicStore(&sc[0], 0u); }`
+  }`;
   }
 }
 
@@ -152,8 +174,7 @@ export interface CeRowsOperands {
 export function encodeCrossEntropyRows(
   rt: Runtime,
   x: CeRowsOperands,
-  eps: number,
-  scale: number,
+  o: { eps: number; scale: number; ignoreIndex?: number; meanOverKept: boolean },
   outs: [PooledBuffer, PooledBuffer, PooledBuffer],
   flag: PooledBuffer,
   slot: number,
@@ -161,10 +182,11 @@ export function encodeCrossEntropyRows(
   total?: { out: PooledBuffer; scratch: PooledBuffer },
 ): void {
   if (x.n === 0) return;
-  const k = rt.program(new CrossEntropyRowsProgram(eps !== 0, wgSize, !!total));
+  const k = rt.program(new CrossEntropyRowsProgram(o.eps !== 0, wgSize, !!total, !!total && o.meanOverKept));
   const p = rt.block(k);
   p.set('n', x.n).set('c', x.c).set('zOffset', x.z.offset).set('zRow', x.z.rowStride).set('zCol', x.z.colStride);
-  p.set('yOffset', x.y.offset).set('yStride', x.y.stride).set('slot', slot).set('eps', eps).set('scale', scale);
+  p.set('yOffset', x.y.offset).set('yStride', x.y.stride).set('slot', slot).set('eps', o.eps).set('scale', o.scale);
+  p.set('useIgnore', o.ignoreIndex === undefined ? 0 : 1).set('ignore', o.ignoreIndex ?? 0);
   rt.dispatch(
     k,
     total ? [x.z.buf, x.y.buf, ...outs, flag, total.out, total.scratch] : [x.z.buf, x.y.buf, ...outs, flag],
