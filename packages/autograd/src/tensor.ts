@@ -878,7 +878,7 @@ export class Tensor {
     return trilOp(this, diagonal);
   }
 
-  // ---- tensor ops: float checks, comparisons, scans, diagonals, logical ops ----
+  // float checks, comparisons, scans, diagonals, logical ops
   /** True where NaN (bool). */
   isnan(): Tensor {
     return NF.isnan(this);
@@ -947,7 +947,6 @@ export class Tensor {
   unique(opts?: UniqueOptions): Promise<UniqueResult> {
     return uniqueOp(this, opts);
   }
-  // ---- end tensor ops ----
 
   /**
    * @internal Bumped by every in-place op; a recorded op whose parent's version changed
