@@ -83,8 +83,11 @@ export abstract class Module {
   /** Training mode (Dropout drops); eval() clears it. */
   training = true;
 
-  /** The computation. Call it directly: `model.forward(x)`. */
-  abstract forward(...inputs: any[]): Tensor;
+  /**
+   * The computation. Call it directly: `model.forward(x)`. Most modules return a Tensor; some
+   * return a tuple as PyTorch's do (LSTM's `[output, [h, c]]`), hence the loose base type.
+   */
+  abstract forward(...inputs: any[]): any;
 
   /**
    * Direct parameters, buffers and children, in registration order. Containers override this.

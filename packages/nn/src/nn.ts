@@ -32,3 +32,7 @@ export type { ConvModuleOptions, ConvTransposeModuleOptions } from './layers/con
 export { MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './layers/pool';
 export { BatchNorm1d, BatchNorm2d } from './layers/batch-norm';
 export type { BatchNormModuleOptions } from './layers/batch-norm';
+// recurrent
+export { RNN, LSTM, GRU } from './layers/rnn';
+export type { RNNOptions, ElmanRNNOptions } from './layers/rnn';
+export { RNNCell, LSTMCell, GRUCell } from './layers/rnn-cells';

@@ -1,0 +1,163 @@
+"""Writes the PyTorch reference cases for packages/nn/test/modules/*.test.ts.
+
+Run by hand with PyTorch (the tests do not need it):
+
+    /usr/bin/python3 scripts/interop/make-modules-fixtures.py
+
+Each case builds a torch module from a fixed seed, runs it on fixed inputs, and records its
+state dict (by PyTorch's names), the inputs, every output tensor (tuples flattened in order),
+a random cotangent per output, and the gradients of sum(output_i * cotangent_i) with respect
+to each input and each parameter. The Surf test loads the state dict into its module by name,
+so both sides compute with the same weights. One JSON file per group.
+"""
+import json
+from pathlib import Path
+
+import torch
+from torch import nn
+
+OUT = Path(__file__).resolve().parents[2] / 'packages/nn/test/fixtures/modules'
+
+
+def enc(t):
+    t = t.detach().to(torch.float32).contiguous()
+    return {'shape': list(t.shape), 'data': [round(float(v), 8) for v in t.flatten().tolist()]}
+
+
+def flatten(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    res = []
+    for o in out:
+        res.extend(flatten(o))
+    return res
+
+
+def case(name, module, inputs, call=None, grad_inputs=None, extra=None):
+    """inputs: float tensors (gradients taken unless grad_inputs says which)."""
+    torch.manual_seed(1234)
+    module.eval()
+    inputs = [i.clone().requires_grad_(grad_inputs is None or k in grad_inputs) for k, i in enumerate(inputs)]
+    outs = flatten(call(module, *inputs) if call else module(*inputs))
+    gouts = [torch.randn(o.shape) for o in outs]
+    loss = sum((o * g).sum() for o, g in zip(outs, gouts))
+    params = dict(module.named_parameters())
+    req = [i for i in inputs if i.requires_grad] + list(params.values())
+    grads = torch.autograd.grad(loss, req, allow_unused=True)
+    gi = grads[: len(req) - len(params)]
+    gp = grads[len(req) - len(params):]
+    c = {
+        'name': name,
+        'state': {k: enc(v) for k, v in module.state_dict().items() if v.dtype == torch.float32},
+        'inputs': [enc(i) for i in inputs],
+        'outputs': [enc(o) for o in outs],
+        'cotangents': [enc(g) for g in gouts],
+        'inputGrads': [enc(g) if g is not None else None for g in gi],
+        'paramGrads': {k: enc(g) for k, g in zip(params.keys(), gp) if g is not None},
+    }
+    if extra:
+        c.update(extra)
+    return c
+
+
+def seeded(seed, *shape, scale=1.0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g) * scale
+
+
+def write(group, cases):
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f'{group}.json').write_text(json.dumps({c['name']: c for c in cases}, separators=(',', ':')))
+
+
+def recurrent():
+    torch.manual_seed(0)
+    cs = []
+    cs.append(case('rnn_tanh_2layer_h0', nn.RNN(3, 4, num_layers=2), [seeded(1, 5, 2, 3), seeded(2, 2, 2, 4)]))
+    cs.append(case('rnn_relu_bi_batchfirst', nn.RNN(3, 4, nonlinearity='relu', bidirectional=True, batch_first=True),
+                   [seeded(3, 2, 5, 3)]))
+    cs.append(case('lstm_2layer_bi_h0c0', nn.LSTM(3, 4, num_layers=2, bidirectional=True),
+                   [seeded(4, 5, 2, 3), seeded(5, 4, 2, 4), seeded(6, 4, 2, 4)],
+                   call=lambda m, x, h, c: m(x, (h, c))))
+    cs.append(case('lstm_nobias_batchfirst', nn.LSTM(3, 4, bias=False, batch_first=True), [seeded(7, 2, 4, 3)]))
+    cs.append(case('lstm_unbatched', nn.LSTM(3, 4), [seeded(8, 4, 3)]))
+    cs.append(case('gru_2layer_bi_h0', nn.GRU(3, 4, num_layers=2, bidirectional=True),
+                   [seeded(9, 5, 2, 3), seeded(10, 4, 2, 4)]))
+    cs.append(case('gru_batchfirst', nn.GRU(3, 4, batch_first=True), [seeded(11, 2, 3, 3)]))
+    cs.append(case('rnncell_tanh', nn.RNNCell(3, 4), [seeded(12, 2, 3), seeded(13, 2, 4)]))
+    cs.append(case('rnncell_relu_noh', nn.RNNCell(3, 4, nonlinearity='relu'), [seeded(14, 2, 3)]))
+    cs.append(case('lstmcell', nn.LSTMCell(3, 4), [seeded(15, 2, 3), seeded(16, 2, 4), seeded(17, 2, 4)],
+                   call=lambda m, x, h, c: m(x, (h, c))))
+    cs.append(case('lstmcell_unbatched_noh', nn.LSTMCell(3, 4), [seeded(18, 3)]))
+    cs.append(case('grucell', nn.GRUCell(3, 4), [seeded(19, 2, 3), seeded(20, 2, 4)]))
+    cs.append(case('grucell_nobias', nn.GRUCell(3, 4, bias=False), [seeded(21, 2, 3)]))
+    write('recurrent', cs)
+
+
+def activations():
+    torch.manual_seed(0)
+    x = seeded(30, 2, 3, 4, scale=3.0)
+    mods = {
+        'elu': nn.ELU(), 'elu_alpha': nn.ELU(alpha=0.5), 'selu': nn.SELU(), 'celu': nn.CELU(),
+        'celu_alpha': nn.CELU(alpha=0.7), 'softplus': nn.Softplus(), 'softplus_beta_threshold': nn.Softplus(beta=2, threshold=1),
+        'mish': nn.Mish(), 'prelu': nn.PReLU(), 'prelu_channels': nn.PReLU(num_parameters=3, init=0.1),
+        'hardswish': nn.Hardswish(), 'hardsigmoid': nn.Hardsigmoid(), 'relu6': nn.ReLU6(), 'softsign': nn.Softsign(),
+        'tanhshrink': nn.Tanhshrink(), 'hardtanh': nn.Hardtanh(), 'hardtanh_range': nn.Hardtanh(-0.5, 2.0),
+        'logsigmoid': nn.LogSigmoid(), 'softshrink': nn.Softshrink(), 'hardshrink': nn.Hardshrink(),
+        'threshold': nn.Threshold(0.1, 20.0), 'softmin': nn.Softmin(dim=1), 'glu': nn.GLU(),
+    }
+    cs = [case(k, m, [x]) for k, m in mods.items()]
+    write('activations', cs)
+
+
+def transformer():
+    torch.manual_seed(0)
+    cs = []
+    src = seeded(40, 5, 2, 8)
+    tgt = seeded(41, 4, 2, 8)
+    cs.append(case('encoder_layer_post_relu', nn.TransformerEncoderLayer(8, 2, dim_feedforward=16), [src]))
+    mask = torch.triu(torch.full((5, 5), float('-inf')), 1)
+    kpm = torch.tensor([[False, False, False, True, True], [False, False, False, False, False]])
+    cs.append(case('encoder_layer_pre_gelu_bf_masks',
+                   nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, activation='gelu', norm_first=True, batch_first=True),
+                   [seeded(42, 2, 5, 8)], call=lambda m, x: m(x, src_mask=mask, src_key_padding_mask=kpm)))
+    causal = torch.triu(torch.full((4, 4), float('-inf')), 1)
+    cs.append(case('decoder_layer_post_relu_causal', nn.TransformerDecoderLayer(8, 2, dim_feedforward=16),
+                   [tgt, src], call=lambda m, t, s: m(t, s, tgt_mask=causal)))
+    cs.append(case('decoder_layer_pre_gelu_bf',
+                   nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, activation='gelu', norm_first=True, batch_first=True),
+                   [seeded(43, 2, 4, 8), seeded(44, 2, 5, 8)]))
+    cs.append(case('encoder_stack_norm', nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, dim_feedforward=16), 2,
+                                                                norm=nn.LayerNorm(8), enable_nested_tensor=False), [src]))
+    cs.append(case('decoder_stack', nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, dim_feedforward=16), 2),
+                   [tgt, src]))
+    write('transformer', cs)
+
+
+def misc():
+    torch.manual_seed(0)
+    cs = []
+    img = seeded(50, 2, 3, 4, 5)
+    cs.append(case('upsample_nearest_scale2', nn.Upsample(scale_factor=2), [img]))
+    cs.append(case('upsample_nearest_size', nn.Upsample(size=(7, 3)), [img]))
+    cs.append(case('upsample_bilinear_scale', nn.Upsample(scale_factor=2, mode='bilinear'), [img]))
+    cs.append(case('upsample_bilinear_align_size', nn.Upsample(size=(6, 9), mode='bilinear', align_corners=True), [img]))
+    cs.append(case('upsample_bilinear_down', nn.Upsample(size=(3, 3), mode='bilinear'), [img]))
+    cs.append(case('pixel_shuffle', nn.PixelShuffle(2), [seeded(51, 2, 8, 2, 3)]))
+    cs.append(case('pixel_unshuffle', nn.PixelUnshuffle(2), [seeded(52, 2, 2, 4, 6)]))
+    cs.append(case('instance_norm1d', nn.InstanceNorm1d(3), [seeded(53, 2, 3, 6)]))
+    cs.append(case('instance_norm2d_affine', nn.InstanceNorm2d(3, affine=True), [img]))
+    cs.append(case('adaptive_max_pool2d', nn.AdaptiveMaxPool2d((2, 3)), [img]))
+    cs.append(case('max_pool1d', nn.MaxPool1d(2), [seeded(54, 2, 3, 7)]))
+    cs.append(case('max_pool1d_stride_pad', nn.MaxPool1d(3, stride=2, padding=1), [seeded(55, 2, 3, 7)]))
+    cs.append(case('avg_pool1d', nn.AvgPool1d(3, stride=2, padding=1), [seeded(56, 2, 3, 7)]))
+    cs.append(case('adaptive_avg_pool1d', nn.AdaptiveAvgPool1d(3), [seeded(57, 2, 3, 7)]))
+    cs.append(case('unflatten', nn.Unflatten(1, (2, 3)), [seeded(58, 2, 6, 2)]))
+    write('misc', cs)
+
+
+if __name__ == '__main__':
+    recurrent()
+    activations()
+    transformer()
+    misc()
