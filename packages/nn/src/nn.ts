@@ -36,3 +36,24 @@ export type { BatchNormModuleOptions } from './layers/batch-norm';
 export { RNN, LSTM, GRU } from './layers/rnn';
 export type { RNNOptions, ElmanRNNOptions } from './layers/rnn';
 export { RNNCell, LSTMCell, GRUCell } from './layers/rnn-cells';
+// activations composed in nn.functional
+export {
+  ELU,
+  SELU,
+  CELU,
+  Softplus,
+  Mish,
+  PReLU,
+  Hardswish,
+  Hardsigmoid,
+  ReLU6,
+  Softsign,
+  Tanhshrink,
+  Hardtanh,
+  LogSigmoid,
+  Softshrink,
+  Hardshrink,
+  Threshold,
+  Softmin,
+  GLU,
+} from './layers/activation-layers';

@@ -50,7 +50,14 @@ const rows: Row[] = [
 
 describe.each(rows)('%s matches PyTorch', (name, build, run) => {
   testEach(['cpu', 'webgpu'], '%s', (kind) =>
-    checkCase(kind === 'cpu' ? b.cpu : b.gpu(), cases[name], build, run, kind === 'cpu' ? 2e-5 : 1e-4),
+    checkCase(
+      kind === 'cpu' ? b.cpu : b.gpu(),
+      cases[name],
+      build,
+      run,
+      kind === 'cpu' ? 2e-5 : 1e-4,
+      kind === 'cpu' ? 1e-5 : 1e-4,
+    ),
   );
 });
 

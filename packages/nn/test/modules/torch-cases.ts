@@ -32,13 +32,20 @@ export function loadCases(group: string): Record<string, TorchCase> {
 
 export const fromEnc = (e: Enc): Tensor => tensor(Float32Array.from(e.data)).reshape(e.shape);
 
-/** The largest |got − want| − rtol·|want| (≤ atol passes), with a readable failure. */
-function expectClose(what: string, got: ArrayLike<number>, gotShape: readonly number[], want: Enc, atol: number): void {
+/** Passes when |got − want| − rtol·|want| ≤ atol everywhere; else names the worst element. */
+function expectClose(
+  what: string,
+  got: ArrayLike<number>,
+  gotShape: readonly number[],
+  want: Enc,
+  atol: number,
+  rtol: number,
+): void {
   expect(`${what} shape ${JSON.stringify([...gotShape])}`).toBe(`${what} shape ${JSON.stringify(want.shape)}`);
   let worst = 0,
     at = -1;
   for (let i = 0; i < want.data.length; i++) {
-    const err = Math.abs(got[i] - want.data[i]) - 1e-4 * Math.abs(want.data[i]);
+    const err = Math.abs(got[i] - want.data[i]) - rtol * Math.abs(want.data[i]);
     if (!(err <= worst)) {
       worst = Number.isNaN(err) ? Infinity : err;
       at = i;
@@ -57,6 +64,7 @@ export async function checkCase(
   build: () => Module,
   run: (m: Module, inputs: Tensor[]) => Tensor[],
   atol = 2e-5,
+  rtol = 1e-5,
 ): Promise<void> {
   await on(backend, async () => {
     const m = build();
@@ -70,7 +78,7 @@ export async function checkCase(
     const outs = run(m, inputs);
     expect(outs.length).toBe(c.outputs.length);
     for (let i = 0; i < outs.length; i++)
-      expectClose(`${c.name} output ${i}`, await outs[i].data(), outs[i].shape, c.outputs[i], atol);
+      expectClose(`${c.name} output ${i}`, await outs[i].data(), outs[i].shape, c.outputs[i], atol, rtol);
     let loss: Tensor | null = null;
     outs.forEach((o, i) => {
       const term = o.mul(fromEnc(c.cotangents[i])).sum();
@@ -82,14 +90,14 @@ export async function checkCase(
       if (!want) continue;
       const g = inputs[i].grad;
       if (!g) throw new Error(`${c.name}: input ${i} has no gradient`);
-      expectClose(`${c.name} grad of input ${i}`, await g.data(), g.shape, want, atol);
+      expectClose(`${c.name} grad of input ${i}`, await g.data(), g.shape, want, atol, rtol);
     }
     const params = new Map(m.namedParameters());
     expect(Object.keys(c.paramGrads).sort()).toEqual([...params.keys()].filter((k) => c.paramGrads[k]).sort());
     for (const [k, want] of Object.entries(c.paramGrads)) {
       const g = params.get(k)!.grad;
       if (!g) throw new Error(`${c.name}: parameter ${k} has no gradient`);
-      expectClose(`${c.name} grad of ${k}`, await g.data(), g.shape, want, atol);
+      expectClose(`${c.name} grad of ${k}`, await g.data(), g.shape, want, atol, rtol);
     }
   });
 }
