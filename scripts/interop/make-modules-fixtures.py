@@ -156,7 +156,33 @@ def misc():
     write('misc', cs)
 
 
+def functional():
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    none = nn.Module()
+    x = seeded(60, 3, 4)
+    cs = [
+        case('normalize', none, [x], call=lambda m, a: F.normalize(a)),
+        case('normalize_p1_dim0', none, [x], call=lambda m, a: F.normalize(a, p=1, dim=0)),
+        case('cosine_similarity', none, [seeded(74, 2, 3, 4), seeded(61, 2, 3, 4)], call=lambda m, a, b: F.cosine_similarity(a, b)),
+        case('cosine_similarity_last_bcast', none, [x, seeded(62, 1, 4)],
+             call=lambda m, a, b: F.cosine_similarity(a, b, dim=-1)),
+        case('pairwise_distance', none, [x, seeded(63, 3, 4)], call=lambda m, a, b: F.pairwise_distance(a, b)),
+        case('pad_value', none, [seeded(64, 2, 3, 4)], call=lambda m, a: F.pad(a, [1, 2, 0, 1], value=1.5)),
+        case('layer_norm_affine', none, [seeded(65, 2, 3, 4), seeded(66, 4), seeded(67, 4)],
+             call=lambda m, a, w, b: F.layer_norm(a, [4], w, b)),
+        case('group_norm_affine', none, [seeded(68, 2, 4, 3), seeded(69, 4), seeded(70, 4)],
+             call=lambda m, a, w, b: F.group_norm(a, 2, w, b)),
+        case('instance_norm', none, [seeded(71, 2, 3, 5)], call=lambda m, a: F.instance_norm(a)),
+        case('interpolate_linear', none, [seeded(72, 2, 3, 5)],
+             call=lambda m, a: F.interpolate(a, scale_factor=1.5, mode='linear')),
+        case('interpolate_nearest_1d', none, [seeded(73, 2, 3, 5)], call=lambda m, a: F.interpolate(a, size=8)),
+    ]
+    write('functional', cs)
+
+
 if __name__ == '__main__':
+    functional()
     recurrent()
     activations()
     transformer()

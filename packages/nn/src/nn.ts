@@ -57,3 +57,10 @@ export {
   Softmin,
   GLU,
 } from './layers/activation-layers';
+// resampling, 1-d and adaptive max pools, instance norm
+export { Upsample, PixelShuffle, PixelUnshuffle } from './layers/resample';
+export { MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool2d } from './layers/pool1d';
+export type { MaxPool1dOptions, AvgPool1dOptions } from './layers/pool1d';
+export { InstanceNorm1d, InstanceNorm2d } from './layers/instance-norm';
+export type { InstanceNormModuleOptions } from './layers/instance-norm';
+export { Unflatten } from './layers/unflatten';
