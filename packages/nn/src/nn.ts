@@ -64,3 +64,16 @@ export type { MaxPool1dOptions, AvgPool1dOptions } from './layers/pool1d';
 export { InstanceNorm1d, InstanceNorm2d } from './layers/instance-norm';
 export type { InstanceNormModuleOptions } from './layers/instance-norm';
 export { Unflatten } from './layers/unflatten';
+// transformer layers
+export {
+  TransformerEncoderLayer,
+  TransformerDecoderLayer,
+  TransformerEncoder,
+  TransformerDecoder,
+} from './layers/transformer';
+export type {
+  TransformerLayerOptions,
+  TransformerActivation,
+  EncoderLayerForwardOptions,
+  DecoderLayerForwardOptions,
+} from './layers/transformer';
