@@ -93,3 +93,5 @@ export type { JitOptions, JitStats, Jitted } from './jit/jit';
 export { JitError } from './jit/errors';
 export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
 // ---- end jit ----
+// module hooks: an identity whose backward hands its gradient to a function
+export { gradTap } from './ops/grad-tap';

@@ -11,6 +11,7 @@ export * as nn from './nn';
 export * as optim from './optim';
 export { Module } from './module';
 export type { StateDict, LoadResult } from './module';
+export type { ForwardHook, ForwardPreHook, BackwardHook, RemovableHandle } from './hooks';
 // summary
 export type { ModelSummary, SummaryRow, SummaryOptions } from './summary';
 export {

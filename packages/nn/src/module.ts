@@ -2,6 +2,7 @@ import { BackendError, DTypeError, ShapeError, ValueError, fmtShape } from '@sur
 import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
 import { checkOptions } from './options';
 import { ModelSummary, SummaryOptions, summarize } from './summary';
+import { BackwardHook, ForwardHook, ForwardPreHook, RemovableHandle, addHook } from './hooks';
 
 /** A module's state: parameter tensors by dotted name ('0.weight', 'encoder.fc.bias'). */
 export type StateDict = Record<string, Tensor>;
@@ -388,6 +389,22 @@ export abstract class Module {
    */
   summary(inputShape: number[] | number[][], opts: SummaryOptions = {}): ModelSummary {
     return summarize(this, inputShape, checkOptions(`${this.constructor.name}.summary`, opts, '{ dtype?: DType }'));
+  }
+
+  // hooks: run around forward (hooks.ts)
+  /** Runs `hook(module, args)` before each forward; it may return replacement arguments (an array). */
+  registerForwardPreHook(hook: ForwardPreHook): RemovableHandle {
+    return addHook(this, 'pre', hook, `${this.constructor.name}.registerForwardPreHook`);
+  }
+
+  /** Runs `hook(module, args, output)` after each forward; it may return a replacement output. */
+  registerForwardHook(hook: ForwardHook): RemovableHandle {
+    return addHook(this, 'fwd', hook, `${this.constructor.name}.registerForwardHook`);
+  }
+
+  /** Runs `hook(module, gradInput, gradOutput)` when the gradients of this call's arguments are computed. */
+  registerFullBackwardHook(hook: BackwardHook): RemovableHandle {
+    return addHook(this, 'bwd', hook, `${this.constructor.name}.registerFullBackwardHook`);
   }
 
   /** The part inside the parentheses of toString(), e.g. 'in=4, out=8, bias=true'. */

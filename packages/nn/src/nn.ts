@@ -77,3 +77,4 @@ export type {
   EncoderLayerForwardOptions,
   DecoderLayerForwardOptions,
 } from './layers/transformer';
+export { ParameterList, ParameterDict } from './layers/parameter-containers';
