@@ -181,7 +181,87 @@ def functional():
     write('functional', cs)
 
 
+def optimizers():
+    out = {}
+    p0 = seeded(80, 6)
+    c = seeded(81, 6).abs() + 0.5
+
+    def run(name, make, steps=8):
+        p = p0.clone().requires_grad_(True)
+        opt = make([p])
+        traj = []
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = (c * p * p * 0.5).sum() + torch.sin(3 * p).sum()
+            loss.backward()
+            opt.step()
+            traj.append([round(float(v), 8) for v in p.detach().tolist()])
+        out[name] = traj
+
+    O = torch.optim
+    # torch 1.13's NAdam multiplies mu_t into the next product twice (mu_product * mu * mu_next);
+    # PyTorch 2.0 fixed it to mu_product * mu_next. This is the fixed update, written out.
+
+    class NAdam2(O.Optimizer):
+        def __init__(self, ps, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3):
+            super().__init__(ps, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      momentum_decay=momentum_decay))
+
+        @torch.no_grad()
+        def step(self):
+            for g in self.param_groups:
+                (b1, b2), psi = g['betas'], g['momentum_decay']
+                for p in g['params']:
+                    st = self.state[p]
+                    if not st:
+                        st.update(step=0, mu_product=1.0, m=torch.zeros_like(p), v=torch.zeros_like(p))
+                    st['step'] += 1
+                    t = st['step']
+                    grad = p.grad + g['weight_decay'] * p
+                    mu = b1 * (1 - 0.5 * 0.96 ** (t * psi))
+                    mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * psi))
+                    st['mu_product'] *= mu
+                    st['m'].mul_(b1).add_(grad, alpha=1 - b1)
+                    st['v'].mul_(b2).addcmul_(grad, grad, value=1 - b2)
+                    denom = (st['v'] / (1 - b2 ** t)).sqrt() + g['eps']
+                    p.addcdiv_(grad, denom, value=-g['lr'] * (1 - mu) / (1 - st['mu_product']))
+                    p.addcdiv_(st['m'], denom, value=-g['lr'] * mu_next / (1 - st['mu_product'] * mu_next))
+
+    run('adamax', lambda ps: O.Adamax(ps))
+    run('adamax_wd', lambda ps: O.Adamax(ps, lr=0.05, betas=(0.8, 0.9), eps=1e-3, weight_decay=0.1))
+    run('adadelta', lambda ps: O.Adadelta(ps))
+    run('adadelta_wd', lambda ps: O.Adadelta(ps, lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1))
+    run('nadam', lambda ps: NAdam2(ps))
+    run('nadam_opts', lambda ps: NAdam2(ps, lr=0.05, betas=(0.8, 0.9), weight_decay=0.1, momentum_decay=0.01))
+    run('radam', lambda ps: O.RAdam(ps), steps=10)
+    run('radam_opts', lambda ps: O.RAdam(ps, lr=0.05, betas=(0.8, 0.9), weight_decay=0.1))
+
+    lrs = {}
+
+    def sched(name, make, steps=12):
+        opt = O.SGD([torch.zeros(1, requires_grad=True)], lr=0.5)
+        s = make(opt)
+        seq = [opt.param_groups[0]['lr']]
+        for _ in range(steps):
+            opt.step()
+            s.step()
+            seq.append(opt.param_groups[0]['lr'])
+        lrs[name] = seq
+
+    S = O.lr_scheduler
+    sched('exponential', lambda o: S.ExponentialLR(o, gamma=0.9))
+    sched('warm_restarts', lambda o: S.CosineAnnealingWarmRestarts(o, T_0=4))
+    sched('warm_restarts_mult', lambda o: S.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=2, eta_min=0.01), steps=16)
+    sched('linear_default', lambda o: S.LinearLR(o))
+    sched('constant_default', lambda o: S.ConstantLR(o))
+    sched('sequential', lambda o: S.SequentialLR(o, [S.LinearLR(o, start_factor=0.25, total_iters=3),
+                                                     S.ExponentialLR(o, gamma=0.8)], milestones=[3]))
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / 'optim.json').write_text(json.dumps({'p0': p0.tolist(), 'c': c.tolist(), 'trajectories': out, 'lrs': lrs}))
+
+
 if __name__ == '__main__':
+    optimizers()
     functional()
     recurrent()
     activations()
