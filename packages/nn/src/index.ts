@@ -43,3 +43,16 @@ export {
   BackendError,
   DeviceLostError,
 } from '@surf/core';
+// map-style datasets over host data, samplers, collate
+export { Dataset, ArrayDataset, FunctionDataset, ConcatDataset } from './data/map-dataset';
+export {
+  Sampler,
+  SequentialSampler,
+  RandomSampler,
+  SubsetRandomSampler,
+  WeightedRandomSampler,
+  BatchSampler,
+} from './data/samplers';
+export { defaultCollate } from './data/collate';
+export { MapDataLoader } from './data/map-loader';
+export type { MapDataLoaderOptions } from './data/map-loader';
