@@ -236,6 +236,24 @@ def optimizers():
     run('radam', lambda ps: O.RAdam(ps), steps=10)
     run('radam_opts', lambda ps: O.RAdam(ps, lr=0.05, betas=(0.8, 0.9), weight_decay=0.1))
 
+    def run_closure(name, make, calls=3):
+        p = p0.clone().requires_grad_(True)
+        opt = make([p])
+        traj = []
+
+        def closure():
+            opt.zero_grad()
+            loss = (c * p * p * 0.5).sum() + torch.sin(3 * p).sum()
+            loss.backward()
+            return loss
+        for _ in range(calls):
+            first = opt.step(closure)
+            traj.append([round(float(v), 8) for v in p.detach().tolist()] + [round(float(first), 8)])
+        out[name] = traj
+
+    run_closure('lbfgs', lambda ps: O.LBFGS(ps))
+    run_closure('lbfgs_opts', lambda ps: O.LBFGS(ps, lr=0.5, max_iter=4, history_size=2))
+
     lrs = {}
 
     def sched(name, make, steps=12):

@@ -24,3 +24,5 @@ export { RAdam } from './radam';
 export type { RAdamOptions } from './radam';
 export { ExponentialLR, LinearLR, ConstantLR, CosineAnnealingWarmRestarts } from './schedulers-decay';
 export { SequentialLR } from './sequential-lr';
+export { LBFGS } from './lbfgs';
+export type { LBFGSOptions } from './lbfgs';

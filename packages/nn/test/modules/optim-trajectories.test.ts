@@ -47,8 +47,37 @@ async function trajectory(backend: Backend, make: Make, steps: number): Promise<
   });
 }
 
+const closureMakers: Record<string, (ps: Tensor[]) => optim.LBFGS> = {
+  lbfgs: (ps) => new optim.LBFGS(ps),
+  lbfgs_opts: (ps) => new optim.LBFGS(ps, { lr: 0.5, maxIter: 4, historySize: 2 }),
+};
+
 test('every optimizer fixture has a maker', () => {
-  expect(Object.keys(fx.trajectories).sort()).toEqual(Object.keys(makers).sort());
+  expect(Object.keys(fx.trajectories).sort()).toEqual([...Object.keys(makers), ...Object.keys(closureMakers)].sort());
+});
+
+describe.each(Object.keys(closureMakers))('%s follows torch.optim.LBFGS over three step(closure) calls', (name) => {
+  testEach(['cpu', 'webgpu'], '%s', (kind) =>
+    on(kind === 'cpu' ? b.cpu : b.gpu(), async () => {
+      const p = tensor(Float32Array.from(fx.p0)).requiresGrad_(true);
+      const c = tensor(Float32Array.from(fx.c));
+      const opt = closureMakers[name]([p]);
+      const closure = () => {
+        opt.zeroGrad();
+        const loss = p.mul(p).mul(c).mul(0.5).sum().add(p.mul(3).sin().sum());
+        loss.backward();
+        return loss;
+      };
+      for (const want of fx.trajectories[name]) {
+        const first = await opt.step(closure);
+        const got = [...Array.from((await p.data()) as Float32Array), first];
+        got.forEach((v, i) => {
+          if (!(Math.abs(v - want[i]) <= 5e-5 + 1e-5 * Math.abs(want[i])))
+            throw new Error(`${name}: entry ${i} is ${v}, PyTorch ${want[i]}`);
+        });
+      }
+    }),
+  );
 });
 
 describe.each(Object.keys(makers))('%s follows torch.optim', (name) => {
@@ -97,6 +126,8 @@ test('options are checked', () => {
   expect(() => new optim.NAdam(ps, { momentum_decay: 0.1 } as never)).toThrow(/momentumDecay/);
   expect(() => new optim.RAdam(ps, { betas: [0.9, 1] })).toThrow(ValueError);
   expect(() => new optim.Adadelta(ps, { rho: 1.5 })).toThrow(/rho/);
+  expect(() => new optim.LBFGS(ps, { lineSearchFn: 'strong_wolfe' as never })).toThrow(/not offered/);
+  expect(() => new optim.LBFGS(ps).step()).toThrow(/closure/);
   const sgd = new optim.SGD(ps, { lr: 0.1 });
   expect(() => new optim.ExponentialLR(sgd, {} as never)).toThrow(/gamma is required/);
   expect(() => new optim.SequentialLR(sgd, { schedulers: [new optim.ConstantLR(sgd)], milestones: [2] })).toThrow(
