@@ -10,6 +10,7 @@ import {
   ValueError,
   WeightedRandomSampler,
   defaultCollate,
+  randomSplit,
   manualSeed,
   tensor,
 } from '@surf/nn';
@@ -95,4 +96,14 @@ test('MapDataLoader: batchSize 1 by default, shuffle covers every sample, collat
   expect([cat.at(0), cat.at(2), cat.length]).toEqual(['a', 'c', 3]);
   expect(() => new MapDataLoader(ds, { shuffle: true, sampler: new SequentialSampler(10) })).toThrow(/exclude/);
   expect(() => new MapDataLoader(ds, { batch_size: 2 } as never)).toThrow(/batchSize/);
+});
+
+test('randomSplit splits a map-style dataset into disjoint seeded subsets', () => {
+  const ds = new ArrayDataset([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+  const [a, b] = randomSplit(ds, [0.7, 0.3], { seed: 4 });
+  const take = (d: { length: number; at(i: number): number }) => Array.from({ length: d.length }, (_, i) => d.at(i));
+  expect([a.length, b.length]).toEqual([7, 3]);
+  expect([...take(a), ...take(b)].sort()).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+  const [a2] = randomSplit(ds, [7, 3], { seed: 4 });
+  expect(take(a2)).toEqual(take(a));
 });
