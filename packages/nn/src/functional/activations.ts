@@ -34,7 +34,8 @@ export const logSoftmax = (x: Tensor, dim = -1): Tensor => checkTensor('logSoftm
 export const softmin = (x: Tensor, dim = -1): Tensor => checkTensor('softmin', x, 'the input').neg().softmax(dim);
 
 /** x for x > 0, α·(eˣ − 1) otherwise (default α = 1). */
-export function elu(x: Tensor, opts: { alpha?: number } = {}): Tensor {
+export function elu(x: Tensor, opts: number | { alpha?: number } = {}): Tensor {
+  if (typeof opts === 'number') opts = { alpha: opts };
   const { alpha } = withDefaults('elu', opts, { alpha: finite }, { alpha: 1 });
   checkTensor('elu', x, 'the input');
   return Tensor.where(x.gt(0), x, x.minimum(0).expm1().mul(alpha));
@@ -56,7 +57,8 @@ export function selu(x: Tensor): Tensor {
 }
 
 /** x for x > 0, α·(e^{x/α} − 1) otherwise (default α = 1). */
-export function celu(x: Tensor, opts: { alpha?: number } = {}): Tensor {
+export function celu(x: Tensor, opts: number | { alpha?: number } = {}): Tensor {
+  if (typeof opts === 'number') opts = { alpha: opts };
   const { alpha } = withDefaults('celu', opts, { alpha: finite }, { alpha: 1 });
   if (alpha === 0) throw new ValueError('celu: alpha must not be 0 (it divides x); pass a nonzero alpha');
   checkTensor('celu', x, 'the input');
@@ -64,7 +66,12 @@ export function celu(x: Tensor, opts: { alpha?: number } = {}): Tensor {
 }
 
 /** log(1 + e^{βx})/β, and x itself where βx > threshold (defaults β = 1, threshold = 20), as PyTorch. */
-export function softplus(x: Tensor, opts: { beta?: number; threshold?: number } = {}): Tensor {
+export function softplus(
+  x: Tensor,
+  opts: number | { beta?: number; threshold?: number } = {},
+  threshold?: number,
+): Tensor {
+  if (typeof opts === 'number') opts = { beta: opts, threshold };
   const o = withDefaults('softplus', opts, { beta: positive, threshold: finite }, { beta: 1, threshold: 20 });
   checkTensor('softplus', x, 'the input');
   return Tensor.where(x.mul(o.beta).gt(o.threshold), x, x.softplus(o.beta));
@@ -92,7 +99,8 @@ export function hardsigmoid(x: Tensor): Tensor {
 export const relu6 = (x: Tensor): Tensor => checkTensor('relu6', x, 'the input').clamp(0, 6);
 
 /** x clamped to [minVal, maxVal] (defaults −1, 1). */
-export function hardtanh(x: Tensor, opts: { minVal?: number; maxVal?: number } = {}): Tensor {
+export function hardtanh(x: Tensor, opts: number | { minVal?: number; maxVal?: number } = {}, maxVal?: number): Tensor {
+  if (typeof opts === 'number') opts = { minVal: opts, maxVal };
   const o = withDefaults('hardtanh', opts, { minVal: finite, maxVal: finite }, { minVal: -1, maxVal: 1 });
   if (!(o.maxVal > o.minVal))
     throw new ValueError(`hardtanh: maxVal (${o.maxVal}) must be greater than minVal (${o.minVal})`);
@@ -109,7 +117,8 @@ export const tanhshrink = (x: Tensor): Tensor => checkTensor('tanhshrink', x, 't
 export const logsigmoid = (x: Tensor): Tensor => checkTensor('logsigmoid', x, 'the input').neg().softplus(1).neg();
 
 /** x − λ for x > λ, x + λ for x < −λ, else 0 (default λ = 0.5). */
-export function softshrink(x: Tensor, opts: { lambd?: number } = {}): Tensor {
+export function softshrink(x: Tensor, opts: number | { lambd?: number } = {}): Tensor {
+  if (typeof opts === 'number') opts = { lambd: opts };
   const { lambd } = withDefaults('softshrink', opts, { lambd: (v, w) => finite(v, w) }, { lambd: 0.5 });
   if (lambd < 0) throw new ValueError(`softshrink: lambd must be >= 0; got ${lambd}`);
   checkTensor('softshrink', x, 'the input');
@@ -117,7 +126,8 @@ export function softshrink(x: Tensor, opts: { lambd?: number } = {}): Tensor {
 }
 
 /** x where |x| > λ, else 0 (default λ = 0.5). */
-export function hardshrink(x: Tensor, opts: { lambd?: number } = {}): Tensor {
+export function hardshrink(x: Tensor, opts: number | { lambd?: number } = {}): Tensor {
+  if (typeof opts === 'number') opts = { lambd: opts };
   const { lambd } = withDefaults('hardshrink', opts, { lambd: finite }, { lambd: 0.5 });
   checkTensor('hardshrink', x, 'the input');
   return Tensor.where(x.abs().gt(lambd), x, 0);

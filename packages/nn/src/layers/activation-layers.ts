@@ -10,9 +10,14 @@ import * as F from '../functional/activations';
 
 export class ELU extends Module {
   readonly alpha: number;
-  constructor(opts: { alpha?: number } = {}) {
+  constructor(opts: number | { alpha?: number } = {}) {
     super();
-    this.alpha = withDefaults('ELU', opts, { alpha: 'finite' }, { alpha: 1 }).alpha;
+    this.alpha = withDefaults(
+      'ELU',
+      typeof opts === 'number' ? { alpha: opts } : opts,
+      { alpha: 'finite' },
+      { alpha: 1 },
+    ).alpha;
   }
   forward(x: Tensor): Tensor {
     return F.elu(x, { alpha: this.alpha });
@@ -30,9 +35,14 @@ export class SELU extends Module {
 
 export class CELU extends Module {
   readonly alpha: number;
-  constructor(opts: { alpha?: number } = {}) {
+  constructor(opts: number | { alpha?: number } = {}) {
     super();
-    this.alpha = withDefaults('CELU', opts, { alpha: 'finite' }, { alpha: 1 }).alpha;
+    this.alpha = withDefaults(
+      'CELU',
+      typeof opts === 'number' ? { alpha: opts } : opts,
+      { alpha: 'finite' },
+      { alpha: 1 },
+    ).alpha;
     if (this.alpha === 0) throw new ValueError('CELU: alpha must not be 0; pass a nonzero alpha');
   }
   forward(x: Tensor): Tensor {
@@ -46,9 +56,10 @@ export class CELU extends Module {
 export class Softplus extends Module {
   readonly beta: number;
   readonly threshold: number;
-  constructor(opts: { beta?: number; threshold?: number } = {}) {
+  constructor(opts: number | { beta?: number; threshold?: number } = {}, threshold?: number) {
     super();
-    const o = withDefaults('Softplus', opts, { beta: 'positive', threshold: 'finite' }, { beta: 1, threshold: 20 });
+    const given = typeof opts === 'number' ? { beta: opts, threshold } : opts;
+    const o = withDefaults('Softplus', given, { beta: 'positive', threshold: 'finite' }, { beta: 1, threshold: 20 });
     this.beta = o.beta;
     this.threshold = o.threshold;
   }
@@ -69,11 +80,11 @@ export class Mish extends Module {
 /** Learnable negative slope: `weight` [numParameters] (1, or the channel count), starting at `init`. */
 export class PReLU extends Module {
   readonly weight: Tensor;
-  constructor(opts: { numParameters?: number; init?: number } = {}) {
+  constructor(opts: number | { numParameters?: number; init?: number } = {}, init?: number) {
     super();
     const o = withDefaults(
       'PReLU',
-      opts,
+      typeof opts === 'number' ? { numParameters: opts, init } : opts,
       { numParameters: 'posint', init: 'finite' },
       { numParameters: 1, init: 0.25 },
     );
@@ -120,9 +131,10 @@ export class Tanhshrink extends Module {
 export class Hardtanh extends Module {
   readonly minVal: number;
   readonly maxVal: number;
-  constructor(opts: { minVal?: number; maxVal?: number } = {}) {
+  constructor(opts: number | { minVal?: number; maxVal?: number } = {}, maxVal?: number) {
     super();
-    const o = withDefaults('Hardtanh', opts, { minVal: 'finite', maxVal: 'finite' }, { minVal: -1, maxVal: 1 });
+    const given = typeof opts === 'number' ? { minVal: opts, maxVal } : opts;
+    const o = withDefaults('Hardtanh', given, { minVal: 'finite', maxVal: 'finite' }, { minVal: -1, maxVal: 1 });
     if (!(o.maxVal > o.minVal))
       throw new ValueError(`Hardtanh: maxVal (${o.maxVal}) must be greater than minVal (${o.minVal})`);
     this.minVal = o.minVal;
@@ -144,9 +156,14 @@ export class LogSigmoid extends Module {
 
 export class Softshrink extends Module {
   readonly lambd: number;
-  constructor(opts: { lambd?: number } = {}) {
+  constructor(opts: number | { lambd?: number } = {}) {
     super();
-    this.lambd = withDefaults('Softshrink', opts, { lambd: 'nonnegative' }, { lambd: 0.5 }).lambd;
+    this.lambd = withDefaults(
+      'Softshrink',
+      typeof opts === 'number' ? { lambd: opts } : opts,
+      { lambd: 'nonnegative' },
+      { lambd: 0.5 },
+    ).lambd;
   }
   forward(x: Tensor): Tensor {
     return F.softshrink(x, { lambd: this.lambd });
@@ -155,9 +172,14 @@ export class Softshrink extends Module {
 
 export class Hardshrink extends Module {
   readonly lambd: number;
-  constructor(opts: { lambd?: number } = {}) {
+  constructor(opts: number | { lambd?: number } = {}) {
     super();
-    this.lambd = withDefaults('Hardshrink', opts, { lambd: 'finite' }, { lambd: 0.5 }).lambd;
+    this.lambd = withDefaults(
+      'Hardshrink',
+      typeof opts === 'number' ? { lambd: opts } : opts,
+      { lambd: 'finite' },
+      { lambd: 0.5 },
+    ).lambd;
   }
   forward(x: Tensor): Tensor {
     return F.hardshrink(x, { lambd: this.lambd });

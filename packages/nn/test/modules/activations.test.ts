@@ -1,4 +1,4 @@
-import { Module, ValueError, nn, tensor } from '@surf/nn';
+import { Module, Tensor, ValueError, nn, tensor } from '@surf/nn';
 import { backends, testEach } from '../helpers';
 import { checkCase, loadCases } from './torch-cases';
 
@@ -65,6 +65,17 @@ test("SELU's constants are PyTorch's to float32 precision", async () => {
   const y = await new nn.SELU().forward(tensor([1, -1])).data();
   expect(y[0]).toBe(Math.fround(1.0507009873554805));
   expect(Math.abs(y[1] - 1.0507009873554805 * 1.6732632423543772 * (Math.exp(-1) - 1))).toBeLessThan(2e-7);
+});
+
+test("PyTorch's positional forms work too", async () => {
+  const x = tensor(Float32Array.from([-2, -0.3, 0.4, 3]));
+  const same = async (a: Tensor, b: Tensor) => expect(Array.from(await a.data())).toEqual(Array.from(await b.data()));
+  await same(new nn.ELU(0.5).forward(x), new nn.ELU({ alpha: 0.5 }).forward(x));
+  await same(new nn.Softplus(2, 1).forward(x), new nn.Softplus({ beta: 2, threshold: 1 }).forward(x));
+  await same(new nn.Hardtanh(-0.5, 2).forward(x), new nn.Hardtanh({ minVal: -0.5, maxVal: 2 }).forward(x));
+  await same(new nn.Softshrink(0.35).forward(x), nn.functional.softshrink(x, { lambd: 0.35 }));
+  expect(new nn.PReLU(3, 0.1).weight.shape).toEqual([3]);
+  await same(nn.functional.celu(x, 0.7), new nn.CELU({ alpha: 0.7 }).forward(x));
 });
 
 test('options are checked', () => {
