@@ -1,7 +1,7 @@
 import { ValueError, parseOptions } from '@surf/core';
 import { Dataset } from './map-dataset';
 import { defaultCollate } from './collate';
-import { BatchSampler, RandomSampler, Sampler, SequentialSampler } from './samplers';
+import { BatchSampler, RandomSampler, SequentialSampler } from './samplers';
 
 export interface MapDataLoaderOptions<S, B> {
   /** Samples per batch (default 1, as PyTorch). */
@@ -60,5 +60,3 @@ export class MapDataLoader<S = unknown, B = unknown> implements Iterable<B> {
     for (const idx of this.batchSampler) yield this.collate(idx.map((i) => this.dataset.at(i)));
   }
 }
-
-export type { Sampler };

@@ -1,6 +1,6 @@
 import { NDArray, ValueError, withDefaults } from '@surf/core';
 import { Tensor } from '@surf/autograd';
-import { BaseOptions, Optimizer, ParamState, ParamsArg } from './optimizer';
+import { BaseOptions, Optimizer, ParamsArg } from './optimizer';
 
 export interface LBFGSOptions extends BaseOptions {
   /** Iterations per step() (default 20). */
@@ -217,5 +217,3 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     throw new ValueError('LBFGS.loadStateDict: saving the LBFGS history is not supported');
   }
 }
-
-export type { ParamState };
