@@ -98,3 +98,5 @@ export { einsum } from './ops/einsum';
 export { grad } from './grad';
 export type { GradOptions } from './grad';
 export type { TensorHook, HookHandle } from './tensor';
+// module hooks: an identity whose backward hands its gradient to a function
+export { gradTap } from './ops/grad-tap';

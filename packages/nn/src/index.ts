@@ -11,6 +11,7 @@ export * as nn from './nn';
 export * as optim from './optim';
 export { Module } from './module';
 export type { StateDict, LoadResult } from './module';
+export type { ForwardHook, ForwardPreHook, BackwardHook, RemovableHandle } from './hooks';
 // summary
 export type { ModelSummary, SummaryRow, SummaryOptions } from './summary';
 export {
@@ -45,3 +46,16 @@ export {
   BackendError,
   DeviceLostError,
 } from '@surf/core';
+// map-style datasets over host data, samplers, collate
+export { Dataset, ArrayDataset, FunctionDataset, ConcatDataset } from './data/map-dataset';
+export {
+  Sampler,
+  SequentialSampler,
+  RandomSampler,
+  SubsetRandomSampler,
+  WeightedRandomSampler,
+  BatchSampler,
+} from './data/samplers';
+export { defaultCollate } from './data/collate';
+export { MapDataLoader } from './data/map-loader';
+export type { MapDataLoaderOptions } from './data/map-loader';

@@ -45,14 +45,34 @@ export function fans(shape: readonly number[]): [number, number] {
   return [shape[1] * field, shape[0] * field];
 }
 
-export type Nonlinearity = 'linear' | 'sigmoid' | 'tanh' | 'relu' | 'leakyRelu';
+export type Nonlinearity =
+  | 'linear'
+  | 'conv1d'
+  | 'conv2d'
+  | 'conv3d'
+  | 'convTranspose1d'
+  | 'convTranspose2d'
+  | 'convTranspose3d'
+  | 'sigmoid'
+  | 'tanh'
+  | 'relu'
+  | 'leakyRelu'
+  | 'selu';
 
 /** The recommended gain for a nonlinearity (nn.init.calculate_gain). */
 export function calculateGain(nonlinearity: Nonlinearity, param?: number): number {
   switch (nonlinearity) {
     case 'linear':
+    case 'conv1d':
+    case 'conv2d':
+    case 'conv3d':
+    case 'convTranspose1d':
+    case 'convTranspose2d':
+    case 'convTranspose3d':
     case 'sigmoid':
       return 1;
+    case 'selu':
+      return 3 / 4;
     case 'tanh':
       return 5 / 3;
     case 'relu':
@@ -85,3 +105,5 @@ export function xavierUniform(t: Tensor, gain = 1): Tensor {
   const bound = gain * Math.sqrt(6 / (fanIn + fanOut));
   return uniform(t, -bound, bound);
 }
+// the normal family and orthogonal
+export { kaimingNormal, xavierNormal, truncNormal, orthogonal } from './init-normal';

@@ -2,6 +2,7 @@ import { BackendError, DTYPES, DTypeError, ShapeError, ValueError, fmtShape, par
 import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
 import { ModelSummary, SummaryOptions, summarize } from './summary';
 import { guardForward } from './forward-input';
+import { BackwardHook, ForwardHook, ForwardPreHook, RemovableHandle, addHook } from './hooks';
 
 /** A module's state: parameter tensors by dotted name ('0.weight', 'encoder.fc.bias'). */
 export type StateDict = Record<string, Tensor>;
@@ -83,8 +84,11 @@ export abstract class Module {
   /** Training mode (Dropout drops); eval() clears it. */
   training = true;
 
-  /** The computation. Call it directly: `model.forward(x)`. */
-  abstract forward(...inputs: any[]): Tensor;
+  /**
+   * The computation. Call it directly: `model.forward(x)`. Most modules return a Tensor; some
+   * return a tuple as PyTorch's do (LSTM's `[output, [h, c]]`), hence the loose base type.
+   */
+  abstract forward(...inputs: any[]): any;
 
   /**
    * forward's first argument must be a Tensor (a SurfTypeError naming the module otherwise).
@@ -399,6 +403,22 @@ export abstract class Module {
       inputShape,
       parseOptions<SummaryOptions>(`${this.constructor.name}.summary`, opts, { dtype: DTYPES }),
     );
+  }
+
+  // hooks: run around forward (hooks.ts)
+  /** Runs `hook(module, args)` before each forward; it may return replacement arguments (an array). */
+  registerForwardPreHook(hook: ForwardPreHook): RemovableHandle {
+    return addHook(this, 'pre', hook, `${this.constructor.name}.registerForwardPreHook`);
+  }
+
+  /** Runs `hook(module, args, output)` after each forward; it may return a replacement output. */
+  registerForwardHook(hook: ForwardHook): RemovableHandle {
+    return addHook(this, 'fwd', hook, `${this.constructor.name}.registerForwardHook`);
+  }
+
+  /** Runs `hook(module, gradInput, gradOutput)` when the gradients of this call's arguments are computed. */
+  registerFullBackwardHook(hook: BackwardHook): RemovableHandle {
+    return addHook(this, 'bwd', hook, `${this.constructor.name}.registerFullBackwardHook`);
   }
 
   /** The part inside the parentheses of toString(), e.g. 'in=4, out=8, bias=true'. */

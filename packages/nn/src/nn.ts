@@ -31,3 +31,49 @@ export type { ConvModuleOptions, ConvTransposeModuleOptions } from './layers/con
 export { MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './layers/pool';
 export { BatchNorm1d, BatchNorm2d } from './layers/batch-norm';
 export type { BatchNormModuleOptions } from './layers/batch-norm';
+// recurrent
+export { RNN, LSTM, GRU } from './layers/rnn';
+export type { RNNOptions, ElmanRNNOptions } from './layers/rnn';
+export { RNNCell, LSTMCell, GRUCell } from './layers/rnn-cells';
+// activations composed in nn.functional
+export {
+  ELU,
+  SELU,
+  CELU,
+  Softplus,
+  Mish,
+  PReLU,
+  Hardswish,
+  Hardsigmoid,
+  ReLU6,
+  Softsign,
+  Tanhshrink,
+  Hardtanh,
+  LogSigmoid,
+  Softshrink,
+  Hardshrink,
+  Threshold,
+  Softmin,
+  GLU,
+} from './layers/activation-layers';
+// resampling, 1-d and adaptive max pools, instance norm
+export { Upsample, PixelShuffle, PixelUnshuffle } from './layers/resample';
+export { MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool2d } from './layers/pool1d';
+export type { MaxPool1dOptions, AvgPool1dOptions } from './layers/pool1d';
+export { InstanceNorm1d, InstanceNorm2d } from './layers/instance-norm';
+export type { InstanceNormModuleOptions } from './layers/instance-norm';
+export { Unflatten } from './layers/unflatten';
+// transformer layers
+export {
+  TransformerEncoderLayer,
+  TransformerDecoderLayer,
+  TransformerEncoder,
+  TransformerDecoder,
+} from './layers/transformer';
+export type {
+  TransformerLayerOptions,
+  TransformerActivation,
+  EncoderLayerForwardOptions,
+  DecoderLayerForwardOptions,
+} from './layers/transformer';
+export { ParameterList, ParameterDict } from './layers/parameter-containers';

@@ -1,6 +1,7 @@
 import { ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
 import { Tensor, nextSeed } from '@surf/autograd';
 import { permutation } from './batches';
+import { Dataset } from './map-dataset';
 
 /**
  * Datasets over tensors that live on the device (torch.utils.data's TensorDataset, Subset and
@@ -87,10 +88,21 @@ export class Subset<T extends readonly Tensor[] = Tensor[]> extends TensorDatase
 export function randomSplit<T extends readonly Tensor[]>(
   dataset: TensorDataset<T>,
   lengths: readonly number[],
+  opts?: { seed?: number | string },
+): Subset<T>[];
+/** A map-style Dataset splits into its subsets the same way. */
+export function randomSplit<S>(
+  dataset: Dataset<S>,
+  lengths: readonly number[],
+  opts?: { seed?: number | string },
+): Dataset<S>[];
+export function randomSplit<T extends readonly Tensor[], S>(
+  dataset: TensorDataset<T> | Dataset<S>,
+  lengths: readonly number[],
   opts: { seed?: number | string } = {},
-): Subset<T>[] {
-  if (!(dataset instanceof TensorDataset))
-    throw new ValueError('randomSplit: expected a TensorDataset (new TensorDataset(x, y))');
+): Subset<T>[] | Dataset<S>[] {
+  if (!(dataset instanceof TensorDataset) && !(dataset instanceof Dataset))
+    throw new ValueError('randomSplit: expected a TensorDataset (new TensorDataset(x, y)) or a map-style Dataset');
   parseOptions('randomSplit', opts, { seed: 'any' });
   if (!Array.isArray(lengths) || lengths.length === 0 || !lengths.every((v) => typeof v === 'number' && v >= 0))
     throw new ValueError(
@@ -113,11 +125,11 @@ export function randomSplit<T extends readonly Tensor[]>(
     );
   }
   const order = permutation(n, opts.seed ?? nextSeed());
-  const out: Subset<T>[] = [];
+  const parts: Int32Array[] = [];
   let start = 0;
   for (const c of counts) {
-    out.push(new Subset(dataset, order.subarray(start, start + c)));
+    parts.push(order.subarray(start, start + c));
     start += c;
   }
-  return out;
+  return dataset instanceof Dataset ? parts.map((p) => dataset.subset(p)) : parts.map((p) => new Subset(dataset, p));
 }
