@@ -29,12 +29,18 @@ function numberOrTensor(v: unknown, where: string): void {
     throw new SurfTypeError(`${where} must be a number or a Tensor; got ${showValue(v)}`);
 }
 
+/** A class-weight option: a Tensor (its dtype and shape are checked against the classes later) or null. */
+const weightRule = (v: unknown, where: string): void => {
+  if (v !== null && !(v instanceof Tensor))
+    throw new SurfTypeError(`${where}: weight must be a float32 Tensor of one weight per class; got ${typeof v}`);
+};
+
 /** Each loss's options and their rules; the loss modules check theirs with the same table. */
 export const LOSS_SPECS = {
   mseLoss: REDUCTION,
   l1Loss: REDUCTION,
-  nllLoss: REDUCTION,
-  crossEntropy: { reduction: REDUCTIONS, labelSmoothing: 'probability' },
+  nllLoss: { reduction: REDUCTIONS, ignoreIndex: 'int', weight: weightRule },
+  crossEntropy: { reduction: REDUCTIONS, labelSmoothing: 'probability', ignoreIndex: 'int', weight: weightRule },
   binaryCrossEntropyWithLogits: { reduction: REDUCTIONS, posWeight: numberOrTensor },
   binaryCrossEntropy: REDUCTION,
   huberLoss: { reduction: REDUCTIONS, delta: 'positive' },
@@ -86,11 +92,6 @@ export interface NllLossOptions extends LossOptions {
 
 /** How to make integer labels, for the errors (JS numbers are float32). */
 const INT_LABELS = "pass { dtype: 'int32' } to tensor() or an Int32Array";
-
-const weightRule = (v: unknown, where: string): void => {
-  if (v !== null && !(v instanceof Tensor))
-    throw new SurfTypeError(`${where}: weight must be a float32 Tensor of one weight per class; got ${typeof v}`);
-};
 
 /** Checks class-index targets against the scores; returns C and the per-target shape. */
 function checkClassTarget(op: string, scores: Tensor, target: Tensor): { c: number; outShape: number[] } {
@@ -154,11 +155,7 @@ function meanOverWeights(loss: Tensor, w: Tensor): Tensor {
  * ignoreIndex is an error.
  */
 export function nllLoss(logProbs: Tensor, target: Tensor, opts: NllLossOptions = {}): Tensor {
-  const o = parseOptions<NllLossOptions>('nllLoss', opts, {
-    reduction: ['mean', 'sum', 'none'],
-    ignoreIndex: 'int',
-    weight: weightRule,
-  });
+  const o = parseOptions<NllLossOptions>('nllLoss', opts, LOSS_SPECS.nllLoss);
   const ignore = o.ignoreIndex ?? -100;
   const weight = o.weight ?? null;
   return tidy(() => {
@@ -198,15 +195,7 @@ export interface CrossEntropyOptions extends NllLossOptions {
  * go through logSoftmax (`ignoreIndex` does not apply to them, as PyTorch).
  */
 export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyOptions = {}): Tensor {
-  const o = parseOptions<CrossEntropyOptions>('crossEntropy', opts, {
-    reduction: ['mean', 'sum', 'none'],
-    labelSmoothing: (v, where) => {
-      if (typeof v !== 'number' || !(v >= 0 && v <= 1))
-        throw new ValueError(`${where}: labelSmoothing must be in [0, 1]; got ${JSON.stringify(v)}`);
-    },
-    ignoreIndex: 'int',
-    weight: weightRule,
-  });
+  const o = parseOptions<CrossEntropyOptions>('crossEntropy', opts, LOSS_SPECS.crossEntropy);
   const eps = o.labelSmoothing ?? 0;
   checkTensor('crossEntropy', logits, 'input');
   checkTensor('crossEntropy', target, 'target');

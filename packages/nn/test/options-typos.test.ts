@@ -47,6 +47,11 @@ function rows(): Row[] {
       'weight_decay',
       'weightDecay',
     ],
+    ['Adamax', () => new optim.Adamax([param()], { weight_decay: 0.1 } as never), 'weight_decay', 'weightDecay'],
+    ['Adadelta', () => new optim.Adadelta([param()], { rhoo: 0.9 } as never), 'rhoo', 'rho'],
+    ['NAdam', () => new optim.NAdam([param()], { momentum_decay: 0.004 } as never), 'momentum_decay', 'momentumDecay'],
+    ['RAdam', () => new optim.RAdam([param()], { betass: [0.9, 0.99] } as never), 'betass', 'betas'],
+    ['LBFGS', () => new optim.LBFGS([param()], { max_iter: 5 } as never), 'max_iter', 'maxIter'],
     // schedulers
     ['StepLR', () => new optim.StepLR(sgd(), { stepSize: 2, gama: 0.5 } as never), 'gama', 'gamma'],
     ['CosineAnnealingLR', () => new optim.CosineAnnealingLR(sgd(), { T_max: 10 } as never), 'T_max', 'tMax'],
@@ -65,6 +70,21 @@ function rows(): Row[] {
       'pctStart',
     ],
     ['ReduceLROnPlateau', () => new optim.ReduceLROnPlateau(sgd(), { patiense: 2 } as never), 'patiense', 'patience'],
+    ['ExponentialLR', () => new optim.ExponentialLR(sgd(), { gama: 0.9 } as never), 'gama', 'gamma'],
+    ['LinearLR', () => new optim.LinearLR(sgd(), { start_factor: 0.5 } as never), 'start_factor', 'startFactor'],
+    ['ConstantLR', () => new optim.ConstantLR(sgd(), { total_iters: 3 } as never), 'total_iters', 'totalIters'],
+    [
+      'CosineAnnealingWarmRestarts',
+      () => new optim.CosineAnnealingWarmRestarts(sgd(), { t0: 5, eta_min: 0.01 } as never),
+      'eta_min',
+      'etaMin',
+    ],
+    [
+      'SequentialLR',
+      () => new optim.SequentialLR(sgd(), { schedulers: [], milestone: [] } as never),
+      'milestone',
+      'milestones',
+    ],
     ['clipGradNorm', () => optim.clipGradNorm([param()], 1, { norm_type: 2 } as never), 'norm_type', 'normType'],
     // loss functions and loss modules
     [
