@@ -8,9 +8,9 @@ import { getBackend } from './context';
  */
 
 /** Refuses `n` elements of `dtype` past the general limit or the current backend's. */
-export function checkSize(op: string, n: number, dtype: DType): void {
+export function checkSize(op: string, n: number, dtype: DType, backend = getBackend()): void {
   checkElements(op, n, dtype);
-  getBackend().checkOutput?.(op, dtype, n);
+  backend.checkOutput?.(op, dtype, n);
 }
 
 /** Refuses int32 data that would saturate (3e9 became 2147483647). */

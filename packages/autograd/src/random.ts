@@ -1,3 +1,4 @@
+import { checkSize } from './creation-limits';
 import {
   DTypeError,
   NDArray,
@@ -34,6 +35,8 @@ export function drawRandom(
   backend = getBackend(),
 ): NDArray {
   const n = numel(shape);
+  // Past the size limits nothing is drawn or allocated (a 2^31-element draw would fill GBs first).
+  checkSize(op, n, params.dist === 'int' ? 'int32' : 'float32', backend);
   const state = NDArray.fromData(
     backend,
     dynamicData(() => takeRandomState(n)),

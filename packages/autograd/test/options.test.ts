@@ -12,6 +12,6 @@ test('creation functions and softmaxCrossEntropy reject non-object options', () 
   expect(() => ones([2], null as never)).toThrow(/got null/);
   expect(tensor([1, 2]).dtype).toBe('float32');
   expect(() => softmaxCrossEntropy(zeros([1, 2]), tensor([0]), 0.1 as never)).toThrow(
-    /crossEntropy: the options argument must be an object like \{ labelSmoothing, reduction \}/,
+    /crossEntropy: the options argument must be an object like \{ labelSmoothing, reduction, ignoreIndex, weight \}/,
   );
 });

@@ -169,11 +169,14 @@ export function nllLoss(logProbs: Tensor, target: Tensor, opts: NllLossOptions =
       ignore,
     });
     const keep = y.ne(ignore);
-    const safe = Tensor.where(keep, y, 0);
+    // A target outside [0, C) raised above (at the next read on WebGPU); its row is NaN, never
+    // a silent 0, for whoever reads the value anyway.
+    const inRange = y.ge(0).logicalAnd(y.lt(c));
+    const safe = Tensor.where(keep.logicalAnd(inRange), y, 0);
     const k = keep.float();
     const wy = weight ? weight.indexSelect(0, safe).mul(k) : k;
     const picked = rows.gather(1, safe.reshape([-1, 1])).reshape([-1]);
-    const loss = picked.neg().mul(wy);
+    const loss = Tensor.where(inRange.logicalOr(keep.logicalNot()), picked.neg().mul(wy), NaN);
     const r = o.reduction ?? 'mean';
     if (r === 'none') return loss.reshape(outShape);
     if (r === 'sum') return loss.sum();
@@ -208,6 +211,12 @@ export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyO
       weight: o.weight ?? null,
     });
   }
+  // Float labels of one class per row are a dtype mistake, not a shape one (JS numbers are float32).
+  const perRow = logits.ndim >= 1 ? [...(logits.ndim === 1 ? [] : [logits.shape[0]]), ...logits.shape.slice(2)] : [];
+  if (target.ndim === perRow.length && target.shape.every((d, i) => d === perRow[i]) && logits.ndim >= 2)
+    throw new DTypeError(
+      `crossEntropy: target has dtype float32; expected int32 class indices (${INT_LABELS}) or float32 class probabilities of the input's shape ${fmtShape(logits.shape)}`,
+    );
   sameShape('crossEntropy', logits, target);
   if (logits.ndim < 1) throw new ShapeError('crossEntropy: input is 0-d; expected [classes] or [batch, classes, ...]');
   const cdim = logits.ndim === 1 ? 0 : 1;

@@ -90,9 +90,7 @@ function build(c: ModuleCase): Module {
 
 // Surf's MultiheadAttention is batch-first by default, PyTorch's sequence-first: the options
 // work makes it PyTorch's. test.failing keeps the case visible until then (flip it to test).
-const PENDING: Record<string, string> = {
-  MultiheadAttention: 'batchFirst defaults to true in Surf, false in PyTorch',
-};
+const PENDING: Record<string, string> = {};
 
 describeEach(['cpu', 'webgpu'] as const, 'defaults as PyTorch on %s', (kind) => {
   const run = <R>(fn: () => Promise<R>) => on(kind === 'cpu' ? B.cpu : B.gpu(), fn);

@@ -125,6 +125,7 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   unique: 'host-side, no gradient (as PyTorch)',
   // Autograd control.
   registerHook: 'graph control',
+  gradTap: 'graph control (the identity; its function sees the gradient)',
   retainGrad: 'graph control',
   retainsGrad: 'metadata',
 };

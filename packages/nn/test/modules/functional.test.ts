@@ -95,6 +95,6 @@ test('embedding gathers rows; options are checked', async () => {
   expect(e.shape).toEqual([1, 2, 2]);
   expect(Array.from(await e.data())).toEqual([5, 6, 1, 2]);
   expect(() => F.normalize(w, { axis: 0 } as never)).toThrow(ValueError);
-  expect(() => F.pad(w, [1, 1], { mode: 'reflect' } as never)).toThrow(ValueError);
+  expect(() => F.pad(w, [1, 1], { mode: 'reflekt' } as never)).toThrow(ValueError);
   expect(() => F.interpolate(tensor([[[1, 2]]]), { size: 3, scaleFactor: 2 })).toThrow(/exactly one/);
 });

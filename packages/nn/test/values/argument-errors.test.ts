@@ -39,7 +39,7 @@ testEach(['cpu', 'webgpu'], 'wrong argument types raise SurfTypeErrors naming fu
     expect(() => t.mul(bad(undefined))).toThrow(SurfTypeError);
     expect(() => t.matmul(bad(5))).toThrow(SurfTypeError);
     expect(() => new nn.Linear(2, 2).forward(bad(undefined))).toThrow(
-      /Linear.forward: expected the input to be a Tensor; got undefined/,
+      /Linear.forward: the input is undefined; expected a Tensor/,
     );
     expect(() => crossEntropy(bad(null), tensor([0], { dtype: 'int32' }))).toThrow(SurfTypeError);
     // Every one is a SurfError (one catch clause covers Surf's errors).

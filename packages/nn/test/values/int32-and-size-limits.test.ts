@@ -51,7 +51,7 @@ testEach(['cpu', 'webgpu'], 'an int32 tensor with a number it cannot hold is ref
 
 testEach(['cpu', 'webgpu'], 'randint bounds beyond int32 are refused on %s', (k) =>
   on(pick(k), async () => {
-    expect(() => randint(0, 2 ** 32, [4])).toThrow(/randint: got low 0 and high 4294967296/);
+    expect(() => randint(0, 2 ** 32, [4])).toThrow(/randint: range \[0, 4294967296\) leaves int32/);
     expect(() => randint(-(2 ** 31) - 1, 0, [4])).toThrow(ValueError);
     expect(() => randint(3, 3, [4])).toThrow(ValueError);
     const v = await randint(2 ** 31 - 4, 2 ** 31, [64]).data();
