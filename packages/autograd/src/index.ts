@@ -91,5 +91,7 @@ export type { BatchNormOptions } from './ops/batch-norm';
 export { jit } from './jit/jit';
 export type { JitOptions, JitStats, Jitted } from './jit/jit';
 export { JitError } from './jit/errors';
-export { hostEffect, dynamicConst, dynamicData, isRecording } from './jit/hooks';
+export { hostEffect, dynamicConst, dynamicData, isRecording, guardField } from './jit/hooks';
+export { bumpStateEpoch } from './jit/guards';
+export { trackStateOwner } from './jit/owners';
 // ---- end jit ----

@@ -4,6 +4,7 @@ import {
   DisposedError,
   NDArray,
   ShapeError,
+  Storage,
   TypedArray,
   ValueError,
   fmtShape,
@@ -16,6 +17,7 @@ import { Token, track, untrack } from './scope';
 import { readAndCollect } from './gc/pressure'; // eagermem
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import { storageHolder } from './jit/hooks'; // jit
+import { tensorWatch } from './jit/watch';
 import * as A from './ops/arith';
 import * as U from './ops/activations';
 import * as R from './ops/reduce';
@@ -126,6 +128,7 @@ export class Tensor {
       this._requiresGrad = true;
     }
     this._token = track(this, !opts.untracked);
+    tensorWatch()?.made(this);
   }
 
   /**
@@ -139,6 +142,7 @@ export class Tensor {
 
   /** The underlying core NDArray (owned by this tensor: do not dispose it). */
   get ndarray(): NDArray {
+    tensorWatch()?.read(this);
     if (this._pending) this._materialize();
     if (!this._nd) throw new DisposedError(`Tensor of shape ${fmtShape(this._shapeSeen)} was used after dispose()`);
     return this._nd;
@@ -146,12 +150,18 @@ export class Tensor {
 
   /** @internal The NDArray, or a DisposedError that names the op. */
   nd(op: string): NDArray {
+    tensorWatch()?.read(this);
     if (this._pending) this._materialize();
     if (!this._nd)
       throw new DisposedError(
         `${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after dispose()`,
       );
     return this._nd;
+  }
+
+  /** @internal The storage held now (null when disposed or not computed yet): jit's guards. */
+  _storageNow(): Storage | null {
+    return this._nd ? this._nd.storage : null;
   }
 
   private _shapeSeen: readonly number[] = [];

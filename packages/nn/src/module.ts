@@ -1,5 +1,15 @@
 import { BackendError, DTypeError, ShapeError, ValueError, fmtShape } from '@surf/core';
-import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
+import {
+  BackendTarget,
+  Tensor,
+  bumpStateEpoch,
+  guardField,
+  keep,
+  moveInPlace,
+  moveInPlaceAsync,
+  resolveBackend,
+  trackStateOwner,
+} from '@surf/autograd';
 import { checkOptions } from './options';
 import { ModelSummary, SummaryOptions, summarize } from './summary';
 
@@ -80,8 +90,27 @@ function holdsState(v: unknown, depth = 0): boolean {
  * them there; use ModuleDict/ModuleList); `#private` fields are invisible to discovery.
  */
 export abstract class Module {
-  /** Training mode (Dropout drops); eval() clears it. */
-  training = true;
+  // Private, so field discovery never sees it; an accessor, so jit can guard it.
+  #training = true;
+
+  constructor() {
+    // jit finds which field holds each parameter it binds, to notice `module.weight = t`.
+    trackStateOwner(this);
+  }
+
+  /**
+   * Training mode (Dropout drops); eval() clears it. A jitted function that read it replays
+   * only while it keeps the value it had when recorded (a change records again).
+   */
+  get training(): boolean {
+    guardField(this, 'training', this.#training);
+    return this.#training;
+  }
+
+  set training(mode: boolean) {
+    if (mode !== this.#training) bumpStateEpoch();
+    this.#training = mode;
+  }
 
   /** The computation. Call it directly: `model.forward(x)`. */
   abstract forward(...inputs: any[]): Tensor;

@@ -8,6 +8,8 @@ import { Plan, buildPlan } from './plan';
 import { releasePlan, replay } from './replay';
 import { Recorder, Trace } from './trace';
 import { isRecording } from './hooks';
+import { Guards, checkGuards, sameFields, stateEpoch } from './guards';
+import { fieldsHolding } from './owners';
 
 export interface JitOptions {
   /** Signatures kept (least recently used dropped first); default 8. */
@@ -21,6 +23,8 @@ export interface JitStats {
   replayed: number;
   /** Signatures currently cached. */
   signatures: number;
+  /** Records currently cached: one per signature and combination of guarded flags (train/eval). */
+  records: number;
 }
 
 export type Jitted<A extends unknown[], R> = ((...args: A) => R) & {
@@ -38,6 +42,13 @@ interface Record_ {
   outShapes: number[][];
   /** Consecutive recorded calls that did not line up. */
   misses: number;
+  /** What the plan's replay checks first (guards.ts); the flags also pick this record among its signature's. */
+  guards: Guards;
+}
+
+/** The records of one signature: one per combination of guarded flags (train and eval). */
+interface Signature {
+  variants: Record_[];
 }
 
 // Recording keeps going this many calls when consecutive calls differ (first steps of an
@@ -118,6 +129,32 @@ function fill(template: unknown, outs: readonly Tensor[]): unknown {
   return template;
 }
 
+function recordCount(cache: Map<string, Signature>): number {
+  let n = 0;
+  for (const sg of cache.values()) n += sg.variants.length;
+  return n;
+}
+
+/**
+ * The guards of a plan made from `trace` (its second recorded call): the flags it read, and
+ * every pre-existing tensor it read whose storage the plan binds, with the module fields
+ * holding those tensors.
+ */
+function guardsOf(trace: Trace, plan: Plan): Guards {
+  const fixed = new Set(plan.fixed);
+  const holders: Guards['holders'][number][] = [];
+  const held = new Set<object>();
+  for (const t of trace.readTensors) {
+    if (!(t instanceof Tensor)) continue;
+    const s = t._storageNow();
+    if (s && fixed.has(s)) {
+      holders.push({ tensor: t, storage: s });
+      held.add(t);
+    }
+  }
+  return { fields: trace.fields, holders, slots: fieldsHolding(held), checkedAt: stateEpoch() };
+}
+
 /**
  * Captures `fn` (tensors and numbers in; a tensor, or arrays/objects of tensors, out) and
  * replays it: see docs/api.md "jit". Per signature (argument shapes, dtypes, layouts, numbers,
@@ -132,7 +169,7 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
   const maxRecords = opts.maxRecords ?? 8;
   if (!Number.isInteger(maxRecords) || maxRecords < 1)
     throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);
-  const cache = new Map<string, Record_>();
+  const cache = new Map<string, Signature>();
   const stats = { recorded: 0, replayed: 0 };
   // Calls of this function, replayed or not: a recorded call lines up only with the call of
   // the same signature just before it. Another signature's eager call in between (a smaller
@@ -173,36 +210,42 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     }
     const key = `${idOf(backend)}|${isGradEnabled() ? 'grad' : 'nograd'}|${parts.join('')}`;
     noteNumbers(parts.map((p) => (p.startsWith('n') ? 'n' : p)).join(''), key);
-    let rec = cache.get(key);
-    if (rec) {
+    let sigRec = cache.get(key);
+    if (sigRec) {
       cache.delete(key);
-      cache.set(key, rec);
+      cache.set(key, sigRec);
     } else {
-      rec = { prev: null, plan: null, outTemplate: null, outShapes: [], misses: 0 };
-      cache.set(key, rec);
+      sigRec = { variants: [] };
+      cache.set(key, sigRec);
       if (cache.size > maxRecords) {
         const oldest = cache.keys().next().value!;
-        const dropped = cache.get(oldest)!.plan;
-        if (dropped) releasePlan(dropped);
+        for (const r of cache.get(oldest)!.variants) if (r.plan) releasePlan(r.plan);
         cache.delete(oldest);
       }
     }
     const inputs = tensors.map((t) => t.nd('jit').storage);
 
-    if (rec.plan) {
-      const outs = replay(rec.plan, backend, inputs);
-      if (outs) {
-        stats.replayed++;
-        const shapes = rec.outShapes;
-        return fill(
-          rec.outTemplate,
-          outs.map((s, i) => new Tensor(NDArray.fromStorage(s, shapes[i]))),
-        ) as R;
+    for (const r of sigRec.variants) {
+      if (!r.plan) continue;
+      const g = checkGuards(r.guards);
+      if (g === 'mode') continue;
+      if (g === 'ok') {
+        const outs = replay(r.plan, backend, inputs);
+        if (outs) {
+          stats.replayed++;
+          const shapes = r.outShapes;
+          return fill(
+            r.outTemplate,
+            outs.map((s, i) => new Tensor(NDArray.fromStorage(s, shapes[i]))),
+          ) as R;
+        }
       }
-      // State the record relied on was freed (a parameter replaced from outside): record again.
-      releasePlan(rec.plan);
-      rec.plan = null;
-      rec.prev = null;
+      // State the record relied on was replaced or freed (a parameter swapped from outside,
+      // an eager call of the function in between, a captured tensor disposed): record again.
+      releasePlan(r.plan);
+      r.plan = null;
+      r.prev = null;
+      break;
     }
 
     for (const [i, t] of tensors.entries()) {
@@ -237,17 +280,35 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     }
     stats.recorded++;
     const outStorages = outs.map((t) => t.nd('jit').storage);
+    // The record this call belongs to: the one made with the same flag values.
+    let rec = sigRec.variants.find((r) => sameFields(r.guards.fields, trace.fields));
+    if (!rec) {
+      rec = {
+        prev: null,
+        plan: null,
+        outTemplate: null,
+        outShapes: [],
+        misses: 0,
+        guards: { fields: trace.fields, holders: [], slots: [], checkedAt: stateEpoch() },
+      };
+      sigRec.variants.push(rec);
+      if (sigRec.variants.length > maxRecords) {
+        const dropped = sigRec.variants.shift()!;
+        if (dropped.plan) releasePlan(dropped.plan);
+      }
+    }
     if (rec.prev && rec.prev.call !== callNo - 1) rec.prev = null;
     if (rec.prev) {
       try {
         rec.plan = buildPlan(rec.prev.trace, rec.prev.inputs, trace, inputs, outStorages);
+        rec.guards = guardsOf(trace, rec.plan);
         rec.outTemplate = template;
         rec.outShapes = outs.map((t) => t.shape);
         rec.prev = null;
         rec.misses = 0;
       } catch (e) {
         if (!(e instanceof JitError) || !e.structural || ++rec.misses >= MAX_MISSES) {
-          cache.delete(key);
+          sigRec.variants.splice(sigRec.variants.indexOf(rec), 1);
           throw e;
         }
         rec.prev = { trace, inputs, call: callNo };
@@ -256,9 +317,11 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     return fill(template, outs) as R;
   };
 
-  Object.defineProperty(call, 'stats', { get: (): JitStats => ({ ...stats, signatures: cache.size }) });
+  Object.defineProperty(call, 'stats', {
+    get: (): JitStats => ({ ...stats, signatures: cache.size, records: recordCount(cache) }),
+  });
   const reset = () => {
-    for (const r of cache.values()) if (r.plan) releasePlan(r.plan);
+    for (const sg of cache.values()) for (const r of sg.variants) if (r.plan) releasePlan(r.plan);
     cache.clear();
   };
   return Object.assign(call, { reset }) as Jitted<A, R>;
