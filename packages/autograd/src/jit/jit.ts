@@ -8,7 +8,7 @@ import { Plan, buildPlan } from './plan';
 import { releasePlan, replay } from './replay';
 import { Recorder, Trace } from './trace';
 import { isRecording } from './hooks';
-import { Guards, checkGuards, sameFields, stateEpoch } from './guards';
+import { Guards, HolderGuard, checkGuards, sameFields, stateEpoch } from './guards';
 import { fieldsHolding } from './owners';
 
 export interface JitOptions {
@@ -35,7 +35,7 @@ export type Jitted<A extends unknown[], R> = ((...args: A) => R) & {
 
 interface Record_ {
   /** The previous recorded call of this signature, and which call of the function it was. */
-  prev: { trace: Trace; inputs: Storage[]; call: number } | null;
+  prev: { trace: Trace; inputs: Storage[]; call: number; held: HolderGuard[] } | null;
   plan: Plan | null;
   /** The outputs' structure, with numbered holes for tensors. */
   outTemplate: unknown;
@@ -133,6 +133,17 @@ function recordCount(cache: Map<string, Signature>): number {
   let n = 0;
   for (const sg of cache.values()) n += sg.variants.length;
   return n;
+}
+
+/** The pre-existing tensors a recorded call read and still alive after it, with their storages then. */
+function heldBy(trace: Trace): HolderGuard[] {
+  const out: HolderGuard[] = [];
+  for (const t of trace.readTensors) {
+    if (!(t instanceof Tensor)) continue;
+    const s = t._storageNow();
+    if (s) out.push({ tensor: t, storage: s });
+  }
+  return out;
 }
 
 /**
@@ -248,6 +259,11 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
       break;
     }
 
+    // A recorded call lines up with the next one only if nothing replaced the state it left
+    // behind in between (an eager call of the function, or of the model, swaps parameters
+    // and running statistics): otherwise this call starts the recording over.
+    for (const r of sigRec.variants)
+      if (r.prev && r.prev.held.some((h) => h.tensor._storageNow() !== h.storage)) r.prev = null;
     for (const [i, t] of tensors.entries()) {
       if (t.requiresGrad)
         throw new JitError(
@@ -311,9 +327,9 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
           sigRec.variants.splice(sigRec.variants.indexOf(rec), 1);
           throw e;
         }
-        rec.prev = { trace, inputs, call: callNo };
+        rec.prev = { trace, inputs, call: callNo, held: heldBy(trace) };
       }
-    } else rec.prev = { trace, inputs, call: callNo };
+    } else rec.prev = { trace, inputs, call: callNo, held: heldBy(trace) };
     return fill(template, outs) as R;
   };
 
