@@ -144,7 +144,10 @@ export class Tensor {
   get ndarray(): NDArray {
     tensorWatch()?.read(this);
     if (this._pending) this._materialize();
-    if (!this._nd) throw new DisposedError(`Tensor of shape ${fmtShape(this._shapeSeen)} was used after dispose()`);
+    if (!this._nd)
+      throw new DisposedError(
+        `Tensor of shape ${fmtShape(this._shapeSeen)} was used after ${this._disposedBy ?? 'dispose()'}`,
+      );
     return this._nd;
   }
 
@@ -154,9 +157,19 @@ export class Tensor {
     if (this._pending) this._materialize();
     if (!this._nd)
       throw new DisposedError(
-        `${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after dispose()`,
+        `${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after ${this._disposedBy ?? 'dispose()'}`,
       );
     return this._nd;
+  }
+
+  /** @internal What freed this tensor, when not the user's dispose() (errors name it). */
+  private _disposedBy: string | null = null;
+
+  /** @internal Frees the tensor on its owner's behalf; using it afterwards raises a DisposedError naming `by`. */
+  _release(by: string): void {
+    if (this.isDisposed) return;
+    this._disposedBy = by;
+    this.dispose();
   }
 
   /** @internal The storage held now (null when disposed or not computed yet): jit's guards. */

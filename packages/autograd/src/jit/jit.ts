@@ -1,4 +1,4 @@
-import { Backend, E, NDArray, Storage, ValueError } from '@surf/core';
+import { Backend, E, NDArray, Storage, ValueError, withDefaults } from '@surf/core';
 import { getBackend } from '../context';
 import { isGradEnabled } from '../grad-mode';
 import { Tensor } from '../tensor';
@@ -14,6 +14,12 @@ import { fieldsHolding } from './owners';
 export interface JitOptions {
   /** Signatures kept (least recently used dropped first); default 8. */
   maxRecords?: number;
+  /**
+   * Whether the outputs of a call stay the caller's after the next call (default false: the
+   * next call of the same jitted function frees them, as a CUDA graph reuses its static
+   * outputs, so a loop that drops its losses stays flat; clone() one to keep it).
+   */
+  keepOutputs?: boolean;
 }
 
 export interface JitStats {
@@ -28,7 +34,7 @@ export interface JitStats {
 }
 
 export type Jitted<A extends unknown[], R> = ((...args: A) => R) & {
-  /** Drops every record (after changing a module's train/eval mode, or swapping its tensors). */
+  /** Drops every record (guards catch mode flags and replaced tensors; a reassigned closure variable needs this). */
   reset(): void;
   readonly stats: JitStats;
 };
@@ -129,6 +135,18 @@ function fill(template: unknown, outs: readonly Tensor[]): unknown {
   return template;
 }
 
+const REUSED =
+  'the next call of the jitted function that returned it (outputs are reused per call, as CUDA graphs do: clone() one to keep it, or pass { keepOutputs: true } to jit)';
+
+/** The tensors of a result (a tensor, or arrays/plain objects of them). */
+function collectTensors(v: unknown, out: Tensor[] = []): Tensor[] {
+  if (v instanceof Tensor) out.push(v);
+  else if (Array.isArray(v)) v.forEach((x) => collectTensors(x, out));
+  else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    Object.values(v).forEach((x) => collectTensors(x, out));
+  return out;
+}
+
 function recordCount(cache: Map<string, Signature>): number {
   let n = 0;
   for (const sg of cache.values()) n += sg.variants.length;
@@ -175,11 +193,12 @@ function guardsOf(trace: Trace, plan: Plan): Guards {
 export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOptions = {}): Jitted<A, R> {
   if (typeof fn !== 'function')
     throw new ValueError(`jit: expected a function; got ${fn === null ? 'null' : typeof fn}`);
-  if (opts === null || typeof opts !== 'object')
-    throw new ValueError('jit: options must be an object like { maxRecords: 8 }');
-  const maxRecords = opts.maxRecords ?? 8;
-  if (!Number.isInteger(maxRecords) || maxRecords < 1)
-    throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);
+  const { maxRecords, keepOutputs } = withDefaults<Required<JitOptions>>(
+    'jit',
+    opts,
+    { maxRecords: 'posint', keepOutputs: 'boolean' },
+    { maxRecords: 8, keepOutputs: false },
+  );
   const cache = new Map<string, Signature>();
   const stats = { recorded: 0, replayed: 0 };
   // Calls of this function, replayed or not: a recorded call lines up only with the call of
@@ -204,14 +223,30 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     } else if (numberKeys.size > 64) numberKeys.clear();
   };
 
+  // The previous call's outputs, freed by the next call unless keepOutputs.
+  let lent: Tensor[] = [];
   const call = (...args: A): R => {
     // Inside another jitted function's recording: that record captures this work (and its hooks).
     if (isRecording()) return fn(...args);
-    const callNo = ++calls;
-    flushPending();
     const tensors: Tensor[] = [];
     const parts: string[] = [];
     sig(args, tensors, parts);
+    // Free what the previous call returned before this one runs (its buffers come straight
+    // back); an output passed back in as an argument (a recurrent state) goes after the call.
+    const passedBack = lent.filter((t) => tensors.includes(t));
+    for (const t of lent) if (!passedBack.includes(t)) t._release(REUSED);
+    lent = [];
+    try {
+      const result = callInner(args, tensors, parts);
+      if (!keepOutputs) lent = collectTensors(result);
+      return result;
+    } finally {
+      for (const t of passedBack) t._release(REUSED);
+    }
+  };
+  const callInner = (args: A, tensors: Tensor[], parts: string[]): R => {
+    const callNo = ++calls;
+    flushPending();
     const backend = backendOf(tensors);
     for (const t of tensors) {
       if (t.nd('jit').backend !== backend)
