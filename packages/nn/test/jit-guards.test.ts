@@ -154,3 +154,23 @@ test('jit guards: a changed training flag is noticed without step.reset(), and r
     expect(JitError).toBeDefined();
   });
 });
+
+testEach(
+  ['cpu', 'webgpu'],
+  'jit guards on %s: arguments freed after each call are not state: the step still replays',
+  (kind) =>
+    on(backendOf(kind), async () => {
+      const { step } = setup();
+      const f = jit(step);
+      manualSeed(9);
+      for (let i = 0; i < 8; i++) {
+        const x = randn([6, 5]);
+        const y = randint(0, 3, [6]);
+        f(x, y);
+        x.dispose();
+        y.dispose();
+      }
+      // Adam makes its moments at the first step: calls 2 and 3 line up, 4-8 replay.
+      expect(f.stats.replayed).toBe(5);
+    }),
+);

@@ -153,11 +153,14 @@ function recordCount(cache: Map<string, Signature>): number {
   return n;
 }
 
-/** The pre-existing tensors a recorded call read and still alive after it, with their storages then. */
-function heldBy(trace: Trace): HolderGuard[] {
+/**
+ * The pre-existing tensors a recorded call read and still alive after it, with their storages
+ * then; not its arguments, which are the caller's to free or replace (they are bound per call).
+ */
+function heldBy(trace: Trace, args: readonly Tensor[]): HolderGuard[] {
   const out: HolderGuard[] = [];
   for (const t of trace.readTensors) {
-    if (!(t instanceof Tensor)) continue;
+    if (!(t instanceof Tensor) || args.includes(t)) continue;
     const s = t._storageNow();
     if (s) out.push({ tensor: t, storage: s });
   }
@@ -362,9 +365,9 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
           sigRec.variants.splice(sigRec.variants.indexOf(rec), 1);
           throw e;
         }
-        rec.prev = { trace, inputs, call: callNo, held: heldBy(trace) };
+        rec.prev = { trace, inputs, call: callNo, held: heldBy(trace, tensors) };
       }
-    } else rec.prev = { trace, inputs, call: callNo, held: heldBy(trace) };
+    } else rec.prev = { trace, inputs, call: callNo, held: heldBy(trace, tensors) };
     return fill(template, outs) as R;
   };
 
