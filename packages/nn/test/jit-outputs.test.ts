@@ -1,6 +1,6 @@
 import { Backend } from '@surf/core';
 import { Tensor, crossEntropy, jit, manualSeed, memory, nn, optim, randn, randint } from '@surf/nn';
-import { backends, on, testEach } from './helpers';
+import { backends, on, testEach, testGpu } from './helpers';
 
 // Outputs of a jitted function are reused per call, as a CUDA graph's static outputs: the next
 // call frees the previous call's outputs, so a loop that never disposes its losses stays flat.
@@ -98,3 +98,34 @@ test('jit outputs: keepOutputs keeps every output; an output passed back in as a
     expect(g.stats.replayed).toBeGreaterThan(0);
   });
 });
+
+testGpu(
+  'jit outputs on webgpu: a replay called while a read waits is submitted at once (it runs during the read)',
+  async () => {
+    await on(B.gpu(), async () => {
+      const { step, x, y } = mlp();
+      const f = jit(step);
+      const backend = x.ndarray.backend as unknown as { stats(): { submits: number; replays: number } };
+      let r = f(x, y);
+      for (let i = 0; i < 6; i++) {
+        await r.loss.item();
+        r = f(x, y);
+      }
+      const submitsOf = (fn: () => void): number => {
+        const s0 = backend.stats().submits;
+        fn();
+        return backend.stats().submits - s0;
+      };
+      // No read waiting: the replay joins the open batch.
+      await r.loss.item();
+      const idle = submitsOf(() => (r = f(x, y)));
+      // The previous loss's read waits: the replay is submitted with it pending. (Both reads are
+      // awaited before any expectation, so none is left pending when the backend is destroyed.)
+      const v = r.loss.item();
+      const waiting = submitsOf(() => (r = f(x, y)));
+      const [a, b] = [await v, await r.loss.item()];
+      expect([idle, waiting]).toEqual([0, 1]);
+      expect(Number.isFinite(a) && Number.isFinite(b) && b !== a).toBe(true);
+    });
+  },
+);

@@ -1000,6 +1000,11 @@ export class WebGPUBackend implements Backend {
     this.rt.submit();
   }
 
+  // jit: Backend.readsInFlight
+  readsInFlight(): number {
+    return this.rt.readsInFlight;
+  }
+
   async sync(): Promise<void> {
     this.rt.check('sync');
     await this.rt.sync();

@@ -282,6 +282,9 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
         const outs = replay(r.plan, backend, inputs);
         if (outs) {
           stats.replayed++;
+          // A read in flight (the previous step's loss, awaited now): submit this step at once,
+          // so the GPU runs it while the host waits for that read, instead of after.
+          if (backend.readsInFlight?.()) backend.flush();
           const shapes = r.outShapes;
           return fill(
             r.outTemplate,

@@ -52,7 +52,17 @@ export function resultStorages(res: unknown, isStorage: (v: object) => boolean):
 }
 
 // Backend methods that do no device work on storages: called through untouched.
-const PASS = new Set(['constructor', 'flush', 'sync', 'memory', 'checkOutput', 'stats', 'trimPool', 'adopt']);
+const PASS = new Set([
+  'constructor',
+  'flush',
+  'sync',
+  'memory',
+  'checkOutput',
+  'stats',
+  'trimPool',
+  'adopt',
+  'readsInFlight',
+]);
 const READS = new Set(['read', 'readSync']);
 
 /**
