@@ -1,5 +1,17 @@
 import { Backend } from '@surf/core';
-import { JitError, Tensor, crossEntropy, jit, manualSeed, nn, optim, randn, randint, tensor } from '@surf/nn';
+import {
+  JitError,
+  Tensor,
+  collectGarbage,
+  crossEntropy,
+  jit,
+  manualSeed,
+  nn,
+  optim,
+  randn,
+  randint,
+  tensor,
+} from '@surf/nn';
 import { backends, on, testEach } from './helpers';
 
 // jit's guards: what a recording read from JS state (module training flags, the tensors it
@@ -174,3 +186,19 @@ testEach(
       expect(f.stats.replayed).toBe(5);
     }),
 );
+
+test('jit guards: a reassigned closure variable is read again once the old tensor is collected (records hold tensors weakly)', async () => {
+  await on(B.cpu, async () => {
+    let w = tensor([1, 2, 3]);
+    const f = jit((x: Tensor) => x.mul(w));
+    const x = tensor([1, 1, 1]);
+    for (let i = 0; i < 4; i++) f(x).dispose();
+    expect(f.stats.replayed).toBe(2);
+    // Nothing holds the old tensor now (a closure variable cannot be observed until then).
+    w = tensor([10, 20, 30]);
+    // A task first: the replays' WeakRef reads keep their targets alive until the job ends.
+    await new Promise((r) => setTimeout(r, 0));
+    await collectGarbage();
+    expect(Array.from((await f(x).data()) as Float32Array)).toEqual([10, 20, 30]);
+  });
+});

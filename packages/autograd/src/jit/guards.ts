@@ -35,10 +35,24 @@ export interface FieldGuard {
   readonly value: unknown;
 }
 
-/** A pre-existing tensor the replay binds, and the storage it held when recorded. */
+/** Whatever holds a storage now (a Tensor). */
+export interface StorageHolder {
+  _storageNow(): Storage | null;
+}
+
+/**
+ * A pre-existing tensor the replay binds, and the storage it held when recorded. The tensor is
+ * held weakly: a record must not keep alive a tensor the program dropped (a closure variable
+ * reassigned); once it is collected, the record is stale.
+ */
 export interface HolderGuard {
-  readonly tensor: { _storageNow(): Storage | null };
+  readonly tensor: WeakRef<StorageHolder>;
   readonly storage: Storage;
+}
+
+/** True while the tensor is alive and holds the storage it held when recorded. */
+export function holds(h: HolderGuard): boolean {
+  return h.tensor.deref()?._storageNow() === h.storage;
 }
 
 export interface Guards {
@@ -57,7 +71,7 @@ export function checkGuards(g: Guards): GuardResult {
     for (const f of g.fields) if ((f.obj as Record<string, unknown>)[f.key] !== f.value) return 'mode';
     g.checkedAt = epoch;
   }
-  for (const h of g.holders) if (h.tensor._storageNow() !== h.storage) return 'stale';
+  for (const h of g.holders) if (!holds(h)) return 'stale';
   for (const s of g.slots) if (!slotHolds(s)) return 'stale';
   return 'ok';
 }

@@ -8,7 +8,7 @@ import { Plan, buildPlan } from './plan';
 import { releasePlan, replay } from './replay';
 import { Recorder, Trace } from './trace';
 import { isRecording } from './hooks';
-import { Guards, HolderGuard, checkGuards, sameFields, stateEpoch } from './guards';
+import { Guards, HolderGuard, checkGuards, holds, sameFields, stateEpoch } from './guards';
 import { fieldsHolding } from './owners';
 
 export interface JitOptions {
@@ -162,7 +162,7 @@ function heldBy(trace: Trace, args: readonly Tensor[]): HolderGuard[] {
   for (const t of trace.readTensors) {
     if (!(t instanceof Tensor) || args.includes(t)) continue;
     const s = t._storageNow();
-    if (s) out.push({ tensor: t, storage: s });
+    if (s) out.push({ tensor: new WeakRef(t), storage: s });
   }
   return out;
 }
@@ -180,7 +180,7 @@ function guardsOf(trace: Trace, plan: Plan): Guards {
     if (!(t instanceof Tensor)) continue;
     const s = t._storageNow();
     if (s && fixed.has(s)) {
-      holders.push({ tensor: t, storage: s });
+      holders.push({ tensor: new WeakRef(t), storage: s });
       held.add(t);
     }
   }
@@ -303,8 +303,7 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     // A recorded call lines up with the next one only if nothing replaced the state it left
     // behind in between (an eager call of the function, or of the model, swaps parameters
     // and running statistics): otherwise this call starts the recording over.
-    for (const r of sigRec.variants)
-      if (r.prev && r.prev.held.some((h) => h.tensor._storageNow() !== h.storage)) r.prev = null;
+    for (const r of sigRec.variants) if (r.prev && !r.prev.held.every(holds)) r.prev = null;
     for (const [i, t] of tensors.entries()) {
       if (t.requiresGrad)
         throw new JitError(

@@ -23,10 +23,11 @@ export function trackStateOwner(o: object): void {
 
 /** A field that held a guarded tensor: `obj[key]`, or `obj[key][index]` for arrays. */
 export interface FieldSlot {
-  readonly obj: Record<string, unknown>;
+  // Weak, as the guarded tensors: a record keeps neither the module nor the tensor alive.
+  readonly obj: WeakRef<Record<string, unknown>>;
   readonly key: string;
   readonly index: number;
-  readonly value: object;
+  readonly value: WeakRef<object>;
 }
 
 /** The fields of live owners that hold one of `targets`. */
@@ -39,10 +40,11 @@ export function fieldsHolding(targets: ReadonlySet<object>): FieldSlot[] {
     for (const key of Object.keys(obj)) {
       const v = obj[key];
       if (v === null || typeof v !== 'object') continue;
-      if (targets.has(v)) out.push({ obj, key, index: -1, value: v });
+      if (targets.has(v)) out.push({ obj: new WeakRef(obj), key, index: -1, value: new WeakRef(v) });
       else if (Array.isArray(v))
         v.forEach((x, index) => {
-          if (x !== null && typeof x === 'object' && targets.has(x)) out.push({ obj, key, index, value: x });
+          if (x !== null && typeof x === 'object' && targets.has(x))
+            out.push({ obj: new WeakRef(obj), key, index, value: new WeakRef(x) });
         });
     }
   }
@@ -51,6 +53,9 @@ export function fieldsHolding(targets: ReadonlySet<object>): FieldSlot[] {
 
 /** True while the field still holds the tensor it held when the recording ended. */
 export function slotHolds(s: FieldSlot): boolean {
-  const v = s.obj[s.key];
-  return (s.index < 0 ? v : Array.isArray(v) ? v[s.index] : undefined) === s.value;
+  const obj = s.obj.deref();
+  const want = s.value.deref();
+  if (!obj || !want) return false;
+  const v = obj[s.key];
+  return (s.index < 0 ? v : Array.isArray(v) ? v[s.index] : undefined) === want;
 }
