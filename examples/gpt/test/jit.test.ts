@@ -41,7 +41,7 @@ test.each([0, 0.1])(
     const got = await run(cpu, true, dropout);
     expect(want.stats).toBeNull();
     // AdamW's first step makes its moments: calls 2 and 3 line up, 4-6 replay.
-    expect(got.stats).toEqual({ recorded: 3, replayed: 3, signatures: 1 });
+    expect(got.stats).toEqual({ recorded: 3, replayed: 3, signatures: 1, records: 1 });
     expect(got.losses).toEqual(want.losses);
     expect(got.valLosses).toEqual(want.valLosses);
     expect(got.params).toEqual(want.params);
@@ -53,7 +53,7 @@ testGpu('jit: the GPT training step on WebGPU (fused attention) equals its eager
   try {
     const want = await run(gpu, false, 0);
     const got = await run(gpu, true, 0);
-    expect(got.stats).toEqual({ recorded: 3, replayed: 3, signatures: 1 });
+    expect(got.stats).toEqual({ recorded: 3, replayed: 3, signatures: 1, records: 1 });
     const near = (a: number, b: number, what: string) => {
       if (!(Math.abs(a - b) <= 1e-5 * (1 + Math.abs(b)))) throw new Error(`${what}: jit ${a}, eager ${b}`);
     };

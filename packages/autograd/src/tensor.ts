@@ -5,6 +5,7 @@ import {
   NDArray,
   ShapeError,
   SurfTypeError,
+  Storage,
   TypedArray,
   ValueError,
   fmtShape,
@@ -18,6 +19,7 @@ import { Token, tidy, track, untrack } from './scope';
 import { readAndCollect } from './gc/pressure';
 import { PendingResult, addToFrontier, leaveFrontier } from './fusion/pending';
 import { storageHolder } from './jit/hooks'; // jit
+import { tensorWatch } from './jit/watch';
 import * as A from './ops/arith';
 import * as U from './ops/activations';
 import * as R from './ops/reduce';
@@ -146,6 +148,7 @@ export class Tensor {
       this._requiresGrad = true;
     }
     this._token = track(this, !opts.untracked);
+    tensorWatch()?.made(this);
   }
 
   /**
@@ -159,19 +162,39 @@ export class Tensor {
 
   /** The underlying core NDArray (owned by this tensor: do not dispose it). */
   get ndarray(): NDArray {
+    tensorWatch()?.read(this);
     if (this._pending) this._materialize();
-    if (!this._nd) throw new DisposedError(`Tensor of shape ${fmtShape(this._shapeSeen)} was used after dispose()`);
+    if (!this._nd)
+      throw new DisposedError(
+        `Tensor of shape ${fmtShape(this._shapeSeen)} was used after ${this._disposedBy ?? 'dispose()'}`,
+      );
     return this._nd;
   }
 
   /** @internal The NDArray, or a DisposedError that names the op. */
   nd(op: string): NDArray {
+    tensorWatch()?.read(this);
     if (this._pending) this._materialize();
     if (!this._nd)
       throw new DisposedError(
-        `${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after dispose()`,
+        `${op}: a tensor of shape ${fmtShape(this._shapeSeen)} (${this._dtypeSeen}) was used after ${this._disposedBy ?? 'dispose()'}`,
       );
     return this._nd;
+  }
+
+  /** @internal What freed this tensor, when not the user's dispose() (errors name it). */
+  private _disposedBy: string | null = null;
+
+  /** @internal Frees the tensor on its owner's behalf; using it afterwards raises a DisposedError naming `by`. */
+  _release(by: string): void {
+    if (this.isDisposed) return;
+    this._disposedBy = by;
+    this.dispose();
+  }
+
+  /** @internal The storage held now (null when disposed or not computed yet): jit's guards. */
+  _storageNow(): Storage | null {
+    return this._nd ? this._nd.storage : null;
   }
 
   private _shapeSeen: readonly number[] = [];

@@ -255,6 +255,12 @@ export interface Backend {
   /** Submits queued work (GPU); a no-op on synchronous backends. */
   flush(): void;
 
+  /**
+   * Optional. Readbacks issued whose data has not arrived yet. jit submits a replay at once while
+   * one waits (the loss of step N read during step N+1), so the GPU runs step N+1 meanwhile.
+   */
+  readsInFlight?(): number;
+
   /** Resolves once all submitted work has finished. */
   sync(): Promise<void>;
 

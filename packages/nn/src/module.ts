@@ -1,5 +1,15 @@
 import { BackendError, DTYPES, DTypeError, ShapeError, ValueError, fmtShape, parseOptions } from '@surf/core';
-import { BackendTarget, Tensor, keep, moveInPlace, moveInPlaceAsync, resolveBackend } from '@surf/autograd';
+import {
+  BackendTarget,
+  Tensor,
+  bumpStateEpoch,
+  guardField,
+  keep,
+  moveInPlace,
+  moveInPlaceAsync,
+  resolveBackend,
+  trackStateOwner,
+} from '@surf/autograd';
 import { ModelSummary, SummaryOptions, summarize } from './summary';
 import { guardForward } from './forward-input';
 import { BackwardHook, ForwardHook, ForwardPreHook, RemovableHandle, addHook } from './hooks';
@@ -81,8 +91,28 @@ function holdsState(v: unknown, depth = 0): boolean {
  * them there; use ModuleDict/ModuleList); `#private` fields are invisible to discovery.
  */
 export abstract class Module {
-  /** Training mode (Dropout drops); eval() clears it. */
-  training = true;
+  // Private, so field discovery never sees it; an accessor, so jit can guard it.
+  #training = true;
+
+  constructor() {
+    // jit finds which field holds each parameter it binds, to notice `module.weight = t`.
+    trackStateOwner(this);
+    guardForward(this, Module.prototype);
+  }
+
+  /**
+   * Training mode (Dropout drops); eval() clears it. A jitted function that read it replays
+   * only while it keeps the value it had when recorded (a change records again).
+   */
+  get training(): boolean {
+    guardField(this, 'training', this.#training);
+    return this.#training;
+  }
+
+  set training(mode: boolean) {
+    if (mode !== this.#training) bumpStateEpoch();
+    this.#training = mode;
+  }
 
   /**
    * The computation. Call it directly: `model.forward(x)`. Most modules return a Tensor; some
@@ -95,10 +125,6 @@ export abstract class Module {
    * A subclass whose forward takes other inputs (an object, an array) sets this to false.
    */
   static tensorInput = true;
-
-  constructor() {
-    guardForward(this, Module.prototype);
-  }
 
   /**
    * Direct parameters, buffers and children, in registration order. Containers override this.

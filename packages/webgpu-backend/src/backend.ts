@@ -1021,6 +1021,11 @@ export class WebGPUBackend implements Backend {
     this.rt.submit();
   }
 
+  // jit: Backend.readsInFlight
+  readsInFlight(): number {
+    return this.rt.readsInFlight;
+  }
+
   async sync(): Promise<void> {
     this.rt.check('sync');
     await this.rt.sync();

@@ -81,6 +81,8 @@ export class Runtime {
     readbacks: 0,
     replays: 0,
   };
+  /** Readbacks submitted whose data has not come back yet (jit submits a replay at once while one waits). */
+  readsInFlight = 0;
   /** Id of the open batch (incremented on each submit). */
   batch = 0;
   private batchOpen = false;
@@ -448,6 +450,7 @@ export class Runtime {
     this.counters.readbacks++;
     this.submit();
     const lost = this.lostPromise.then(() => 'lost' as const);
+    this.readsInFlight++;
     try {
       const r = await keepAlive(Promise.race([st.mapAsync(1 /* READ */, 0, size).then(() => 'ok' as const), lost]));
       if (r === 'lost' || this.lostInfo) throw this.lostError(op);
@@ -457,6 +460,8 @@ export class Runtime {
       throw e instanceof BackendError
         ? e
         : new BackendError(`${op}: mapping the readback buffer failed: ${(e as Error).message}`);
+    } finally {
+      this.readsInFlight--;
     }
     const mapped = st.getMappedRange(0, size);
     const out = mapped.slice(0, bytes);

@@ -12,6 +12,7 @@ export interface HookSink {
   constant(node: Expr, get: () => number): void;
   data(arr: TypedArray, make: () => TypedArray): void;
   holder(s: Storage, rebind: (s: Storage) => void): void;
+  field(obj: object, key: string, value: unknown): void;
 }
 
 let sink: HookSink | null = null;
@@ -64,4 +65,15 @@ export function dynamicData<T extends TypedArray>(make: () => T): T {
  */
 export function storageHolder(s: Storage, rebind: (s: Storage) => void): void {
   sink?.holder(s, rebind);
+}
+
+/**
+ * Reports a read of JS state that decides what work the traced function does (a module's
+ * `training` flag): a replay of this record runs only while `obj[key]` still equals `value`,
+ * otherwise the call records again (or another record, made with the other value, replays).
+ * Whoever sets `obj[key]` must call bumpStateEpoch() (guards.ts) so replays notice the change.
+ * Outside a recording this does nothing.
+ */
+export function guardField(obj: object, key: string, value: unknown): void {
+  sink?.field(obj, key, value);
 }

@@ -1,4 +1,4 @@
-import { Backend, E, NDArray, Storage, ValueError, parseOptions } from '@surf/core';
+import { Backend, E, NDArray, Storage, ValueError, withDefaults } from '@surf/core';
 import { getBackend } from '../context';
 import { isGradEnabled } from '../grad-mode';
 import { Tensor } from '../tensor';
@@ -8,10 +8,18 @@ import { Plan, buildPlan } from './plan';
 import { releasePlan, replay } from './replay';
 import { Recorder, Trace } from './trace';
 import { isRecording } from './hooks';
+import { Guards, HolderGuard, checkGuards, holds, sameFields, stateEpoch } from './guards';
+import { fieldsHolding } from './owners';
 
 export interface JitOptions {
   /** Signatures kept (least recently used dropped first); default 8. */
   maxRecords?: number;
+  /**
+   * Whether the outputs of a call stay the caller's after the next call (default false: the
+   * next call of the same jitted function frees them, as a CUDA graph reuses its static
+   * outputs, so a loop that drops its losses stays flat; clone() one to keep it).
+   */
+  keepOutputs?: boolean;
 }
 
 export interface JitStats {
@@ -21,23 +29,32 @@ export interface JitStats {
   replayed: number;
   /** Signatures currently cached. */
   signatures: number;
+  /** Records currently cached: one per signature and combination of guarded flags (train/eval). */
+  records: number;
 }
 
 export type Jitted<A extends unknown[], R> = ((...args: A) => R) & {
-  /** Drops every record (after changing a module's train/eval mode, or swapping its tensors). */
+  /** Drops every record (guards catch mode flags and replaced tensors; a reassigned closure variable needs this). */
   reset(): void;
   readonly stats: JitStats;
 };
 
 interface Record_ {
   /** The previous recorded call of this signature, and which call of the function it was. */
-  prev: { trace: Trace; inputs: Storage[]; call: number } | null;
+  prev: { trace: Trace; inputs: Storage[]; call: number; held: HolderGuard[] } | null;
   plan: Plan | null;
   /** The outputs' structure, with numbered holes for tensors. */
   outTemplate: unknown;
   outShapes: number[][];
   /** Consecutive recorded calls that did not line up. */
   misses: number;
+  /** What the plan's replay checks first (guards.ts); the flags also pick this record among its signature's. */
+  guards: Guards;
+}
+
+/** The records of one signature: one per combination of guarded flags (train and eval). */
+interface Signature {
+  variants: Record_[];
 }
 
 // Recording keeps going this many calls when consecutive calls differ (first steps of an
@@ -118,6 +135,58 @@ function fill(template: unknown, outs: readonly Tensor[]): unknown {
   return template;
 }
 
+const REUSED =
+  'the next call of the jitted function that returned it (outputs are reused per call, as CUDA graphs do: clone() one to keep it, or pass { keepOutputs: true } to jit)';
+
+/** The tensors of a result (a tensor, or arrays/plain objects of them). */
+function collectTensors(v: unknown, out: Tensor[] = []): Tensor[] {
+  if (v instanceof Tensor) out.push(v);
+  else if (Array.isArray(v)) v.forEach((x) => collectTensors(x, out));
+  else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    Object.values(v).forEach((x) => collectTensors(x, out));
+  return out;
+}
+
+function recordCount(cache: Map<string, Signature>): number {
+  let n = 0;
+  for (const sg of cache.values()) n += sg.variants.length;
+  return n;
+}
+
+/**
+ * The pre-existing tensors a recorded call read and still alive after it, with their storages
+ * then; not its arguments, which are the caller's to free or replace (they are bound per call).
+ */
+function heldBy(trace: Trace, args: readonly Tensor[]): HolderGuard[] {
+  const out: HolderGuard[] = [];
+  for (const t of trace.readTensors) {
+    if (!(t instanceof Tensor) || args.includes(t)) continue;
+    const s = t._storageNow();
+    if (s) out.push({ tensor: new WeakRef(t), storage: s });
+  }
+  return out;
+}
+
+/**
+ * The guards of a plan made from `trace` (its second recorded call): the flags it read, and
+ * every pre-existing tensor it read whose storage the plan binds, with the module fields
+ * holding those tensors.
+ */
+function guardsOf(trace: Trace, plan: Plan): Guards {
+  const fixed = new Set(plan.fixed);
+  const holders: Guards['holders'][number][] = [];
+  const held = new Set<object>();
+  for (const t of trace.readTensors) {
+    if (!(t instanceof Tensor)) continue;
+    const s = t._storageNow();
+    if (s && fixed.has(s)) {
+      holders.push({ tensor: new WeakRef(t), storage: s });
+      held.add(t);
+    }
+  }
+  return { fields: trace.fields, holders, slots: fieldsHolding(held), checkedAt: stateEpoch() };
+}
+
 /**
  * Captures `fn` (tensors and numbers in; a tensor, or arrays/objects of tensors, out) and
  * replays it: see docs/api.md "jit". Per signature (argument shapes, dtypes, layouts, numbers,
@@ -127,11 +196,13 @@ function fill(template: unknown, outs: readonly Tensor[]): unknown {
 export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOptions = {}): Jitted<A, R> {
   if (typeof fn !== 'function')
     throw new ValueError(`jit: expected a function; got ${fn === null ? 'null' : typeof fn}`);
-  opts = parseOptions<JitOptions>('jit', opts, { maxRecords: 'any' });
-  const maxRecords = opts.maxRecords ?? 8;
-  if (!Number.isInteger(maxRecords) || maxRecords < 1)
-    throw new ValueError(`jit: maxRecords must be a positive integer; got ${maxRecords}`);
-  const cache = new Map<string, Record_>();
+  const { maxRecords, keepOutputs } = withDefaults<Required<JitOptions>>(
+    'jit',
+    opts,
+    { maxRecords: 'posint', keepOutputs: 'boolean' },
+    { maxRecords: 8, keepOutputs: false },
+  );
+  const cache = new Map<string, Signature>();
   const stats = { recorded: 0, replayed: 0 };
   // Calls of this function, replayed or not: a recorded call lines up only with the call of
   // the same signature just before it. Another signature's eager call in between (a smaller
@@ -155,14 +226,30 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     } else if (numberKeys.size > 64) numberKeys.clear();
   };
 
+  // The previous call's outputs, freed by the next call unless keepOutputs.
+  let lent: Tensor[] = [];
   const call = (...args: A): R => {
     // Inside another jitted function's recording: that record captures this work (and its hooks).
     if (isRecording()) return fn(...args);
-    const callNo = ++calls;
-    flushPending();
     const tensors: Tensor[] = [];
     const parts: string[] = [];
     sig(args, tensors, parts);
+    // Free what the previous call returned before this one runs (its buffers come straight
+    // back); an output passed back in as an argument (a recurrent state) goes after the call.
+    const passedBack = lent.filter((t) => tensors.includes(t));
+    for (const t of lent) if (!passedBack.includes(t)) t._release(REUSED);
+    lent = [];
+    try {
+      const result = callInner(args, tensors, parts);
+      if (!keepOutputs) lent = collectTensors(result);
+      return result;
+    } finally {
+      for (const t of passedBack) t._release(REUSED);
+    }
+  };
+  const callInner = (args: A, tensors: Tensor[], parts: string[]): R => {
+    const callNo = ++calls;
+    flushPending();
     const backend = backendOf(tensors);
     for (const t of tensors) {
       if (t.nd('jit').backend !== backend)
@@ -172,38 +259,51 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     }
     const key = `${idOf(backend)}|${isGradEnabled() ? 'grad' : 'nograd'}|${parts.join('')}`;
     noteNumbers(parts.map((p) => (p.startsWith('n') ? 'n' : p)).join(''), key);
-    let rec = cache.get(key);
-    if (rec) {
+    let sigRec = cache.get(key);
+    if (sigRec) {
       cache.delete(key);
-      cache.set(key, rec);
+      cache.set(key, sigRec);
     } else {
-      rec = { prev: null, plan: null, outTemplate: null, outShapes: [], misses: 0 };
-      cache.set(key, rec);
+      sigRec = { variants: [] };
+      cache.set(key, sigRec);
       if (cache.size > maxRecords) {
         const oldest = cache.keys().next().value!;
-        const dropped = cache.get(oldest)!.plan;
-        if (dropped) releasePlan(dropped);
+        for (const r of cache.get(oldest)!.variants) if (r.plan) releasePlan(r.plan);
         cache.delete(oldest);
       }
     }
     const inputs = tensors.map((t) => t.nd('jit').storage);
 
-    if (rec.plan) {
-      const outs = replay(rec.plan, backend, inputs);
-      if (outs) {
-        stats.replayed++;
-        const shapes = rec.outShapes;
-        return fill(
-          rec.outTemplate,
-          outs.map((s, i) => new Tensor(NDArray.fromStorage(s, shapes[i]))),
-        ) as R;
+    for (const r of sigRec.variants) {
+      if (!r.plan) continue;
+      const g = checkGuards(r.guards);
+      if (g === 'mode') continue;
+      if (g === 'ok') {
+        const outs = replay(r.plan, backend, inputs);
+        if (outs) {
+          stats.replayed++;
+          // A read in flight (the previous step's loss, awaited now): submit this step at once,
+          // so the GPU runs it while the host waits for that read, instead of after.
+          if (backend.readsInFlight?.()) backend.flush();
+          const shapes = r.outShapes;
+          return fill(
+            r.outTemplate,
+            outs.map((s, i) => new Tensor(NDArray.fromStorage(s, shapes[i]))),
+          ) as R;
+        }
       }
-      // State the record relied on was freed (a parameter replaced from outside): record again.
-      releasePlan(rec.plan);
-      rec.plan = null;
-      rec.prev = null;
+      // State the record relied on was replaced or freed (a parameter swapped from outside,
+      // an eager call of the function in between, a captured tensor disposed): record again.
+      releasePlan(r.plan);
+      r.plan = null;
+      r.prev = null;
+      break;
     }
 
+    // A recorded call lines up with the next one only if nothing replaced the state it left
+    // behind in between (an eager call of the function, or of the model, swaps parameters
+    // and running statistics): otherwise this call starts the recording over.
+    for (const r of sigRec.variants) if (r.prev && !r.prev.held.every(holds)) r.prev = null;
     for (const [i, t] of tensors.entries()) {
       if (t.requiresGrad)
         throw new JitError(
@@ -236,28 +336,48 @@ export function jit<A extends unknown[], R>(fn: (...args: A) => R, opts: JitOpti
     }
     stats.recorded++;
     const outStorages = outs.map((t) => t.nd('jit').storage);
+    // The record this call belongs to: the one made with the same flag values.
+    let rec = sigRec.variants.find((r) => sameFields(r.guards.fields, trace.fields));
+    if (!rec) {
+      rec = {
+        prev: null,
+        plan: null,
+        outTemplate: null,
+        outShapes: [],
+        misses: 0,
+        guards: { fields: trace.fields, holders: [], slots: [], checkedAt: stateEpoch() },
+      };
+      sigRec.variants.push(rec);
+      if (sigRec.variants.length > maxRecords) {
+        const dropped = sigRec.variants.shift()!;
+        if (dropped.plan) releasePlan(dropped.plan);
+      }
+    }
     if (rec.prev && rec.prev.call !== callNo - 1) rec.prev = null;
     if (rec.prev) {
       try {
         rec.plan = buildPlan(rec.prev.trace, rec.prev.inputs, trace, inputs, outStorages);
+        rec.guards = guardsOf(trace, rec.plan);
         rec.outTemplate = template;
         rec.outShapes = outs.map((t) => t.shape);
         rec.prev = null;
         rec.misses = 0;
       } catch (e) {
         if (!(e instanceof JitError) || !e.structural || ++rec.misses >= MAX_MISSES) {
-          cache.delete(key);
+          sigRec.variants.splice(sigRec.variants.indexOf(rec), 1);
           throw e;
         }
-        rec.prev = { trace, inputs, call: callNo };
+        rec.prev = { trace, inputs, call: callNo, held: heldBy(trace, tensors) };
       }
-    } else rec.prev = { trace, inputs, call: callNo };
+    } else rec.prev = { trace, inputs, call: callNo, held: heldBy(trace, tensors) };
     return fill(template, outs) as R;
   };
 
-  Object.defineProperty(call, 'stats', { get: (): JitStats => ({ ...stats, signatures: cache.size }) });
+  Object.defineProperty(call, 'stats', {
+    get: (): JitStats => ({ ...stats, signatures: cache.size, records: recordCount(cache) }),
+  });
   const reset = () => {
-    for (const r of cache.values()) if (r.plan) releasePlan(r.plan);
+    for (const sg of cache.values()) for (const r of sg.variants) if (r.plan) releasePlan(r.plan);
     cache.clear();
   };
   return Object.assign(call, { reset }) as Jitted<A, R>;

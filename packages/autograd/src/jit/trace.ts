@@ -2,6 +2,8 @@ import { Backend, Expr, Storage, TypedArray } from '@surf/core';
 import { HookSink, setHookSink } from './hooks';
 import { JitError } from './errors';
 import { Leaf, visit } from './visit';
+import { FieldGuard } from './guards';
+import { TensorWatch, setTensorWatch } from './watch';
 
 /** One thing the traced call did, in order. */
 export interface Entry {
@@ -27,6 +29,10 @@ export interface Trace {
   readonly dynamicConsts: WeakMap<object, () => number>;
   readonly dynamicData: WeakMap<object, () => TypedArray>;
   readonly holders: ReadonlyMap<Storage, (s: Storage) => void>;
+  /** Flags read (guardField), first read of each. */
+  readonly fields: readonly FieldGuard[];
+  /** Tensor objects read during the call that it did not make. */
+  readonly readTensors: ReadonlySet<object>;
 }
 
 /**
@@ -46,7 +52,17 @@ export function resultStorages(res: unknown, isStorage: (v: object) => boolean):
 }
 
 // Backend methods that do no device work on storages: called through untouched.
-const PASS = new Set(['constructor', 'flush', 'sync', 'memory', 'checkOutput', 'stats', 'trimPool', 'adopt']);
+const PASS = new Set([
+  'constructor',
+  'flush',
+  'sync',
+  'memory',
+  'checkOutput',
+  'stats',
+  'trimPool',
+  'adopt',
+  'readsInFlight',
+]);
 const READS = new Set(['read', 'readSync']);
 
 /**
@@ -56,13 +72,17 @@ const READS = new Set(['read', 'readSync']);
  * on the backend object itself, because arrays reach their backend through their storages,
  * not through getBackend().
  */
-export class Recorder implements HookSink {
+export class Recorder implements HookSink, TensorWatch {
   private entries: Entry[] = [];
   private created = new Map<Storage, readonly [number, number]>();
   private disposed = new Set<Storage>();
   private dynamicConsts = new WeakMap<object, () => number>();
   private dynamicData = new WeakMap<object, () => TypedArray>();
   private holders = new Map<Storage, (s: Storage) => void>();
+  private fields: FieldGuard[] = [];
+  private readTensors = new Set<object>();
+  private madeTensors = new WeakSet<object>();
+  private prevWatch: TensorWatch | null = null;
   private depth = 0;
   private restore: (() => void) | null = null;
   private prevSink: HookSink | null = null;
@@ -99,13 +119,19 @@ export class Recorder implements HookSink {
         else delete b[n];
       }
     };
-    if (this.logging) this.prevSink = setHookSink(this);
+    if (this.logging) {
+      this.prevSink = setHookSink(this);
+      this.prevWatch = setTensorWatch(this);
+    }
   }
 
   stop(): Trace {
     this.restore?.();
     this.restore = null;
-    if (this.logging) setHookSink(this.prevSink);
+    if (this.logging) {
+      setHookSink(this.prevSink);
+      setTensorWatch(this.prevWatch);
+    }
     return {
       entries: this.entries,
       created: this.created,
@@ -113,6 +139,8 @@ export class Recorder implements HookSink {
       dynamicConsts: this.dynamicConsts,
       dynamicData: this.dynamicData,
       holders: this.holders,
+      fields: this.fields,
+      readTensors: this.readTensors,
     };
   }
 
@@ -205,5 +233,16 @@ export class Recorder implements HookSink {
   }
   holder(s: Storage, rebind: (s: Storage) => void): void {
     this.holders.set(s, rebind);
+  }
+  field(obj: object, key: string, value: unknown): void {
+    if (!this.fields.some((f) => f.obj === obj && f.key === key)) this.fields.push({ obj, key, value });
+  }
+
+  // TensorWatch
+  read(t: object): void {
+    if (!this.madeTensors.has(t)) this.readTensors.add(t);
+  }
+  made(t: object): void {
+    this.madeTensors.add(t);
   }
 }

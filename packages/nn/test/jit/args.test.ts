@@ -36,11 +36,11 @@ async function countCopies<T>(fn: () => Promise<T>): Promise<{ value: T; copies:
 }
 
 /** A seeded 6-8-3 classifier and its SGD cross-entropy step, jitted unless `jitted` is false. */
-function smallStep(seed: number, momentum: number, jitted = true) {
+function smallStep(seed: number, momentum: number, jitted = true, keepOutputs = false) {
   manualSeed(seed);
   const model = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Linear(8, 3));
   const step = ceStep(model, new optim.SGD(model.parameters(), { lr: 0.1, momentum }));
-  return { model, f: jitted ? jit(step) : step };
+  return { model, f: jitted ? jit(step, { keepOutputs }) : step };
 }
 
 async function train(
@@ -48,7 +48,7 @@ async function train(
   keep: boolean,
 ): Promise<{ losses: number[]; params: number[][]; counts: Counts[]; copies: number[] }> {
   // Momentum: the state pairs swap every run, so each batch is met at both parities.
-  const { model, f } = smallStep(11, 0.9, jitted);
+  const { model, f } = smallStep(11, 0.9, jitted, keep);
   manualSeed(12);
   const batches = Array.from({ length: 3 }, () => ({ x: randn([5, 6]), y: randint(0, 3, [5]) }));
   const backend = batches[0].x.ndarray.backend as unknown as { stats(): Counts };

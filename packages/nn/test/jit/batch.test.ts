@@ -91,7 +91,8 @@ async function run(
   noise = false,
 ) {
   const { model, step } = mlp(dropout, width, noise);
-  const f = jitted ? jit(step) : step;
+  // Losses are read after later steps: kept (keepOutputs), so the replays share submits.
+  const f = jitted ? jit(step, { keepOutputs: true }) : step;
   manualSeed(9);
   const probe = randn([2, 16]);
   const losses: Tensor[] = [];

@@ -41,7 +41,8 @@ async function train(
     opt.step();
     return loss;
   };
-  const f = jitted ? jit(step) : step;
+  // Losses are read after later steps: kept (keepOutputs).
+  const f = jitted ? jit(step, { keepOutputs: true }) : step;
   const backend = batches[0].x.ndarray.backend as unknown as { stats(): Counts };
   manualSeed(9);
   const counts: Counts[] = [];
