@@ -4,13 +4,15 @@ import type { SimdOp } from '../../ops/table';
 import { foldExpr } from '../../ops/visit';
 import { Code } from './code';
 import { I32, ModuleBuilder, V128, ValType } from './module';
+import { SIMD_MATH, isSimdMathOp } from './simd-math';
 
 /**
  * Compiles a float32 elementwise expression to a WebAssembly SIMD loop, 4 lanes at a time.
  * Every f32x4 op rounds to f32 exactly as the JS kernel's Math.fround does, so results are
- * bit-identical to it (NaN payloads aside). Only what maps onto single SIMD ops is accepted
- * (the op table's rows flagged `simd`, and where over eq/lt of floats); anything else
- * (exp, log, sin, pow, ints, bools as data) returns null and stays on the JS kernel.
+ * bit-identical to it (NaN payloads aside). Accepted: what maps onto single SIMD ops (the op
+ * table's rows flagged `simd`, and where over eq/lt of floats), and exp, log and tanh as
+ * vectorised polynomials (simd-math.ts: within 2 ulp, not bit-identical to the JS kernel);
+ * anything else (sin, pow, ints, bools as data) returns null and stays on the JS kernel.
  *
  * The loop is 2-d, rows × inner: `run(rows, innerBytes, in0, rs0, …, out0, rs0', …, consts)`,
  * innerBytes being the row length in bytes rounded up to 16; pointers and row strides are
@@ -27,7 +29,7 @@ export function supportedByWasm(e: Expr, inDT: readonly DType[]): boolean {
     input: () => true,
     const: (_, dtype) => dtype === 'float32',
     cast: (a, from, to) => a && from === to,
-    unary: (op, a) => a && Object.hasOwn(SIMD_OPS, op),
+    unary: (op, a) => a && (Object.hasOwn(SIMD_OPS, op) || isSimdMathOp(op)),
     binary: (op, a, b, dt) => a && b && dt === 'float32' && Object.hasOwn(SIMD_OPS, op),
     where: (c, a, b) => c && a && b,
   });
@@ -114,7 +116,8 @@ export function buildElementwiseModule(outs: readonly Expr[], kinds: readonly Wa
           },
           const: (_, __, slot) => () => c.get(constLocals[slot]),
           cast: (a) => a,
-          unary: (op, a) => () => SIMD_OPS[op as SimdOp](c, a, a),
+          unary: (op, a) => () =>
+            isSimdMathOp(op) ? SIMD_MATH[op](c, () => local(V128), a) : SIMD_OPS[op as SimdOp](c, a, a),
           binary: (op, a, b) => () => SIMD_OPS[op as SimdOp](c, a, b),
           where: (m, a, b) => () => {
             a();
