@@ -70,7 +70,8 @@ describe.each(cases)('%s on wasm SIMD', (name, e, ref, xs, maxUlp) => {
         at = i;
       }
     }
-    if (!(worst <= maxUlp)) throw new Error(`${name}: ${worst} ulp at x = ${xs[at]} (got ${got[at]}, want ${ref(xs[at])})`);
+    if (!(worst <= maxUlp))
+      throw new Error(`${name}: ${worst} ulp at x = ${xs[at]} (got ${got[at]}, want ${ref(xs[at])})`);
     console.log(name, worst);
   });
 });

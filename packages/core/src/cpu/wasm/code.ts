@@ -206,6 +206,14 @@ export class Code {
     const b = Array.from(new Uint8Array(new Int32Array([v]).buffer));
     return this.simd(0x0c, ...b, ...b, ...b, ...b);
   }
+  /** b < a ? b : a, one x86 minps (NaN in a passes through); f32x4.min's NaN rule costs more. */
+  f32x4Pmin(): this {
+    return this.simd(0xea);
+  }
+  /** a < b ? b : a, one maxps. */
+  f32x4Pmax(): this {
+    return this.simd(0xeb);
+  }
   f32x4Gt(): this {
     return this.simd(0x44);
   }

@@ -22,9 +22,9 @@ export type SimdMathOp = 'exp' | 'log' | 'tanh';
 const LOG2E = 1.4426950408889634;
 // ln 2 split so that n·LN2_HI is exact for |n| < 2^15 (Cody and Waite's reduction).
 const LN2_HI = 0.693359375;
-const LN2_LO = -2.12194440e-4;
+const LN2_LO = -2.1219444e-4;
 // e^r ≈ 1 + r + r²·P(r) on |r| ≤ ln2/2.
-const EXP_P = [1.987569150e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1];
+const EXP_P = [1.98756915e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1];
 // log(1 + x) ≈ x − x²/2 + x³·P(x) on √½ − 1 ≤ x < √2 − 1.
 const LOG_P = [
   7.0376836292e-2, -1.151461031e-1, 1.167699874e-1, -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1,
@@ -34,6 +34,9 @@ const LOG_P = [
 const TANH_P = [-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1];
 const TANH_SMALL = 0.625;
 const SIGN = -0x80000000;
+// 1.5·2^23: adding it rounds |v| < 2^22 to an integer held in the low mantissa bits.
+const ROUNDER = 12582912;
+const ROUNDER_BITS = 0x4b400000;
 
 /** Horner's rule on local `x`: leaves ((c0·x + c1)·x + …)·x + c_last on the stack. */
 function horner(c: Code, x: number, coeffs: readonly number[]): void {
@@ -43,22 +46,25 @@ function horner(c: Code, x: number, coeffs: readonly number[]): void {
 
 /**
  * e^x = 2^n · e^r, n = round(x·log2 e), r = x − n·ln 2. The input is clamped to [−104, 89]
- * (past which the result is 0 or +Inf anyway, NaN passing through), and 2^n is applied as
- * two factors 2^⌊n/2⌋ · 2^(n−⌊n/2⌋), both normal floats, so results that overflow give
- * +Inf and subnormal results are rounded once.
+ * (past which the result is 0 or +Inf anyway; pmin/pmax let NaN through), and 2^n is applied
+ * as two factors 2^⌊n/2⌋ · 2^(n−⌊n/2⌋), both normal floats, so results that overflow give
+ * +Inf and subnormal results are rounded once. n is rounded by adding 1.5·2^23, which leaves
+ * it in the low mantissa bits (cheaper than f32x4.nearest plus a saturating conversion).
  */
 function exp(c: Code, tmp: Tmp, a: Push): void {
   const x = tmp(),
+    t = tmp(),
     n = tmp(),
     r = tmp(),
     ni = tmp(),
     h = tmp();
   a();
-  c.f32x4Const(89).f32x4Min().f32x4Const(-104).f32x4Max().set(x);
-  c.get(x).f32x4Const(LOG2E).f32x4Mul().f32x4Nearest().set(n);
+  c.f32x4Const(89).f32x4Pmin().f32x4Const(-104).f32x4Pmax().set(x);
+  c.get(x).f32x4Const(LOG2E).f32x4Mul().f32x4Const(ROUNDER).f32x4Add().set(t);
+  c.get(t).f32x4Const(ROUNDER).f32x4Sub().set(n);
   c.get(x).get(n).f32x4Const(LN2_HI).f32x4Mul().f32x4Sub();
   c.get(n).f32x4Const(LN2_LO).f32x4Mul().f32x4Sub().set(r);
-  c.get(n).i32x4TruncSatF32x4S().set(ni);
+  c.get(t).i32x4Const(ROUNDER_BITS).i32x4Sub().set(ni);
   c.get(ni).i32Const(1).i32x4ShrS().set(h);
   // p = P(r)·r² + r + 1
   horner(c, r, EXP_P);
