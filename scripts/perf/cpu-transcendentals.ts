@@ -1,11 +1,11 @@
 /**
- * Times exp, tanh, silu, log and sigmoid over 4M float32 elements on the CPU backend
+ * Times exp, tanh, silu, sigmoid, log and gelu over 4M float32 elements on the CPU backend
  * (process CPU time, which a busy shared box does not inflate as it does wall time: median of
  * REPS runs after a warm-up; with THREADS=1 that is the single thread's time), the figures docs/tuning-log.md compares with
  * PyTorch's CPU build (scripts/perf/cpu_transcendentals.py).
  *   node scripts/run-ts.mjs scripts/perf/cpu-transcendentals.ts
  */
-import { Tensor, init, tensor, tidy } from '@surf/nn';
+import { Tensor, gelu, init, tensor, tidy } from '@surf/nn';
 import { setCpuThreads } from '@surf/core';
 
 await init({ backend: 'cpu' });
@@ -24,6 +24,7 @@ const ops: [string, (t: Tensor) => Tensor][] = [
   ['silu', (t) => t.silu()],
   ['sigmoid', (t) => t.sigmoid()],
   ['log', (t) => t.abs().log()],
+  ['gelu', (t) => gelu(t)],
 ];
 for (const [name, f] of ops) {
   const times: number[] = [];

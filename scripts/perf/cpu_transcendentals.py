@@ -1,4 +1,4 @@
-"""PyTorch twin of cpu-transcendentals.ts: exp, tanh, silu, sigmoid and log over 4M float32
+"""PyTorch twin of cpu-transcendentals.ts: exp, tanh, silu, sigmoid, log and gelu over 4M float32
 elements on the CPU, process CPU time (not inflated by a busy box), median (and min) of 25
 runs after a warm-up.
     /usr/bin/python3 scripts/perf/cpu_transcendentals.py [threads]
@@ -19,6 +19,7 @@ ops = [
     ("silu", torch.nn.functional.silu),
     ("sigmoid", torch.sigmoid),
     ("log", lambda t: t.abs().log()),
+    ("gelu", torch.nn.functional.gelu),
 ]
 for name, f in ops:
     times = []

@@ -10,8 +10,8 @@ import { SIMD_MATH, isSimdMathOp } from './simd-math';
  * Compiles a float32 elementwise expression to a WebAssembly SIMD loop, 4 lanes at a time.
  * Every f32x4 op rounds to f32 exactly as the JS kernel's Math.fround does, so results are
  * bit-identical to it (NaN payloads aside). Accepted: what maps onto single SIMD ops (the op
- * table's rows flagged `simd`, and where over eq/lt of floats), and exp, log and tanh as
- * vectorised polynomials (simd-math.ts: within 2 ulp, not bit-identical to the JS kernel);
+ * table's rows flagged `simd`, and where over eq/lt of floats), and exp, log, tanh and erf as
+ * vectorised polynomials (simd-math.ts: within 2-4 ulp, not bit-identical to the JS kernel);
  * anything else (sin, pow, ints, bools as data) returns null and stays on the JS kernel.
  *
  * The loop is 2-d, rows × inner: `run(rows, innerBytes, in0, rs0, …, out0, rs0', …, consts)`,

@@ -1,13 +1,15 @@
 import { Code } from './code';
 
 /**
- * Vectorised float32 transcendentals for the generated elementwise loops: exp, log and tanh
- * on f32x4 lanes, built from plain f32x4 mul/add (no fused multiply-add, whose rounding
+ * Vectorised float32 transcendentals for the generated elementwise loops: exp, log, tanh and
+ * erf on f32x4 lanes, built from plain f32x4 mul/add (no fused multiply-add, whose rounding
  * varies by engine), so a value comes out the same on every thread and every run.
  *
- * They are Cephes' single-precision algorithms (range reduction, then a minimax polynomial),
- * within 2 ulp of the exact result over the whole float range (tested against float64
- * references, ±Inf, NaN, ±0 and subnormals included: `cpu-simd-math.test.ts`). The JS kernel
+ * exp, log and tanh are Cephes' single-precision algorithms (range reduction, then a minimax
+ * polynomial; exp's refitted one degree lower), within 2 ulp of the exact result over the
+ * whole float range; erf is two fitted polynomials, within 4 ulp (Horner's rule cancels a
+ * little just below its split at 1.5), like PyTorch's vectorised erf. Tested against float64
+ * references, ±Inf, NaN, ±0 and subnormals included (`cpu-simd-math.test.ts`). The JS kernel
  * rounds Math.exp & co. once, so a large array's result may differ from a small one's in the
  * last bit or two; the WebGPU backend's transcendentals differ likewise.
  *
@@ -17,7 +19,7 @@ import { Code } from './code';
 type Push = () => void;
 type Tmp = () => number;
 
-export type SimdMathOp = 'exp' | 'log' | 'tanh';
+export type SimdMathOp = 'exp' | 'log' | 'tanh' | 'erf';
 
 const LOG2E = 1.4426950408889634;
 // ln 2 split so that n·LN2_HI is exact for |n| < 2^15 (Cody and Waite's reduction).
@@ -34,6 +36,18 @@ const LOG_P = [
 // tanh(x) ≈ x + x³·P(x²) on |x| < 0.625.
 const TANH_P = [-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1];
 const TANH_SMALL = 0.625;
+// erf(x) ≈ x·S(x²) below ERF_SPLIT; erfc(x) ≈ e^{−x²}·L(x) from there to 4, past which erf
+// rounds to ±1. Both fitted by scripts/perf/fit_erf_poly.py (relative errors 8e-10 and 4e-7,
+// the latter scaled by erfc/erf ≤ 0.04 in the result).
+const ERF_SPLIT = 1.5;
+const ERF_S = [
+  6.144708208921656e-7, -1.1272975825704634e-5, 1.1288871610304341e-4, -8.450582972727716e-4, 5.2164820954203606e-3,
+  -2.6862889528274536e-2, 1.1283718794584274e-1, -3.7612631916999817e-1, 1.128379225730896,
+];
+const ERF_L = [
+  1.0966207810270134e-5, -2.850318269338459e-4, 3.293848829343915e-3, -2.2324565798044205e-2, 9.860687702894211e-2,
+  -2.983914613723755e-1, 6.329156756401062e-1, -9.431697726249695e-1, 9.567506909370422e-1,
+];
 const SIGN = -0x80000000;
 // 1.5·2^23: adding it rounds |v| < 2^22 to an integer held in the low mantissa bits.
 const ROUNDER = 12582912;
@@ -136,6 +150,29 @@ function tanh(c: Code, tmp: Tmp, a: Push): void {
   c.get(x).i32x4Const(SIGN).v128And().v128Or();
 }
 
-export const SIMD_MATH: Record<SimdMathOp, (c: Code, tmp: Tmp, a: Push) => void> = { exp, log, tanh };
+/**
+ * erf |x|: |x|·S(x²) below 1.5, else 1 − e^{−x²}·L(|x|) with |x| clamped to 4 (pmin lets NaN
+ * through); the sign bit put back last, as tanh.
+ */
+function erf(c: Code, tmp: Tmp, a: Push): void {
+  const x = tmp(),
+    ax = tmp(),
+    z = tmp(),
+    big = tmp();
+  a();
+  c.set(x);
+  c.get(x).f32x4Abs().f32x4Const(4).f32x4Pmin().set(ax);
+  c.get(ax).get(ax).f32x4Mul().set(z);
+  horner(c, ax, ERF_L);
+  exp(c, tmp, () => c.get(z).f32x4Neg());
+  c.f32x4Mul().set(big);
+  c.f32x4Const(1).get(big).f32x4Sub().set(big);
+  horner(c, z, ERF_S);
+  c.get(ax).f32x4Mul();
+  c.get(big).get(ax).f32x4Const(ERF_SPLIT).f32x4Lt().v128Bitselect();
+  c.get(x).i32x4Const(SIGN).v128And().v128Or();
+}
+
+export const SIMD_MATH: Record<SimdMathOp, (c: Code, tmp: Tmp, a: Push) => void> = { exp, log, tanh, erf };
 
 export const isSimdMathOp = (op: string): op is SimdMathOp => Object.hasOwn(SIMD_MATH, op);
