@@ -1,5 +1,6 @@
 import type { AttentionGrads, AttentionOptions, AttentionResult } from '../backend';
 import { attentionBackwardCpu, attentionCpu } from './attention';
+import { attentionBackwardGemm, attentionGemm } from './attention-gemm';
 import { checkAttentionArgs } from '../attention';
 import type {
   Backend,
@@ -20,7 +21,7 @@ import { Expr, exprDType } from '../expr';
 import { numel } from '../shape';
 import { runElementwise } from './elementwise';
 import { gatherInto } from './gather';
-import { matmulInto } from './matmul';
+import { matmulInto, wasmGemm } from './matmul';
 import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
 import { CpuStorage, allocate } from './storage';
@@ -221,7 +222,8 @@ export class CpuBackend implements Backend {
     const out = this.pool.take('float32', rows * v.view.shape[v.view.ndim - 1]) as Float32Array;
     const lse = this.pool.take('float32', rows) as Float32Array;
     const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
-    if (rows > 0) attentionCpu(op(q), op(k), op(v), o, out, lse);
+    // The GEMM form where the SIMD kernels exist; the row-at-a-time JS loops otherwise.
+    if (rows > 0) (wasmGemm() ? attentionGemm : attentionCpu)(op(q), op(k), op(v), o, out, lse);
     return { out: this.make('float32', out), lse: this.make('float32', lse) };
   }
 
@@ -242,7 +244,18 @@ export class CpuBackend implements Backend {
     const dv = this.pool.take('float32', numel(v.view.shape)) as Float32Array;
     const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
     if (dq.length + dk.length + dv.length > 0)
-      attentionBackwardCpu(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv);
+      (wasmGemm() ? attentionBackwardGemm : attentionBackwardCpu)(
+        op(q),
+        op(k),
+        op(v),
+        op(out),
+        op(lse),
+        op(gOut),
+        o,
+        dq,
+        dk,
+        dv,
+      );
     return { dq: this.make('float32', dq), dk: this.make('float32', dk), dv: this.make('float32', dv) };
   }
   // ---- end attention ----
