@@ -1,15 +1,20 @@
+import { E } from '../expr';
 import { View } from '../view';
 import { CpuAttentionOptions, CpuOperand, dims, forEachBatch } from './attention';
+import { runElementwise } from './elementwise';
 import { matmulInto } from './matmul';
 
 /**
  * Scaled-dot-product attention on the CPU's SIMD GEMM, per batch index: the L × S scores come
- * from one Q·Kᵀ product, each row's softmax is taken in float64 in JS (max, exp, sum, the same
- * masking and logsumexp contract as the row-at-a-time path in attention.ts), and the output is
- * one P·V product. The backward recomputes P from the saved logsumexp and runs five products
- * (Q·Kᵀ, dO·Vᵀ, Pᵀ·dO, dS·K, dSᵀ·Q). The products accumulate in float32, as the plain
- * `softmax(q·kᵀ)·v` does on this backend; the row-at-a-time path (float64 dot products, a
- * JS loop per element) stays for engines without WebAssembly SIMD.
+ * from one Q·Kᵀ product; one JS pass scales and masks them and takes each row's max; the
+ * exponentials are one elementwise kernel (the SIMD exp over rows × keys, the row max as a
+ * per-row operand); the output is one P·V product of the unnormalised P, its rows divided by
+ * their sums after (L × Ev divisions instead of L × S). Same masking and logsumexp contract as
+ * the row-at-a-time path in attention.ts. The backward recomputes P from the saved logsumexp
+ * the same way, forms dS = P ∘ (dP − D)·scale in one more elementwise kernel and runs five
+ * products (Q·Kᵀ, dO·Vᵀ, Pᵀ·dO, dS·K, dSᵀ·Q). Products accumulate in float32, as the plain
+ * `softmax(q·kᵀ)·v` does on this backend; the row-at-a-time path (float64 dot products, a JS
+ * loop per element) stays for engines without WebAssembly SIMD.
  */
 
 /** x's [rows, cols] slice at element offset o (last two dims), or its transpose. */
@@ -24,11 +29,10 @@ const dense = (rows: number, cols: number, transpose = false) =>
   transpose ? new View([cols, rows], [1, cols], 0) : new View([rows, cols], [cols, 1], 0);
 
 /**
- * Row i of the scaled, masked scores (the product row `prod`, n keys visible) into the float64
- * row s; hidden keys are -Infinity. Returns the row's max.
+ * Row i of the product `prod` (n keys visible) scaled and masked in place; hidden keys become
+ * -Infinity. Returns the row's max.
  */
 function scoreRow(
-  s: Float64Array,
   prod: Float32Array,
   i: number,
   S: number,
@@ -38,22 +42,33 @@ function scoreRow(
   nd: number,
 ): number {
   const base = i * S;
-  for (let j = 0; j < n; j++) s[j] = prod[base + j] * opts.scale;
   const m = opts.mask;
-  if (m) {
-    const mr = mo + i * m.view.strides[nd - 2],
-      mc = m.view.strides[nd - 1];
-    for (let j = 0; j < n; j++) {
+  const mr = m ? mo + i * m.view.strides[nd - 2] : 0,
+    mc = m ? m.view.strides[nd - 1] : 0;
+  let mx = -Infinity;
+  for (let j = 0; j < n; j++) {
+    let x = prod[base + j] * opts.scale;
+    if (m) {
       const mv = m.data[mr + j * mc];
       if (m.bool) {
-        if (!mv) s[j] = -Infinity;
-      } else s[j] += mv;
+        if (!mv) x = -Infinity;
+      } else x += mv;
     }
+    prod[base + j] = x;
+    if (x > mx) mx = x;
   }
-  let mx = -Infinity;
-  for (let j = 0; j < n; j++) if (s[j] > mx) mx = s[j];
+  prod.fill(-Infinity, base + n, base + S);
   return mx;
 }
+
+const X = E.in(0);
+/** exp(s − row value): the row's max (forward) or logsumexp (backward). */
+const EXP_ROW = [E.exp(E.sub(X, E.in(1)))];
+/** dS = P ∘ (dP − D)·scale, D one value per row. */
+const dsOf = (scale: number) => [E.mul(E.mul(X, E.sub(E.in(1), E.in(2))), E.f(scale))];
+const f32 = (data: Float32Array, view: View) => ({ data, dtype: 'float32' as const, view });
+/** One value per row of an L × S grid. */
+const perRow = (L: number, S: number) => new View([L, S], [1, 0], 0);
 
 export function attentionGemm(
   q: CpuOperand,
@@ -66,28 +81,31 @@ export function attentionGemm(
   const { L, S, Ev, nd, batch } = dims(q.view, v.view);
   const prod = new Float32Array(L * S);
   const p = new Float32Array(L * S);
-  const s = new Float64Array(S);
+  const rowMax = new Float32Array(L);
   const [qd, kd, vd] = [q.data, k.data, v.data] as Float32Array[];
   forEachBatch(batch, (b, off) => {
     matmulInto(qd, slice2d(q, off(q.view), nd), kd, slice2d(k, off(k.view), nd, true), prod);
     const mo = opts.mask ? off(opts.mask.view) : 0;
     for (let i = 0; i < L; i++) {
-      const n = opts.causal ? Math.min(S, i + 1) : S;
-      const mx = scoreRow(s, prod, i, S, n, opts, mo, nd);
-      const row = i * S;
-      p.fill(0, row + n, row + S);
-      if (mx === -Infinity) {
+      const mx = scoreRow(prod, i, S, opts.causal ? Math.min(S, i + 1) : S, opts, mo, nd);
+      // A row with every key hidden subtracts 0: its exponentials are exp(-Inf) = 0.
+      rowMax[i] = mx === -Infinity ? 0 : mx;
+      lse[b * L + i] = mx;
+    }
+    runElementwise(EXP_ROW, [p], [f32(prod, dense(L, S)), f32(rowMax, perRow(L, S))], [L, S]);
+    const o = out.subarray(b * L * Ev, (b + 1) * L * Ev);
+    matmulInto(p, dense(L, S), vd, slice2d(v, off(v.view), nd), o);
+    for (let i = 0; i < L; i++) {
+      if (lse[b * L + i] === -Infinity) {
         // Every key hidden: PyTorch's safe softmax gives 0, not NaN.
-        p.fill(0, row, row + n);
-        lse[b * L + i] = -Infinity;
+        o.fill(0, i * Ev, (i + 1) * Ev);
         continue;
       }
       let l = 0;
-      for (let j = 0; j < n; j++) l += s[j] = Math.exp(s[j] - mx);
-      for (let j = 0; j < n; j++) p[row + j] = s[j] / l;
-      lse[b * L + i] = mx + Math.log(l);
+      for (let j = i * S, e = j + S; j < e; j++) l += p[j];
+      for (let e = i * Ev; e < (i + 1) * Ev; e++) o[e] /= l;
+      lse[b * L + i] = rowMax[i] + Math.log(l);
     }
-    matmulInto(p, dense(L, S), vd, slice2d(v, off(v.view), nd), out.subarray(b * L * Ev, (b + 1) * L * Ev));
   });
 }
 
@@ -106,14 +124,16 @@ export function attentionBackwardGemm(
   const { L, S, E, Ev, nd, batch } = dims(q.view, v.view);
   const prod = new Float32Array(L * S);
   const p = new Float32Array(L * S);
+  const dp = new Float32Array(L * S);
   const ds = new Float32Array(L * S);
-  const s = new Float64Array(S);
+  const rowLse = new Float32Array(L);
+  const rowD = new Float32Array(L);
   const [qd, kd, vd, od, gd] = [q.data, k.data, v.data, out.data, gOut.data] as Float32Array[];
-  const scale = opts.scale;
+  const dsExpr = dsOf(opts.scale);
   forEachBatch(batch, (b, off) => {
     const [qv, kv, vv, gv] = [q, k, v, gOut].map((x) => slice2d(x, off(x.view), nd));
     matmulInto(qd, qv, kd, slice2d(k, off(k.view), nd, true), prod);
-    matmulInto(gd, gv, vd, slice2d(v, off(v.view), nd, true), ds); // dP = dO·Vᵀ
+    matmulInto(gd, gv, vd, slice2d(v, off(v.view), nd, true), dp); // dP = dO·Vᵀ
     const lo = off(lse.view),
       ls = lse.view.strides[nd - 2];
     const oo = off(out.view),
@@ -122,22 +142,16 @@ export function attentionBackwardGemm(
       [grs, gcs] = [gOut.view.strides[nd - 2], gOut.view.strides[nd - 1]];
     const mo = opts.mask ? off(opts.mask.view) : 0;
     for (let i = 0; i < L; i++) {
-      const row = i * S;
       const li = lse.data[lo + i * ls];
-      const n = li === -Infinity ? 0 : opts.causal ? Math.min(S, i + 1) : S;
-      p.fill(0, row + n, row + S);
-      ds.fill(0, row + n, row + S);
-      if (n === 0) continue;
-      scoreRow(s, prod, i, S, n, opts, mo, nd);
-      // D_i = dO_i · O_i; dS = P ∘ (dP − D)·scale.
+      scoreRow(prod, i, S, opts.causal ? Math.min(S, i + 1) : S, opts, mo, nd);
+      // A row with every key hidden: exp(s − Inf) = 0 for every key, so it adds nothing.
+      rowLse[i] = li === -Infinity ? Infinity : li;
       let D = 0;
       for (let e = 0; e < Ev; e++) D += gd[go + i * grs + e * gcs] * od[oo + i * ors + e * ocs];
-      for (let j = 0; j < n; j++) {
-        const pj = Math.exp(s[j] - li);
-        p[row + j] = pj;
-        ds[row + j] = pj * (ds[row + j] - D) * scale;
-      }
+      rowD[i] = D;
     }
+    runElementwise(EXP_ROW, [p], [f32(prod, dense(L, S)), f32(rowLse, perRow(L, S))], [L, S]);
+    runElementwise(dsExpr, [ds], [f32(p, dense(L, S)), f32(dp, dense(L, S)), f32(rowD, perRow(L, S))], [L, S]);
     matmulInto(p, dense(L, S, true), gd, gv, dv.subarray(b * S * Ev, (b + 1) * S * Ev)); // Pᵀ·dO
     matmulInto(ds, dense(L, S), kd, kv, dq.subarray(b * L * E, (b + 1) * L * E)); // dS·K
     matmulInto(ds, dense(L, S, true), qd, qv, dk.subarray(b * S * E, (b + 1) * S * E)); // dSᵀ·Q
