@@ -88,8 +88,8 @@ export function attentionGemm(
     const mo = opts.mask ? off(opts.mask.view) : 0;
     for (let i = 0; i < L; i++) {
       const mx = scoreRow(prod, i, S, opts.causal ? Math.min(S, i + 1) : S, opts, mo, nd);
-      // A row with every key hidden subtracts 0: its exponentials are exp(-Inf) = 0.
-      rowMax[i] = mx === -Infinity ? 0 : mx;
+      // A row with every key hidden (max -Inf) gets NaN exponentials; its output is zeroed below.
+      rowMax[i] = mx;
       lse[b * L + i] = mx;
     }
     runElementwise(EXP_ROW, [p], [f32(prod, dense(L, S)), f32(rowMax, perRow(L, S))], [L, S]);
