@@ -131,7 +131,7 @@ export function attentionBackwardGemm(
   const [qd, kd, vd, od, gd] = [q.data, k.data, v.data, out.data, gOut.data] as Float32Array[];
   const dsExpr = dsOf(opts.scale);
   forEachBatch(batch, (b, off) => {
-    const [qv, kv, vv, gv] = [q, k, v, gOut].map((x) => slice2d(x, off(x.view), nd));
+    const [qv, kv, gv] = [q, k, gOut].map((x) => slice2d(x, off(x.view), nd));
     matmulInto(qd, qv, kd, slice2d(k, off(k.view), nd, true), prod);
     matmulInto(gd, gv, vd, slice2d(v, off(v.view), nd, true), dp); // dP = dO·Vᵀ
     const lo = off(lse.view),
