@@ -17,6 +17,17 @@ import { matmulInto } from './matmul';
  * loop per element) stays for engines without WebAssembly SIMD.
  */
 
+/**
+ * Where the L × S blocks come from and go back to: the backend's pool, whose float32 arrays
+ * live in wasm memory, so the GEMM writes and the SIMD kernels read them in place (no copies
+ * in and out) and no block is allocated (zero-filled) per call. Contents are unspecified:
+ * every block is written whole before it is read.
+ */
+export interface Scratch {
+  take(size: number): Float32Array;
+  give(a: Float32Array): void;
+}
+
 /** x's [rows, cols] slice at element offset o (last two dims), or its transpose. */
 function slice2d(x: CpuOperand, o: number, nd: number, transpose = false): View {
   const [r, c] = [x.view.shape[nd - 2], x.view.shape[nd - 1]];
@@ -77,11 +88,27 @@ export function attentionGemm(
   opts: CpuAttentionOptions,
   out: Float32Array,
   lse: Float32Array,
+  scratch: Scratch,
 ): void {
   const { L, S, Ev, nd, batch } = dims(q.view, v.view);
-  const prod = new Float32Array(L * S);
-  const p = new Float32Array(L * S);
-  const rowMax = new Float32Array(L);
+  const blocks = [scratch.take(L * S), scratch.take(L * S), scratch.take(L)];
+  try {
+    forwardBlocks(q, k, v, opts, out, lse, blocks);
+  } finally {
+    blocks.forEach((a) => scratch.give(a));
+  }
+}
+
+function forwardBlocks(
+  q: CpuOperand,
+  k: CpuOperand,
+  v: CpuOperand,
+  opts: CpuAttentionOptions,
+  out: Float32Array,
+  lse: Float32Array,
+  [prod, p, rowMax]: Float32Array[],
+): void {
+  const { L, S, Ev, nd, batch } = dims(q.view, v.view);
   const [qd, kd, vd] = [q.data, k.data, v.data] as Float32Array[];
   forEachBatch(batch, (b, off) => {
     matmulInto(qd, slice2d(q, off(q.view), nd), kd, slice2d(k, off(k.view), nd, true), prod);
@@ -120,14 +147,29 @@ export function attentionBackwardGemm(
   dq: Float32Array,
   dk: Float32Array,
   dv: Float32Array,
+  scratch: Scratch,
+): void {
+  const { L, S } = dims(q.view, v.view);
+  const blocks = [0, 1, 2, 3].map(() => scratch.take(L * S)).concat([scratch.take(L), scratch.take(L)]);
+  try {
+    backwardBlocks(q, k, v, out, lse, gOut, opts, [dq, dk, dv], blocks);
+  } finally {
+    blocks.forEach((a) => scratch.give(a));
+  }
+}
+
+function backwardBlocks(
+  q: CpuOperand,
+  k: CpuOperand,
+  v: CpuOperand,
+  out: CpuOperand,
+  lse: CpuOperand,
+  gOut: CpuOperand,
+  opts: CpuAttentionOptions,
+  [dq, dk, dv]: Float32Array[],
+  [prod, p, dp, ds, rowLse, rowD]: Float32Array[],
 ): void {
   const { L, S, E, Ev, nd, batch } = dims(q.view, v.view);
-  const prod = new Float32Array(L * S);
-  const p = new Float32Array(L * S);
-  const dp = new Float32Array(L * S);
-  const ds = new Float32Array(L * S);
-  const rowLse = new Float32Array(L);
-  const rowD = new Float32Array(L);
   const [qd, kd, vd, od, gd] = [q.data, k.data, v.data, out.data, gOut.data] as Float32Array[];
   const dsExpr = dsOf(opts.scale);
   forEachBatch(batch, (b, off) => {
