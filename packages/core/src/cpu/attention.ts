@@ -18,7 +18,7 @@ export interface CpuAttentionOptions {
 }
 
 /** Calls fn(b, offsetOf) for every batch index; offsetOf(x) is x's element offset there. */
-function forEachBatch(batch: readonly number[], fn: (b: number, offsetOf: (v: View) => number) => void): void {
+export function forEachBatch(batch: readonly number[], fn: (b: number, offsetOf: (v: View) => number) => void): void {
   const n = batch.reduce((a, c) => a * c, 1);
   const idx = new Array<number>(batch.length).fill(0);
   for (let b = 0; b < n; b++) {
@@ -34,7 +34,7 @@ function forEachBatch(batch: readonly number[], fn: (b: number, offsetOf: (v: Vi
   }
 }
 
-interface Dims {
+export interface Dims {
   batch: number[];
   L: number;
   S: number;
@@ -43,7 +43,7 @@ interface Dims {
   nd: number;
 }
 
-function dims(q: View, v: View): Dims {
+export function dims(q: View, v: View): Dims {
   const nd = q.ndim;
   return {
     batch: q.shape.slice(0, -2),

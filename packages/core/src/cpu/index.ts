@@ -1,5 +1,6 @@
 import type { AttentionGrads, AttentionOptions, AttentionResult, CrossEntropyRowsOptions } from '../backend';
 import { attentionBackwardCpu, attentionCpu } from './attention';
+import { attentionBackwardGemm, attentionGemm } from './attention-gemm';
 import { checkAttentionArgs } from '../attention';
 import type {
   Backend,
@@ -21,7 +22,7 @@ import { Expr, exprDType } from '../expr';
 import { numel } from '../shape';
 import { runElementwise } from './elementwise';
 import { gatherInto } from './gather';
-import { matmulInto } from './matmul';
+import { matmulInto, wasmGemm } from './matmul';
 import { reduceInto } from './reduce';
 import { ArrayPool } from './pool';
 import { CpuStorage, allocate } from './storage';
@@ -217,6 +218,12 @@ export class CpuBackend implements Backend {
   }
 
   // attention
+  /** Float32 blocks for the GEMM attention, from the pool (in wasm memory). */
+  private readonly scratch = {
+    take: (size: number) => this.pool.take('float32', size) as Float32Array,
+    give: (a: Float32Array) => this.pool.give('float32', a),
+  };
+
   private attnOperands(op: string, xs: Record<string, Strided>, opts: AttentionOptions) {
     for (const [name, x] of Object.entries(xs)) checkOperand(this, op, name, x, { mask: false });
     if (opts.mask) checkOperand(this, op, 'mask', opts.mask, { mask: false });
@@ -236,7 +243,10 @@ export class CpuBackend implements Backend {
     const out = this.pool.take('float32', rows * v.view.shape[v.view.ndim - 1]) as Float32Array;
     const lse = this.pool.take('float32', rows) as Float32Array;
     const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
-    if (rows > 0) attentionCpu(op(q), op(k), op(v), o, out, lse);
+    // The GEMM form where the SIMD kernels exist; the row-at-a-time JS loops otherwise.
+    if (rows > 0)
+      if (wasmGemm()) attentionGemm(op(q), op(k), op(v), o, out, lse, this.scratch);
+      else attentionCpu(op(q), op(k), op(v), o, out, lse);
     return { out: this.make('float32', out), lse: this.make('float32', lse) };
   }
 
@@ -257,7 +267,9 @@ export class CpuBackend implements Backend {
     const dv = this.pool.take('float32', numel(v.view.shape)) as Float32Array;
     const op = (x: Strided) => ({ data: this.arr(x.storage), view: x.view });
     if (dq.length + dk.length + dv.length > 0)
-      attentionBackwardCpu(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv);
+      if (wasmGemm())
+        attentionBackwardGemm(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv, this.scratch);
+      else attentionBackwardCpu(op(q), op(k), op(v), op(out), op(lse), op(gOut), o, dq, dk, dv);
     return { dq: this.make('float32', dq), dk: this.make('float32', dk), dv: this.make('float32', dv) };
   }
   // scatter and sort

@@ -63,10 +63,14 @@ export function poolBackwardInto(
 ): void {
   if (tiles(p, inShape[2], inShape[3])) return poolBackwardTiles(gy, gv, arg, av, p, inShape, out);
   const [n, c, h, w] = inShape;
-  const [kH, kW] = p.kernel,
-    [oH, oW] = p.out;
+  const kW = p.kernel[1],
+    oW = p.out[1];
   const [gn, gc, gh, gw] = gv.strides;
   const div = arg ? null : avgPoolDivisors(p, h, w);
+  // The taps that land on each row and column, in the loops' order (i, then j, ascending):
+  // the same terms summed in the same order as testing every tap, without the tests.
+  const ys = landingTaps(h, p.kernel[0], p.padding[0], p.dilation[0], p.stride[0], p.out[0]);
+  const xs = landingTaps(w, kW, p.padding[1], p.dilation[1], p.stride[1], oW);
   let o = 0;
   for (let b = 0; b < n; b++) {
     for (let ch = 0; ch < c; ch++) {
@@ -75,16 +79,12 @@ export function poolBackwardInto(
       for (let y = 0; y < h; y++) {
         for (let xx = 0; xx < w; xx++, o++) {
           let acc = 0;
-          for (let i = 0; i < kH; i++) {
-            const ty = y + p.padding[0] - i * p.dilation[0];
-            if (ty < 0 || ty % p.stride[0] !== 0) continue;
-            const oh = ty / p.stride[0];
-            if (oh >= oH) continue;
-            for (let j = 0; j < kW; j++) {
-              const tx = xx + p.padding[1] - j * p.dilation[1];
-              if (tx < 0 || tx % p.stride[1] !== 0) continue;
-              const ow = tx / p.stride[1];
-              if (ow >= oW) continue;
+          for (let a = ys.start[y]; a < ys.start[y + 1]; a++) {
+            const i = ys.tap[a],
+              oh = ys.out[a];
+            for (let q = xs.start[xx]; q < xs.start[xx + 1]; q++) {
+              const j = xs.tap[q],
+                ow = xs.out[q];
               const g = gy[gp + oh * gh + ow * gw];
               if (arg) {
                 if (arg[ap + oh * av!.strides[2] + ow * av!.strides[3]] === i * kW + j) acc += g;
@@ -98,6 +98,35 @@ export function poolBackwardInto(
       }
     }
   }
+}
+
+/**
+ * For each input position 0..size-1 along one axis, the kernel taps t whose window lands on
+ * it and that window's output index: position = out·stride − pad + t·dilation. Entries for
+ * position y are start[y]..start[y+1]-1 of tap/out, taps ascending.
+ */
+function landingTaps(
+  size: number,
+  kernel: number,
+  pad: number,
+  dilation: number,
+  stride: number,
+  outSize: number,
+): { start: Int32Array; tap: Int32Array; out: Int32Array } {
+  const start = new Int32Array(size + 1);
+  const tap: number[] = [],
+    out: number[] = [];
+  for (let y = 0; y < size; y++) {
+    start[y] = tap.length;
+    for (let t = 0; t < kernel; t++) {
+      const ty = y + pad - t * dilation;
+      if (ty < 0 || ty % stride !== 0 || ty / stride >= outSize) continue;
+      tap.push(t);
+      out.push(ty / stride);
+    }
+  }
+  start[size] = tap.length;
+  return { start, tap: Int32Array.from(tap), out: Int32Array.from(out) };
 }
 
 /**

@@ -195,6 +195,68 @@ export class Code {
   f32x4Max(): this {
     return this.simd(0xe9);
   }
+  // Lane-wise integer and bit ops the vectorised transcendentals (simd-math.ts) use.
+  /** A v128 constant of four equal f32 lanes. */
+  f32x4Const(x: number): this {
+    const b = f32(x);
+    return this.simd(0x0c, ...b, ...b, ...b, ...b);
+  }
+  /** A v128 constant of four equal i32 lanes (a bit pattern). */
+  i32x4Const(v: number): this {
+    const b = Array.from(new Uint8Array(new Int32Array([v]).buffer));
+    return this.simd(0x0c, ...b, ...b, ...b, ...b);
+  }
+  /** b < a ? b : a, one x86 minps (NaN in a passes through); f32x4.min's NaN rule costs more. */
+  f32x4Pmin(): this {
+    return this.simd(0xea);
+  }
+  /** a < b ? b : a, one maxps. */
+  f32x4Pmax(): this {
+    return this.simd(0xeb);
+  }
+  f32x4Gt(): this {
+    return this.simd(0x44);
+  }
+  f32x4Le(): this {
+    return this.simd(0x45);
+  }
+  f32x4Ne(): this {
+    return this.simd(0x42);
+  }
+  v128And(): this {
+    return this.simd(0x4e);
+  }
+  v128Or(): this {
+    return this.simd(0x50);
+  }
+  v128Xor(): this {
+    return this.simd(0x51);
+  }
+  i32x4Shl(): this {
+    return this.simd(0xab);
+  }
+  i32x4ShrS(): this {
+    return this.simd(0xac);
+  }
+  i32x4ShrU(): this {
+    return this.simd(0xad);
+  }
+  i32x4Add(): this {
+    return this.simd(0xae);
+  }
+  i32x4Sub(): this {
+    return this.simd(0xb1);
+  }
+  i32x4Lt(): this {
+    return this.simd(0x39);
+  }
+  /** f32 lanes to i32 lanes, truncating toward zero, saturating, NaN to 0. */
+  i32x4TruncSatF32x4S(): this {
+    return this.simd(0xf8);
+  }
+  f32x4ConvertI32x4S(): this {
+    return this.simd(0xfa);
+  }
   /** Relaxed SIMD fused multiply-add: a*b + c (may or may not round once). */
   f32x4RelaxedMadd(): this {
     return this.simd(0x105);

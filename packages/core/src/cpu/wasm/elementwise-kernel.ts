@@ -4,13 +4,15 @@ import type { SimdOp } from '../../ops/table';
 import { foldExpr } from '../../ops/visit';
 import { Code } from './code';
 import { I32, ModuleBuilder, V128, ValType } from './module';
+import { SIMD_MATH, isSimdMathOp } from './simd-math';
 
 /**
  * Compiles a float32 elementwise expression to a WebAssembly SIMD loop, 4 lanes at a time.
  * Every f32x4 op rounds to f32 exactly as the JS kernel's Math.fround does, so results are
- * bit-identical to it (NaN payloads aside). Only what maps onto single SIMD ops is accepted
- * (the op table's rows flagged `simd`, and where over eq/lt of floats); anything else
- * (exp, log, sin, pow, ints, bools as data) returns null and stays on the JS kernel.
+ * bit-identical to it (NaN payloads aside). Accepted: what maps onto single SIMD ops (the op
+ * table's rows flagged `simd`, and where over eq/lt of floats), and exp, log, tanh and erf as
+ * vectorised polynomials (simd-math.ts: within 2-4 ulp, not bit-identical to the JS kernel);
+ * anything else (sin, pow, ints, bools as data) returns null and stays on the JS kernel.
  *
  * The loop is 2-d, rows × inner: `run(rows, innerBytes, in0, rs0, …, out0, rs0', …, consts)`,
  * innerBytes being the row length in bytes rounded up to 16; pointers and row strides are
@@ -27,7 +29,7 @@ export function supportedByWasm(e: Expr, inDT: readonly DType[]): boolean {
     input: () => true,
     const: (_, dtype) => dtype === 'float32',
     cast: (a, from, to) => a && from === to,
-    unary: (op, a) => a && Object.hasOwn(SIMD_OPS, op),
+    unary: (op, a) => a && (Object.hasOwn(SIMD_OPS, op) || isSimdMathOp(op)),
     binary: (op, a, b, dt) => a && b && dt === 'float32' && Object.hasOwn(SIMD_OPS, op),
     where: (c, a, b) => c && a && b,
   });
@@ -101,30 +103,58 @@ export function buildElementwiseModule(outs: readonly Expr[], kinds: readonly Wa
   // The body of one 16-byte step, as a fold: each node becomes a thunk that pushes its v128,
   // so `where` can push its branches before its mask (bitselect's order) while constants keep
   // their pre-order numbers (exprKey's, which is the order of their values at `consts`).
+  // Each node also gets a structural key (constants by slot): a transcendental met again with
+  // the same key (sigmoid's e^-|x| in its numerator and denominator) is computed once per step
+  // into a local, and read from it after; the body has no branches, so the first emission
+  // always runs before the others.
   const counter = { next: 0 };
+  const computed = new Map<string, number>();
   const bodies = outs.map(
     (e) =>
-      foldExpr<Push>(
+      foldExpr<{ p: Push; k: string }>(
         e,
         kinds.map(() => 'float32'),
         {
-          input: (i) => () => {
-            if (kinds[i] !== 'u') c.get(splat[i]);
-            else c.get(inP(i)).get(o).i32Add().v128Load();
-          },
-          const: (_, __, slot) => () => c.get(constLocals[slot]),
+          input: (i) => ({
+            k: `i${i}`,
+            p: () => {
+              if (kinds[i] !== 'u') c.get(splat[i]);
+              else c.get(inP(i)).get(o).i32Add().v128Load();
+            },
+          }),
+          const: (_, __, slot) => ({ k: `c${slot}`, p: () => c.get(constLocals[slot]) }),
           cast: (a) => a,
-          unary: (op, a) => () => SIMD_OPS[op as SimdOp](c, a, a),
-          binary: (op, a, b) => () => SIMD_OPS[op as SimdOp](c, a, b),
-          where: (m, a, b) => () => {
-            a();
-            b();
-            m();
-            c.v128Bitselect();
+          unary: (op, a) => {
+            const k = `${op}(${a.k})`;
+            if (!isSimdMathOp(op)) return { k, p: () => SIMD_OPS[op as SimdOp](c, a.p, a.p) };
+            return {
+              k,
+              p: () => {
+                const at = computed.get(k);
+                if (at !== undefined) {
+                  c.get(at);
+                  return;
+                }
+                SIMD_MATH[op](c, () => local(V128), a.p);
+                const slot = local(V128);
+                c.tee(slot);
+                computed.set(k, slot);
+              },
+            };
           },
+          binary: (op, a, b) => ({ k: `${op}(${a.k},${b.k})`, p: () => SIMD_OPS[op as SimdOp](c, a.p, b.p) }),
+          where: (m, a, b) => ({
+            k: `where(${m.k},${a.k},${b.k})`,
+            p: () => {
+              a.p();
+              b.p();
+              m.p();
+              c.v128Bitselect();
+            },
+          }),
         },
         counter,
-      ).value,
+      ).value.p,
   );
   const constLocals: number[] = [];
   for (let j = 0; j < counter.next; j++) {
