@@ -41,7 +41,7 @@ const dense = (rows: number, cols: number, transpose = false) =>
 
 /**
  * Row i of the product `prod` (n keys visible) scaled and masked in place; hidden keys become
- * -Infinity. Returns the row's max.
+ * -Infinity. Returns the row's max (NaN when a score is NaN).
  */
 function scoreRow(
   prod: Float32Array,
@@ -66,7 +66,9 @@ function scoreRow(
       } else x += mv;
     }
     prod[base + j] = x;
+    // A NaN score makes the row NaN (PyTorch's softmax), never a row of hidden keys.
     if (x > mx) mx = x;
+    else if (x !== x) mx = NaN;
   }
   prod.fill(-Infinity, base + n, base + S);
   return mx;
