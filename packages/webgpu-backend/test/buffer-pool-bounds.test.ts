@@ -1,23 +1,9 @@
 import { BUCKET_MAX_FREE, BufferPool, POOL_MAX_FREE } from '../src/pool';
+import { fakeDevice } from './fake-device';
 
 // The pool bounds how many free buffers it keeps, so a release costs a bounded amount of work:
 // freeing 200,000 tiny tensors once kept all of them pooled, and each release walked its whole
 // bucket (quadratic: minutes for a file of empty tensors).
-function fakeDevice() {
-  const counts = { created: 0, destroyed: 0 };
-  const device = {
-    createBuffer: ({ size }: { size: number }) => {
-      counts.created++;
-      return {
-        size,
-        destroy: () => {
-          counts.destroyed++;
-        },
-      };
-    },
-  } as unknown as GPUDevice;
-  return { device, counts };
-}
 
 test('the bounds are what the pool promises', () => {
   expect(BUCKET_MAX_FREE).toBe(1024);
@@ -29,11 +15,10 @@ test('releasing 100,000 buffers of one size is linear, and the bucket keeps its 
   const pool = new BufferPool(device, 1 << 30, 1 << 30, () => {});
   const n = 100_000;
   const bufs = Array.from({ length: n }, () => pool.acquire(4, 0, false, 'fromData'));
-  const t0 = performance.now();
   // In creation order (a dict of tensors disposed in order): each is the highest id so far.
+  // Quadratic, this took ~80 s (past jest's limit); bounded, well under a second. The speed
+  // itself is a bench figure, not an assertion: the bounds below are what keep it linear.
   bufs.forEach((b) => pool.release(b, 1));
-  // Quadratic, this took ~80 s; bounded, well under a second even on a loaded machine.
-  expect(performance.now() - t0).toBeLessThan(3000);
   expect(pool.pooledBuffers).toBe(BUCKET_MAX_FREE);
   expect(counts.destroyed).toBe(n - BUCKET_MAX_FREE);
   // The kept ones are the lowest ids, handed out lowest first.
@@ -56,9 +41,7 @@ test('in reverse order too, and with many buckets the total stays bounded (oldes
   const { device, counts } = fakeDevice();
   const pool = new BufferPool(device, 1 << 30, 1 << 30, () => {}, 100);
   const bufs = Array.from({ length: 3000 }, () => pool.acquire(4, 0, false));
-  const t0 = performance.now();
   for (let i = bufs.length - 1; i >= 0; i--) pool.release(bufs[i], 1);
-  expect(performance.now() - t0).toBeLessThan(3000);
   expect(pool.pooledBuffers).toBe(100);
   // Released last: ids 1..100 (the lowest), which the bucket hands out first.
   expect(pool.acquire(4, 2, false)).toBe(bufs[0]);

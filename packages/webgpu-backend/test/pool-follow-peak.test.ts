@@ -1,23 +1,9 @@
 import { BufferPool, FOLLOW_MAX_BYTES } from '../src/pool';
+import { fakeDevice } from './fake-device';
 
 // A loop whose live set rises and falls each step (attention scores, a large batch) must find
 // the buffers it freed in the pool next step: the pool keeps up to the peak of live bytes, not
 // only its configured limit, so a steady loop stops creating buffers after its first step.
-function fakeDevice() {
-  const counts = { created: 0, destroyed: 0 };
-  const device = {
-    createBuffer: ({ size }: { size: number }) => {
-      counts.created++;
-      return {
-        size,
-        destroy: () => {
-          counts.destroyed++;
-        },
-      };
-    },
-  } as unknown as GPUDevice;
-  return { device, counts };
-}
 
 const MiB = 2 ** 20;
 

@@ -1,23 +1,9 @@
 import { BufferPool, SITE_HOLD, SITE_MAX_BYTES } from '../src/pool';
+import { fakeDevice } from './fake-device';
 
 // The buffer pool's byte limit, with a stand-in device that counts buffers made and destroyed:
 // past the limit the least recently released buffers go, so a workload whose sizes change
 // reuses its new sizes instead of creating and destroying a buffer on every allocation.
-function fakeDevice() {
-  const counts = { created: 0, destroyed: 0 };
-  const device = {
-    createBuffer: ({ size }: { size: number }) => {
-      counts.created++;
-      return {
-        size,
-        destroy: () => {
-          counts.destroyed++;
-        },
-      };
-    },
-  } as unknown as GPUDevice;
-  return { device, counts };
-}
 
 test('past its limit the pool drops the buffers released longest ago, not the one just released', () => {
   const { device, counts } = fakeDevice();
