@@ -125,6 +125,9 @@ export const NOT_DIFFERENTIABLE: Readonly<Record<string, string>> = {
   unique: 'host-side, no gradient (as PyTorch)',
   // Autograd control.
   registerHook: 'graph control',
+  bumpStateEpoch: 'jit guard bookkeeping',
+  guardField: 'jit guard bookkeeping',
+  trackStateOwner: 'jit guard bookkeeping',
   gradTap: 'graph control (the identity; its function sees the gradient)',
   retainGrad: 'graph control',
   retainsGrad: 'metadata',
