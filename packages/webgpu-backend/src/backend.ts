@@ -158,8 +158,7 @@ export function isSoftwareAdapter(info: GPUAdapterInfo | null): boolean {
   return /swiftshader|llvmpipe|lavapipe|microsoft basic render|\bwarp\b/i.test(s);
 }
 
-// Software adapters compile unrolled tiles for seconds each: a small rolled config (figures
-// in docs/tuning-log.md, "Software adapters").
+// Software adapters compile unrolled tiles for seconds each: a small rolled config.
 const SOFTWARE_MATMUL = { tileM: 32, tileN: 32, tileK: 16, threadM: 4, threadN: 4, vec4: true, unroll: false };
 
 function describe(info: GPUAdapterInfo | null): string {

@@ -97,8 +97,7 @@ export class BufferPool {
    * `FOLLOW_MAX_BYTES`), never fewer than the configured limit: a loop whose live set rises
    * and falls each step (attention's [B, H, L, L] scores, a large batch's activations) then
    * finds every buffer it frees waiting for the next step, instead of destroying and
-   * allocating hundreds of MiB per step (plain attention [16, 8, 1024, 64] forward + backward:
-   * 0.4 -> 12 TFLOP/s on the GPU host, docs/tuning-log.md). PyTorch's caching allocator keeps everything.
+   * allocating hundreds of MiB per step. PyTorch's caching allocator keeps everything.
    */
   followPeak(peakLiveBytes: number): void {
     const want = Math.min(peakLiveBytes, FOLLOW_MAX_BYTES);

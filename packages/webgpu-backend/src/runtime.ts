@@ -208,7 +208,7 @@ export class Runtime {
   /**
    * jit: `k` on a layout that binds its parameter block at a fixed offset. A compiled replay's
    * blocks never move, and Dawn records setBindGroup ~1 µs faster without dynamic offsets
-   * (docs/tuning-log.md, "jit replay copies"). Made once per kernel, on the kernel's module.
+   *. Made once per kernel, on the kernel's module.
    */
   fixedKernel(k: Kernel): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout } {
     let f = this.fixed.get(k.module);

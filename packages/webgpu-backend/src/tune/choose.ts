@@ -5,15 +5,13 @@ import { warpColsOf } from '../kernels/matmul/plan';
 /**
  * Which matmul config a problem gets when nothing was tuned, bucketed by output elements:
  * small layers want 32-wide tiles (every SM gets a workgroup), large squares big register
- * tiles with a padded A tile and interleaved columns. The measurements behind each bucket are
- * in docs/tuning-log.md (runs 2 and 5, and "Where the defaults come from").
+ * tiles with a padded A tile and interleaved columns, as measured on a datacenter GPU.
  */
 export const DEFAULT_MATMUL: MatmulConfig = { tileM: 64, tileN: 64, tileK: 16, threadM: 4, threadN: 4, vec4: true };
 export const SMALL_MATMUL: MatmulConfig = { tileM: 32, tileN: 32, tileK: 16, threadM: 2, threadN: 4, vec4: true };
 /**
  * The MLP's layers and squares up to ~700²: 32x32x32 4x4 with per-thread staged rows (faster
- * than flat staging and than 32x64 tiles at these sizes) and A's k-rows swizzled; the
- * measurements are in docs/tuning-log.md.
+ * than flat staging and than 32x64 tiles at these sizes) and A's k-rows swizzled.
  */
 const MID_MATMUL: MatmulConfig = {
   tileM: 32,
@@ -40,7 +38,7 @@ const LARGE_MATMUL: MatmulConfig = {
  * 1024²-sized aligned problems: 128x64 tiles of 256 threads (8x4 each) with rows and double
  * buffering on the fixed path (about a quarter faster than LARGE_MATMUL at 1024³). The warp
  * layout and the A swizzle (warpCols, swizzleA) are not used here: they won only with operands
- * resident in L2 and lost slightly with fresh inputs. Figures in docs/tuning-log.md.
+ * resident in L2 and lost slightly with fresh inputs.
  */
 const LARGE_ALIGNED: MatmulConfig = {
   tileM: 128,
@@ -67,7 +65,7 @@ const HUGE_MATMUL: MatmulConfig = {
  * Tile-aligned large problems: per-thread rows with double buffering, which only pays on the
  * fixed path (the general kernel with the same knobs lost to HUGE_MATMUL); warps of 8x4
  * threads, A's k-rows swizzled, a thread's columns side by side (each a few percent at 2048³
- * and 4096³; figures in docs/tuning-log.md). Needs 33 KB of workgroup memory:
+ * and 4096³). Needs 33 KB of workgroup memory:
  * kernels/matmul/matmul.ts stages it flat on adapters with less.
  */
 const HUGE_ALIGNED: MatmulConfig = {
@@ -105,7 +103,7 @@ export type MatmulConfigOption =
  * Deeper walks pay at more threads: with DEEP_SPLIT_STEPS steps or more, problems of up to
  * DEEP_SPLIT_MAX_THREADS threads split too (the GPT step's MLP weight gradients, 128x512 over
  * k = 4096: 64 tiles walking 128 steps).
- * Figures in docs/tuning-log.md ("The GPT step's kernels").
+ *
  */
 export const SPLIT_MAX_THREADS = 4096;
 export const SPLIT_THREADS = 32768;

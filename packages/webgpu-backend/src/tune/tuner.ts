@@ -19,7 +19,7 @@ export type { TunedEntry, TunedTable } from './table';
  */
 export const TUNE_VERSION = 8;
 
-/** Candidates: the configs that won some problem in the tuning sweeps on a datacenter GPU (docs/tuning-log.md). */
+/** Candidates: the configs that won some problem in the tuning sweeps on a datacenter GPU. */
 export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 32, tileN: 32, tileK: 16, threadM: 2, threadN: 4, vec4: true },
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true },
@@ -32,7 +32,7 @@ export const MATMUL_CANDIDATES: MatmulConfig[] = [
   { tileM: 128, tileN: 128, tileK: 32, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
   { tileM: 128, tileN: 128, tileK: 16, threadM: 8, threadN: 8, vec4: true, padA: 4, interleave: true },
   // Per-thread staged rows (the tuner's pick at 256³-512³), with A's k-rows swizzled, and rows
-  // with double buffering (its pick at 1024³); figures in docs/tuning-log.md.
+  // with double buffering (its pick at 1024³).
   { tileM: 32, tileN: 32, tileK: 32, threadM: 4, threadN: 4, vec4: true, rows: true, swizzleA: true },
   {
     tileM: 64,

@@ -25,7 +25,7 @@ export interface ThreadOptions {
 }
 
 // spin: about 1.5 ms of polls (7 ns each here), longer than the gaps between a training step's split jobs:
-// a sleeping worker costs a futex wake (20-50 µs in a VM) and joins late (docs/tuning-log.md, "CPU threads, quiet box").
+// a sleeping worker costs a futex wake (20-50 µs in a VM) and joins late.
 const settings = { threads: 0, minMatmulFlops: 1 << 22, minElementwise: 1 << 16, spin: 200000, chunksPerThread: 3 };
 let pool: ThreadPool | null = null;
 let broken = false;

@@ -29,7 +29,7 @@ export interface GemmShape {
 // 4 × 12 of C in 12 v128 locals + 3 for B + 1 splat: the 16 xmm registers of x86-64.
 export const DEFAULT_GEMM: GemmShape = { mr: 4, nv: 3, unroll: 1, fma: false };
 // With fused multiply-add, 6 × 8 (12 accumulators + 2 for B + 1 splat): one instruction per
-// 4 multiply-adds instead of two makes more rows per B load pay (docs/tuning-log.md, "CPU FMA").
+// 4 multiply-adds instead of two makes more rows per B load pay.
 export const FMA_GEMM: GemmShape = { mr: 6, nv: 2, unroll: 1, fma: true };
 
 const P_A = 0,

@@ -24,13 +24,12 @@ import type { AttnDims, AttnOperand } from './types';
  * diagonal; fully masked tiles are skipped, the mask test runs on every score (it is ~1% of
  * the FMAs). The next streamed tile is loaded into registers during the current step, and
  * loops run `unroll` steps per iteration: fully unrolled bodies (3-5 k instructions) were
- * 20-35% slower on a datacenter GPU (docs/tuning-log.md).
+ * 20-35% slower on a datacenter GPU.
  *
  * Each kernel also has an aligned variant (`fixed`): when its tiles divide L and S and the
  * operands are contiguous aligned rows, L and S are compiled in and every bounds test but the
  * causal one goes, with vec4 bindings; as with the matmul's fixed path, the predicates and
- * addresses the general kernel keeps live cost it registers (15-20% on a datacenter GPU,
- * docs/tuning-log.md "Attention's aligned path").
+ * addresses the general kernel keeps live cost it registers (15-20% on a datacenter GPU).
  */
 
 const WG = 128;

@@ -46,7 +46,7 @@ export const SOFTWARE_CONV: ConvConfig = {
   winoTile: 2,
   winoBlock: 2,
 };
-/** 64 x 128 tiles of 8x8 per thread (the matmul's LARGE layout); measurements in docs/tuning-log.md. */
+/** 64 x 128 tiles of 8x8 per thread (the matmul's LARGE layout). */
 export const DEFAULT_CONV: ConvConfig = {
   tileM: 64,
   tileN: 128,

@@ -33,8 +33,7 @@ import { paramsDecl } from '../wgsl';
  * conv is again such a conv (flipped weight), so it takes this path too; the weight gradient
  * (a 28x28 "kernel") takes conv/winograd-large-kernel.ts. This is the F(2x2) tiling (winoTile 2), kept as the
  * fallback when F(4x4)'s buffers (conv/winograd-matmul.ts, the default) exceed a storage binding; the
- * shape rule here (useWino) is the one both share. See docs/kernels.md "Winograd" and
- * docs/tuning-log.md "wino".
+ * shape rule here (useWino) is the one both share. See docs/kernels.md "Winograd".
  */
 
 /** F(2x2)'s output tile for an r x r kernel under `cfg`, or 0 when the kernel has no Winograd path. */

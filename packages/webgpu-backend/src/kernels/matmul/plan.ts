@@ -51,7 +51,7 @@ export interface MatmulConfig {
   /**
    * Apply an epilogue in a second, rolled loop over the just-stored tile instead of in the
    * store itself. Frees the accumulators' registers before the epilogue runs. Default: true
-   * for register tiles of 32 or more elements (see docs/tuning-log.md, run 4).
+   * for register tiles of 32 or more elements.
    */
   epilogueAfter?: boolean;
   /**

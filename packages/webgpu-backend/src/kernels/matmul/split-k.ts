@@ -12,7 +12,7 @@ import { LINEAR_WG, MAIN_ARGS, paramsDecl } from '../wgsl';
  * not take (a ReLU of a partial sum is not the ReLU of the sum). One thread per output
  * element, or per 4 adjacent ones of a row when n is a multiple of 4. The chunk count is
  * compiled in, so a thread's loads are straight-line code, all in flight at once (a loop
- * over a parameter waited one load latency per chunk (figures in docs/tuning-log.md).
+ * over a parameter waited one load latency per chunk.
  */
 export interface SplitSum {
   parts: PooledBuffer;
