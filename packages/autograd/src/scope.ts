@@ -43,7 +43,7 @@ export function track(t: Tracked, inScope: boolean): Token {
   collected.register(t, token);
   if (inScope && scopes.length > 0) scopes[scopes.length - 1].add(t);
   // A loop that never awaits is collected here, where the host can finalize synchronously.
-  collectIfDueSync(getBackend());
+  collectIfDueSync();
   return token;
 }
 

@@ -99,6 +99,17 @@ function passes(rule: OptionRule, v: unknown): boolean {
   }
 }
 
+const NUMERIC_RULES = new Set([
+  'number',
+  'finite',
+  'positive',
+  'nonnegative',
+  'int',
+  'posint',
+  'nonnegint',
+  'probability',
+]);
+
 /** Checks one value against one rule; `where` is e.g. "Adam: option 'lr'". */
 export function checkRule(rule: OptionRule, v: unknown, where: string): void {
   if (typeof rule === 'function') return rule(v, where);
@@ -106,15 +117,12 @@ export function checkRule(rule: OptionRule, v: unknown, where: string): void {
   const expected = Array.isArray(rule)
     ? `one of ${rule.map((s) => JSON.stringify(s)).join(', ')}`
     : describe[rule as keyof typeof describe];
-  const typeWrong =
-    !Array.isArray(rule) &&
-    ['number', 'finite', 'positive', 'nonnegative', 'int', 'posint', 'nonnegint', 'probability'].includes(
-      rule as string,
-    )
+  // A value of the right JS type outside its range is a ValueError; anything else a type error.
+  const typeWrong = Array.isArray(rule)
+    ? typeof v !== 'string'
+    : NUMERIC_RULES.has(rule as string)
       ? typeof v !== 'number'
-      : Array.isArray(rule)
-        ? typeof v !== 'string'
-        : !passes(rule, v);
+      : true;
   const Err = typeWrong ? SurfTypeError : ValueError;
   throw new Err(`${where} must be ${expected}; got ${showValue(v)}`);
 }

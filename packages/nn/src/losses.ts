@@ -93,6 +93,13 @@ export interface NllLossOptions extends LossOptions {
 /** How to make integer labels, for the errors (JS numbers are float32). */
 const INT_LABELS = "pass { dtype: 'int32' } to tensor() or an Int32Array";
 
+/** The shape of class-index targets for scores of shape `zs`: [N, d...] for [N, C, d...], [] for [C]. */
+function classTargetShape(zs: readonly number[]): number[] {
+  return zs.length === 1 ? [] : [zs[0], ...zs.slice(2)];
+}
+
+const sameDims = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((d, i) => d === b[i]);
+
 /** Checks class-index targets against the scores; returns C and the per-target shape. */
 function checkClassTarget(op: string, scores: Tensor, target: Tensor): { c: number; outShape: number[] } {
   checkTensor(op, scores, 'input');
@@ -105,8 +112,8 @@ function checkClassTarget(op: string, scores: Tensor, target: Tensor): { c: numb
       `${op}: target has dtype ${target.dtype}; expected int32 class indices (${INT_LABELS})${op === 'crossEntropy' ? " or float32 class probabilities of the input's shape" : ''}`,
     );
   const c = zs.length === 1 ? zs[0] : zs[1];
-  const outShape = zs.length === 1 ? [] : [zs[0], ...zs.slice(2)];
-  if (target.ndim !== outShape.length || target.shape.some((d, i) => d !== outShape[i]))
+  const outShape = classTargetShape(zs);
+  if (!sameDims(target.shape, outShape))
     throw new ShapeError(
       `${op}: target has shape ${fmtShape(target.shape)}; expected ${fmtShape(outShape)} (one class index per ${zs.length > 2 ? 'position' : 'row'} of the input ${fmtShape(zs)})`,
     );
@@ -211,12 +218,10 @@ export function crossEntropy(logits: Tensor, target: Tensor, opts: CrossEntropyO
       weight: o.weight ?? null,
     });
   }
-  // Float labels of one class per row are a dtype mistake, not a shape one (JS numbers are float32).
-  const perRow = logits.ndim >= 1 ? [...(logits.ndim === 1 ? [] : [logits.shape[0]]), ...logits.shape.slice(2)] : [];
-  if (target.ndim === perRow.length && target.shape.every((d, i) => d === perRow[i]) && logits.ndim >= 2)
-    throw new DTypeError(
-      `crossEntropy: target has dtype float32; expected int32 class indices (${INT_LABELS}) or float32 class probabilities of the input's shape ${fmtShape(logits.shape)}`,
-    );
+  // Float labels of one class per row are a dtype mistake, not a shape one (JS numbers are
+  // float32): checkClassTarget says so.
+  if (logits.ndim >= 2 && sameDims(target.shape, classTargetShape(logits.shape)))
+    checkClassTarget('crossEntropy', logits, target);
   sameShape('crossEntropy', logits, target);
   if (logits.ndim < 1) throw new ShapeError('crossEntropy: input is 0-d; expected [classes] or [batch, classes, ...]');
   const cdim = logits.ndim === 1 ? 0 : 1;

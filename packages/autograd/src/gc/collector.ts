@@ -1,21 +1,10 @@
 /**
- * The two host capabilities that let an eager loop without tidy() free what it
- * dropped. A synchronous garbage collection (V8's `gc`, exposed at run time in Node through
- * `v8.setFlagsFromString('--expose-gc')` + `vm.runInNewContext('gc')`), and a turn of the
- * event loop: FinalizationRegistry callbacks (which release the storages of collected arrays,
- * core/src/ndarray.ts) run as tasks, never inside a chain of resolved awaits, so a training
- * loop that only awaits resolved promises would never see them without one.
- *
- * In a browser `gcFunction()` is null and the page's own collector decides (its awaits on GPU
- * readback already yield to tasks). Where the host finalizes synchronously (Node: core's
- * host-gc.ts), no task is needed and loops that never await are collected too (pressure.ts).
+ * A turn of the event loop, for hosts that finalize only in tasks: FinalizationRegistry
+ * callbacks (which release the storages of collected arrays, core/src/ndarray.ts) run as tasks,
+ * never inside a chain of resolved awaits, so a training loop that only awaits resolved promises
+ * would never see them without one. The collection itself is core's `hostGc()` (host-gc.ts);
+ * where the host finalizes synchronously no task is needed (pressure.ts).
  */
-import { hostGc } from '@surf/core';
-
-/** The host's synchronous full collection, or null where none can be had (browsers). */
-export function gcFunction(): (() => void) | null {
-  return hostGc();
-}
 
 /** Resolves after one macrotask, so pending FinalizationRegistry callbacks get to run. */
 export function nextTask(): Promise<void> {

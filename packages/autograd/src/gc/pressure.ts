@@ -1,7 +1,7 @@
 import type { Backend } from '@surf/core';
-import { ValueError, canCollectSync, collectSync, flushDeferredRegistrations, parseOptions } from '@surf/core';
+import { ValueError, canCollectSync, collectSync, flushDeferredRegistrations, hostGc, parseOptions } from '@surf/core';
 import { getBackend } from '../context';
-import { gcFunction, nextTask } from './collector';
+import { nextTask } from './collector';
 
 /**
  * Bounded memory for eager loops written without tidy()/dispose() (the loop
@@ -99,7 +99,7 @@ let inFlight: Promise<void> | null = null;
  * while the backend keeps releasing bytes.
  */
 async function runCollection(backend: Backend): Promise<void> {
-  const gc = gcFunction();
+  const gc = hostGc();
   if (!gc) return;
   // Arrays and tensors of this job are still waiting to be registered (held until then).
   flushDeferredRegistrations();
@@ -123,7 +123,7 @@ async function runCollection(backend: Backend): Promise<void> {
 export function collectIfDue(backend: Backend): Promise<void> | null {
   if (!options.autoCollect) return null;
   const bytes = backend.memory().bytes;
-  if (bytes <= (limits.get(backend) ?? options.minGrowthBytes) || !gcFunction()) return null;
+  if (bytes <= (limits.get(backend) ?? options.minGrowthBytes) || !hostGc()) return null;
   return collectGarbage(backend);
 }
 
@@ -153,6 +153,7 @@ export function noteLiveTensors(live: number): void {
 let lastSyncEnd = -Infinity;
 let lastSyncMs = 0;
 let checks = 0;
+let inSync = false;
 
 /**
  * Called as tensors are made (every 16th): where the host finalizes synchronously, a loop that
@@ -161,8 +162,9 @@ let checks = 0;
  * g ms the next waits 9g ms, unless live bytes pass eight times the limit (bounded memory
  * wins over speed there).
  */
-export function collectIfDueSync(backend: Backend): void {
+export function collectIfDueSync(): void {
   if ((++checks & 15) !== 0 || !options.autoCollect || !canCollectSync()) return;
+  const backend = getBackend();
   const bytes = backend.memory().bytes;
   const limit = limits.get(backend) ?? options.minGrowthBytes;
   if (bytes <= limit || inSync) return;
@@ -180,4 +182,3 @@ export function collectIfDueSync(backend: Backend): void {
   lastSyncMs = lastSyncEnd - start;
   settle(backend);
 }
-let inSync = false;
