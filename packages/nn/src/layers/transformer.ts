@@ -271,6 +271,36 @@ function copyState(from: Module, to: Module): void {
 }
 
 /**
+ * The layers of a Transformer stack: numLayers copies of `layer` (same initial weights, as
+ * PyTorch's deepcopy), checked, and the optional final `norm` from the options.
+ */
+function stackOf<L extends Module & { copy(): L }>(
+  name: string,
+  arg: string,
+  Layer: abstract new (...a: never[]) => L,
+  layer: L,
+  numLayers: number,
+  opts: { norm?: Module | null },
+): { layers: ModuleList; norm: Module | null } {
+  const o = withDefaults(
+    name,
+    opts,
+    {
+      norm: (v: unknown, where: string) => {
+        if (v !== null && !(v instanceof Module))
+          throw new ValueError(`${where} must be a Module (e.g. nn.LayerNorm) or null`);
+      },
+    },
+    { norm: null as Module | null },
+  );
+  // The class's name spelled out: bundlers rename classes.
+  if (!(layer instanceof Layer)) throw new ValueError(`${name}: ${arg} must be an nn.${name}Layer`);
+  if (!Number.isInteger(numLayers) || numLayers < 1)
+    throw new ValueError(`${name}: numLayers must be a positive integer; got ${numLayers}`);
+  return { layers: new ModuleList(Array.from({ length: numLayers }, () => layer.copy())), norm: o.norm };
+}
+
+/**
  * PyTorch's nn.TransformerEncoder: numLayers copies of `encoderLayer` (same initial weights, as
  * PyTorch's deepcopy), as `layers.0`, `layers.1`, ..., then the optional `norm`.
  */
@@ -279,23 +309,14 @@ export class TransformerEncoder extends Module {
   readonly norm: Module | null;
   constructor(encoderLayer: TransformerEncoderLayer, numLayers: number, opts: { norm?: Module | null } = {}) {
     super();
-    const o = withDefaults(
+    ({ layers: this.layers, norm: this.norm } = stackOf(
       'TransformerEncoder',
+      'encoderLayer',
+      TransformerEncoderLayer,
+      encoderLayer,
+      numLayers,
       opts,
-      {
-        norm: (v: unknown, where: string) => {
-          if (v !== null && !(v instanceof Module))
-            throw new ValueError(`${where} must be a Module (e.g. nn.LayerNorm) or null`);
-        },
-      },
-      { norm: null as Module | null },
-    );
-    if (!(encoderLayer instanceof TransformerEncoderLayer))
-      throw new ValueError('TransformerEncoder: encoderLayer must be an nn.TransformerEncoderLayer');
-    if (!Number.isInteger(numLayers) || numLayers < 1)
-      throw new ValueError(`TransformerEncoder: numLayers must be a positive integer; got ${numLayers}`);
-    this.layers = new ModuleList(Array.from({ length: numLayers }, () => encoderLayer.copy()));
-    this.norm = o.norm;
+    ));
   }
   forward(
     src: Tensor,
@@ -324,23 +345,14 @@ export class TransformerDecoder extends Module {
   readonly norm: Module | null;
   constructor(decoderLayer: TransformerDecoderLayer, numLayers: number, opts: { norm?: Module | null } = {}) {
     super();
-    const o = withDefaults(
+    ({ layers: this.layers, norm: this.norm } = stackOf(
       'TransformerDecoder',
+      'decoderLayer',
+      TransformerDecoderLayer,
+      decoderLayer,
+      numLayers,
       opts,
-      {
-        norm: (v: unknown, where: string) => {
-          if (v !== null && !(v instanceof Module))
-            throw new ValueError(`${where} must be a Module (e.g. nn.LayerNorm) or null`);
-        },
-      },
-      { norm: null as Module | null },
-    );
-    if (!(decoderLayer instanceof TransformerDecoderLayer))
-      throw new ValueError('TransformerDecoder: decoderLayer must be an nn.TransformerDecoderLayer');
-    if (!Number.isInteger(numLayers) || numLayers < 1)
-      throw new ValueError(`TransformerDecoder: numLayers must be a positive integer; got ${numLayers}`);
-    this.layers = new ModuleList(Array.from({ length: numLayers }, () => decoderLayer.copy()));
-    this.norm = o.norm;
+    ));
   }
   forward(tgt: Tensor, memory: Tensor, opts: DecoderLayerForwardOptions = {}): Tensor {
     let x = tgt;
